@@ -1,0 +1,88 @@
+//! The hub's domain errors. `hub-http` maps each variant to a status and a
+//! stable code in one table; nothing here knows about HTTP.
+
+use kernel::StoreError;
+use platform::blobs::BlobError;
+
+use crate::plans::{Feature, Plan};
+use crate::roles::{Access, Action};
+
+/// Why a bearer credential was refused. All variants answer 401
+/// `INVALID_TOKEN`; the reason is reported in `details` to help the caller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenRejection {
+    Missing,
+    Malformed,
+    Unknown,
+    Expired,
+}
+
+impl TokenRejection {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Missing => "missing",
+            Self::Malformed => "malformed",
+            Self::Unknown => "unknown",
+            Self::Expired => "expired",
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HubError {
+    #[error("{message}")]
+    Validation { message: String, field: Option<&'static str> },
+    #[error("the spec could not be read: {0}")]
+    InvalidSpec(spec::SpecError),
+    #[error("{resource} not found")]
+    NotFound { resource: &'static str },
+    #[error("{message}")]
+    Conflict { message: String },
+    #[error("{}", token_message(*.0))]
+    InvalidToken(TokenRejection),
+    #[error("your role ({}) does not allow {}", .access.as_str(), .action.as_str())]
+    Forbidden { access: Access, action: Action },
+    #[error("{} requires the {} plan or higher (current plan: {current})", .feature.as_str(), .feature.minimum_plan())]
+    PlanRequired { feature: Feature, current: Plan },
+    #[error("the {plan} plan allows {limit} projects; delete one or upgrade")]
+    ProjectLimitReached { plan: Plan, limit: u32 },
+    #[error("a project may hold at most {limit} preview versions; delete one or let it expire")]
+    PreviewLimitReached { limit: u32 },
+    #[error("the spec exceeds the {limit} byte upload limit")]
+    TooLarge { limit: usize },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Blob(#[from] BlobError),
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+const fn token_message(reason: TokenRejection) -> &'static str {
+    match reason {
+        TokenRejection::Missing => "authentication required: send Authorization: Bearer <token>",
+        TokenRejection::Malformed => "the credential is not a personal access token (they start with svc_pat_)",
+        TokenRejection::Unknown => "the token is invalid or has been revoked",
+        TokenRejection::Expired => "the token has expired; create a new one",
+    }
+}
+
+impl HubError {
+    pub fn validation(field: &'static str, message: impl Into<String>) -> Self {
+        Self::Validation { message: message.into(), field: Some(field) }
+    }
+
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::Validation { message: message.into(), field: None }
+    }
+
+    pub const fn not_found(resource: &'static str) -> Self {
+        Self::NotFound { resource }
+    }
+
+    pub fn conflict(message: impl Into<String>) -> Self {
+        Self::Conflict { message: message.into() }
+    }
+}
+
+pub type HubResult<T> = Result<T, HubError>;

@@ -1,0 +1,98 @@
+//! The hub's domain: accounts, tokens, projects and versions, the role gate,
+//! plans, audit rows and the store behind them.
+//!
+//! Every use case is one method of [`Hub`]; the REST API, the CLI and (later)
+//! the dashboard and MCP all call these methods, so the role gate, the plan
+//! gates and audit rows cannot be skipped by any entry point. This crate
+//! knows nothing about HTTP: it returns [`HubError`]s that `hub-http` maps to
+//! status codes and the wire envelope in one table.
+
+pub mod accounts;
+pub mod audit;
+pub mod demo;
+pub mod error;
+pub mod model;
+pub mod names;
+pub mod plans;
+pub mod projects;
+pub mod roles;
+pub mod store;
+pub mod tokens;
+pub mod versions;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use kernel::Clock;
+use platform::blobs::{BlobStore, DbBlobStore, FsBlobStore};
+use platform::{Db, DbError, Migrations};
+
+pub use error::{HubError, HubResult, TokenRejection};
+pub use model::{AuditEvent, Principal, Project, ProjectAccess, Source, TokenInfo, User, Version};
+pub use plans::{Feature, Plan};
+pub use roles::{Access, Action, Role};
+
+use crate::audit::AuditDraft;
+use crate::store::Store;
+
+static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
+static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
+
+/// The hub's embedded migrations.
+pub const MIGRATIONS: Migrations = Migrations { sqlite: &SQLITE_MIGRATIONS, postgres: &POSTGRES_MIGRATIONS };
+
+/// The hub's use cases over one store, one blob store and one clock.
+#[derive(Clone, Debug)]
+pub struct Hub {
+    store: Store,
+    blobs: Arc<dyn BlobStore>,
+    clock: Arc<dyn Clock>,
+    spec_limits: spec::Limits,
+}
+
+impl Hub {
+    /// Builds the hub over an open, migrated database. Blobs live in
+    /// `blob_dir` on SQLite and in the database on PostgreSQL (so every node
+    /// of a multi-node deployment reads what any node wrote).
+    pub fn new(db: Db, blob_dir: &Path, clock: Arc<dyn Clock>) -> Self {
+        let blobs: Arc<dyn BlobStore> = match db.backend() {
+            platform::Backend::Sqlite => Arc::new(FsBlobStore::new(blob_dir)),
+            platform::Backend::Postgres => Arc::new(DbBlobStore::new(db.clone())),
+        };
+        Self { store: Store::new(db), blobs, clock, spec_limits: spec::Limits::default() }
+    }
+
+    /// Opens the store named by the configuration and applies migrations.
+    pub async fn open(database_url: Option<&str>, data_dir: &Path, clock: Arc<dyn Clock>) -> Result<Self, DbError> {
+        let db = Db::open(database_url, &data_dir.join("hub.db")).await?;
+        db.migrate(&MIGRATIONS).await?;
+        Ok(Self::new(db, &data_dir.join("blobs"), clock))
+    }
+
+    pub const fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub fn clock(&self) -> &dyn Clock {
+        self.clock.as_ref()
+    }
+
+    pub fn db(&self) -> &Db {
+        self.store.db()
+    }
+
+    /// An audit row for a mutation by `actor` on the account of
+    /// `account_user_id`, or `None` when that account's plan keeps no log.
+    fn audit_row(
+        &self,
+        account_user_id: &str,
+        account_plan: Plan,
+        actor_user_id: &str,
+        source: Source,
+        draft: AuditDraft,
+    ) -> Option<AuditEvent> {
+        account_plan
+            .writes_audit()
+            .then(|| draft.into_event(account_user_id, actor_user_id, source, self.clock.now()))
+    }
+}

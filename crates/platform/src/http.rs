@@ -1,0 +1,172 @@
+//! The HTTP kit every service mounts: request ids, access logs, metrics,
+//! health and readiness, bounded body reading and graceful shutdown.
+//!
+//! Wire envelopes are not here: each service's `*-http` crate owns its error
+//! format (the hub's, the courses service's and Spotify's all differ).
+
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use http_body_util::{BodyExt as _, LengthLimitError, Limited};
+use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::trace::TraceLayer;
+
+use crate::db::Db;
+
+pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// Wraps `router` with request ids (honouring an incoming `X-Request-Id`),
+/// an access log span carrying that id, and request metrics labelled by
+/// `service` and route template (never by raw path, to bound cardinality).
+pub fn instrument(router: Router, service: &'static str) -> Router {
+    router
+        .layer(middleware::from_fn(move |req: Request, next: Next| track_metrics(service, req, next)))
+        .layer(
+            TraceLayer::new_for_http().make_span_with(|req: &Request| {
+                let id = req.headers().get(REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("-");
+                tracing::info_span!("request", method = %req.method(), uri = %req.uri().path(), request_id = %id)
+            }),
+        )
+        .layer(PropagateRequestIdLayer::new(REQUEST_ID))
+        .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
+}
+
+async fn track_metrics(service: &'static str, req: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
+    let method = req.method().as_str().to_owned();
+    let response = next.run(req).await;
+    let status = response.status().as_u16().to_string();
+    let labels = [("service", service.to_owned()), ("method", method), ("route", route), ("status", status)];
+    metrics::counter!("http_requests_total", &labels).increment(1);
+    metrics::histogram!("http_request_duration_seconds", &labels).record(started.elapsed().as_secs_f64());
+    response
+}
+
+/// The process-wide Prometheus recorder. The `metrics` facade is global by
+/// design, so it is installed once however many routers a process builds.
+pub fn metrics_handle() -> &'static PrometheusHandle {
+    static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
+    HANDLE.get_or_init(|| {
+        PrometheusBuilder::new()
+            .install_recorder()
+            .unwrap_or_else(|_| PrometheusBuilder::new().build_recorder().handle())
+    })
+}
+
+/// `/healthz` (the process answers), `/readyz` (its database answers) and
+/// `/metrics` (Prometheus text format).
+pub fn ops_routes(db: Db) -> Router {
+    let handle = metrics_handle();
+    Router::new()
+        .route("/healthz", get(|| async { axum::Json(serde_json::json!({"status": "ok"})) }))
+        .route("/readyz", get(readyz).with_state(db))
+        .route(
+            "/metrics",
+            get(move || async move {
+                ([(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4"))], handle.render())
+            }),
+        )
+}
+
+async fn readyz(State(db): State<Db>) -> Response {
+    match tokio::time::timeout(Duration::from_secs(2), db.ping()).await {
+        Ok(Ok(())) => axum::Json(serde_json::json!({"status": "ready"})).into_response(),
+        Ok(Err(err)) => {
+            tracing::warn!(error = %err, "readiness check failed");
+            (StatusCode::SERVICE_UNAVAILABLE, axum::Json(serde_json::json!({"status": "unavailable"}))).into_response()
+        }
+        Err(_) => (StatusCode::SERVICE_UNAVAILABLE, axum::Json(serde_json::json!({"status": "timeout"})))
+            .into_response(),
+    }
+}
+
+/// Why a request body could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum BodyError {
+    #[error("request body exceeds {limit} bytes")]
+    TooLarge { limit: usize },
+    #[error("could not read the request body: {0}")]
+    Read(String),
+}
+
+/// Reads a body into memory, refusing it as soon as it passes `limit` bytes
+/// (a declared `Content-Length` above the limit is refused before reading).
+pub async fn read_body_limited(headers: &axum::http::HeaderMap, body: Body, limit: usize) -> Result<Bytes, BodyError> {
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|len| len > limit as u64) {
+        return Err(BodyError::TooLarge { limit });
+    }
+    match Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(err) if err.is::<LengthLimitError>() => Err(BodyError::TooLarge { limit }),
+        Err(err) => Err(BodyError::Read(err.to_string())),
+    }
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut sig) => {
+                sig.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+}
+
+/// Serves `router` on `listener` until `shutdown` resolves, then stops
+/// accepting and lets in-flight requests finish.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router.into_make_service_with_connect_info::<std::net::SocketAddr>())
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn body_over_the_limit_is_refused_by_declared_length_and_by_stream() {
+        let mut headers = axum::http::HeaderMap::new();
+        headers.insert(header::CONTENT_LENGTH, HeaderValue::from_static("11"));
+        let err = read_body_limited(&headers, Body::from("hello world"), 10).await.unwrap_err();
+        assert!(matches!(err, BodyError::TooLarge { limit: 10 }));
+        let err = read_body_limited(&axum::http::HeaderMap::new(), Body::from("hello world"), 10).await.unwrap_err();
+        assert!(matches!(err, BodyError::TooLarge { limit: 10 }));
+        let ok = read_body_limited(&axum::http::HeaderMap::new(), Body::from("hello"), 10).await.unwrap();
+        assert_eq!(&ok[..], b"hello");
+    }
+}

@@ -1,0 +1,18 @@
+//! Plumbing shared by the services, with no domain knowledge.
+//!
+//! `platform` owns the database pools and embedded migrations for SQLite and
+//! PostgreSQL, the HTTP kit (request ids, tracing, health and readiness,
+//! Prometheus metrics, bounded body reading, graceful shutdown), scheduled
+//! jobs with a cross-node lease, and the cryptographic helpers every service
+//! needs (hashing, random tokens, constant-time comparison). It knows nothing
+//! about projects, tracks or courses: the `*-core` crates own those, and wire
+//! envelopes belong to the `*-http` crates.
+
+pub mod blobs;
+pub mod crypto;
+pub mod db;
+pub mod http;
+pub mod jobs;
+pub mod telemetry;
+
+pub use db::{Backend, Db, DbError, Migrations};
