@@ -31,6 +31,14 @@ pub struct PushVersion {
     pub body: Body,
 }
 
+/// The stored version and whether the push created it (rather than
+/// replacing the spec of an existing label).
+#[derive(Clone, Debug)]
+pub struct PushOutcome {
+    pub version: Version,
+    pub created: bool,
+}
+
 /// A sparse version update.
 #[derive(Clone, Debug, Default)]
 pub struct VersionPatch {
@@ -66,7 +74,13 @@ impl Hub {
     }
 
     /// Parses and stores a pushed spec as a version of the project.
-    pub async fn push_version(&self, principal: &Principal, slug: &str, push: PushVersion, source: Source) -> HubResult<Version> {
+    pub async fn push_version(
+        &self,
+        principal: &Principal,
+        slug: &str,
+        push: PushVersion,
+        source: Source,
+    ) -> HubResult<PushOutcome> {
         let found = self.authorize_project(principal, slug, Action::PushVersion).await?;
         let preview = validate_preview_fields(&push, &found)?;
         if push.body.len() > fixed::MAX_SPEC_BYTES {
@@ -107,7 +121,7 @@ impl Hub {
             max_previews: fixed::MAX_PREVIEWS_PER_PROJECT,
             now,
         };
-        let (_, version) = self
+        let (outcome, version) = self
             .store
             .upload_version(&upload, |outcome, version, promoted| {
                 let action = match (outcome, version.is_preview) {
@@ -126,7 +140,7 @@ impl Hub {
                 self.audit_rows(&found, principal, source, drafts)
             })
             .await?;
-        Ok(version)
+        Ok(PushOutcome { created: outcome == UploadOutcome::Created, version })
     }
 
     pub async fn update_version(

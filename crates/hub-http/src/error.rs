@@ -1,0 +1,178 @@
+//! The one place where errors become HTTP: every code, its status and the
+//! shape of its `details`.
+//!
+//! Envelope: `{"error": {"code": "...", "message": "...", "details": {...}}}`.
+//! Codes are stable across releases; messages may change.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use hub_core::{HubError, TokenRejection};
+use kernel::StoreError;
+use serde_json::{Value, json};
+
+/// Every error code the hub's API answers with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Code {
+    ValidationError,
+    InvalidToken,
+    PlanRequired,
+    ProjectLimitReached,
+    Forbidden,
+    NotFound,
+    MethodNotAllowed,
+    Conflict,
+    PreviewLimitReached,
+    PayloadTooLarge,
+    RateLimited,
+    ServiceUnavailable,
+    InternalError,
+}
+
+impl Code {
+    /// The registry: status and stable name of each code.
+    pub const fn status_and_name(self) -> (StatusCode, &'static str) {
+        match self {
+            Self::ValidationError => (StatusCode::BAD_REQUEST, "VALIDATION_ERROR"),
+            Self::InvalidToken => (StatusCode::UNAUTHORIZED, "INVALID_TOKEN"),
+            Self::PlanRequired => (StatusCode::PAYMENT_REQUIRED, "PLAN_REQUIRED"),
+            Self::ProjectLimitReached => (StatusCode::PAYMENT_REQUIRED, "PROJECT_LIMIT_REACHED"),
+            Self::Forbidden => (StatusCode::FORBIDDEN, "FORBIDDEN"),
+            Self::NotFound => (StatusCode::NOT_FOUND, "NOT_FOUND"),
+            Self::MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED"),
+            Self::Conflict => (StatusCode::CONFLICT, "CONFLICT"),
+            Self::PreviewLimitReached => (StatusCode::CONFLICT, "PREVIEW_LIMIT_REACHED"),
+            Self::PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE"),
+            Self::RateLimited => (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED"),
+            Self::ServiceUnavailable => (StatusCode::SERVICE_UNAVAILABLE, "SERVICE_UNAVAILABLE"),
+            Self::InternalError => (StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR"),
+        }
+    }
+}
+
+/// An error on its way to the client.
+#[derive(Debug)]
+pub struct ApiError {
+    code: Code,
+    message: String,
+    details: Option<Value>,
+}
+
+impl ApiError {
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
+        Self { code, message: message.into(), details: None }
+    }
+
+    #[must_use]
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    /// A 400 naming the offending field.
+    pub fn field(field: &str, message: impl Into<String>) -> Self {
+        Self::new(Code::ValidationError, message).with_details(json!({ "field": field }))
+    }
+
+    pub const fn code(&self) -> Code {
+        self.code
+    }
+}
+
+impl From<HubError> for ApiError {
+    fn from(err: HubError) -> Self {
+        let message = err.to_string();
+        match err {
+            HubError::Validation { field: Some(field), .. } => Self::field(field, message),
+            HubError::Validation { field: None, .. } => Self::new(Code::ValidationError, message),
+            HubError::InvalidSpec(spec_err) => {
+                let mut details = json!({ "field": "body", "kind": spec_err.kind.as_str() });
+                if let (Some(line), Value::Object(map)) = (spec_err.line, &mut details) {
+                    map.insert("line".to_owned(), json!(line));
+                    map.insert("column".to_owned(), json!(spec_err.column));
+                }
+                Self::new(Code::ValidationError, message).with_details(details)
+            }
+            HubError::NotFound { .. } => Self::new(Code::NotFound, message),
+            HubError::Conflict { .. } => Self::new(Code::Conflict, message),
+            HubError::InvalidToken(reason) => {
+                Self::new(Code::InvalidToken, message).with_details(json!({ "reason": reason.as_str() }))
+            }
+            HubError::Forbidden { access, action } => Self::new(Code::Forbidden, message)
+                .with_details(json!({ "role": access.as_str(), "action": action.as_str() })),
+            HubError::PlanRequired { feature, current } => Self::new(Code::PlanRequired, message).with_details(json!({
+                "feature": feature.as_str(),
+                "required_plan": feature.minimum_plan().as_str(),
+                "current_plan": current.as_str(),
+            })),
+            HubError::ProjectLimitReached { plan, limit } => Self::new(Code::ProjectLimitReached, message)
+                .with_details(json!({ "plan": plan.as_str(), "limit": limit })),
+            HubError::PreviewLimitReached { limit } => {
+                Self::new(Code::PreviewLimitReached, message).with_details(json!({ "limit": limit }))
+            }
+            HubError::TooLarge { limit } => {
+                Self::new(Code::PayloadTooLarge, message).with_details(json!({ "limit_bytes": limit }))
+            }
+            HubError::Store(StoreError::Busy(cause)) => {
+                tracing::warn!(%cause, "store busy");
+                Self::new(Code::ServiceUnavailable, "the service is busy; retry shortly")
+            }
+            HubError::Store(_) | HubError::Blob(_) | HubError::Internal(_) => {
+                // The cause is logged with the request id; the client gets an
+                // opaque message so internals never leak.
+                tracing::error!(error = %message, "internal error");
+                Self::new(Code::InternalError, "internal error; the request id identifies it in the server logs")
+            }
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, name) = self.code.status_and_name();
+        let mut error = json!({ "code": name, "message": self.message });
+        if let (Some(details), Value::Object(map)) = (self.details, &mut error) {
+            map.insert("details".to_owned(), details);
+        }
+        let mut response = (status, axum::Json(json!({ "error": error }))).into_response();
+        if self.code == Code::InvalidToken {
+            response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"hub\""));
+        }
+        if self.code == Code::ServiceUnavailable {
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        }
+        response
+    }
+}
+
+/// Shortcut for reason-less 401s raised outside the core (cron secrets).
+pub fn unauthorized() -> ApiError {
+    ApiError::from(HubError::InvalidToken(TokenRejection::Unknown))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_has_a_distinct_name() {
+        let all = [
+            Code::ValidationError,
+            Code::InvalidToken,
+            Code::PlanRequired,
+            Code::ProjectLimitReached,
+            Code::Forbidden,
+            Code::NotFound,
+            Code::MethodNotAllowed,
+            Code::Conflict,
+            Code::PreviewLimitReached,
+            Code::PayloadTooLarge,
+            Code::RateLimited,
+            Code::ServiceUnavailable,
+            Code::InternalError,
+        ];
+        let mut names: Vec<_> = all.iter().map(|c| c.status_and_name().1).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), all.len());
+    }
+}

@@ -1,0 +1,142 @@
+//! Request extractors that answer in the hub's error envelope.
+
+use axum::extract::{FromRequestParts, OptionalFromRequestParts};
+use axum::http::header::AUTHORIZATION;
+use axum::http::request::Parts;
+use hub_core::Principal;
+use serde_json::{Map, Value};
+
+use crate::AppState;
+use crate::error::ApiError;
+
+/// The authenticated caller. A handler that takes a `Caller` cannot run
+/// without a valid personal access token.
+pub struct Caller(pub Principal);
+
+impl FromRequestParts<AppState> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let header = parts.headers.get(AUTHORIZATION).map(|v| v.to_str().unwrap_or("\u{0}"));
+        Ok(Self(state.hub.authenticate(header).await?))
+    }
+}
+
+impl OptionalFromRequestParts<AppState> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Option<Self>, Self::Rejection> {
+        if parts.headers.contains_key(AUTHORIZATION) {
+            <Self as FromRequestParts<AppState>>::from_request_parts(parts, state).await.map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+}
+
+/// The query string as name/value pairs, with typed accessors whose errors
+/// name the parameter. Unknown parameters are ignored.
+pub struct QueryParams(Vec<(String, String)>);
+
+impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        let raw = parts.uri.query().unwrap_or("");
+        serde_urlencoded::from_str::<Vec<(String, String)>>(raw)
+            .map(Self)
+            .map_err(|_| ApiError::new(crate::error::Code::ValidationError, "the query string is not valid"))
+    }
+}
+
+impl QueryParams {
+    /// The last value of `name` (later values override earlier ones).
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
+    pub fn integer(&self, name: &str) -> Result<Option<i64>, ApiError> {
+        self.get(name)
+            .map(|v| v.trim().parse::<i64>().map_err(|_| ApiError::field(name, format!("{name} must be an integer"))))
+            .transpose()
+    }
+
+    pub fn non_negative(&self, name: &str) -> Result<Option<u64>, ApiError> {
+        self.get(name)
+            .map(|v| {
+                v.trim()
+                    .parse::<u64>()
+                    .map_err(|_| ApiError::field(name, format!("{name} must be a non-negative integer")))
+            })
+            .transpose()
+    }
+
+    pub fn boolean(&self, name: &str) -> Result<Option<bool>, ApiError> {
+        self.get(name)
+            .map(|v| match v.trim().to_ascii_lowercase().as_str() {
+                "true" | "1" | "" => Ok(true),
+                "false" | "0" => Ok(false),
+                _ => Err(ApiError::field(name, format!("{name} must be true or false"))),
+            })
+            .transpose()
+    }
+
+    pub fn page(&self) -> Result<kernel::PageRequest, ApiError> {
+        Ok(kernel::PageRequest::clamped(self.integer("limit")?, self.non_negative("offset")?))
+    }
+}
+
+/// A JSON object body with typed accessors whose errors name the field, and
+/// a check that refuses fields the route does not know (typos should fail
+/// loudly, not be ignored).
+pub struct JsonObject(Map<String, Value>);
+
+impl JsonObject {
+    pub fn parse(body: &[u8]) -> Result<Self, ApiError> {
+        let value: Value = serde_json::from_slice(body).map_err(|e| {
+            ApiError::new(crate::error::Code::ValidationError, format!("the body is not valid JSON: {e}"))
+                .with_details(serde_json::json!({ "field": "body", "line": e.line(), "column": e.column() }))
+        })?;
+        match value {
+            Value::Object(map) => Ok(Self(map)),
+            _ => Err(ApiError::field("body", "the body must be a JSON object")),
+        }
+    }
+
+    pub fn only(&self, allowed: &[&str]) -> Result<(), ApiError> {
+        match self.0.keys().find(|k| !allowed.contains(&k.as_str())) {
+            Some(unknown) => Err(ApiError::field(
+                unknown,
+                format!("unknown field {unknown:?}; allowed fields: {}", allowed.join(", ")),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    pub fn string(&self, name: &str) -> Result<Option<String>, ApiError> {
+        match self.0.get(name) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(ApiError::field(name, format!("{name} must be a string"))),
+        }
+    }
+
+    /// Absent: `None`; `null`: `Some(None)`; a string: `Some(Some(..))`.
+    pub fn nullable_string(&self, name: &str) -> Result<Option<Option<String>>, ApiError> {
+        match self.0.get(name) {
+            None => Ok(None),
+            Some(Value::Null) => Ok(Some(None)),
+            Some(Value::String(s)) if s.trim().is_empty() => Ok(Some(None)),
+            Some(Value::String(s)) => Ok(Some(Some(s.clone()))),
+            Some(_) => Err(ApiError::field(name, format!("{name} must be a string or null"))),
+        }
+    }
+
+    pub fn boolean(&self, name: &str) -> Result<Option<bool>, ApiError> {
+        match self.0.get(name) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(_) => Err(ApiError::field(name, format!("{name} must be true or false"))),
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! The hub's HTTP surface: the `/api/v1` management API, its OpenAPI
+//! document, cron routes and the operational endpoints.
+//!
+//! Handlers are thin: they extract, call one `hub_core::Hub` use case and map
+//! the result to a wire type. Status codes and the error envelope live only
+//! here ([`error`]); SQL and business rules live only in `hub-core`.
+
+pub mod error;
+pub mod extract;
+pub mod routes;
+pub mod wire;
+
+use axum::Router;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use hub_core::Hub;
+use kernel::Secret;
+
+use crate::error::{ApiError, Code};
+
+/// The OpenAPI 3.1 description of `/api/v1`, served at `/api/v1/openapi.json`.
+pub const OPENAPI_DOCUMENT: &str = include_str!("../openapi/v1.json");
+
+/// Shared state of every handler.
+#[derive(Clone, Debug)]
+pub struct AppState {
+    pub hub: Hub,
+    pub cron_secret: Secret<String>,
+}
+
+/// The complete hub router (without the process-level layers the binary adds).
+pub fn router(state: AppState) -> Router {
+    let db = state.hub.db().clone();
+    let api = Router::new()
+        .route("/api/v1/projects", get(routes::projects::list).post(routes::projects::create))
+        .route(
+            "/api/v1/projects/{slug}",
+            get(routes::projects::get).patch(routes::projects::update).delete(routes::projects::delete),
+        )
+        .route("/api/v1/projects/{slug}/versions", get(routes::versions::list).post(routes::versions::push))
+        .route(
+            "/api/v1/projects/{slug}/versions/{label}",
+            get(routes::versions::get).patch(routes::versions::update).delete(routes::versions::delete),
+        )
+        .route("/api/v1/openapi.json", get(openapi_document))
+        .route("/api/cron/previews-prune", get(routes::cron::previews_prune).post(routes::cron::previews_prune))
+        // Bodies are bounded where they are read (50 MB for specs, streamed
+        // with an early refusal), not by axum's blanket 2 MB default.
+        .layer(axum::extract::DefaultBodyLimit::disable())
+        .method_not_allowed_fallback(method_not_allowed)
+        .with_state(state);
+    platform::http::instrument(api.merge(platform::http::ops_routes(db)).fallback(not_found), "hub")
+}
+
+async fn openapi_document() -> Response {
+    ([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], OPENAPI_DOCUMENT).into_response()
+}
+
+async fn not_found() -> ApiError {
+    ApiError::new(Code::NotFound, "no such route")
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(Code::MethodNotAllowed, "this route does not support that method")
+}

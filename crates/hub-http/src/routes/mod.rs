@@ -1,0 +1,5 @@
+//! Route handlers: extract, call one use case, map the result to a wire type.
+
+pub mod cron;
+pub mod projects;
+pub mod versions;

@@ -1,0 +1,142 @@
+//! The command contract (see ARCHITECTURE.md, "Command contract").
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Parser, Debug)]
+#[command(name = "svc", version, about = "API docs hub, audio catalog and course service in one binary")]
+pub struct Cli {
+    /// Print one JSON object per line instead of human-readable text.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(flatten)]
+    pub global: StoreArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Where the services keep their data; shared by `serve` and the admin
+/// commands so the latter act on the store of a running server.
+#[derive(Args, Debug, Clone)]
+pub struct StoreArgs {
+    /// Directory of the embedded SQLite files and blobs.
+    #[arg(long, global = true, env = "SVC_DATA_DIR", default_value = "./data")]
+    pub data_dir: PathBuf,
+    /// `postgres://...` to keep the hub in PostgreSQL instead of SQLite.
+    #[arg(long, global = true, env = "HUB_DATABASE_URL", hide_env_values = true)]
+    pub hub_database_url: Option<String>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run the services (all three when no service is named).
+    Serve(ServeArgs),
+    /// Administer the hub: users, plans and personal access tokens.
+    #[command(subcommand)]
+    Hub(HubCommand),
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ServiceName {
+    All,
+    Hub,
+    Catalog,
+    Courses,
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    #[arg(value_enum, default_value = "all")]
+    pub service: ServiceName,
+    #[arg(long, env = "SVC_HUB_LISTEN", default_value = "127.0.0.1:8080")]
+    pub hub_listen: SocketAddr,
+    #[arg(long, env = "SVC_CATALOG_LISTEN", default_value = "127.0.0.1:8081")]
+    pub catalog_listen: SocketAddr,
+    #[arg(long, env = "SVC_COURSES_LISTEN", default_value = "127.0.0.1:8082")]
+    pub courses_listen: SocketAddr,
+    /// Externally visible base URL of the hub, used in printed links.
+    #[arg(long, env = "SVC_PUBLIC_URL_HUB")]
+    pub public_url_hub: Option<String>,
+    /// Bearer credential of `/api/cron/*`; random per start when unset.
+    #[arg(long, env = "CRON_SECRET", hide_env_values = true)]
+    pub cron_secret: Option<String>,
+    /// Do not create the demo account on an empty store.
+    #[arg(long, env = "SVC_NO_DEMO")]
+    pub no_demo: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum HubCommand {
+    #[command(subcommand)]
+    User(UserCommand),
+    #[command(subcommand)]
+    Token(TokenCommand),
+    /// Remove preview versions whose 14 days have passed.
+    PrunePreviews,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum PlanArg {
+    Free,
+    Pro,
+    Business,
+}
+
+impl From<PlanArg> for hub_core::Plan {
+    fn from(plan: PlanArg) -> Self {
+        match plan {
+            PlanArg::Free => Self::Free,
+            PlanArg::Pro => Self::Pro,
+            PlanArg::Business => Self::Business,
+        }
+    }
+}
+
+#[derive(Subcommand, Debug)]
+pub enum UserCommand {
+    /// Create a user.
+    Create {
+        #[arg(long)]
+        email: String,
+        #[arg(long, value_enum, default_value = "free")]
+        plan: PlanArg,
+        /// Read the password from standard input (first line).
+        #[arg(long)]
+        password_stdin: bool,
+    },
+    /// Change a user's plan.
+    SetPlan {
+        #[arg(long)]
+        email: String,
+        #[arg(long, value_enum)]
+        plan: PlanArg,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TokenCommand {
+    /// Mint a personal access token; the plaintext is printed once.
+    Create {
+        #[arg(long)]
+        email: String,
+        #[arg(long)]
+        name: String,
+        /// Days until the token expires (never when omitted).
+        #[arg(long)]
+        expires_in: Option<u32>,
+    },
+    /// List a user's tokens (never their plaintext).
+    List {
+        #[arg(long)]
+        email: String,
+    },
+    /// Revoke a token by id or name; its next use answers 401.
+    Revoke {
+        #[arg(long)]
+        email: String,
+        #[arg(long)]
+        token: String,
+    },
+}

@@ -1,0 +1,48 @@
+//! The `svc` binary: command-line parsing and wiring of the services.
+//!
+//! Nothing here decides a business rule: every command calls a use case of a
+//! `*-core` crate or starts a `*-http` router. Exit codes follow the command
+//! contract: 0 ok, 1 user error, 2 transient (network, 5xx, busy store),
+//! 3 internal.
+
+mod admin;
+mod cli;
+mod config;
+mod output;
+mod serve;
+
+use std::process::ExitCode;
+
+use clap::Parser as _;
+
+use crate::cli::{Cli, Command};
+use crate::output::Output;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let out = Output::new(cli.json);
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(err) => {
+            out.error(&format!("could not start the async runtime: {err}"));
+            return ExitCode::from(3);
+        }
+    };
+    // One TLS crypto provider for the whole process (outbound HTTP, database
+    // TLS); installing twice is harmless.
+    drop(rustls::crypto::ring::default_provider().install_default());
+    let result = runtime.block_on(async {
+        match cli.command {
+            Command::Serve(args) => serve::run(args, cli.global.clone(), &out).await,
+            Command::Hub(command) => admin::run(command, &cli.global, &out).await,
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            let code = output::exit_code(&err);
+            out.error(&format!("{err:#}"));
+            ExitCode::from(code)
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! `svc serve`: start the services, seed the demo on an empty store, run the
+//! scheduled jobs, and shut down gracefully on Ctrl-C or SIGTERM.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use hub_http::AppState;
+use kernel::{Secret, SystemClock};
+use serde_json::json;
+
+use crate::cli::{ServeArgs, ServiceName, StoreArgs};
+use crate::config::open_hub;
+use crate::output::Output;
+
+/// How often each node wakes to prune expired previews (the slot claim makes
+/// only one node of a cluster do the work each period).
+const PREVIEW_PRUNE_PERIOD: Duration = Duration::from_secs(3600);
+
+pub async fn run(args: ServeArgs, store: StoreArgs, out: &Output) -> anyhow::Result<()> {
+    platform::telemetry::init_logging(std::env::var("SVC_LOG_FORMAT").is_ok_and(|f| f == "json"));
+    match args.service {
+        ServiceName::All | ServiceName::Hub => {}
+        ServiceName::Catalog | ServiceName::Courses => {
+            anyhow::bail!("the {:?} service is not part of this build yet; run `svc serve hub`", args.service);
+        }
+    }
+    if args.service == ServiceName::All {
+        tracing::warn!("the catalog and courses services are not part of this build yet; serving the hub only");
+    }
+    let hub = open_hub(&store).await?;
+    let public_url = args
+        .public_url_hub
+        .clone()
+        .unwrap_or_else(|| format!("http://{}", args.hub_listen))
+        .trim_end_matches('/')
+        .to_owned();
+    let cron_secret = match args.cron_secret.clone().filter(|s| !s.is_empty()) {
+        Some(secret) => Secret::new(secret),
+        None => {
+            let secret = platform::crypto::random_token(24);
+            out.emit(&format!("cron secret (this run only): {secret}"), &json!({ "cron_secret": secret }));
+            Secret::new(secret)
+        }
+    };
+    if !args.no_demo {
+        if let Some(demo) = hub.seed_demo_if_empty().await? {
+            out.emit(
+                &format!(
+                    "Created a demo account on this empty store.\n  login:    {} / {}\n  token:    {}\n  project:  {public_url}/api/v1/projects/{}\n  try:      curl -H 'Authorization: Bearer {}' {public_url}/api/v1/projects",
+                    demo.email,
+                    demo.password.expose(),
+                    demo.token.expose(),
+                    demo.project_slug,
+                    demo.token.expose(),
+                ),
+                &json!({
+                    "demo": {
+                        "email": demo.email, "password": demo.password.expose(), "token": demo.token.expose(),
+                        "project": demo.project_slug,
+                    }
+                }),
+            );
+        }
+    }
+    let listener = tokio::net::TcpListener::bind(args.hub_listen)
+        .await
+        .with_context(|| format!("could not listen on {}", args.hub_listen))?;
+    let bound = listener.local_addr().context("could not read the bound address")?;
+    out.emit(
+        &format!("hub listening on http://{bound} (API {public_url}/api/v1, OpenAPI {public_url}/api/v1/openapi.json)"),
+        &json!({ "service": "hub", "listen": bound.to_string(), "url": public_url }),
+    );
+
+    let (stop_jobs, jobs_stopped) = tokio::sync::watch::channel(false);
+    let pruner = {
+        let hub = hub.clone();
+        platform::jobs::spawn_periodic(
+            hub.db().clone(),
+            Arc::new(SystemClock),
+            "hub.previews-prune",
+            PREVIEW_PRUNE_PERIOD,
+            jobs_stopped,
+            move || {
+                let hub = hub.clone();
+                async move {
+                    match hub.prune_expired_previews().await {
+                        Ok(0) => {}
+                        Ok(n) => tracing::info!(removed = n, "pruned expired previews"),
+                        Err(err) => tracing::warn!(error = %err, "preview pruning failed"),
+                    }
+                }
+            },
+        )
+    };
+
+    let router = hub_http::router(AppState { hub: hub.clone(), cron_secret });
+    platform::http::serve(listener, router, platform::http::shutdown_signal())
+        .await
+        .context("the hub server failed")?;
+    tracing::info!("shutting down: in-flight requests finished");
+    stop_jobs.send(true).ok();
+    drop(pruner.await);
+    hub.db().close().await;
+    Ok(())
+}
