@@ -65,10 +65,8 @@ pub(crate) fn take_extensions(map: &mut Object) -> IndexMap<String, Value> {
         .collect()
 }
 
-/// Moves a map-valued field out as an `IndexMap`, dropping `x-` keys.
+/// Moves a map-valued field out as an `IndexMap`. Keys are user-chosen
+/// names here (an `x-rate-limit` header is a header, not an extension).
 pub(crate) fn take_named(map: &mut Object, key: &str) -> IndexMap<String, Value> {
-    take_object(map, key)
-        .into_iter()
-        .filter(|(name, _)| !name.starts_with("x-"))
-        .collect()
+    take_object(map, key).into_iter().collect()
 }

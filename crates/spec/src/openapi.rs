@@ -110,9 +110,6 @@ pub(crate) fn build(
     let mut security_schemes = IndexMap::new();
     if let Some(Value::Object(schemes)) = root.pointer("/components/securitySchemes") {
         for (name, scheme) in schemes {
-            if name.starts_with("x-") {
-                continue;
-            }
             let scheme = resolver.object(scheme.clone())?;
             let parsed = security_scheme(scheme)
                 .map_err(|err| context(err, &format!("security scheme `{name}`")))?;
@@ -338,9 +335,6 @@ fn response(resolver: &Resolver<'_>, value: Value) -> Result<Response, SpecError
     let mut map = resolver.object(value)?;
     let mut headers = IndexMap::new();
     for (name, header) in take_object(&mut map, "headers") {
-        if name.starts_with("x-") {
-            continue;
-        }
         headers.insert(name, self::header(resolver, header)?);
     }
     Ok(Response {
@@ -388,9 +382,6 @@ fn content(
 fn examples(resolver: &Resolver<'_>, map: Object) -> Result<IndexMap<String, Example>, SpecError> {
     let mut out = IndexMap::new();
     for (name, example) in map {
-        if name.starts_with("x-") {
-            continue;
-        }
         let mut example = resolver.object(example)?;
         out.insert(
             name,

@@ -162,31 +162,30 @@ fn looks_like_graphql_definition(rest: &str) -> bool {
     !after.starts_with(':') && (after.starts_with('{') || after.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '@'))
 }
 
-/// Where the document's version key says what it is; used by [`crate::sniff`]
-/// so that guessing stays a substring scan rather than a parse.
-pub(crate) fn version_key(text: &str, syntax: Syntax) -> Option<crate::SpecFormat> {
+/// Which version key the document has, by a byte scan (no parse), for
+/// [`crate::sniff`] on input that has not been validated as UTF-8.
+pub(crate) fn version_key_bytes(body: &[u8], syntax: Syntax) -> Option<crate::SpecFormat> {
     use crate::SpecFormat;
+    let contains = |needle: &[u8]| body.windows(needle.len()).any(|w| w == needle);
     match syntax {
         Syntax::GraphQl => Some(SpecFormat::GraphQl),
         Syntax::Json => {
-            if text.contains("\"openapi\"") {
+            if contains(b"\"openapi\"") {
                 Some(SpecFormat::OpenApi3)
-            } else if text.contains("\"swagger\"") {
+            } else if contains(b"\"swagger\"") {
                 Some(SpecFormat::Swagger2)
             } else {
                 None
             }
         }
-        Syntax::Yaml => text.lines().find_map(|line| {
-            let key = line
-                .trim_end()
-                .trim_start_matches(['"', '\''])
-                .split_once(':')
-                .map(|(k, _)| k.trim_end_matches(['"', '\'']));
-            match key {
-                Some("openapi") => Some(SpecFormat::OpenApi3),
-                Some("swagger") => Some(SpecFormat::Swagger2),
-                _ => None,
+        Syntax::Yaml => body.split(|b| *b == b'\n').find_map(|line| {
+            let line = line.strip_prefix(b"\"").or_else(|| line.strip_prefix(b"'")).unwrap_or(line);
+            if line.starts_with(b"openapi") && line.get(7..).is_some_and(|r| r.starts_with(b":") || r.starts_with(b"\":") || r.starts_with(b"':")) {
+                Some(SpecFormat::OpenApi3)
+            } else if line.starts_with(b"swagger") && line.get(7..).is_some_and(|r| r.starts_with(b":") || r.starts_with(b"\":") || r.starts_with(b"':")) {
+                Some(SpecFormat::Swagger2)
+            } else {
+                None
             }
         }),
     }

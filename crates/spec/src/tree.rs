@@ -181,7 +181,7 @@ pub(crate) fn load_json(text: &str, limits: &Limits) -> Result<Value, SpecError>
             SpecErrorKind::Syntax => format!("invalid json: {}", lowercase_first(bare)),
             SpecErrorKind::TooDeep if context.failure.get().is_none() => format!(
                 "document is nested more than {} levels deep",
-                limits.max_depth.min(128)
+                limits.max_depth.min(127)
             ),
             _ => bare.to_owned(),
         };
@@ -259,6 +259,11 @@ fn yaml_error(err: &serde_saphyr::Error, ours: Option<SpecErrorKind>) -> SpecErr
             B::Documents { .. } => SpecErrorKind::Syntax,
             _ => SpecErrorKind::TooLarge,
         },
+        // The YAML parser has its own nesting limits for flow and block
+        // collections, reported as plain messages.
+        other if other.to_string().contains("recursion limit") || other.to_string().contains("nesting") => {
+            SpecErrorKind::TooDeep
+        }
         _ => SpecErrorKind::Syntax,
     });
     let location = err.location();
@@ -276,6 +281,9 @@ fn yaml_error(err: &serde_saphyr::Error, ours: Option<SpecErrorKind>) -> SpecErr
             }
             _ => "duplicate key in one mapping".to_owned(),
         },
+        SpecErrorKind::TooDeep if ours.is_none() => {
+            format!("document is nested too deeply: {}", lowercase_first(bare))
+        }
         _ => lowercase_first(bare),
     };
     SpecError::new(kind, message).at(
