@@ -366,7 +366,6 @@ fn form_request(parameters: Vec<Object>, consumes: &[String]) -> Value {
     let mut properties = Object::new();
     let mut required = Vec::new();
     let mut has_file = false;
-    let mut description = None;
     for mut parameter in parameters {
         let Some(name) = take_string(&mut parameter, "name") else {
             continue;
@@ -377,7 +376,6 @@ fn form_request(parameters: Vec<Object>, consumes: &[String]) -> Value {
         }
         let mut schema = schema_from_keywords(&mut parameter);
         if let Some(text) = parameter.shift_remove("description") {
-            description.get_or_insert_with(|| text.clone());
             schema.insert("description".to_owned(), text);
         }
         properties.insert(name, Value::Object(schema));
@@ -406,7 +404,6 @@ fn form_request(parameters: Vec<Object>, consumes: &[String]) -> Value {
     for media_type in media_types {
         content.insert(media_type, json!({ "schema": schema.clone() }));
     }
-    let _ = description;
     json!({ "required": !required.is_empty(), "content": content })
 }
 
