@@ -88,7 +88,7 @@ impl AuditDraft {
         let mut metadata = self.metadata;
         metadata.insert("source".to_owned(), json!(source.as_str()));
         AuditEvent {
-            id: uuid::Uuid::new_v4().to_string(),
+            id: uuid::Uuid::now_v7().to_string(),
             account_user_id: account_user_id.to_owned(),
             actor_user_id: actor_user_id.to_owned(),
             action: self.action.code().to_owned(),

@@ -594,7 +594,7 @@ impl Store {
                 " FROM projects p WHERE ",
                 visible_to_user!(),
                 " AND ($2 IS NULL OR lower(p.name) LIKE $2 ESCAPE '\\' OR p.slug LIKE $2 ESCAPE '\\')
-                 ORDER BY p.created_at DESC, p.id LIMIT $3 OFFSET $4"
+                 ORDER BY p.created_at DESC, p.id DESC LIMIT $3 OFFSET $4"
             ))
             .bind(user_id)
             .bind(pattern.as_deref())
@@ -781,7 +781,7 @@ impl Store {
                 version_columns!(),
                 " FROM versions WHERE project_id = $1 AND ($2 OR NOT is_preview) AND ",
                 not_expired!("$3"),
-                " ORDER BY created_at DESC, id LIMIT $4 OFFSET $5"
+                " ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5"
             ))
             .bind(project_id)
             .bind(include_previews)
