@@ -19,16 +19,48 @@ const PREVIEW_PRUNE_PERIOD: Duration = Duration::from_secs(3600);
 
 pub async fn run(args: ServeArgs, store: StoreArgs, out: &Output) -> anyhow::Result<()> {
     platform::telemetry::init_logging(std::env::var("SVC_LOG_FORMAT").is_ok_and(|f| f == "json"));
-    match args.service {
-        ServiceName::All | ServiceName::Hub => {}
-        ServiceName::Catalog | ServiceName::Courses => {
+    let wants = |name: ServiceName| args.service == ServiceName::All || args.service == name;
+    // One shutdown signal fans out to every service of this process.
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        platform::http::shutdown_signal().await;
+        stop.send(true).ok();
+    });
+    let mut services = tokio::task::JoinSet::new();
+    if wants(ServiceName::Hub) {
+        let ready = serve_hub(&args, &store, out, stopped.clone()).await?;
+        services.spawn(ready);
+    }
+    if wants(ServiceName::Catalog) || wants(ServiceName::Courses) {
+        tracing::warn!("the catalog and courses services are not part of this build yet");
+        if args.service != ServiceName::All {
             anyhow::bail!("the {:?} service is not part of this build yet; run `svc serve hub`", args.service);
         }
     }
-    if args.service == ServiceName::All {
-        tracing::warn!("the catalog and courses services are not part of this build yet; serving the hub only");
+    while let Some(finished) = services.join_next().await {
+        finished.context("a service task panicked")??;
     }
-    let hub = open_hub(&store).await?;
+    Ok(())
+}
+
+/// Resolves when `stopped` flips to true (or its sender is gone).
+async fn until_stopped(mut stopped: tokio::sync::watch::Receiver<bool>) {
+    while !*stopped.borrow() {
+        if stopped.changed().await.is_err() {
+            break;
+        }
+    }
+}
+
+/// Opens the hub, seeds the demo, binds its listener and returns the future
+/// that serves it until shutdown (errors before serving surface at once).
+async fn serve_hub(
+    args: &ServeArgs,
+    store: &StoreArgs,
+    out: &Output,
+    stopped: tokio::sync::watch::Receiver<bool>,
+) -> anyhow::Result<impl std::future::Future<Output = anyhow::Result<()>> + Send + 'static> {
+    let hub = open_hub(store).await?;
     let public_url = args
         .public_url_hub
         .clone()
@@ -72,7 +104,6 @@ pub async fn run(args: ServeArgs, store: StoreArgs, out: &Output) -> anyhow::Res
         &json!({ "service": "hub", "listen": bound.to_string(), "url": public_url }),
     );
 
-    let (stop_jobs, jobs_stopped) = tokio::sync::watch::channel(false);
     let pruner = {
         let hub = hub.clone();
         platform::jobs::spawn_periodic(
@@ -80,7 +111,7 @@ pub async fn run(args: ServeArgs, store: StoreArgs, out: &Output) -> anyhow::Res
             Arc::new(SystemClock),
             "hub.previews-prune",
             PREVIEW_PRUNE_PERIOD,
-            jobs_stopped,
+            stopped.clone(),
             move || {
                 let hub = hub.clone();
                 async move {
@@ -93,14 +124,12 @@ pub async fn run(args: ServeArgs, store: StoreArgs, out: &Output) -> anyhow::Res
             },
         )
     };
-
     let router = hub_http::router(AppState { hub: hub.clone(), cron_secret });
-    platform::http::serve(listener, router, platform::http::shutdown_signal())
-        .await
-        .context("the hub server failed")?;
-    tracing::info!("shutting down: in-flight requests finished");
-    stop_jobs.send(true).ok();
-    drop(pruner.await);
-    hub.db().close().await;
-    Ok(())
+    Ok(async move {
+        platform::http::serve(listener, router, until_stopped(stopped)).await.context("the hub server failed")?;
+        tracing::info!("hub stopped: in-flight requests finished");
+        pruner.await.ok();
+        hub.db().close().await;
+        Ok(())
+    })
 }
