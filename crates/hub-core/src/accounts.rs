@@ -20,11 +20,8 @@ impl Hub {
     /// Resolves the caller from an `Authorization` header value.
     pub async fn authenticate(&self, authorization: Option<&str>) -> HubResult<Principal> {
         let hash = hash_bearer(authorization).map_err(HubError::InvalidToken)?;
-        let (principal, expires_at, last_used_at) = self
-            .store
-            .principal_by_token_hash(&hash)
-            .await?
-            .ok_or(HubError::InvalidToken(TokenRejection::Unknown))?;
+        let (principal, expires_at, last_used_at) =
+            self.store.principal_by_token_hash(&hash).await?.ok_or(HubError::InvalidToken(TokenRejection::Unknown))?;
         let now = self.clock.now();
         if expires_at.is_some_and(|at| at <= now) {
             return Err(HubError::InvalidToken(TokenRejection::Expired));

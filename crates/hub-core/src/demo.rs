@@ -5,12 +5,12 @@ use std::sync::Arc;
 
 use kernel::Secret;
 
+use crate::Hub;
 use crate::error::HubResult;
 use crate::model::Source;
 use crate::plans::Plan;
 use crate::projects::CreateProject;
 use crate::versions::PushVersion;
-use crate::Hub;
 
 pub const DEMO_EMAIL: &str = "demo@example.com";
 pub const DEMO_PROJECT_SLUG: &str = "bookshelf";
@@ -35,7 +35,8 @@ impl Hub {
         let password = Secret::new(platform::crypto::random_token(12));
         let user = self.create_user(DEMO_EMAIL, Plan::Business, Some(&password)).await?;
         let (_, token) = self.create_token(DEMO_EMAIL, "demo", None, Source::System).await?;
-        let principal = crate::Principal { user_id: user.id, email: user.email.clone(), plan: user.plan, token_id: None };
+        let principal =
+            crate::Principal { user_id: user.id, email: user.email.clone(), plan: user.plan, token_id: None };
         let project = self
             .create_project(
                 &principal,

@@ -91,8 +91,6 @@ impl Hub {
         source: Source,
         draft: AuditDraft,
     ) -> Option<AuditEvent> {
-        account_plan
-            .writes_audit()
-            .then(|| draft.into_event(account_user_id, actor_user_id, source, self.clock.now()))
+        account_plan.writes_audit().then(|| draft.into_event(account_user_id, actor_user_id, source, self.clock.now()))
     }
 }

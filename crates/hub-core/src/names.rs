@@ -23,10 +23,7 @@ impl Slug {
         if ok {
             Ok(Self(raw.to_owned()))
         } else {
-            Err(HubError::validation(
-                "slug",
-                "slug must be 1 to 64 lowercase letters, digits or single inner hyphens",
-            ))
+            Err(HubError::validation("slug", "slug must be 1 to 64 lowercase letters, digits or single inner hyphens"))
         }
     }
 

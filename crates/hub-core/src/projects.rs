@@ -2,6 +2,7 @@
 
 use kernel::{Page, PageRequest};
 
+use crate::Hub;
 use crate::audit::{AuditAction, AuditDraft};
 use crate::error::{HubError, HubResult};
 use crate::model::{Principal, Project, ProjectAccess, Source};
@@ -9,7 +10,6 @@ use crate::names::{Domain, HttpUrl, ProjectName, Slug};
 use crate::plans::Feature;
 use crate::roles::{Action, Denial, authorize};
 use crate::store::{NewProject, ProjectChanges};
-use crate::Hub;
 
 /// Input of project creation.
 #[derive(Clone, Debug, Default)]
@@ -35,7 +35,12 @@ const SLUG_ATTEMPTS: u32 = 5;
 impl Hub {
     /// The one gate: the project named `slug` if the caller may perform
     /// `action` on it. Absent and inaccessible projects are both `NotFound`.
-    pub async fn authorize_project(&self, principal: &Principal, slug: &str, action: Action) -> HubResult<ProjectAccess> {
+    pub async fn authorize_project(
+        &self,
+        principal: &Principal,
+        slug: &str,
+        action: Action,
+    ) -> HubResult<ProjectAccess> {
         let Ok(slug) = Slug::parse(slug) else { return Err(HubError::not_found("project")) };
         let found = self
             .store
@@ -49,7 +54,12 @@ impl Hub {
         }
     }
 
-    pub async fn list_projects(&self, principal: &Principal, query: Option<&str>, page: PageRequest) -> HubResult<Page<Project>> {
+    pub async fn list_projects(
+        &self,
+        principal: &Principal,
+        query: Option<&str>,
+        page: PageRequest,
+    ) -> HubResult<Page<Project>> {
         let query = query.map(str::trim).filter(|q| !q.is_empty());
         self.store.list_projects(&principal.user_id, query, page).await
     }
@@ -59,7 +69,12 @@ impl Hub {
     }
 
     /// Creates a project owned by the caller, within their plan's project cap.
-    pub async fn create_project(&self, principal: &Principal, input: CreateProject, source: Source) -> HubResult<Project> {
+    pub async fn create_project(
+        &self,
+        principal: &Principal,
+        input: CreateProject,
+        source: Source,
+    ) -> HubResult<Project> {
         let name = ProjectName::parse(&input.name)?;
         let base_url = input.base_url.as_deref().map(|u| HttpUrl::parse("base_url", u)).transpose()?;
         let explicit_slug = input.slug.as_deref().map(Slug::parse).transpose()?;
@@ -95,7 +110,12 @@ impl Hub {
             );
             let result = self
                 .store
-                .insert_project(NewProject { project: &project, owner_plan: principal.plan, max_projects, audit: audit.as_ref() })
+                .insert_project(NewProject {
+                    project: &project,
+                    owner_plan: principal.plan,
+                    max_projects,
+                    audit: audit.as_ref(),
+                })
                 .await;
             match result {
                 Ok(()) => return Ok(project),

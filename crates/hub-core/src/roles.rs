@@ -170,7 +170,11 @@ mod tests {
             (false, Plan::Business, Some(Editor), Some(Hidden), Access::None),
         ];
         for (owner, plan, default, project, expected) in cases {
-            assert_eq!(Access::resolve(owner, plan, default, project), expected, "{owner} {plan} {default:?} {project:?}");
+            assert_eq!(
+                Access::resolve(owner, plan, default, project),
+                expected,
+                "{owner} {plan} {default:?} {project:?}"
+            );
         }
     }
 

@@ -412,7 +412,13 @@ impl Store {
         Ok(count)
     }
 
-    pub async fn add_collaborator(&self, account_user_id: &str, user_id: &str, role: Role, now: Timestamp) -> HubResult<()> {
+    pub async fn add_collaborator(
+        &self,
+        account_user_id: &str,
+        user_id: &str,
+        role: Role,
+        now: Timestamp,
+    ) -> HubResult<()> {
         with_db!(&self.db, |pool| {
             sqlx::query(
                 "INSERT INTO collaborators (account_user_id, user_id, default_role, created_at) VALUES ($1, $2, $3, $4)
@@ -538,10 +544,8 @@ impl Store {
                 .await
                 .map_err(store_error)?
                 .rows_affected();
-            if deleted == 1 {
-                if let Some(event) = audit {
-                    insert_audit!(&mut *tx, event)?;
-                }
+            if let (1, Some(event)) = (deleted, audit) {
+                insert_audit!(&mut *tx, event)?;
             }
             tx.commit().await.map_err(store_error)?;
             Ok(deleted == 1)
@@ -583,7 +587,12 @@ impl Store {
         }))
     }
 
-    pub async fn list_projects(&self, user_id: &str, query: Option<&str>, page: PageRequest) -> HubResult<Page<Project>> {
+    pub async fn list_projects(
+        &self,
+        user_id: &str,
+        query: Option<&str>,
+        page: PageRequest,
+    ) -> HubResult<Page<Project>> {
         let pattern = query.map(|q| format!("%{}%", escape_like(&q.to_lowercase())));
         let limit = i64::from(page.limit());
         let offset = i64::try_from(page.offset()).unwrap_or(i64::MAX);
@@ -845,13 +854,15 @@ impl Store {
             let mut tx = pool.begin().await.map_err(store_error)?;
             lock_project!(&mut *tx, upload.project_id, now);
             // A preview past its expiry is gone even if the pruner has not run.
-            sqlx::query("DELETE FROM versions WHERE project_id = $1 AND label = $2 AND is_preview AND expires_at <= $3")
-                .bind(upload.project_id)
-                .bind(upload.label)
-                .bind(now)
-                .execute(&mut *tx)
-                .await
-                .map_err(store_error)?;
+            sqlx::query(
+                "DELETE FROM versions WHERE project_id = $1 AND label = $2 AND is_preview AND expires_at <= $3",
+            )
+            .bind(upload.project_id)
+            .bind(upload.label)
+            .bind(now)
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?;
             let existing = fetch_version!(&mut *tx, upload.project_id, upload.label, now)?;
             let (outcome, version_id) = match existing {
                 Some(current) if current.is_preview != preview.is_some() => {
@@ -947,11 +958,12 @@ impl Store {
                     promoted = true;
                 }
             }
-            let stored = sqlx::query_as::<_, VersionRow>(concat!("SELECT ", version_columns!(), " FROM versions WHERE id = $1"))
-                .bind(&version_id)
-                .fetch_one(&mut *tx)
-                .await
-                .map_err(store_error)?;
+            let stored =
+                sqlx::query_as::<_, VersionRow>(concat!("SELECT ", version_columns!(), " FROM versions WHERE id = $1"))
+                    .bind(&version_id)
+                    .fetch_one(&mut *tx)
+                    .await
+                    .map_err(store_error)?;
             let stored = Version::from(stored);
             for event in audit(outcome, &stored, promoted) {
                 insert_audit!(&mut *tx, &event)?;
@@ -991,11 +1003,12 @@ impl Store {
             if transition.promoted {
                 promote!(tx, project_id, &current.id, now_ms);
             }
-            let stored = sqlx::query_as::<_, VersionRow>(concat!("SELECT ", version_columns!(), " FROM versions WHERE id = $1"))
-                .bind(&current.id)
-                .fetch_one(&mut *tx)
-                .await
-                .map_err(store_error)?;
+            let stored =
+                sqlx::query_as::<_, VersionRow>(concat!("SELECT ", version_columns!(), " FROM versions WHERE id = $1"))
+                    .bind(&current.id)
+                    .fetch_one(&mut *tx)
+                    .await
+                    .map_err(store_error)?;
             let stored = Version::from(stored);
             for event in audit(transition, &stored) {
                 insert_audit!(&mut *tx, &event)?;
@@ -1019,9 +1032,7 @@ impl Store {
             lock_project!(&mut *tx, project_id, now_ms);
             let current = fetch_version!(&mut *tx, project_id, label, now_ms)?.ok_or(HubError::not_found("version"))?;
             if current.is_default {
-                return Err(HubError::conflict(
-                    "the default version cannot be deleted; promote another version first",
-                ));
+                return Err(HubError::conflict("the default version cannot be deleted; promote another version first"));
             }
             sqlx::query("DELETE FROM versions WHERE id = $1")
                 .bind(&current.id)
@@ -1145,7 +1156,10 @@ fn plan_version_transition(current: &VersionRow, changes: &VersionChanges<'_>) -
         return Err(HubError::validation("is_default", "a preview version cannot become the default version"));
     }
     if promoted && !becomes_active {
-        return Err(HubError::validation("is_default", "an inactive version cannot become the default; set is_active too"));
+        return Err(HubError::validation(
+            "is_default",
+            "an inactive version cannot become the default; set is_active too",
+        ));
     }
     Ok(VersionTransition {
         promoted,

@@ -4,6 +4,7 @@
 use bytes_like::Body;
 use kernel::{Page, PageRequest};
 
+use crate::Hub;
 use crate::audit::{AuditAction, AuditDraft};
 use crate::error::{HubError, HubResult};
 use crate::model::{AuditEvent, Principal, ProjectAccess, Source, Version};
@@ -11,7 +12,6 @@ use crate::names::{HttpUrl, Label};
 use crate::plans::{Feature, fixed};
 use crate::roles::Action;
 use crate::store::{PreviewFields, UploadOutcome, VersionChanges, VersionTransition, VersionUpload};
-use crate::Hub;
 
 mod bytes_like {
     /// The raw pushed document. Shared, so moving it to the parsing thread
@@ -65,7 +65,12 @@ impl Hub {
     }
 
     /// The stored document of a version, as pushed.
-    pub async fn version_document(&self, principal: &Principal, slug: &str, label: &str) -> HubResult<(Version, bytes::Bytes)> {
+    pub async fn version_document(
+        &self,
+        principal: &Principal,
+        slug: &str,
+        label: &str,
+    ) -> HubResult<(Version, bytes::Bytes)> {
         let version = self.version(principal, slug, label).await?;
         let document = self.blobs.get(&version.spec_sha256).await?.ok_or_else(|| {
             HubError::Internal(format!("blob {} of version {} is missing", version.spec_sha256, version.id))
@@ -130,10 +135,12 @@ impl Hub {
                     (UploadOutcome::Created, false) => AuditAction::SpecUploaded,
                     (UploadOutcome::Replaced, false) => AuditAction::SpecSynced,
                 };
-                let mut drafts = vec![version_draft(action, version)
-                    .meta("spec_format", version.spec_format.as_str())
-                    .meta("spec_size", version.spec_size)
-                    .meta("spec_sha256", version.spec_sha256.as_str())];
+                let mut drafts = vec![
+                    version_draft(action, version)
+                        .meta("spec_format", version.spec_format.as_str())
+                        .meta("spec_size", version.spec_size)
+                        .meta("spec_sha256", version.spec_sha256.as_str()),
+                ];
                 if promoted {
                     drafts.push(version_draft(AuditAction::VersionPromotedDefault, version));
                 }
@@ -182,7 +189,13 @@ impl Hub {
             .await
     }
 
-    pub async fn delete_version(&self, principal: &Principal, slug: &str, label: &str, source: Source) -> HubResult<()> {
+    pub async fn delete_version(
+        &self,
+        principal: &Principal,
+        slug: &str,
+        label: &str,
+        source: Source,
+    ) -> HubResult<()> {
         let found = self.authorize_project(principal, slug, Action::DeleteVersion).await?;
         self.store
             .delete_version(&found.project.id, label, self.clock.now(), |version| {

@@ -35,9 +35,7 @@ impl Timestamp {
 
     /// ISO 8601 in UTC with millisecond precision, e.g. `2026-11-22T07:05:02.123Z`.
     pub fn to_rfc3339(self) -> String {
-        DateTime::<Utc>::from_timestamp_millis(self.0)
-            .unwrap_or_default()
-            .to_rfc3339_opts(SecondsFormat::Millis, true)
+        DateTime::<Utc>::from_timestamp_millis(self.0).unwrap_or_default().to_rfc3339_opts(SecondsFormat::Millis, true)
     }
 }
 
@@ -97,10 +95,7 @@ mod tests {
     #[test]
     fn formats_utc_with_milliseconds() {
         assert_eq!(Timestamp::from_millis(0).to_rfc3339(), "1970-01-01T00:00:00.000Z");
-        assert_eq!(
-            Timestamp::from_millis(1_795_000_000_123).to_rfc3339(),
-            "2026-11-18T08:26:40.123Z"
-        );
+        assert_eq!(Timestamp::from_millis(1_795_000_000_123).to_rfc3339(), "2026-11-18T08:26:40.123Z");
     }
 
     #[test]

@@ -29,22 +29,17 @@ pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 pub fn instrument(router: Router, service: &'static str) -> Router {
     router
         .layer(middleware::from_fn(move |req: Request, next: Next| track_metrics(service, req, next)))
-        .layer(
-            TraceLayer::new_for_http().make_span_with(|req: &Request| {
-                let id = req.headers().get(REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("-");
-                tracing::info_span!("request", method = %req.method(), uri = %req.uri().path(), request_id = %id)
-            }),
-        )
+        .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
+            let id = req.headers().get(REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("-");
+            tracing::info_span!("request", method = %req.method(), uri = %req.uri().path(), request_id = %id)
+        }))
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
         .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
 }
 
 async fn track_metrics(service: &'static str, req: Request, next: Next) -> Response {
     let started = Instant::now();
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
+    let route = req.extensions().get::<MatchedPath>().map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
     let method = req.method().as_str().to_owned();
     let response = next.run(req).await;
     let status = response.status().as_u16().to_string();
@@ -87,8 +82,9 @@ async fn readyz(State(db): State<Db>) -> Response {
             tracing::warn!(error = %err, "readiness check failed");
             (StatusCode::SERVICE_UNAVAILABLE, axum::Json(serde_json::json!({"status": "unavailable"}))).into_response()
         }
-        Err(_) => (StatusCode::SERVICE_UNAVAILABLE, axum::Json(serde_json::json!({"status": "timeout"})))
-            .into_response(),
+        Err(_) => {
+            (StatusCode::SERVICE_UNAVAILABLE, axum::Json(serde_json::json!({"status": "timeout"}))).into_response()
+        }
     }
 }
 
@@ -104,10 +100,8 @@ pub enum BodyError {
 /// Reads a body into memory, refusing it as soon as it passes `limit` bytes
 /// (a declared `Content-Length` above the limit is refused before reading).
 pub async fn read_body_limited(headers: &axum::http::HeaderMap, body: Body, limit: usize) -> Result<Bytes, BodyError> {
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
+    let declared =
+        headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|len| len > limit as u64) {
         return Err(BodyError::TooLarge { limit });
     }

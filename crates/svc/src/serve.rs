@@ -75,25 +75,24 @@ async fn serve_hub(
             Secret::new(secret)
         }
     };
-    if !args.no_demo {
-        if let Some(demo) = hub.seed_demo_if_empty().await? {
-            out.emit(
-                &format!(
-                    "Created a demo account on this empty store.\n  login:    {} / {}\n  token:    {}\n  project:  {public_url}/api/v1/projects/{}\n  try:      curl -H 'Authorization: Bearer {}' {public_url}/api/v1/projects",
-                    demo.email,
-                    demo.password.expose(),
-                    demo.token.expose(),
-                    demo.project_slug,
-                    demo.token.expose(),
-                ),
-                &json!({
-                    "demo": {
-                        "email": demo.email, "password": demo.password.expose(), "token": demo.token.expose(),
-                        "project": demo.project_slug,
-                    }
-                }),
-            );
-        }
+    let demo = if args.no_demo { None } else { hub.seed_demo_if_empty().await? };
+    if let Some(demo) = demo {
+        out.emit(
+            &format!(
+                "Created a demo account on this empty store.\n  login:    {} / {}\n  token:    {}\n  project:  {public_url}/api/v1/projects/{}\n  try:      curl -H 'Authorization: Bearer {}' {public_url}/api/v1/projects",
+                demo.email,
+                demo.password.expose(),
+                demo.token.expose(),
+                demo.project_slug,
+                demo.token.expose(),
+            ),
+            &json!({
+                "demo": {
+                    "email": demo.email, "password": demo.password.expose(), "token": demo.token.expose(),
+                    "project": demo.project_slug,
+                }
+            }),
+        );
     }
     let listener = tokio::net::TcpListener::bind(args.hub_listen)
         .await

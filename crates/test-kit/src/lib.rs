@@ -152,7 +152,7 @@ impl TestApp {
     pub async fn project(&self, token: &str, name: &str) -> String {
         let response = self.post_json("/api/v1/projects", token, &serde_json::json!({ "name": name })).await;
         assert_eq!(response.status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&response.body));
-        response.json()["slug"].as_str().expect("slug").to_owned()
+        response.json().get("slug").and_then(Value::as_str).expect("slug").to_owned()
     }
 }
 

@@ -13,11 +13,8 @@ use crate::AppState;
 use crate::error::{ApiError, unauthorized};
 
 fn check_cron_secret(state: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {
-    let presented = headers
-        .get(AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .unwrap_or("");
+    let presented =
+        headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer ")).unwrap_or("");
     if constant_time_eq(presented.as_bytes(), state.cron_secret.expose().as_bytes()) {
         Ok(())
     } else {

@@ -13,7 +13,11 @@ use crate::error::ApiError;
 use crate::extract::{Caller, JsonObject, QueryParams};
 use crate::wire::{ListBody, ProjectBody};
 
-pub async fn list(State(state): State<AppState>, Caller(caller): Caller, query: QueryParams) -> Result<Response, ApiError> {
+pub async fn list(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    query: QueryParams,
+) -> Result<Response, ApiError> {
     let page = query.page()?;
     let projects = state.hub.list_projects(&caller, query.get("q"), page).await?;
     Ok(Json(ListBody::<ProjectBody>::from_page(projects)).into_response())
@@ -33,7 +37,11 @@ pub async fn create(State(state): State<AppState>, Caller(caller): Caller, body:
     Ok((StatusCode::CREATED, [(header::LOCATION, location)], Json(ProjectBody::from(project))).into_response())
 }
 
-pub async fn get(State(state): State<AppState>, Caller(caller): Caller, Path(slug): Path<String>) -> Result<Response, ApiError> {
+pub async fn get(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(slug): Path<String>,
+) -> Result<Response, ApiError> {
     let project = state.hub.project(&caller, &slug).await?;
     Ok(Json(ProjectBody::from(project)).into_response())
 }
@@ -56,7 +64,11 @@ pub async fn update(
     Ok(Json(ProjectBody::from(project)).into_response())
 }
 
-pub async fn delete(State(state): State<AppState>, Caller(caller): Caller, Path(slug): Path<String>) -> Result<Response, ApiError> {
+pub async fn delete(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(slug): Path<String>,
+) -> Result<Response, ApiError> {
     state.hub.delete_project(&caller, &slug, Source::Api).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }

@@ -54,7 +54,10 @@ pub async fn push(
         BodyError::TooLarge { limit } => ApiError::from(hub_core::HubError::TooLarge { limit }),
         BodyError::Read(cause) => ApiError::new(Code::ValidationError, format!("could not read the body: {cause}")),
     })?;
-    let outcome = state.hub.push_version(&caller, &slug, PushVersion { body: Arc::from(document.as_ref()), ..push }, Source::Api).await?;
+    let outcome = state
+        .hub
+        .push_version(&caller, &slug, PushVersion { body: Arc::from(document.as_ref()), ..push }, Source::Api)
+        .await?;
     let status = if outcome.created { StatusCode::CREATED } else { StatusCode::OK };
     let location = format!("/api/v1/projects/{slug}/versions/{}", outcome.version.label);
     Ok((status, [(header::LOCATION, location)], Json(VersionBody::from(outcome.version))).into_response())

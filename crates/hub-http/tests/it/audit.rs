@@ -58,7 +58,10 @@ async fn business_writes_a_row_per_mutation(app: TestApp) {
     assert!(api_events.iter().all(|e| e.metadata["source"] == "api"));
     assert_eq!(events[0].metadata["source"], "system");
     let visibility = &events[2];
-    assert_eq!((visibility.metadata["from"].clone(), visibility.metadata["to"].clone()), (json!("private"), json!("public")));
+    assert_eq!(
+        (visibility.metadata["from"].clone(), visibility.metadata["to"].clone()),
+        (json!("private"), json!("public"))
+    );
     assert_eq!(visibility.target_type, "project");
     let upload = &events[4];
     assert_eq!(upload.target_type, "version");

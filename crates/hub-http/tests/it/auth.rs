@@ -2,7 +2,12 @@ use axum::http::{Method, StatusCode};
 use hub_core::{Plan, Source};
 use test_kit::{TestApp, on_both_stores};
 
-on_both_stores!(missing_malformed_unknown_tokens_are_refused, revoked_token_gets_401_on_next_request, expired_token_is_refused, last_used_at_is_written_before_the_response);
+on_both_stores!(
+    missing_malformed_unknown_tokens_are_refused,
+    revoked_token_gets_401_on_next_request,
+    expired_token_is_refused,
+    last_used_at_is_written_before_the_response
+);
 
 async fn missing_malformed_unknown_tokens_are_refused(app: TestApp) {
     let cases: [(Option<&str>, &str); 5] = [

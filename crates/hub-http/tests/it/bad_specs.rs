@@ -17,7 +17,9 @@ async fn every_real_spec_is_accepted_with_its_format() {
     let (_, token) = app.user("corpus@example.com", Plan::Business).await;
     let slug = app.project(&token, "Corpus").await;
     let mut pushed = 0;
-    for (dir, expected) in [("openapi3", Some("openapi3")), ("swagger2", Some("swagger2")), ("graphql", Some("graphql")), ("pairs", None)] {
+    for (dir, expected) in
+        [("openapi3", Some("openapi3")), ("swagger2", Some("swagger2")), ("graphql", Some("graphql")), ("pairs", None)]
+    {
         let mut files: Vec<_> = std::fs::read_dir(root.join(dir)).unwrap().map(|e| e.unwrap().path()).collect();
         files.sort();
         for file in files {
@@ -26,7 +28,12 @@ async fn every_real_spec_is_accepted_with_its_format() {
             let started = Instant::now();
             let label = format!("{dir}-{name}");
             let response = app.push(&slug, &token, &format!("label={label}"), bytes).await;
-            assert_eq!(response.status, StatusCode::CREATED, "{dir}/{name}: {}", String::from_utf8_lossy(&response.body));
+            assert_eq!(
+                response.status,
+                StatusCode::CREATED,
+                "{dir}/{name}: {}",
+                String::from_utf8_lossy(&response.body)
+            );
             let version = response.json();
             let expected = expected.unwrap_or_else(|| {
                 let text = std::fs::read_to_string(&file).unwrap();
@@ -39,7 +46,10 @@ async fn every_real_spec_is_accepted_with_its_format() {
                 }
             });
             assert_eq!(version["spec_format"], expected, "{dir}/{name}");
-            assert!(version["operation_count"].as_i64().unwrap() > 0 || name.contains("webhook"), "{dir}/{name} has operations");
+            assert!(
+                version["operation_count"].as_i64().unwrap() > 0 || name.contains("webhook"),
+                "{dir}/{name} has operations"
+            );
             eprintln!("{dir}/{name}: {} in {:?}", version["spec_format"], started.elapsed());
             pushed += 1;
         }

@@ -72,10 +72,10 @@ fn conforms(doc: &Value, schema: &Value, value: &Value, at: &str) -> Result<(), 
             return Err(format!("{at}: {actual} is not {allowed:?}"));
         }
     }
-    if let (Some(values), false) = (schema.get("enum").and_then(Value::as_array), value.is_null()) {
-        if !values.contains(value) {
-            return Err(format!("{at}: {value} not in enum"));
-        }
+    if let (Some(values), false) = (schema.get("enum").and_then(Value::as_array), value.is_null())
+        && !values.contains(value)
+    {
+        return Err(format!("{at}: {value} not in enum"));
     }
     if let Value::Object(map) = value {
         for required in schema.get("required").and_then(Value::as_array).into_iter().flatten() {
@@ -115,7 +115,10 @@ async fn responses_match_their_documented_schemas() {
         (app.get("/api/v1/projects", &token).await, schema("ProjectList")),
         (app.push(&slug, &token, "label=v1&", crate::openapi_yaml("1")).await, schema("Version")),
         (app.push(&slug, &token, "label=pr&preview=true&pr=3", crate::openapi_yaml("1")).await, schema("Version")),
-        (app.get(&format!("/api/v1/projects/{slug}/versions?include_previews=true"), &token).await, schema("VersionList")),
+        (
+            app.get(&format!("/api/v1/projects/{slug}/versions?include_previews=true"), &token).await,
+            schema("VersionList"),
+        ),
         (app.get("/api/v1/projects/none", &token).await, schema("Error")),
         (app.get("/api/v1/projects", "svc_pat_x").await, schema("Error")),
     ];

@@ -27,7 +27,10 @@ async fn preview_lifecycle_with_expiry_and_pruning(app: TestApp) {
     let preview = created.json();
     assert_eq!(preview["is_preview"], true);
     assert_eq!(preview["is_default"], false);
-    assert_eq!((preview["pr_number"].clone(), preview["commit_sha"].clone(), preview["branch"].clone()), (json!(42), json!("abc123def"), json!("feature/x")));
+    assert_eq!(
+        (preview["pr_number"].clone(), preview["commit_sha"].clone(), preview["branch"].clone()),
+        (json!(42), json!("abc123def"), json!("feature/x"))
+    );
     assert_eq!(preview["expires_at"], START.plus_days(14).to_rfc3339());
     let list = format!("/api/v1/projects/{slug}/versions");
     assert_eq!(app.get(&list, &token).await.json()["pagination"]["total"], 1, "hidden without include_previews");
@@ -65,7 +68,8 @@ async fn preview_cap_and_label_conflicts(app: TestApp) {
     app.push(&slug, &token, "label=main", openapi_yaml("1")).await;
     let cap = hub_core::plans::fixed::MAX_PREVIEWS_PER_PROJECT;
     for n in 0..cap {
-        let response = app.push(&slug, &token, &format!("label=pr-{n}&preview=true&pr={}", n + 1), openapi_yaml("1")).await;
+        let response =
+            app.push(&slug, &token, &format!("label=pr-{n}&preview=true&pr={}", n + 1), openapi_yaml("1")).await;
         assert_eq!(response.status, StatusCode::CREATED, "preview {n}");
     }
     let over = app.push(&slug, &token, "label=pr-over&preview=true", openapi_yaml("1")).await;
@@ -80,5 +84,8 @@ async fn preview_cap_and_label_conflicts(app: TestApp) {
     assert_eq!(clash.status, StatusCode::CONFLICT);
     // Once they expire, the cap frees up.
     app.clock.advance_days(15);
-    assert_eq!(app.push(&slug, &token, "label=pr-over&preview=true", openapi_yaml("1")).await.status, StatusCode::CREATED);
+    assert_eq!(
+        app.push(&slug, &token, "label=pr-over&preview=true", openapi_yaml("1")).await.status,
+        StatusCode::CREATED
+    );
 }

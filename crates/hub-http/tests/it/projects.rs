@@ -58,9 +58,7 @@ async fn name_is_required_and_fields_are_checked(app: TestApp) {
         assert_eq!(response.error_code(), "VALIDATION_ERROR");
         assert_eq!(response.json()["error"]["details"]["field"], field, "{body}");
     }
-    let not_json = app
-        .request(axum::http::Method::POST, "/api/v1/projects", Some(&token), Some("{nope".into()))
-        .await;
+    let not_json = app.request(axum::http::Method::POST, "/api/v1/projects", Some(&token), Some("{nope".into())).await;
     assert_eq!(not_json.status, StatusCode::BAD_REQUEST);
     assert_eq!(not_json.json()["error"]["details"]["line"], 1);
     let array = app.post_json("/api/v1/projects", &token, &json!([1])).await;
@@ -114,15 +112,24 @@ async fn patch_is_sparse_and_custom_domain_needs_business(app: TestApp) {
     assert_eq!(renamed["name"], "Docs v2");
     assert_eq!(renamed["is_public"], false, "untouched fields stay");
     assert_eq!(renamed["slug"], slug, "renaming keeps the slug");
-    let public = app.patch_json(&path, &token, &json!({ "is_public": true, "base_url": "https://api.example.com" })).await.json();
-    assert_eq!((public["is_public"].clone(), public["base_url"].clone()), (json!(true), json!("https://api.example.com")));
+    let public = app
+        .patch_json(&path, &token, &json!({ "is_public": true, "base_url": "https://api.example.com" }))
+        .await
+        .json();
+    assert_eq!(
+        (public["is_public"].clone(), public["base_url"].clone()),
+        (json!(true), json!("https://api.example.com"))
+    );
     assert_eq!(public["name"], "Docs v2");
     let cleared = app.patch_json(&path, &token, &json!({ "base_url": null })).await.json();
     assert_eq!(cleared["base_url"], json!(null));
     let gated = app.patch_json(&path, &token, &json!({ "custom_domain": "docs.example.com" })).await;
     assert_eq!(gated.status, StatusCode::PAYMENT_REQUIRED);
     assert_eq!(gated.error_code(), "PLAN_REQUIRED");
-    assert_eq!(gated.json()["error"]["details"], json!({ "feature": "custom_domain", "required_plan": "business", "current_plan": "pro" }));
+    assert_eq!(
+        gated.json()["error"]["details"],
+        json!({ "feature": "custom_domain", "required_plan": "business", "current_plan": "pro" })
+    );
     app.hub.set_plan("ada@example.com", Plan::Business).await.unwrap();
     let domain = app.patch_json(&path, &token, &json!({ "custom_domain": "Docs.Example.com" })).await;
     assert_eq!(domain.status, StatusCode::OK);
@@ -165,7 +172,10 @@ async fn free_plan_project_cap(app: TestApp) {
     assert_eq!(third.error_code(), "PROJECT_LIMIT_REACHED");
     assert_eq!(third.json()["error"]["details"], json!({ "plan": "free", "limit": 2 }));
     app.hub.set_plan("ada@example.com", Plan::Pro).await.unwrap();
-    assert_eq!(app.post_json("/api/v1/projects", &token, &json!({ "name": "Three" })).await.status, StatusCode::CREATED);
+    assert_eq!(
+        app.post_json("/api/v1/projects", &token, &json!({ "name": "Three" })).await.status,
+        StatusCode::CREATED
+    );
 }
 
 async fn secrets_never_appear_in_responses(app: TestApp) {

@@ -82,7 +82,8 @@ async fn listing_agrees_with_the_gate(app: TestApp) {
     app.hub.add_collaborator("owner@example.com", "member@example.com", Role::Viewer).await.unwrap();
     app.hub.set_project_role(&hidden, "member@example.com", Role::None).await.unwrap();
     let listed = app.get("/api/v1/projects", &member).await.json();
-    let mut slugs: Vec<String> = listed["data"].as_array().unwrap().iter().map(|p| p["slug"].as_str().unwrap().to_owned()).collect();
+    let mut slugs: Vec<String> =
+        listed["data"].as_array().unwrap().iter().map(|p| p["slug"].as_str().unwrap().to_owned()).collect();
     slugs.sort();
     assert_eq!(slugs, vec!["mine".to_owned(), visible.clone()]);
     assert_eq!(listed["pagination"]["total"], 2);

@@ -61,14 +61,22 @@ async fn promotion_demotes_the_previous_default(app: TestApp) {
     let pushed_default = app.push(&slug, &token, "label=v3&makeDefault=true", openapi_yaml("3")).await.json();
     assert_eq!(pushed_default["is_default"], true);
     assert_eq!(app.get(&format!("/api/v1/projects/{slug}/versions/v1"), &token).await.json()["is_default"], false);
-    let promoted = app.patch_json(&format!("/api/v1/projects/{slug}/versions/v2"), &token, &json!({ "is_default": true })).await;
+    let promoted =
+        app.patch_json(&format!("/api/v1/projects/{slug}/versions/v2"), &token, &json!({ "is_default": true })).await;
     assert_eq!(promoted.status, StatusCode::OK);
     assert_eq!(promoted.json()["is_default"], true);
     let versions = app.get(&format!("/api/v1/projects/{slug}/versions"), &token).await.json();
-    let defaults: Vec<_> = versions["data"].as_array().unwrap().iter().filter(|v| v["is_default"] == true).map(|v| v["version_label"].clone()).collect();
+    let defaults: Vec<_> = versions["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|v| v["is_default"] == true)
+        .map(|v| v["version_label"].clone())
+        .collect();
     assert_eq!(defaults, vec![json!("v2")]);
     // Promoting the default again is a no-op, not an error.
-    let again = app.patch_json(&format!("/api/v1/projects/{slug}/versions/v2"), &token, &json!({ "is_default": true })).await;
+    let again =
+        app.patch_json(&format!("/api/v1/projects/{slug}/versions/v2"), &token, &json!({ "is_default": true })).await;
     assert_eq!(again.status, StatusCode::OK);
 }
 
@@ -80,11 +88,13 @@ async fn default_version_is_protected(app: TestApp) {
     let delete_default = app.delete(&format!("/api/v1/projects/{slug}/versions/v1"), &token).await;
     assert_eq!(delete_default.status, StatusCode::CONFLICT);
     assert_eq!(delete_default.error_code(), "CONFLICT");
-    let undefault = app.patch_json(&format!("/api/v1/projects/{slug}/versions/v1"), &token, &json!({ "is_default": false })).await;
+    let undefault =
+        app.patch_json(&format!("/api/v1/projects/{slug}/versions/v1"), &token, &json!({ "is_default": false })).await;
     assert_eq!(undefault.status, StatusCode::BAD_REQUEST);
     assert_eq!(undefault.error_code(), "VALIDATION_ERROR");
     assert_eq!(undefault.json()["error"]["details"]["field"], "is_default");
-    let deactivate_default = app.patch_json(&format!("/api/v1/projects/{slug}/versions/v1"), &token, &json!({ "is_active": false })).await;
+    let deactivate_default =
+        app.patch_json(&format!("/api/v1/projects/{slug}/versions/v1"), &token, &json!({ "is_active": false })).await;
     assert_eq!(deactivate_default.status, StatusCode::BAD_REQUEST);
     assert_eq!(deactivate_default.json()["error"]["details"]["field"], "is_active");
     let delete_other = app.delete(&format!("/api/v1/projects/{slug}/versions/v2"), &token).await;
