@@ -1,0 +1,109 @@
+use crate::support::{Server, http, run_json, svc};
+
+#[test]
+fn admin_commands_follow_the_contract() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let user =
+        run_json(&["--data-dir", data, "hub", "user", "create", "--email", "Ada@Example.com", "--plan", "pro"], &[]);
+    assert_eq!(user["email"], "ada@example.com");
+    assert_eq!(user["plan"], "pro");
+    let token =
+        run_json(&["--data-dir", data, "hub", "token", "create", "--email", "ada@example.com", "--name", "ci"], &[]);
+    let plaintext = token["token"].as_str().unwrap();
+    assert!(plaintext.starts_with("svc_pat_") && plaintext.len() == 51);
+    let plan = run_json(
+        &["--data-dir", data, "hub", "user", "set-plan", "--email", "ada@example.com", "--plan", "business"],
+        &[],
+    );
+    assert_eq!(plan["plan"], "business");
+    // A duplicate user is a user error: exit code 1 and a message.
+    let duplicate =
+        svc().args(["--data-dir", data, "hub", "user", "create", "--email", "ada@example.com"]).output().unwrap();
+    assert_eq!(duplicate.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&duplicate.stderr).contains("exists"));
+    let unknown = svc()
+        .args(["--data-dir", data, "hub", "token", "create", "--email", "nobody@example.com", "--name", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(unknown.status.code(), Some(1));
+    // The plaintext is never listed.
+    let listed = svc()
+        .args(["--json", "--data-dir", data, "hub", "token", "list", "--email", "ada@example.com"])
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(listed.contains("\"name\":\"ci\"") && !listed.contains(plaintext));
+    let revoked =
+        run_json(&["--data-dir", data, "hub", "token", "revoke", "--email", "ada@example.com", "--token", "ci"], &[]);
+    assert_eq!(revoked["name"], "ci");
+}
+
+#[tokio::test]
+async fn serve_seeds_a_demo_that_answers_and_shuts_down_gracefully() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = svc()
+        .args(["--json", "serve", "hub", "--hub-listen", "127.0.0.1:0", "--data-dir"])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stdout));
+    let (mut token, mut url) = (None, None);
+    while url.is_none() {
+        let line: serde_json::Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+        if let Some(demo) = line.get("demo") {
+            token = Some(demo["token"].as_str().unwrap().to_owned());
+            assert_eq!(demo["email"], "demo@example.com");
+        }
+        if line["service"] == "hub" {
+            url = Some(format!("http://{}", line["listen"].as_str().unwrap()));
+        }
+    }
+    let (token, url) = (token.expect("demo token printed"), url.unwrap());
+    let server = Server { child, url };
+    let client = http();
+    let project: serde_json::Value = client
+        .get(format!("{}/api/v1/projects/bookshelf", server.url))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(project["is_public"], true);
+    let versions: serde_json::Value = client
+        .get(format!("{}/api/v1/projects/bookshelf/versions", server.url))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(versions["data"][0]["spec_format"], "openapi3");
+    assert_eq!(versions["data"][0]["is_default"], true);
+
+    // A large push in flight when SIGTERM arrives still completes.
+    let mut big = crate::support::SPEC.as_bytes().to_vec();
+    big.resize(30 * 1024 * 1024, b' ');
+    let push = tokio::spawn({
+        let (client, url, token) = (client.clone(), server.url.clone(), token.clone());
+        async move {
+            client
+                .post(format!("{url}/api/v1/projects/bookshelf/versions?label=big"))
+                .bearer_auth(token)
+                .body(big)
+                .send()
+                .await
+        }
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+    let status = tokio::task::spawn_blocking(move || server.terminate()).await.unwrap();
+    let response = push.await.unwrap().expect("the in-flight request was answered");
+    assert_eq!(response.status(), 201);
+    assert!(status.success(), "graceful exit: {status:?}");
+    for _ in lines {}
+}

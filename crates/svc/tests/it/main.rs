@@ -1,0 +1,13 @@
+//! Tests that drive the real `svc` binary as separate processes: the command
+//! contract, graceful shutdown, and several nodes sharing one PostgreSQL.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    reason = "a test fails loudly on an unexpected shape; that is its job"
+)]
+
+mod commands;
+mod multinode;
+mod support;
