@@ -1182,7 +1182,59 @@ fn escape_like(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::escape_like;
+    use super::*;
+
+    fn version(is_default: bool, is_active: bool, is_preview: bool) -> VersionRow {
+        VersionRow {
+            id: "v".to_owned(),
+            project_id: "p".to_owned(),
+            label: "l".to_owned(),
+            spec_format: "openapi3".to_owned(),
+            spec_sha256: String::new(),
+            spec_size: 0,
+            title: String::new(),
+            api_version: String::new(),
+            operation_count: 0,
+            is_default,
+            is_active,
+            base_url: None,
+            is_preview,
+            pr_number: None,
+            commit_sha: None,
+            branch: None,
+            expires_at: None,
+            created_at: 0,
+            updated_at: 0,
+        }
+    }
+
+    fn patch(is_default: Option<bool>, is_active: Option<bool>) -> VersionChanges<'static> {
+        VersionChanges { is_default, is_active, base_url: None }
+    }
+
+    #[test]
+    fn version_transitions_follow_the_state_table() {
+        // (default, active, preview) x (is_default, is_active) -> Ok(promoted, deactivated, reactivated) or the refused field
+        let cases: [((bool, bool, bool), (Option<bool>, Option<bool>), Result<(bool, bool, bool), &str>); 9] = [
+            ((false, true, false), (Some(true), None), Ok((true, false, false))),
+            ((true, true, false), (Some(true), None), Ok((false, false, false))),
+            ((true, true, false), (Some(false), None), Err("is_default")),
+            ((true, true, false), (None, Some(false)), Err("is_active")),
+            ((false, true, false), (None, Some(false)), Ok((false, true, false))),
+            ((false, false, false), (None, Some(true)), Ok((false, false, true))),
+            ((false, false, false), (Some(true), None), Err("is_default")),
+            ((false, false, false), (Some(true), Some(true)), Ok((true, false, true))),
+            ((false, true, true), (Some(true), None), Err("is_default")),
+        ];
+        for ((d, a, p), (set_default, set_active), expected) in cases {
+            let outcome = plan_version_transition(&version(d, a, p), &patch(set_default, set_active));
+            match (outcome, expected) {
+                (Ok(t), Ok(want)) => assert_eq!((t.promoted, t.deactivated, t.reactivated), want),
+                (Err(HubError::Validation { field: Some(field), .. }), Err(want)) => assert_eq!(field, want),
+                (other, want) => panic!("{d} {a} {p} {set_default:?} {set_active:?}: {other:?} vs {want:?}"),
+            }
+        }
+    }
 
     #[test]
     fn like_patterns_are_escaped() {
