@@ -51,6 +51,15 @@ printf 'document      %s (%d bytes, %s operations)\n' "$(basename "$spec")" "$si
 printf 'time          %s s (target < 1 s)\n' "$secs"
 printf 'peak memory   +%d KiB over the idle server = %.1f x the document (target < 10 x)\n' "$growth_kb" "$(echo "$growth_kb * 1024 / $size" | bc -l)"
 
+bad="$ROOT/../shared/specs/bad"
+if [ -d "$bad" ]; then
+  printf '\n== broken inputs (each must answer 4xx well under 1 s)\n'
+  for f in "$bad"/*; do
+    case "$f" in *.md) continue ;; esac
+    printf '%-50s %s\n' "$(basename "$f")" "$(curl -s -o /dev/null -w '%{http_code} in %{time_total} s' -H "Authorization: Bearer $token" --data-binary "@$f" "$base/api/v1/projects/github/versions?label=bad")"
+  done
+fi
+
 printf '\n== authenticated GET /api/v1/projects/github (wrk, 2 threads, 64 connections, 10 s)\n'
 wrk -t2 -c64 -d10s -H "Authorization: Bearer $token" "$base/api/v1/projects/github" | sed -n '/Requests\/sec/p;/Latency/p;/requests in/p'
 echo "(target: at least 20000 requests/sec on 2 cores with SQLite)"

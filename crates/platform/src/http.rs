@@ -17,7 +17,7 @@ use axum::routing::get;
 use http_body_util::{BodyExt as _, LengthLimitError, Limited};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
-use tower_http::trace::TraceLayer;
+use tower_http::trace::{DefaultOnResponse, TraceLayer};
 
 use crate::db::Db;
 
@@ -29,10 +29,15 @@ pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 pub fn instrument(router: Router, service: &'static str) -> Router {
     router
         .layer(middleware::from_fn(move |req: Request, next: Next| track_metrics(service, req, next)))
-        .layer(TraceLayer::new_for_http().make_span_with(|req: &Request| {
-            let id = req.headers().get(REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("-");
-            tracing::info_span!("request", method = %req.method(), uri = %req.uri().path(), request_id = %id)
-        }))
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(|req: &Request| {
+                    let id = req.headers().get(REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("-");
+                    tracing::info_span!("request", method = %req.method(), uri = %req.uri().path(), request_id = %id)
+                })
+                // One access-log line per request at info, with status and latency.
+                .on_response(DefaultOnResponse::new().level(tracing::Level::INFO)),
+        )
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
         .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
 }
