@@ -1,0 +1,82 @@
+//! The catalog's domain errors. `catalog-http` maps each variant to a status
+//! and Spotify's error object in one table; nothing here knows about HTTP.
+
+use kernel::StoreError;
+
+/// Why a bearer token was refused (all answer 401).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenRejection {
+    Missing,
+    Invalid,
+    Expired,
+}
+
+/// Errors of the OAuth token endpoint, in RFC 6749's vocabulary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OAuthErrorKind {
+    InvalidRequest,
+    InvalidClient,
+    InvalidGrant,
+    UnauthorizedClient,
+    UnsupportedGrantType,
+    InvalidScope,
+}
+
+impl OAuthErrorKind {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::InvalidRequest => "invalid_request",
+            Self::InvalidClient => "invalid_client",
+            Self::InvalidGrant => "invalid_grant",
+            Self::UnauthorizedClient => "unauthorized_client",
+            Self::UnsupportedGrantType => "unsupported_grant_type",
+            Self::InvalidScope => "invalid_scope",
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    NotFound(&'static str),
+    #[error("{}", token_message(*.0))]
+    Unauthorized(TokenRejection),
+    #[error("Insufficient client scope")]
+    InsufficientScope,
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{message}")]
+    OAuth { kind: OAuthErrorKind, message: String },
+    #[error("{0}")]
+    Conflict(String),
+    #[error("audio could not be read: {0}")]
+    Audio(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("i/o failed: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+const fn token_message(reason: TokenRejection) -> &'static str {
+    match reason {
+        TokenRejection::Missing => "No token provided",
+        TokenRejection::Invalid => "Invalid access token",
+        TokenRejection::Expired => "The access token expired",
+    }
+}
+
+impl CatalogError {
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::Invalid(message.into())
+    }
+
+    pub fn oauth(kind: OAuthErrorKind, message: impl Into<String>) -> Self {
+        Self::OAuth { kind, message: message.into() }
+    }
+}
+
+pub type CatalogResult<T> = Result<T, CatalogError>;

@@ -1,0 +1,79 @@
+//! The catalog's domain: a self-hosted audio library whose API is the
+//! Spotify Web API. It owns the library scan (tags, decoding, analysis),
+//! OAuth clients, users and grants, each user's library, follows,
+//! playlists and listening history, and the store behind them.
+//!
+//! Every use case is one method of [`Catalog`]; the HTTP layer, the CLI and
+//! the demo seeding all call these methods. This crate knows nothing about
+//! HTTP or Spotify's JSON: it returns [`CatalogError`]s and domain types
+//! that `catalog-http` maps to the wire in one place. It must not depend on
+//! the hub's or the courses service's crates.
+
+pub mod audio;
+pub mod error;
+pub mod ids;
+pub mod library;
+pub mod model;
+pub mod oauth;
+pub mod playlists;
+pub mod scan;
+pub mod scopes;
+pub mod search;
+pub mod store;
+pub mod synth;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use kernel::Clock;
+use platform::{Db, DbError, Migrations};
+
+pub use error::{CatalogError, CatalogResult, OAuthErrorKind, TokenRejection};
+pub use ids::{ItemKind, ItemUri};
+pub use model::{
+    Access, Album, App, Artist, ArtistRef, Image, IssuedToken, Play, Playlist, PlaylistItem, Saved, Slice, Track, User,
+    Window,
+};
+pub use scopes::Scopes;
+
+use crate::store::Store;
+
+static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
+static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
+
+/// The catalog's embedded migrations.
+pub const MIGRATIONS: Migrations = Migrations { sqlite: &SQLITE_MIGRATIONS, postgres: &POSTGRES_MIGRATIONS };
+
+/// The catalog's use cases over one store and one clock.
+#[derive(Clone, Debug)]
+pub struct Catalog {
+    store: Store,
+    clock: Arc<dyn Clock>,
+}
+
+impl Catalog {
+    /// Builds the catalog over an open, migrated database.
+    pub fn new(db: Db, clock: Arc<dyn Clock>) -> Self {
+        Self { store: Store::new(db), clock }
+    }
+
+    /// Opens the store named by the configuration (PostgreSQL for a
+    /// `postgres://` URL, else `<data_dir>/catalog.db`) and migrates it.
+    pub async fn open(database_url: Option<&str>, data_dir: &Path, clock: Arc<dyn Clock>) -> Result<Self, DbError> {
+        let db = Db::open(database_url, &data_dir.join("catalog.db")).await?;
+        db.migrate(&MIGRATIONS).await?;
+        Ok(Self::new(db, clock))
+    }
+
+    pub fn db(&self) -> &Db {
+        self.store.db()
+    }
+
+    pub fn clock(&self) -> &dyn Clock {
+        self.clock.as_ref()
+    }
+
+    pub const fn store(&self) -> &Store {
+        &self.store
+    }
+}

@@ -1,0 +1,423 @@
+//! OAuth 2.0 as Spotify clients speak it: registered apps, users who log in
+//! on `/authorize`, authorization codes (with or without PKCE), refresh
+//! tokens and client credentials.
+//!
+//! Client secrets, codes, access and refresh tokens are stored only as
+//! SHA-256 hashes; passwords with argon2.
+
+use argon2::Argon2;
+use argon2::password_hash::{PasswordHash, PasswordHasher as _, PasswordVerifier as _, SaltString};
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use kernel::Secret;
+use platform::crypto::{constant_time_eq, random_token, sha256_hex};
+use sha2::{Digest as _, Sha256};
+
+use crate::Catalog;
+use crate::error::{CatalogError, CatalogResult, OAuthErrorKind, TokenRejection};
+use crate::ids::derived_id;
+use crate::model::{Access, App, IssuedToken, User};
+use crate::scopes::Scopes;
+use crate::store::{AppRow, CodeRow, RefreshRow, TokenRow, UserKey};
+
+pub const ACCESS_TOKEN_TTL_SECS: u64 = 3600;
+pub const CODE_TTL_MS: i64 = 10 * 60 * 1000;
+
+/// A request to `/api/token`, with client credentials from the Basic
+/// header or the body already merged in.
+#[derive(Clone, Debug, Default)]
+pub struct TokenRequest {
+    pub grant_type: String,
+    pub code: Option<String>,
+    pub redirect_uri: Option<String>,
+    pub code_verifier: Option<String>,
+    pub refresh_token: Option<String>,
+    pub client_id: Option<String>,
+    pub client_secret: Option<String>,
+    pub scope: Option<String>,
+}
+
+/// What `/authorize` was asked for, once validated.
+#[derive(Clone, Debug)]
+pub struct AuthorizeRequest {
+    pub app: App,
+    pub redirect_uri: String,
+    pub scopes: Scopes,
+    pub code_challenge: Option<String>,
+}
+
+fn invalid_request(message: impl Into<String>) -> CatalogError {
+    CatalogError::oauth(OAuthErrorKind::InvalidRequest, message)
+}
+
+fn valid_username(name: &str) -> bool {
+    (1..=64).contains(&name.len()) && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
+/// Redirect URIs must be absolute: `https://...`, `http://` (for loopback
+/// and development) or an app's own scheme (`myapp://callback`).
+fn valid_redirect_uri(uri: &str) -> bool {
+    match uri.split_once("://") {
+        Some((scheme, rest)) => {
+            !scheme.is_empty()
+                && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+                && !rest.is_empty()
+                && !uri.contains('#')
+                && !uri.chars().any(char::is_whitespace)
+        }
+        None => false,
+    }
+}
+
+pub fn hash_password(password: &str) -> CatalogResult<String> {
+    let salt = SaltString::encode_b64(uuid::Uuid::new_v4().as_bytes())
+        .map_err(|e| CatalogError::Internal(format!("salt: {e}")))?;
+    Argon2::default()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|h| h.to_string())
+        .map_err(|e| CatalogError::Internal(format!("password hashing failed: {e}")))
+}
+
+fn verify_password(password: &str, hash: &str) -> bool {
+    PasswordHash::new(hash).is_ok_and(|parsed| Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok())
+}
+
+/// S256 PKCE: base64url(SHA-256(verifier)) without padding.
+pub fn pkce_challenge(verifier: &str) -> String {
+    URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
+}
+
+impl Catalog {
+    /// Registers an OAuth client; the secret is returned once.
+    pub async fn create_app(&self, name: &str, redirect_uris: &[String]) -> CatalogResult<(App, Secret<String>)> {
+        let name = name.trim();
+        if name.is_empty() || name.len() > 200 {
+            return Err(CatalogError::invalid("the app name must be 1 to 200 characters"));
+        }
+        if redirect_uris.is_empty() {
+            return Err(CatalogError::invalid("an app needs at least one redirect uri"));
+        }
+        if let Some(bad) = redirect_uris.iter().find(|u| !valid_redirect_uri(u)) {
+            return Err(CatalogError::invalid(format!("invalid redirect uri {bad:?}")));
+        }
+        let client_id = hex::encode(uuid::Uuid::new_v4().as_bytes());
+        let secret = hex::encode(uuid::Uuid::new_v4().as_bytes());
+        let row = AppRow {
+            client_id: client_id.clone(),
+            name: name.to_owned(),
+            secret_hash: sha256_hex(secret.as_bytes()),
+            redirect_uris: serde_json::to_string(redirect_uris).unwrap_or_else(|_| "[]".to_owned()),
+        };
+        self.store.insert_app(&row, self.clock.now()).await?;
+        Ok((App { client_id, name: row.name, redirect_uris: redirect_uris.to_vec() }, Secret::new(secret)))
+    }
+
+    /// Creates a listener account; a random password is made when none is given.
+    pub async fn create_user(
+        &self,
+        name: &str,
+        password: Option<Secret<String>>,
+    ) -> CatalogResult<(User, Secret<String>)> {
+        let username = name.trim();
+        if !valid_username(username) {
+            return Err(CatalogError::invalid("a user name is 1 to 64 letters, digits, '.', '_' or '-'"));
+        }
+        let password = password.unwrap_or_else(|| Secret::new(random_token(12)));
+        if password.expose().len() < 8 {
+            return Err(CatalogError::invalid("the password must have at least 8 characters"));
+        }
+        let user = User {
+            id: derived_id("user", &username.to_lowercase()),
+            username: username.to_owned(),
+            display_name: username.to_owned(),
+            country: "US".to_owned(),
+            followers: 0,
+            created_at: self.clock.now(),
+        };
+        let hash = hash_password(password.expose())?;
+        self.store.insert_user(&user, &hash).await.map_err(|e| match e {
+            kernel::StoreError::Conflict(_) => CatalogError::Conflict(format!("the user name {username:?} is taken")),
+            other => other.into(),
+        })?;
+        Ok((user, password))
+    }
+
+    pub async fn user(&self, id: &str) -> CatalogResult<User> {
+        self.store
+            .user_by(UserKey::Id, id)
+            .await?
+            .map(crate::store::UserRow::into_user)
+            .ok_or(CatalogError::NotFound("user"))
+    }
+
+    /// Checks a login; the same error for an unknown name and a wrong password.
+    pub async fn login(&self, username: &str, password: &str) -> CatalogResult<User> {
+        let row = self.store.user_by(UserKey::Username, username.trim()).await?;
+        match row {
+            Some(row) if verify_password(password, &row.password_hash) => Ok(row.into_user()),
+            _ => Err(CatalogError::Forbidden("wrong user name or password".to_owned())),
+        }
+    }
+
+    async fn app_row(&self, client_id: &str) -> CatalogResult<AppRow> {
+        self.store
+            .app(client_id)
+            .await?
+            .ok_or_else(|| CatalogError::oauth(OAuthErrorKind::InvalidClient, "Invalid client"))
+    }
+
+    /// Validates the parameters of `/authorize`. Errors here are shown to
+    /// the user, never redirected (the redirect target is not trusted yet).
+    pub async fn check_authorize(
+        &self,
+        client_id: &str,
+        redirect_uri: &str,
+        response_type: &str,
+        scope: &str,
+        code_challenge: Option<&str>,
+        code_challenge_method: Option<&str>,
+    ) -> CatalogResult<AuthorizeRequest> {
+        let row = self.app_row(client_id).await?;
+        let uris: Vec<String> = serde_json::from_str(&row.redirect_uris).unwrap_or_default();
+        if !uris.iter().any(|u| u == redirect_uri) {
+            return Err(invalid_request("Invalid redirect URI"));
+        }
+        if response_type != "code" {
+            return Err(CatalogError::oauth(OAuthErrorKind::UnauthorizedClient, "response_type must be code"));
+        }
+        let scopes = Scopes::parse(scope)?;
+        let code_challenge = match (code_challenge.filter(|c| !c.is_empty()), code_challenge_method) {
+            (Some(c), Some("S256") | None) if (43..=128).contains(&c.len()) => Some(c.to_owned()),
+            (Some(_), Some("S256") | None) => {
+                return Err(invalid_request("code_challenge must be 43 to 128 characters"));
+            }
+            (Some(_), Some(_)) => return Err(invalid_request("code_challenge_method must be S256")),
+            (None, _) => None,
+        };
+        Ok(AuthorizeRequest {
+            app: App { client_id: row.client_id, name: row.name, redirect_uris: uris },
+            redirect_uri: redirect_uri.to_owned(),
+            scopes,
+            code_challenge,
+        })
+    }
+
+    /// Issues a one-time authorization code for a logged-in user.
+    pub async fn issue_code(&self, request: &AuthorizeRequest, user: &User) -> CatalogResult<Secret<String>> {
+        let code = random_token(32);
+        let row = CodeRow {
+            client_id: request.app.client_id.clone(),
+            user_id: user.id.clone(),
+            redirect_uri: request.redirect_uri.clone(),
+            scope: request.scopes.to_header(),
+            code_challenge: request.code_challenge.clone(),
+            expires_at: self.clock.now().plus_millis(CODE_TTL_MS).as_millis(),
+        };
+        self.store.insert_code(&sha256_hex(code.as_bytes()), &row).await?;
+        Ok(Secret::new(code))
+    }
+
+    /// Checks the client's secret; `Ok(false)` when no secret was sent.
+    async fn authenticate_client(&self, request: &TokenRequest) -> CatalogResult<(AppRow, bool)> {
+        let client_id = request.client_id.as_deref().ok_or_else(|| invalid_request("client_id is required"))?;
+        let row = self.app_row(client_id).await?;
+        match request.client_secret.as_deref() {
+            Some(secret) => {
+                if constant_time_eq(sha256_hex(secret.as_bytes()).as_bytes(), row.secret_hash.as_bytes()) {
+                    Ok((row, true))
+                } else {
+                    Err(CatalogError::oauth(OAuthErrorKind::InvalidClient, "Invalid client secret"))
+                }
+            }
+            None => Ok((row, false)),
+        }
+    }
+
+    async fn mint(
+        &self,
+        client_id: &str,
+        user_id: Option<&str>,
+        scopes: &Scopes,
+        refresh: Option<String>,
+    ) -> CatalogResult<IssuedToken> {
+        let access = random_token(32);
+        let row = TokenRow {
+            client_id: client_id.to_owned(),
+            user_id: user_id.map(str::to_owned),
+            scope: scopes.to_header(),
+            expires_at: self
+                .clock
+                .now()
+                .plus_millis(i64::try_from(ACCESS_TOKEN_TTL_SECS * 1000).unwrap_or(0))
+                .as_millis(),
+        };
+        self.store.insert_access_token(&sha256_hex(access.as_bytes()), &row).await?;
+        Ok(IssuedToken {
+            access_token: access,
+            expires_in: ACCESS_TOKEN_TTL_SECS,
+            scope: scopes.clone(),
+            refresh_token: refresh,
+        })
+    }
+
+    async fn mint_refresh(&self, client_id: &str, user_id: &str, scopes: &Scopes) -> CatalogResult<String> {
+        let refresh = random_token(32);
+        let row =
+            RefreshRow { client_id: client_id.to_owned(), user_id: user_id.to_owned(), scope: scopes.to_header() };
+        self.store.insert_refresh_token(&sha256_hex(refresh.as_bytes()), &row, self.clock.now()).await?;
+        Ok(refresh)
+    }
+
+    /// The token endpoint: authorization code, refresh token and client
+    /// credentials grants.
+    pub async fn token(&self, request: &TokenRequest) -> CatalogResult<IssuedToken> {
+        match request.grant_type.as_str() {
+            "authorization_code" => {
+                let (app, secret_checked) = self.authenticate_client(request).await?;
+                let code = request.code.as_deref().ok_or_else(|| invalid_request("code is required"))?;
+                let grant =
+                    self.store.take_code(&sha256_hex(code.as_bytes())).await?.ok_or_else(|| {
+                        CatalogError::oauth(OAuthErrorKind::InvalidGrant, "Invalid authorization code")
+                    })?;
+                if grant.client_id != app.client_id || grant.expires_at <= self.clock.now().as_millis() {
+                    return Err(CatalogError::oauth(OAuthErrorKind::InvalidGrant, "Invalid authorization code"));
+                }
+                if request.redirect_uri.as_deref() != Some(grant.redirect_uri.as_str()) {
+                    return Err(CatalogError::oauth(OAuthErrorKind::InvalidGrant, "Invalid redirect URI"));
+                }
+                match (&grant.code_challenge, request.code_verifier.as_deref()) {
+                    (Some(challenge), Some(verifier)) => {
+                        if !constant_time_eq(pkce_challenge(verifier).as_bytes(), challenge.as_bytes()) {
+                            return Err(CatalogError::oauth(
+                                OAuthErrorKind::InvalidGrant,
+                                "code_verifier was incorrect",
+                            ));
+                        }
+                    }
+                    (Some(_), None) => return Err(invalid_request("code_verifier required")),
+                    (None, _) if !secret_checked => {
+                        return Err(CatalogError::oauth(OAuthErrorKind::InvalidClient, "Invalid client secret"));
+                    }
+                    (None, _) => {}
+                }
+                let scopes = Scopes::from_stored(&grant.scope);
+                let refresh = self.mint_refresh(&app.client_id, &grant.user_id, &scopes).await?;
+                self.mint(&app.client_id, Some(&grant.user_id), &scopes, Some(refresh)).await
+            }
+            "refresh_token" => {
+                let token = request
+                    .refresh_token
+                    .as_deref()
+                    .ok_or_else(|| invalid_request("refresh_token must be supplied"))?;
+                let grant = self
+                    .store
+                    .refresh_token(&sha256_hex(token.as_bytes()))
+                    .await?
+                    .ok_or_else(|| CatalogError::oauth(OAuthErrorKind::InvalidGrant, "Invalid refresh token"))?;
+                // PKCE clients refresh with only their client_id in the body.
+                let client_id = request.client_id.clone().unwrap_or_else(|| grant.client_id.clone());
+                let (app, _) =
+                    self.authenticate_client(&TokenRequest { client_id: Some(client_id), ..request.clone() }).await?;
+                if app.client_id != grant.client_id {
+                    return Err(CatalogError::oauth(OAuthErrorKind::InvalidGrant, "Invalid refresh token"));
+                }
+                let mut scopes = Scopes::from_stored(&grant.scope);
+                if let Some(asked) = request.scope.as_deref().filter(|s| !s.trim().is_empty()) {
+                    let asked = Scopes::parse(asked)?;
+                    if !scopes.covers(&asked) {
+                        return Err(CatalogError::oauth(
+                            OAuthErrorKind::InvalidScope,
+                            "scope exceeds the original grant",
+                        ));
+                    }
+                    scopes = asked;
+                }
+                // The refresh token stays valid (no rotation): clients keep
+                // the old one when the response carries none.
+                self.mint(&app.client_id, Some(&grant.user_id), &scopes, None).await
+            }
+            "client_credentials" => {
+                let (app, secret_checked) = self.authenticate_client(request).await?;
+                if !secret_checked {
+                    return Err(CatalogError::oauth(OAuthErrorKind::InvalidClient, "Invalid client secret"));
+                }
+                self.mint(&app.client_id, None, &Scopes::default(), None).await
+            }
+            "" => Err(invalid_request("grant_type must be supplied")),
+            other => Err(CatalogError::oauth(
+                OAuthErrorKind::UnsupportedGrantType,
+                format!("unsupported grant_type {other:?}"),
+            )),
+        }
+    }
+
+    /// Resolves the caller from an `Authorization` header value.
+    pub async fn authenticate(&self, authorization: Option<&str>) -> CatalogResult<Access> {
+        let header = authorization.ok_or(CatalogError::Unauthorized(TokenRejection::Missing))?;
+        let token = header
+            .strip_prefix("Bearer ")
+            .or_else(|| header.strip_prefix("bearer "))
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .ok_or(CatalogError::Unauthorized(TokenRejection::Invalid))?;
+        let row = self
+            .store
+            .access_token(&sha256_hex(token.as_bytes()))
+            .await?
+            .ok_or(CatalogError::Unauthorized(TokenRejection::Invalid))?;
+        if row.expires_at <= self.clock.now().as_millis() {
+            return Err(CatalogError::Unauthorized(TokenRejection::Expired));
+        }
+        Ok(Access { client_id: row.client_id, user_id: row.user_id, scopes: Scopes::from_stored(&row.scope) })
+    }
+}
+
+impl Access {
+    /// The calling user, when the token carries every scope in `needed`.
+    pub fn user(&self, needed: &[&str]) -> CatalogResult<&str> {
+        let user = self
+            .user_id
+            .as_deref()
+            .ok_or_else(|| CatalogError::Forbidden("this route needs a user's token, not an app token".to_owned()))?;
+        if needed.iter().all(|s| self.scopes.contains(s)) { Ok(user) } else { Err(CatalogError::InsufficientScope) }
+    }
+
+    /// The calling user when any one of `any_of` is granted.
+    pub fn user_any(&self, any_of: &[&str]) -> CatalogResult<&str> {
+        let user = self.user(&[])?;
+        if any_of.iter().any(|s| self.scopes.contains(s)) { Ok(user) } else { Err(CatalogError::InsufficientScope) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pkce_is_unpadded_base64url_of_sha256() {
+        // Computed independently with Python's hashlib and base64.
+        assert_eq!(
+            pkce_challenge("a-verifier-of-forty-three-characters-long-x"),
+            "WWqut2KZnmXcQSo7BDLuoYJeZRujCNs1IsrRNl-YWzo"
+        );
+    }
+
+    #[test]
+    fn redirect_uris_and_usernames_are_checked() {
+        assert!(valid_redirect_uri("http://127.0.0.1:9090/callback"));
+        assert!(valid_redirect_uri("myapp://cb"));
+        assert!(!valid_redirect_uri("/relative"));
+        assert!(!valid_redirect_uri("http://x/#frag"));
+        assert!(valid_username("ada.l_1"));
+        assert!(!valid_username("no spaces"));
+        assert!(!valid_username(""));
+    }
+
+    #[test]
+    fn passwords_verify_only_themselves() {
+        let hash = hash_password("correct horse").unwrap();
+        assert!(verify_password("correct horse", &hash));
+        assert!(!verify_password("wrong", &hash));
+        assert!(!verify_password("x", "not a hash"));
+    }
+}

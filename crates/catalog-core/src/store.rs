@@ -1,0 +1,1431 @@
+//! The catalog's store: every method is one atomic unit of work.
+//!
+//! The SQL is written once in the subset SQLite and PostgreSQL share and runs
+//! on either through `platform::with_db!`. Lists of ids use generated `$N`
+//! placeholders (never string interpolation of values).
+
+use std::collections::HashMap;
+
+use kernel::{StoreError, Timestamp};
+use platform::db::store_error;
+use platform::{Db, with_db};
+use sqlx::AssertSqlSafe;
+
+use crate::model::{Album, Artist, ArtistRef, Image, Slice, Track, User, Window};
+use crate::search::SearchQuery;
+
+type StoreResult<T> = Result<T, StoreError>;
+
+/// `$start, $start+1, ...` for `n` values.
+fn placeholders(start: usize, n: usize) -> String {
+    (start..start + n).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
+}
+
+fn to_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+fn to_u32(n: i64) -> u32 {
+    u32::try_from(n.max(0)).unwrap_or(u32::MAX)
+}
+
+fn to_u64(n: i64) -> u64 {
+    u64::try_from(n.max(0)).unwrap_or(0)
+}
+
+/// Popularity 0..100 from a play count: logarithmic, so a few plays register
+/// and heavy rotation saturates.
+pub fn popularity(plays: i64) -> u32 {
+    let plays = f64::from(u32::try_from(plays.max(0)).unwrap_or(u32::MAX));
+    // 100 at roughly 1000 plays.
+    let value = ((plays + 1.0).log10() * 33.4).round().clamp(0.0, 100.0);
+    // The clamp keeps the value in range, so the conversion is exact.
+    format!("{value:.0}").parse().unwrap_or(0)
+}
+
+fn genres_of(raw: &str) -> Vec<String> {
+    serde_json::from_str(raw).unwrap_or_default()
+}
+
+#[derive(sqlx::FromRow)]
+struct TrackRow {
+    id: String,
+    album_id: String,
+    name: String,
+    disc_number: i64,
+    track_number: i64,
+    duration_ms: i64,
+    explicit: bool,
+    isrc: Option<String>,
+    plays: i64,
+}
+
+#[derive(sqlx::FromRow)]
+struct AlbumRow {
+    id: String,
+    name: String,
+    album_type: String,
+    release_date: String,
+    release_date_precision: String,
+    label: Option<String>,
+    genres: String,
+    image_id: Option<String>,
+    created_at: i64,
+    total_tracks: i64,
+    plays: i64,
+}
+
+#[derive(sqlx::FromRow)]
+struct ArtistRow {
+    id: String,
+    name: String,
+    genres: String,
+    image_id: Option<String>,
+    followers: i64,
+    plays: i64,
+}
+
+#[derive(sqlx::FromRow)]
+struct LinkRow {
+    owner_id: String,
+    artist_id: String,
+    name: String,
+}
+
+#[derive(sqlx::FromRow)]
+pub struct UserRow {
+    pub id: String,
+    pub username: String,
+    pub display_name: String,
+    pub password_hash: String,
+    pub country: String,
+    pub created_at: i64,
+    pub followers: i64,
+}
+
+impl UserRow {
+    pub fn into_user(self) -> User {
+        User {
+            id: self.id,
+            username: self.username,
+            display_name: self.display_name,
+            country: self.country,
+            followers: to_u64(self.followers),
+            created_at: Timestamp::from_millis(self.created_at),
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct AppRow {
+    pub client_id: String,
+    pub name: String,
+    pub secret_hash: String,
+    pub redirect_uris: String,
+}
+
+#[derive(sqlx::FromRow)]
+pub struct CodeRow {
+    pub client_id: String,
+    pub user_id: String,
+    pub redirect_uri: String,
+    pub scope: String,
+    pub code_challenge: Option<String>,
+    pub expires_at: i64,
+}
+
+#[derive(sqlx::FromRow)]
+pub struct TokenRow {
+    pub client_id: String,
+    pub user_id: Option<String>,
+    pub scope: String,
+    pub expires_at: i64,
+}
+
+#[derive(sqlx::FromRow)]
+pub struct RefreshRow {
+    pub client_id: String,
+    pub user_id: String,
+    pub scope: String,
+}
+
+#[derive(sqlx::FromRow)]
+pub struct FileStateRow {
+    pub id: String,
+    pub file_size: i64,
+    pub file_mtime: i64,
+    pub has_features: bool,
+}
+
+#[derive(sqlx::FromRow)]
+pub struct TrackFileRow {
+    pub path: String,
+    pub mime: String,
+}
+
+#[derive(sqlx::FromRow)]
+struct IdAt {
+    item_id: String,
+    added_at: i64,
+}
+
+#[derive(sqlx::FromRow)]
+pub struct PlaylistRow {
+    pub id: String,
+    pub owner_id: String,
+    pub name: String,
+    pub description: Option<String>,
+    pub public: bool,
+    pub collaborative: bool,
+    pub version: i64,
+    pub image_id: Option<String>,
+    pub total_items: i64,
+    pub followers: i64,
+}
+
+#[derive(sqlx::FromRow)]
+pub struct PlaylistItemRow {
+    pub track_id: String,
+    pub added_by: String,
+    pub added_at: i64,
+}
+
+#[derive(sqlx::FromRow)]
+pub struct PlayRow {
+    pub track_id: String,
+    pub played_at: i64,
+    pub context_uri: Option<String>,
+}
+
+#[derive(sqlx::FromRow)]
+struct ImageRow {
+    id: String,
+    mime: String,
+    width: Option<i64>,
+    height: Option<i64>,
+}
+
+#[derive(sqlx::FromRow)]
+struct Count {
+    n: i64,
+}
+
+#[derive(sqlx::FromRow)]
+struct IdRow {
+    id: String,
+}
+
+/// What a scan writes for one file.
+#[derive(Clone, Debug)]
+pub struct TrackUpsert {
+    pub track_id: String,
+    pub album: AlbumUpsert,
+    pub artists: Vec<(String, String)>,
+    pub name: String,
+    pub disc_number: u32,
+    pub track_number: u32,
+    pub duration_ms: u64,
+    pub isrc: Option<String>,
+    pub genre: Option<String>,
+    pub year: Option<i64>,
+    pub path: String,
+    pub file_size: u64,
+    pub file_mtime: i64,
+    pub mime: String,
+    pub features: Option<String>,
+    pub analysis: Option<String>,
+    pub now: Timestamp,
+}
+
+#[derive(Clone, Debug)]
+pub struct AlbumUpsert {
+    pub id: String,
+    pub key: String,
+    pub name: String,
+    pub album_type: String,
+    pub release_date: String,
+    pub release_date_precision: String,
+    pub label: Option<String>,
+    pub genres: Vec<String>,
+    pub artists: Vec<(String, String)>,
+    pub image: Option<(String, String, Vec<u8>)>,
+}
+
+const TRACK_SELECT: &str = "SELECT t.id, t.album_id, t.name, t.disc_number, t.track_number, t.duration_ms, t.explicit, t.isrc, \
+     (SELECT COUNT(*) FROM plays p WHERE p.track_id = t.id) AS plays FROM tracks t";
+
+const ALBUM_SELECT: &str = "SELECT a.id, a.name, a.album_type, a.release_date, a.release_date_precision, a.label, a.genres, a.image_id, a.created_at, \
+     (SELECT COUNT(*) FROM tracks t WHERE t.album_id = a.id) AS total_tracks, \
+     (SELECT COUNT(*) FROM plays p JOIN tracks t ON t.id = p.track_id WHERE t.album_id = a.id) AS plays FROM albums a";
+
+const ARTIST_SELECT: &str = "SELECT r.id, r.name, r.genres, \
+     (SELECT a.image_id FROM albums a JOIN album_artists aa ON aa.album_id = a.id WHERE aa.artist_id = r.id AND a.image_id IS NOT NULL ORDER BY a.release_date DESC LIMIT 1) AS image_id, \
+     (SELECT COUNT(*) FROM saved_items s WHERE s.item_type = 'artist' AND s.item_id = r.id) AS followers, \
+     (SELECT COUNT(*) FROM plays p JOIN track_artists ta ON ta.track_id = p.track_id WHERE ta.artist_id = r.id) AS plays FROM artists r";
+
+const USER_SELECT: &str = "SELECT u.id, u.username, u.display_name, u.password_hash, u.country, u.created_at, \
+     (SELECT COUNT(*) FROM saved_items s WHERE s.item_type = 'user' AND s.item_id = u.id) AS followers FROM users u";
+
+const PLAYLIST_SELECT: &str = "SELECT l.id, l.owner_id, l.name, l.description, l.public, l.collaborative, l.version, l.image_id, \
+     (SELECT COUNT(*) FROM playlist_items i WHERE i.playlist_id = l.id) AS total_items, \
+     (SELECT COUNT(*) FROM saved_items s WHERE s.item_type = 'playlist' AND s.item_id = l.id) AS followers FROM playlists l";
+
+/// Runs a dynamic `query_as` with string binds on either backend.
+macro_rules! fetch_all_binds {
+    ($db:expr, $row:ty, $sql:expr, $binds:expr) => {{
+        let sql: String = $sql;
+        let binds: &[String] = $binds;
+        with_db!($db, |pool| {
+            let mut q = sqlx::query_as::<_, $row>(AssertSqlSafe(sql));
+            for b in binds {
+                q = q.bind(b);
+            }
+            q.fetch_all(pool).await.map_err(store_error)
+        })
+    }};
+}
+
+/// The catalog's store over one database.
+#[derive(Clone, Debug)]
+pub struct Store {
+    db: Db,
+}
+
+impl Store {
+    pub const fn new(db: Db) -> Self {
+        Self { db }
+    }
+
+    pub const fn db(&self) -> &Db {
+        &self.db
+    }
+
+    // ----- users and apps -------------------------------------------------
+
+    pub async fn insert_user(&self, user: &User, password_hash: &str) -> StoreResult<()> {
+        with_db!(&self.db, |pool| {
+            sqlx::query(
+            "INSERT INTO users (id, username, display_name, password_hash, country, created_at) VALUES ($1, $2, $3, $4, $5, $6)"
+        )
+        .bind(&user.id)
+        .bind(&user.username)
+        .bind(&user.display_name)
+        .bind(password_hash)
+        .bind(&user.country)
+        .bind(user.created_at.as_millis())
+        .execute(pool)
+        .await
+        .map(drop)
+        .map_err(store_error)
+        })
+    }
+
+    pub async fn user_by(&self, column: UserKey, value: &str) -> StoreResult<Option<UserRow>> {
+        let sql = match column {
+            UserKey::Id => format!("{USER_SELECT} WHERE u.id = $1"),
+            UserKey::Username => format!("{USER_SELECT} WHERE u.username = $1"),
+        };
+        Ok(fetch_all_binds!(&self.db, UserRow, sql, &[value.to_owned()])?.into_iter().next())
+    }
+
+    pub async fn user_count(&self) -> StoreResult<u64> {
+        let row: Count = with_db!(&self.db, |pool| sqlx::query_as("SELECT COUNT(*) AS n FROM users")
+            .fetch_one(pool)
+            .await
+            .map_err(store_error))?;
+        Ok(to_u64(row.n))
+    }
+
+    pub async fn insert_app(&self, app: &AppRow, now: Timestamp) -> StoreResult<()> {
+        with_db!(&self.db, |pool| sqlx::query(
+            "INSERT INTO apps (client_id, name, secret_hash, redirect_uris, created_at) VALUES ($1, $2, $3, $4, $5)"
+        )
+        .bind(&app.client_id)
+        .bind(&app.name)
+        .bind(&app.secret_hash)
+        .bind(&app.redirect_uris)
+        .bind(now.as_millis())
+        .execute(pool)
+        .await
+        .map(drop)
+        .map_err(store_error))
+    }
+
+    pub async fn app(&self, client_id: &str) -> StoreResult<Option<AppRow>> {
+        with_db!(&self.db, |pool| sqlx::query_as(
+            "SELECT client_id, name, secret_hash, redirect_uris FROM apps WHERE client_id = $1"
+        )
+        .bind(client_id)
+        .fetch_optional(pool)
+        .await
+        .map_err(store_error))
+    }
+
+    // ----- OAuth grants ---------------------------------------------------
+
+    pub async fn insert_code(&self, code_hash: &str, row: &CodeRow) -> StoreResult<()> {
+        with_db!(&self.db, |pool| {
+            sqlx::query(
+            "INSERT INTO auth_codes (code_hash, client_id, user_id, redirect_uri, scope, code_challenge, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+        )
+        .bind(code_hash)
+        .bind(&row.client_id)
+        .bind(&row.user_id)
+        .bind(&row.redirect_uri)
+        .bind(&row.scope)
+        .bind(&row.code_challenge)
+        .bind(row.expires_at)
+        .execute(pool)
+        .await
+        .map(drop)
+        .map_err(store_error)
+        })
+    }
+
+    /// Deletes and returns the code: a code is usable once, even under races.
+    pub async fn take_code(&self, code_hash: &str) -> StoreResult<Option<CodeRow>> {
+        with_db!(&self.db, |pool| {
+            sqlx::query_as(
+            "DELETE FROM auth_codes WHERE code_hash = $1 RETURNING client_id, user_id, redirect_uri, scope, code_challenge, expires_at"
+        )
+        .bind(code_hash)
+        .fetch_optional(pool)
+        .await
+        .map_err(store_error)
+        })
+    }
+
+    pub async fn insert_access_token(&self, token_hash: &str, row: &TokenRow) -> StoreResult<()> {
+        with_db!(&self.db, |pool| sqlx::query(
+            "INSERT INTO access_tokens (token_hash, client_id, user_id, scope, expires_at) VALUES ($1, $2, $3, $4, $5)"
+        )
+        .bind(token_hash)
+        .bind(&row.client_id)
+        .bind(&row.user_id)
+        .bind(&row.scope)
+        .bind(row.expires_at)
+        .execute(pool)
+        .await
+        .map(drop)
+        .map_err(store_error))
+    }
+
+    pub async fn access_token(&self, token_hash: &str) -> StoreResult<Option<TokenRow>> {
+        with_db!(&self.db, |pool| sqlx::query_as(
+            "SELECT client_id, user_id, scope, expires_at FROM access_tokens WHERE token_hash = $1"
+        )
+        .bind(token_hash)
+        .fetch_optional(pool)
+        .await
+        .map_err(store_error))
+    }
+
+    /// Removes access tokens that expired before `now`.
+    pub async fn prune_tokens(&self, now: Timestamp) -> StoreResult<u64> {
+        with_db!(&self.db, |pool| sqlx::query("DELETE FROM access_tokens WHERE expires_at < $1")
+            .bind(now.as_millis())
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected())
+            .map_err(store_error))
+    }
+
+    pub async fn insert_refresh_token(&self, token_hash: &str, row: &RefreshRow, now: Timestamp) -> StoreResult<()> {
+        with_db!(&self.db, |pool| sqlx::query(
+            "INSERT INTO refresh_tokens (token_hash, client_id, user_id, scope, created_at) VALUES ($1, $2, $3, $4, $5)"
+        )
+        .bind(token_hash)
+        .bind(&row.client_id)
+        .bind(&row.user_id)
+        .bind(&row.scope)
+        .bind(now.as_millis())
+        .execute(pool)
+        .await
+        .map(drop)
+        .map_err(store_error))
+    }
+
+    pub async fn refresh_token(&self, token_hash: &str) -> StoreResult<Option<RefreshRow>> {
+        with_db!(&self.db, |pool| sqlx::query_as(
+            "SELECT client_id, user_id, scope FROM refresh_tokens WHERE token_hash = $1"
+        )
+        .bind(token_hash)
+        .fetch_optional(pool)
+        .await
+        .map_err(store_error))
+    }
+
+    // ----- library scan ---------------------------------------------------
+
+    pub async fn file_state(&self, path: &str) -> StoreResult<Option<FileStateRow>> {
+        with_db!(&self.db, |pool| sqlx::query_as(
+            "SELECT id, file_size, file_mtime, (features IS NOT NULL) AS has_features FROM tracks WHERE path = $1"
+        )
+        .bind(path)
+        .fetch_optional(pool)
+        .await
+        .map_err(store_error))
+    }
+
+    pub async fn track_file(&self, track_id: &str) -> StoreResult<Option<TrackFileRow>> {
+        with_db!(&self.db, |pool| sqlx::query_as("SELECT path, mime FROM tracks WHERE id = $1")
+            .bind(track_id)
+            .fetch_optional(pool)
+            .await
+            .map_err(store_error))
+    }
+
+    /// Writes one scanned file: its artists, album (with artwork) and track,
+    /// in one transaction.
+    pub async fn upsert_track(&self, t: &TrackUpsert) -> StoreResult<()> {
+        let search = [t.name.as_str(), t.album.name.as_str()]
+            .into_iter()
+            .chain(t.artists.iter().map(|(_, n)| n.as_str()))
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase();
+        let album_search = [t.album.name.as_str()]
+            .into_iter()
+            .chain(t.album.artists.iter().map(|(_, n)| n.as_str()))
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase();
+        let genres = serde_json::to_string(&t.album.genres).unwrap_or_else(|_| "[]".to_owned());
+        let now = t.now.as_millis();
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            for (id, name) in t.artists.iter().chain(&t.album.artists) {
+                sqlx::query(
+                    "INSERT INTO artists (id, name, name_key, genres, created_at) VALUES ($1, $2, $3, $4, $5) \
+                     ON CONFLICT (id) DO UPDATE SET genres = CASE WHEN artists.genres = '[]' THEN excluded.genres ELSE artists.genres END",
+                )
+                .bind(id)
+                .bind(name)
+                .bind(name.to_lowercase())
+                .bind(&genres)
+                .bind(now)
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
+            }
+            let image_id = match &t.album.image {
+                Some((id, mime, data)) => {
+                    sqlx::query("INSERT INTO images (id, mime, data) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING")
+                        .bind(id)
+                        .bind(mime)
+                        .bind(data.as_slice())
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(store_error)?;
+                    Some(id.clone())
+                }
+                None => None,
+            };
+            sqlx::query(
+                "INSERT INTO albums (id, name, album_key, album_type, release_date, release_date_precision, label, genres, image_id, search_text, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) \
+                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, album_type = excluded.album_type, release_date = excluded.release_date, \
+                 release_date_precision = excluded.release_date_precision, label = COALESCE(excluded.label, albums.label), \
+                 genres = excluded.genres, image_id = COALESCE(excluded.image_id, albums.image_id), search_text = excluded.search_text",
+            )
+            .bind(&t.album.id)
+            .bind(&t.album.name)
+            .bind(&t.album.key)
+            .bind(&t.album.album_type)
+            .bind(&t.album.release_date)
+            .bind(&t.album.release_date_precision)
+            .bind(&t.album.label)
+            .bind(&genres)
+            .bind(&image_id)
+            .bind(&album_search)
+            .bind(now)
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?;
+            for (position, (artist_id, _)) in t.album.artists.iter().enumerate() {
+                sqlx::query("INSERT INTO album_artists (album_id, artist_id, position) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING")
+                    .bind(&t.album.id)
+                    .bind(artist_id)
+                    .bind(i64::try_from(position).unwrap_or(0))
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(store_error)?;
+            }
+            sqlx::query(
+                "INSERT INTO tracks (id, album_id, name, disc_number, track_number, duration_ms, explicit, isrc, genre, year, path, file_size, file_mtime, mime, features, analysis, search_text, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, FALSE, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) \
+                 ON CONFLICT (id) DO UPDATE SET album_id = excluded.album_id, name = excluded.name, disc_number = excluded.disc_number, \
+                 track_number = excluded.track_number, duration_ms = excluded.duration_ms, isrc = excluded.isrc, genre = excluded.genre, \
+                 year = excluded.year, file_size = excluded.file_size, file_mtime = excluded.file_mtime, mime = excluded.mime, \
+                 features = COALESCE(excluded.features, tracks.features), analysis = COALESCE(excluded.analysis, tracks.analysis), \
+                 search_text = excluded.search_text",
+            )
+            .bind(&t.track_id)
+            .bind(&t.album.id)
+            .bind(&t.name)
+            .bind(i64::from(t.disc_number))
+            .bind(i64::from(t.track_number))
+            .bind(to_i64(t.duration_ms))
+            .bind(&t.isrc)
+            .bind(&t.genre)
+            .bind(t.year)
+            .bind(&t.path)
+            .bind(to_i64(t.file_size))
+            .bind(t.file_mtime)
+            .bind(&t.mime)
+            .bind(&t.features)
+            .bind(&t.analysis)
+            .bind(&search)
+            .bind(now)
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?;
+            sqlx::query("DELETE FROM track_artists WHERE track_id = $1")
+                .bind(&t.track_id)
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
+            for (position, (artist_id, _)) in t.artists.iter().enumerate() {
+                sqlx::query("INSERT INTO track_artists (track_id, artist_id, position) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING")
+                    .bind(&t.track_id)
+                    .bind(artist_id)
+                    .bind(i64::try_from(position).unwrap_or(0))
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(store_error)?;
+            }
+            tx.commit().await.map_err(store_error)
+        })
+    }
+
+    /// Paths of every track whose file lives under `prefix`.
+    pub async fn paths_under(&self, prefix: &str) -> StoreResult<Vec<(String, String)>> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            id: String,
+            path: String,
+        }
+        let rows: Vec<Row> = with_db!(&self.db, |pool| sqlx::query_as("SELECT id, path FROM tracks")
+            .fetch_all(pool)
+            .await
+            .map_err(store_error))?;
+        Ok(rows.into_iter().filter(|r| r.path.starts_with(prefix)).map(|r| (r.id, r.path)).collect())
+    }
+
+    /// Removes tracks (files gone) and then albums and artists left empty.
+    pub async fn remove_tracks(&self, ids: &[String]) -> StoreResult<()> {
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            for id in ids {
+                sqlx::query("DELETE FROM tracks WHERE id = $1")
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(store_error)?;
+            }
+            sqlx::query("DELETE FROM albums WHERE NOT EXISTS (SELECT 1 FROM tracks t WHERE t.album_id = albums.id)")
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
+            sqlx::query(
+                "DELETE FROM artists WHERE NOT EXISTS (SELECT 1 FROM track_artists ta WHERE ta.artist_id = artists.id) \
+                 AND NOT EXISTS (SELECT 1 FROM album_artists aa WHERE aa.artist_id = artists.id)",
+            )
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?;
+            tx.commit().await.map_err(store_error)
+        })
+    }
+
+    pub async fn track_count(&self) -> StoreResult<u64> {
+        let row: Count = with_db!(&self.db, |pool| sqlx::query_as("SELECT COUNT(*) AS n FROM tracks")
+            .fetch_one(pool)
+            .await
+            .map_err(store_error))?;
+        Ok(to_u64(row.n))
+    }
+
+    // ----- catalog reads --------------------------------------------------
+
+    async fn artist_links(
+        &self,
+        table: &str,
+        owner: &str,
+        ids: &[String],
+    ) -> StoreResult<HashMap<String, Vec<ArtistRef>>> {
+        if ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let sql = format!(
+            "SELECT l.{owner} AS owner_id, r.id AS artist_id, r.name FROM {table} l JOIN artists r ON r.id = l.artist_id \
+             WHERE l.{owner} IN ({}) ORDER BY l.position",
+            placeholders(1, ids.len())
+        );
+        let rows = fetch_all_binds!(&self.db, LinkRow, sql, ids)?;
+        let mut map: HashMap<String, Vec<ArtistRef>> = HashMap::new();
+        for row in rows {
+            map.entry(row.owner_id).or_default().push(ArtistRef { id: row.artist_id, name: row.name });
+        }
+        Ok(map)
+    }
+
+    /// Albums by id, in the order asked; unknown ids are `None`.
+    pub async fn albums(&self, ids: &[String]) -> StoreResult<Vec<Option<Album>>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql = format!("{ALBUM_SELECT} WHERE a.id IN ({})", placeholders(1, ids.len()));
+        let rows = fetch_all_binds!(&self.db, AlbumRow, sql, ids)?;
+        let mut links = self.artist_links("album_artists", "album_id", ids).await?;
+        let by_id: HashMap<String, Album> = rows
+            .into_iter()
+            .map(|r| {
+                let artists = links.remove(&r.id).unwrap_or_default();
+                let album = Album {
+                    id: r.id.clone(),
+                    name: r.name,
+                    album_type: r.album_type,
+                    release_date: r.release_date,
+                    release_date_precision: r.release_date_precision,
+                    label: r.label,
+                    genres: genres_of(&r.genres),
+                    image_id: r.image_id,
+                    artists,
+                    total_tracks: to_u32(r.total_tracks),
+                    popularity: popularity(r.plays),
+                    created_at: Timestamp::from_millis(r.created_at),
+                };
+                (r.id, album)
+            })
+            .collect();
+        Ok(ids.iter().map(|id| by_id.get(id).cloned()).collect())
+    }
+
+    /// Tracks by id, in the order asked; unknown ids are `None`.
+    pub async fn tracks(&self, ids: &[String]) -> StoreResult<Vec<Option<Track>>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql = format!("{TRACK_SELECT} WHERE t.id IN ({})", placeholders(1, ids.len()));
+        let rows = fetch_all_binds!(&self.db, TrackRow, sql, ids)?;
+        let mut album_ids: Vec<String> = rows.iter().map(|r| r.album_id.clone()).collect();
+        album_ids.sort();
+        album_ids.dedup();
+        let albums: HashMap<String, Album> =
+            self.albums(&album_ids).await?.into_iter().flatten().map(|a| (a.id.clone(), a)).collect();
+        let track_ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+        let mut links = self.artist_links("track_artists", "track_id", &track_ids).await?;
+        let by_id: HashMap<String, Track> = rows
+            .into_iter()
+            .filter_map(|r| {
+                let album = albums.get(&r.album_id)?.clone();
+                let artists = links.remove(&r.id).unwrap_or_default();
+                Some((
+                    r.id.clone(),
+                    Track {
+                        id: r.id,
+                        name: r.name,
+                        album,
+                        artists,
+                        disc_number: to_u32(r.disc_number),
+                        track_number: to_u32(r.track_number),
+                        duration_ms: to_u64(r.duration_ms),
+                        explicit: r.explicit,
+                        isrc: r.isrc,
+                        popularity: popularity(r.plays),
+                    },
+                ))
+            })
+            .collect();
+        Ok(ids.iter().map(|id| by_id.get(id).cloned()).collect())
+    }
+
+    /// Artists by id, in the order asked; unknown ids are `None`.
+    pub async fn artists(&self, ids: &[String]) -> StoreResult<Vec<Option<Artist>>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql = format!("{ARTIST_SELECT} WHERE r.id IN ({})", placeholders(1, ids.len()));
+        let rows = fetch_all_binds!(&self.db, ArtistRow, sql, ids)?;
+        let by_id: HashMap<String, Artist> = rows
+            .into_iter()
+            .map(|r| {
+                (
+                    r.id.clone(),
+                    Artist {
+                        id: r.id,
+                        name: r.name,
+                        genres: genres_of(&r.genres),
+                        image_id: r.image_id,
+                        followers: to_u64(r.followers),
+                        popularity: popularity(r.plays),
+                    },
+                )
+            })
+            .collect();
+        Ok(ids.iter().map(|id| by_id.get(id).cloned()).collect())
+    }
+
+    /// A page of ids from `sql` (which selects `id` and takes `binds`), with
+    /// the total from `count_sql` over the same binds.
+    async fn id_page(
+        &self,
+        sql: &str,
+        count_sql: &str,
+        binds: &[String],
+        window: Window,
+    ) -> StoreResult<Slice<String>> {
+        let paged = format!("{sql} LIMIT {} OFFSET {}", window.limit, window.offset);
+        let ids: Vec<IdRow> = fetch_all_binds!(&self.db, IdRow, paged, binds)?;
+        let total: Vec<Count> = fetch_all_binds!(&self.db, Count, count_sql.to_owned(), binds)?;
+        Ok(Slice { items: ids.into_iter().map(|r| r.id).collect(), total: total.first().map_or(0, |c| to_u64(c.n)) })
+    }
+
+    pub async fn album_track_ids(&self, album_id: &str, window: Window) -> StoreResult<Slice<String>> {
+        self.id_page(
+            "SELECT id FROM tracks WHERE album_id = $1 ORDER BY disc_number, track_number, name",
+            "SELECT COUNT(*) AS n FROM tracks WHERE album_id = $1",
+            &[album_id.to_owned()],
+            window,
+        )
+        .await
+    }
+
+    pub async fn artist_album_ids(&self, artist_id: &str, window: Window) -> StoreResult<Slice<String>> {
+        self.id_page(
+            "SELECT a.id FROM albums a WHERE EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = a.id AND aa.artist_id = $1) \
+             OR EXISTS (SELECT 1 FROM tracks t JOIN track_artists ta ON ta.track_id = t.id WHERE t.album_id = a.id AND ta.artist_id = $1) \
+             ORDER BY a.release_date DESC, a.name",
+            "SELECT COUNT(*) AS n FROM albums a WHERE EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = a.id AND aa.artist_id = $1) \
+             OR EXISTS (SELECT 1 FROM tracks t JOIN track_artists ta ON ta.track_id = t.id WHERE t.album_id = a.id AND ta.artist_id = $1)",
+            &[artist_id.to_owned()],
+            window,
+        )
+        .await
+    }
+
+    /// The artist's tracks, most played first.
+    pub async fn artist_top_track_ids(&self, artist_id: &str, limit: u32) -> StoreResult<Vec<String>> {
+        let sql = format!(
+            "SELECT t.id FROM tracks t JOIN track_artists ta ON ta.track_id = t.id WHERE ta.artist_id = $1 \
+             ORDER BY (SELECT COUNT(*) FROM plays p WHERE p.track_id = t.id) DESC, t.name LIMIT {limit}"
+        );
+        Ok(fetch_all_binds!(&self.db, IdRow, sql, &[artist_id.to_owned()])?.into_iter().map(|r| r.id).collect())
+    }
+
+    /// Every artist with their genres (for related artists and genre seeds).
+    pub async fn artist_genres(&self) -> StoreResult<Vec<(String, Vec<String>)>> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            id: String,
+            genres: String,
+        }
+        let rows: Vec<Row> = with_db!(&self.db, |pool| sqlx::query_as("SELECT id, genres FROM artists ORDER BY name")
+            .fetch_all(pool)
+            .await
+            .map_err(store_error))?;
+        Ok(rows.into_iter().map(|r| (r.id, genres_of(&r.genres))).collect())
+    }
+
+    pub async fn new_release_ids(&self, window: Window) -> StoreResult<Slice<String>> {
+        self.id_page(
+            "SELECT id FROM albums ORDER BY release_date DESC, created_at DESC, id",
+            "SELECT COUNT(*) AS n FROM albums",
+            &[],
+            window,
+        )
+        .await
+    }
+
+    /// One page of search results of one type.
+    pub async fn search_ids(&self, kind: SearchKind, q: &SearchQuery, window: Window) -> StoreResult<Slice<String>> {
+        let mut binds: Vec<String> = Vec::new();
+        let mut conds: Vec<String> = Vec::new();
+        let bind = |value: String, binds: &mut Vec<String>| {
+            binds.push(value);
+            format!("${}", binds.len())
+        };
+        let like = |s: &str| format!("%{}%", s.replace(['%', '_'], ""));
+        let (table, order) = match kind {
+            SearchKind::Track => ("tracks t", "t.name, t.id"),
+            SearchKind::Album => ("albums a", "a.name, a.id"),
+            SearchKind::Artist => ("artists r", "r.name, r.id"),
+        };
+        let text_col = match kind {
+            SearchKind::Track => "t.search_text",
+            SearchKind::Album => "a.search_text",
+            SearchKind::Artist => "r.name_key",
+        };
+        for term in &q.terms {
+            let p = bind(like(term), &mut binds);
+            conds.push(format!("{text_col} LIKE {p}"));
+        }
+        match kind {
+            SearchKind::Track => {
+                if let Some(artist) = &q.artist {
+                    let p = bind(like(artist), &mut binds);
+                    conds.push(format!("EXISTS (SELECT 1 FROM track_artists ta JOIN artists r ON r.id = ta.artist_id WHERE ta.track_id = t.id AND r.name_key LIKE {p})"));
+                }
+                if let Some(album) = &q.album {
+                    let p = bind(like(album), &mut binds);
+                    conds.push(format!(
+                        "EXISTS (SELECT 1 FROM albums a WHERE a.id = t.album_id AND LOWER(a.name) LIKE {p})"
+                    ));
+                }
+                if let Some(track) = &q.track {
+                    let p = bind(like(track), &mut binds);
+                    conds.push(format!("LOWER(t.name) LIKE {p}"));
+                }
+                if let Some(genre) = &q.genre {
+                    let p = bind(like(genre), &mut binds);
+                    conds.push(format!("LOWER(COALESCE(t.genre, '')) LIKE {p}"));
+                }
+                if let Some(isrc) = &q.isrc {
+                    let p = bind(isrc.clone(), &mut binds);
+                    conds.push(format!("LOWER(COALESCE(t.isrc, '')) = {p}"));
+                }
+                if let Some((from, to)) = q.years {
+                    conds.push(format!("t.year BETWEEN {from} AND {to}"));
+                }
+            }
+            SearchKind::Album => {
+                if q.has_track_fields() {
+                    conds.push("1 = 0".to_owned());
+                }
+                if let Some(artist) = &q.artist {
+                    let p = bind(like(artist), &mut binds);
+                    conds.push(format!("EXISTS (SELECT 1 FROM album_artists aa JOIN artists r ON r.id = aa.artist_id WHERE aa.album_id = a.id AND r.name_key LIKE {p})"));
+                }
+                if let Some(album) = &q.album {
+                    let p = bind(like(album), &mut binds);
+                    conds.push(format!("LOWER(a.name) LIKE {p}"));
+                }
+                if let Some(genre) = &q.genre {
+                    let p = bind(like(genre), &mut binds);
+                    conds.push(format!("LOWER(a.genres) LIKE {p}"));
+                }
+                if let Some((from, to)) = q.years {
+                    conds.push(format!(
+                        "a.release_date >= '{from:04}' AND a.release_date < '{:04}'",
+                        to.saturating_add(1)
+                    ));
+                }
+                if q.tag_new {
+                    conds.push("a.release_date >= (SELECT MAX(release_date) FROM albums)".to_owned());
+                }
+            }
+            SearchKind::Artist => {
+                if q.has_track_fields() || q.album.is_some() || q.years.is_some() {
+                    conds.push("1 = 0".to_owned());
+                }
+                if let Some(artist) = &q.artist {
+                    let p = bind(like(artist), &mut binds);
+                    conds.push(format!("r.name_key LIKE {p}"));
+                }
+                if let Some(genre) = &q.genre {
+                    let p = bind(like(genre), &mut binds);
+                    conds.push(format!("LOWER(r.genres) LIKE {p}"));
+                }
+            }
+        }
+        let filter = if conds.is_empty() { String::new() } else { format!(" WHERE {}", conds.join(" AND ")) };
+        let id_col = match kind {
+            SearchKind::Track => "t.id",
+            SearchKind::Album => "a.id",
+            SearchKind::Artist => "r.id",
+        };
+        let sql = format!("SELECT {id_col} AS id FROM {table}{filter} ORDER BY {order}");
+        let count = format!("SELECT COUNT(*) AS n FROM {table}{filter}");
+        self.id_page(&sql, &count, &binds, window).await
+    }
+
+    pub async fn features(&self, ids: &[String]) -> StoreResult<HashMap<String, String>> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            id: String,
+            features: Option<String>,
+        }
+        if ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let sql = format!("SELECT id, features FROM tracks WHERE id IN ({})", placeholders(1, ids.len()));
+        let rows = fetch_all_binds!(&self.db, Row, sql, ids)?;
+        Ok(rows.into_iter().filter_map(|r| r.features.map(|f| (r.id, f))).collect())
+    }
+
+    /// Every analysed track's id and feature JSON (recommendations rank these).
+    pub async fn all_features(&self) -> StoreResult<Vec<(String, String)>> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            id: String,
+            features: String,
+        }
+        let rows: Vec<Row> = with_db!(&self.db, |pool| sqlx::query_as(
+            "SELECT id, features FROM tracks WHERE features IS NOT NULL ORDER BY id"
+        )
+        .fetch_all(pool)
+        .await
+        .map_err(store_error))?;
+        Ok(rows.into_iter().map(|r| (r.id, r.features)).collect())
+    }
+
+    pub async fn analysis(&self, id: &str) -> StoreResult<Option<String>> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            analysis: Option<String>,
+        }
+        let row: Option<Row> = with_db!(&self.db, |pool| sqlx::query_as("SELECT analysis FROM tracks WHERE id = $1")
+            .bind(id)
+            .fetch_optional(pool)
+            .await
+            .map_err(store_error))?;
+        Ok(row.and_then(|r| r.analysis))
+    }
+
+    pub async fn tracks_of_artists(&self, artist_ids: &[String]) -> StoreResult<Vec<String>> {
+        if artist_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql = format!(
+            "SELECT DISTINCT track_id AS id FROM track_artists WHERE artist_id IN ({})",
+            placeholders(1, artist_ids.len())
+        );
+        Ok(fetch_all_binds!(&self.db, IdRow, sql, artist_ids)?.into_iter().map(|r| r.id).collect())
+    }
+
+    pub async fn track_genres(&self) -> StoreResult<Vec<(String, String)>> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            id: String,
+            genre: String,
+        }
+        let rows: Vec<Row> = with_db!(&self.db, |pool| sqlx::query_as(
+            "SELECT id, LOWER(genre) AS genre FROM tracks WHERE genre IS NOT NULL"
+        )
+        .fetch_all(pool)
+        .await
+        .map_err(store_error))?;
+        Ok(rows.into_iter().map(|r| (r.id, r.genre)).collect())
+    }
+
+    // ----- images ---------------------------------------------------------
+
+    pub async fn image(&self, id: &str) -> StoreResult<Option<Image>> {
+        let row: Option<ImageRow> =
+            with_db!(&self.db, |pool| sqlx::query_as("SELECT id, mime, width, height FROM images WHERE id = $1")
+                .bind(id)
+                .fetch_optional(pool)
+                .await
+                .map_err(store_error))?;
+        Ok(row.map(|r| Image { id: r.id, mime: r.mime, width: r.width.map(to_u32), height: r.height.map(to_u32) }))
+    }
+
+    pub async fn image_data(&self, id: &str) -> StoreResult<Option<(String, Vec<u8>)>> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            mime: String,
+            data: Vec<u8>,
+        }
+        let row: Option<Row> =
+            with_db!(&self.db, |pool| sqlx::query_as("SELECT mime, data FROM images WHERE id = $1")
+                .bind(id)
+                .fetch_optional(pool)
+                .await
+                .map_err(store_error))?;
+        Ok(row.map(|r| (r.mime, r.data)))
+    }
+
+    // ----- saved items and follows ---------------------------------------
+
+    pub async fn save_items(&self, user_id: &str, item_type: &str, ids: &[String], now: Timestamp) -> StoreResult<()> {
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            for (i, id) in ids.iter().enumerate() {
+                // Later ids of one request count as added later, so the
+                // library lists them in the order they were given.
+                sqlx::query(
+                    "INSERT INTO saved_items (user_id, item_type, item_id, added_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                )
+                .bind(user_id)
+                .bind(item_type)
+                .bind(id)
+                .bind(now.as_millis() + i64::try_from(i).unwrap_or(0))
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
+            }
+            tx.commit().await.map_err(store_error)
+        })
+    }
+
+    pub async fn remove_items(&self, user_id: &str, item_type: &str, ids: &[String]) -> StoreResult<()> {
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            for id in ids {
+                sqlx::query("DELETE FROM saved_items WHERE user_id = $1 AND item_type = $2 AND item_id = $3")
+                    .bind(user_id)
+                    .bind(item_type)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(store_error)?;
+            }
+            tx.commit().await.map_err(store_error)
+        })
+    }
+
+    pub async fn contains_items(&self, user_id: &str, item_type: &str, ids: &[String]) -> StoreResult<Vec<bool>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql = format!(
+            "SELECT item_id AS id FROM saved_items WHERE user_id = $1 AND item_type = $2 AND item_id IN ({})",
+            placeholders(3, ids.len())
+        );
+        let mut binds = vec![user_id.to_owned(), item_type.to_owned()];
+        binds.extend(ids.iter().cloned());
+        let found: Vec<String> = fetch_all_binds!(&self.db, IdRow, sql, &binds)?.into_iter().map(|r| r.id).collect();
+        Ok(ids.iter().map(|id| found.contains(id)).collect())
+    }
+
+    /// Saved ids, most recently added first.
+    pub async fn saved_ids(
+        &self,
+        user_id: &str,
+        item_type: &str,
+        window: Window,
+    ) -> StoreResult<Slice<(String, Timestamp)>> {
+        let rows: Vec<IdAt> = with_db!(&self.db, |pool| {
+            sqlx::query_as(
+            "SELECT item_id, added_at FROM saved_items WHERE user_id = $1 AND item_type = $2 ORDER BY added_at DESC, item_id LIMIT $3 OFFSET $4"
+        )
+        .bind(user_id)
+        .bind(item_type)
+        .bind(i64::from(window.limit))
+        .bind(to_i64(window.offset))
+        .fetch_all(pool)
+        .await
+        .map_err(store_error)
+        })?;
+        let total: Count = with_db!(&self.db, |pool| sqlx::query_as(
+            "SELECT COUNT(*) AS n FROM saved_items WHERE user_id = $1 AND item_type = $2"
+        )
+        .bind(user_id)
+        .bind(item_type)
+        .fetch_one(pool)
+        .await
+        .map_err(store_error))?;
+        Ok(Slice {
+            items: rows.into_iter().map(|r| (r.item_id, Timestamp::from_millis(r.added_at))).collect(),
+            total: to_u64(total.n),
+        })
+    }
+
+    /// Followed artists ordered by id, after the cursor `after`.
+    pub async fn followed_artist_ids(
+        &self,
+        user_id: &str,
+        after: Option<&str>,
+        limit: u32,
+    ) -> StoreResult<(Vec<String>, u64)> {
+        let rows: Vec<IdRow> = with_db!(&self.db, |pool| {
+            sqlx::query_as(
+            "SELECT item_id AS id FROM saved_items WHERE user_id = $1 AND item_type = 'artist' AND item_id > $2 ORDER BY item_id LIMIT $3"
+        )
+        .bind(user_id)
+        .bind(after.unwrap_or(""))
+        .bind(i64::from(limit))
+        .fetch_all(pool)
+        .await
+        .map_err(store_error)
+        })?;
+        let total: Count = with_db!(&self.db, |pool| sqlx::query_as(
+            "SELECT COUNT(*) AS n FROM saved_items WHERE user_id = $1 AND item_type = 'artist'"
+        )
+        .bind(user_id)
+        .fetch_one(pool)
+        .await
+        .map_err(store_error))?;
+        Ok((rows.into_iter().map(|r| r.id).collect(), to_u64(total.n)))
+    }
+
+    // ----- playlists -----------------------------------------------------
+
+    pub async fn insert_playlist(&self, row: &PlaylistRow, now: Timestamp) -> StoreResult<()> {
+        with_db!(&self.db, |pool| {
+            sqlx::query(
+            "INSERT INTO playlists (id, owner_id, name, description, public, collaborative, version, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $7)"
+        )
+        .bind(&row.id)
+        .bind(&row.owner_id)
+        .bind(&row.name)
+        .bind(&row.description)
+        .bind(row.public)
+        .bind(row.collaborative)
+        .bind(now.as_millis())
+        .execute(pool)
+        .await
+        .map(drop)
+        .map_err(store_error)
+        })
+    }
+
+    pub async fn playlist(&self, id: &str) -> StoreResult<Option<PlaylistRow>> {
+        let sql = format!("{PLAYLIST_SELECT} WHERE l.id = $1");
+        Ok(fetch_all_binds!(&self.db, PlaylistRow, sql, &[id.to_owned()])?.into_iter().next())
+    }
+
+    /// Playlists a user owns or follows, newest first; `public_only` for
+    /// another user's list.
+    pub async fn playlists_of(
+        &self,
+        user_id: &str,
+        public_only: bool,
+        window: Window,
+    ) -> StoreResult<Slice<PlaylistRow>> {
+        let visible = if public_only { " AND l.public" } else { "" };
+        let filter = format!(
+            " WHERE (l.owner_id = $1 OR EXISTS (SELECT 1 FROM saved_items s WHERE s.user_id = $1 AND s.item_type = 'playlist' AND s.item_id = l.id)){visible}"
+        );
+        let sql = format!(
+            "{PLAYLIST_SELECT}{filter} ORDER BY l.created_at DESC, l.id LIMIT {} OFFSET {}",
+            window.limit, window.offset
+        );
+        let rows = fetch_all_binds!(&self.db, PlaylistRow, sql, &[user_id.to_owned()])?;
+        let count = format!("SELECT COUNT(*) AS n FROM playlists l{filter}");
+        let total: Vec<Count> = fetch_all_binds!(&self.db, Count, count, &[user_id.to_owned()])?;
+        Ok(Slice { items: rows, total: total.first().map_or(0, |c| to_u64(c.n)) })
+    }
+
+    /// Public playlists, most followed first (featured and category lists).
+    pub async fn public_playlists(&self, window: Window) -> StoreResult<Slice<PlaylistRow>> {
+        let sql = format!(
+            "{PLAYLIST_SELECT} WHERE l.public ORDER BY followers DESC, l.created_at DESC LIMIT {} OFFSET {}",
+            window.limit, window.offset
+        );
+        let rows = fetch_all_binds!(&self.db, PlaylistRow, sql, &[])?;
+        let total: Vec<Count> =
+            fetch_all_binds!(&self.db, Count, "SELECT COUNT(*) AS n FROM playlists WHERE public".to_owned(), &[])?;
+        Ok(Slice { items: rows, total: total.first().map_or(0, |c| to_u64(c.n)) })
+    }
+
+    pub async fn update_playlist(&self, id: &str, details: &PlaylistDetails, now: Timestamp) -> StoreResult<()> {
+        with_db!(&self.db, |pool| {
+            sqlx::query(
+            "UPDATE playlists SET name = COALESCE($2, name), description = COALESCE($3, description), public = COALESCE($4, public), \
+             collaborative = COALESCE($5, collaborative), updated_at = $6 WHERE id = $1"
+        )
+        .bind(id)
+        .bind(&details.name)
+        .bind(&details.description)
+        .bind(details.public)
+        .bind(details.collaborative)
+        .bind(now.as_millis())
+        .execute(pool)
+        .await
+        .map(drop)
+        .map_err(store_error)
+        })
+    }
+
+    pub async fn playlist_items(&self, id: &str, window: Window) -> StoreResult<Slice<PlaylistItemRow>> {
+        let rows: Vec<PlaylistItemRow> = with_db!(&self.db, |pool| {
+            sqlx::query_as(
+            "SELECT track_id, added_by, added_at FROM playlist_items WHERE playlist_id = $1 ORDER BY position LIMIT $2 OFFSET $3"
+        )
+        .bind(id)
+        .bind(i64::from(window.limit))
+        .bind(to_i64(window.offset))
+        .fetch_all(pool)
+        .await
+        .map_err(store_error)
+        })?;
+        let total: Count = with_db!(&self.db, |pool| sqlx::query_as(
+            "SELECT COUNT(*) AS n FROM playlist_items WHERE playlist_id = $1"
+        )
+        .bind(id)
+        .fetch_one(pool)
+        .await
+        .map_err(store_error))?;
+        Ok(Slice { items: rows, total: to_u64(total.n) })
+    }
+
+    /// Rewrites a playlist's items with `edit` applied to the current list,
+    /// in one transaction that first bumps the version (which takes the row
+    /// lock, so concurrent edits serialise). Returns the new version.
+    pub async fn edit_playlist_items<F>(
+        &self,
+        id: &str,
+        now: Timestamp,
+        edit: F,
+    ) -> Result<i64, crate::error::CatalogError>
+    where
+        F: FnOnce(Vec<PlaylistItemRow>) -> Result<Vec<PlaylistItemRow>, crate::error::CatalogError> + Send,
+    {
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            let version: Option<(i64,)> = sqlx::query_as(
+                "UPDATE playlists SET version = version + 1, updated_at = $2 WHERE id = $1 RETURNING version",
+            )
+            .bind(id)
+            .bind(now.as_millis())
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(store_error)?;
+            let Some((version,)) = version else {
+                return Err(crate::error::CatalogError::NotFound("playlist"));
+            };
+            let current: Vec<PlaylistItemRow> = sqlx::query_as(
+                "SELECT track_id, added_by, added_at FROM playlist_items WHERE playlist_id = $1 ORDER BY position",
+            )
+            .bind(id)
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(store_error)?;
+            let next = edit(current)?;
+            sqlx::query("DELETE FROM playlist_items WHERE playlist_id = $1")
+                .bind(id)
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
+            for (position, item) in next.iter().enumerate() {
+                sqlx::query("INSERT INTO playlist_items (playlist_id, position, track_id, added_by, added_at) VALUES ($1, $2, $3, $4, $5)")
+                    .bind(id)
+                    .bind(i64::try_from(position).unwrap_or(i64::MAX))
+                    .bind(&item.track_id)
+                    .bind(&item.added_by)
+                    .bind(item.added_at)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(store_error)?;
+            }
+            tx.commit().await.map_err(store_error)?;
+            Ok(version)
+        })
+    }
+
+    pub async fn set_playlist_image(&self, id: &str, image_id: &str, mime: &str, data: &[u8]) -> StoreResult<()> {
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            sqlx::query("INSERT INTO images (id, mime, data) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING")
+                .bind(image_id)
+                .bind(mime)
+                .bind(data)
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
+            sqlx::query("UPDATE playlists SET image_id = $2 WHERE id = $1")
+                .bind(id)
+                .bind(image_id)
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
+            tx.commit().await.map_err(store_error)
+        })
+    }
+
+    // ----- listening history ---------------------------------------------
+
+    pub async fn insert_play(
+        &self,
+        user_id: &str,
+        track_id: &str,
+        at: Timestamp,
+        context: Option<&str>,
+    ) -> StoreResult<()> {
+        with_db!(&self.db, |pool| {
+            sqlx::query(
+            "INSERT INTO plays (user_id, track_id, played_at, context_uri) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING"
+        )
+        .bind(user_id)
+        .bind(track_id)
+        .bind(at.as_millis())
+        .bind(context)
+        .execute(pool)
+        .await
+        .map(drop)
+        .map_err(store_error)
+        })
+    }
+
+    /// Plays newest first, strictly before `before` and after `after` (ms).
+    pub async fn plays(
+        &self,
+        user_id: &str,
+        after: Option<i64>,
+        before: Option<i64>,
+        limit: u32,
+    ) -> StoreResult<Vec<PlayRow>> {
+        with_db!(&self.db, |pool| {
+            sqlx::query_as(
+            "SELECT track_id, played_at, context_uri FROM plays WHERE user_id = $1 AND played_at > $2 AND played_at < $3 ORDER BY played_at DESC LIMIT $4"
+        )
+        .bind(user_id)
+        .bind(after.unwrap_or(i64::MIN))
+        .bind(before.unwrap_or(i64::MAX))
+        .bind(i64::from(limit))
+        .fetch_all(pool)
+        .await
+        .map_err(store_error)
+        })
+    }
+
+    /// Track ids with their play counts since `since`, most played first.
+    pub async fn top_track_ids(&self, user_id: &str, since: Timestamp) -> StoreResult<Vec<(String, i64)>> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            track_id: String,
+            n: i64,
+        }
+        let rows: Vec<Row> = with_db!(&self.db, |pool| {
+            sqlx::query_as(
+            "SELECT track_id, COUNT(*) AS n FROM plays WHERE user_id = $1 AND played_at >= $2 GROUP BY track_id ORDER BY n DESC, track_id"
+        )
+        .bind(user_id)
+        .bind(since.as_millis())
+        .fetch_all(pool)
+        .await
+        .map_err(store_error)
+        })?;
+        Ok(rows.into_iter().map(|r| (r.track_id, r.n)).collect())
+    }
+}
+
+/// How a user is looked up.
+#[derive(Clone, Copy, Debug)]
+pub enum UserKey {
+    Id,
+    Username,
+}
+
+/// Which catalog type a search covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SearchKind {
+    Track,
+    Album,
+    Artist,
+}
+
+/// A change of playlist details; `None` leaves a field as it is.
+#[derive(Clone, Debug, Default)]
+pub struct PlaylistDetails {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub public: Option<bool>,
+    pub collaborative: Option<bool>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn popularity_grows_logarithmically_and_saturates() {
+        assert_eq!(popularity(0), 0);
+        assert!(popularity(1) > 0);
+        assert!(popularity(10) < popularity(100));
+        assert_eq!(popularity(1_000_000), 100);
+        assert_eq!(placeholders(3, 2), "$3, $4");
+    }
+}
