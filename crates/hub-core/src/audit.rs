@@ -29,6 +29,7 @@ pub enum AuditAction {
     VersionDeleted,
     TokenCreated,
     TokenRevoked,
+    UploadTokenRotated,
 }
 
 impl AuditAction {
@@ -51,6 +52,7 @@ impl AuditAction {
             Self::VersionDeleted => "VERSION_DELETED",
             Self::TokenCreated => "TOKEN_CREATED",
             Self::TokenRevoked => "TOKEN_REVOKED",
+            Self::UploadTokenRotated => "UPLOAD_TOKEN_ROTATED",
         }
     }
 }

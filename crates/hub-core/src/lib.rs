@@ -18,6 +18,7 @@ pub mod projects;
 pub mod roles;
 pub mod store;
 pub mod tokens;
+pub mod uploads;
 pub mod versions;
 
 use std::path::Path;

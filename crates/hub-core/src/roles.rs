@@ -96,6 +96,7 @@ pub enum Action {
     PushVersion,
     UpdateVersion,
     DeleteVersion,
+    RotateUploadToken,
 }
 
 impl Action {
@@ -108,6 +109,7 @@ impl Action {
             Self::PushVersion => "push_version",
             Self::UpdateVersion => "update_version",
             Self::DeleteVersion => "delete_version",
+            Self::RotateUploadToken => "rotate_upload_token",
         }
     }
 
@@ -145,7 +147,7 @@ pub fn authorize(access: Access, action: Action) -> Result<(), Denial> {
 mod tests {
     use super::*;
 
-    const ALL_ACTIONS: [Action; 7] = [
+    const ALL_ACTIONS: [Action; 8] = [
         Action::ViewProject,
         Action::UpdateProject,
         Action::DeleteProject,
@@ -153,6 +155,7 @@ mod tests {
         Action::PushVersion,
         Action::UpdateVersion,
         Action::DeleteVersion,
+        Action::RotateUploadToken,
     ];
 
     #[test]

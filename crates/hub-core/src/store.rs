@@ -773,6 +773,65 @@ impl Store {
         })
     }
 
+    /// Replaces a project's upload token hash (the old token stops working).
+    pub async fn set_upload_token_hash(
+        &self,
+        project_id: &str,
+        token_hash: &str,
+        now: Timestamp,
+        audit: Option<&AuditEvent>,
+    ) -> HubResult<()> {
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            let updated = sqlx::query("UPDATE projects SET upload_token_hash = $2, updated_at = $3 WHERE id = $1")
+                .bind(project_id)
+                .bind(token_hash)
+                .bind(now.as_millis())
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?
+                .rows_affected();
+            if updated == 0 {
+                return Err(HubError::not_found("project"));
+            }
+            if let Some(event) = audit {
+                insert_audit!(&mut *tx, event)?;
+            }
+            tx.commit().await.map_err(store_error)?;
+            Ok(())
+        })
+    }
+
+    /// The owner of the project `slug` and the hash of its upload token.
+    pub async fn upload_credentials(&self, slug: &str) -> HubResult<Option<(Principal, Option<String>)>> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            owner_id: String,
+            email: String,
+            plan: String,
+            upload_token_hash: Option<String>,
+        }
+        let row = with_db!(&self.db, |pool| {
+            sqlx::query_as::<_, Row>(
+                "SELECT p.owner_id, o.email, o.plan, p.upload_token_hash
+                 FROM projects p JOIN users o ON o.id = p.owner_id WHERE p.slug = $1",
+            )
+            .bind(slug)
+            .fetch_optional(pool)
+            .await
+            .map_err(store_error)
+        })?;
+        Ok(row.map(|r| {
+            let principal = Principal {
+                user_id: r.owner_id,
+                email: r.email,
+                plan: r.plan.parse().unwrap_or(Plan::Free),
+                token_id: None,
+            };
+            (principal, r.upload_token_hash)
+        }))
+    }
+
     // ---- versions ----------------------------------------------------------
 
     pub async fn list_versions(

@@ -32,6 +32,39 @@ pub fn mint_personal_token() -> MintedToken {
     }
 }
 
+/// Mints a per-project upload token: `svc_` and 32 random bytes, never
+/// starting with `pat_` so the two token kinds cannot be confused.
+pub fn mint_upload_token() -> MintedToken {
+    loop {
+        let body = random_token(RANDOM_BYTES);
+        if body.starts_with("pat_") {
+            continue;
+        }
+        let plaintext = format!("{UPLOAD_PREFIX}{body}");
+        return MintedToken {
+            hash: sha256_hex(plaintext.as_bytes()),
+            display: format!("{}…", plaintext.get(..8).unwrap_or(UPLOAD_PREFIX)),
+            plaintext: Secret::new(plaintext),
+        };
+    }
+}
+
+/// The hash of a per-project upload token from an `Authorization` header.
+pub fn hash_upload_bearer(header: Option<&str>) -> Result<String, TokenRejection> {
+    let header = header.map(str::trim).filter(|h| !h.is_empty()).ok_or(TokenRejection::Missing)?;
+    let (scheme, token) = header.split_once(' ').ok_or(TokenRejection::Malformed)?;
+    let token = token.trim();
+    let body = token.strip_prefix(UPLOAD_PREFIX).filter(|_| scheme.eq_ignore_ascii_case("bearer"));
+    match body {
+        Some(b) if !b.starts_with("pat_") && is_token_body(b) => Ok(sha256_hex(token.as_bytes())),
+        _ => Err(TokenRejection::Malformed),
+    }
+}
+
+fn is_token_body(body: &str) -> bool {
+    body.len() == 43 && body.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
 /// Extracts the token from an `Authorization` header value and returns the
 /// hash to look up. Only the `Bearer` scheme with a `svc_pat_` token of the
 /// right shape is accepted.
@@ -43,8 +76,7 @@ pub fn hash_bearer(header: Option<&str>) -> Result<String, TokenRejection> {
     }
     let token = token.trim();
     let body = token.strip_prefix(PAT_PREFIX).ok_or(TokenRejection::Malformed)?;
-    let well_formed = body.len() == 43 && body.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    if !well_formed {
+    if !is_token_body(body) {
         return Err(TokenRejection::Malformed);
     }
     Ok(sha256_hex(token.as_bytes()))
@@ -63,6 +95,20 @@ mod tests {
         assert_eq!(hash_bearer(Some(&format!("Bearer {plaintext}"))), Ok(token.hash.clone()));
         assert_eq!(hash_bearer(Some(&format!("bearer   {plaintext}  "))), Ok(token.hash));
         assert!(token.display.starts_with("svc_pat_") && token.display.chars().count() == 13);
+    }
+
+    #[test]
+    fn upload_tokens_are_a_separate_kind() {
+        for _ in 0..50 {
+            let token = mint_upload_token();
+            let plaintext = token.plaintext.expose();
+            assert!(plaintext.starts_with("svc_") && !plaintext.starts_with(PAT_PREFIX));
+            assert_eq!(hash_upload_bearer(Some(&format!("Bearer {plaintext}"))), Ok(token.hash.clone()));
+            assert_eq!(hash_bearer(Some(&format!("Bearer {plaintext}"))), Err(TokenRejection::Malformed));
+        }
+        let personal = mint_personal_token();
+        let header = format!("Bearer {}", personal.plaintext.expose());
+        assert_eq!(hash_upload_bearer(Some(&header)), Err(TokenRejection::Malformed));
     }
 
     #[test]

@@ -13,7 +13,7 @@ pub mod wire;
 use axum::Router;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use hub_core::Hub;
 use kernel::Secret;
 
@@ -44,6 +44,8 @@ pub fn router(state: AppState) -> Router {
             get(routes::versions::get).patch(routes::versions::update).delete(routes::versions::delete),
         )
         .route("/api/v1/openapi.json", get(openapi_document))
+        .route("/api/projects/{slug}/upload-token", post(routes::uploads::rotate))
+        .route("/api/projects/{slug}/upload", post(routes::uploads::upload))
         .route("/api/cron/previews-prune", get(routes::cron::previews_prune).post(routes::cron::previews_prune))
         // Bodies are bounded where they are read (50 MB for specs, streamed
         // with an early refusal), not by axum's blanket 2 MB default.

@@ -2,4 +2,5 @@
 
 pub mod cron;
 pub mod projects;
+pub mod uploads;
 pub mod versions;

@@ -9,7 +9,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use hub_core::Source;
 use hub_core::plans::fixed::MAX_SPEC_BYTES;
-use hub_core::versions::{PushVersion, VersionPatch};
+use hub_core::versions::{PushOutcome, PushVersion, VersionPatch};
 use platform::http::{BodyError, read_body_limited};
 
 use crate::AppState;
@@ -39,7 +39,17 @@ pub async fn push(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let push = PushVersion {
+    let push = push_parameters(&query)?;
+    // Authorise before reading up to 50 MB from a caller who may not push.
+    state.hub.authorize_project(&caller, &slug, hub_core::Action::PushVersion).await?;
+    let document = read_spec(&headers, body).await?;
+    let outcome = state.hub.push_version(&caller, &slug, PushVersion { body: document, ..push }, Source::Api).await?;
+    Ok(push_response(&slug, outcome))
+}
+
+/// The push parameters of the query string (the body is read separately).
+pub fn push_parameters(query: &QueryParams) -> Result<PushVersion, ApiError> {
+    Ok(PushVersion {
         label: query.get("label").map(str::to_owned),
         make_default: query.boolean("makeDefault")?.unwrap_or(false),
         preview: query.boolean("preview")?.unwrap_or(false),
@@ -47,20 +57,23 @@ pub async fn push(
         commit: query.get("commit").map(str::to_owned),
         branch: query.get("branch").map(str::to_owned),
         body: Arc::from(Vec::new()),
-    };
-    // Authorise before reading up to 50 MB from a caller who may not push.
-    state.hub.authorize_project(&caller, &slug, hub_core::Action::PushVersion).await?;
-    let document = read_body_limited(&headers, body, MAX_SPEC_BYTES).await.map_err(|err| match err {
+    })
+}
+
+/// Reads a pushed document, refusing it as soon as it passes 50 MB.
+pub async fn read_spec(headers: &HeaderMap, body: Body) -> Result<Arc<[u8]>, ApiError> {
+    let document = read_body_limited(headers, body, MAX_SPEC_BYTES).await.map_err(|err| match err {
         BodyError::TooLarge { limit } => ApiError::from(hub_core::HubError::TooLarge { limit }),
         BodyError::Read(cause) => ApiError::new(Code::ValidationError, format!("could not read the body: {cause}")),
     })?;
-    let outcome = state
-        .hub
-        .push_version(&caller, &slug, PushVersion { body: Arc::from(document.as_ref()), ..push }, Source::Api)
-        .await?;
+    Ok(Arc::from(document.as_ref()))
+}
+
+/// 201 for a new version, 200 for a replaced spec, with `Location`.
+pub fn push_response(slug: &str, outcome: PushOutcome) -> Response {
     let status = if outcome.created { StatusCode::CREATED } else { StatusCode::OK };
     let location = format!("/api/v1/projects/{slug}/versions/{}", outcome.version.label);
-    Ok((status, [(header::LOCATION, location)], Json(VersionBody::from(outcome.version))).into_response())
+    (status, [(header::LOCATION, location)], Json(VersionBody::from(outcome.version))).into_response()
 }
 
 pub async fn get(

@@ -16,6 +16,7 @@ mod ops;
 mod previews;
 mod projects;
 mod roles;
+mod uploads;
 mod versions;
 
 /// A small OpenAPI 3.0 document written for these tests; `{v}` becomes its

@@ -1,0 +1,50 @@
+//! Per-project upload tokens (`/api/projects/{slug}/upload-token`) and the
+//! upload endpoint they authenticate (`/api/projects/{slug}/upload`), used by
+//! `svc push` with a `svc_` token.
+
+use axum::Json;
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::header::AUTHORIZATION;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use hub_core::Source;
+use hub_core::versions::PushVersion;
+use serde_json::json;
+
+use crate::AppState;
+use crate::error::ApiError;
+use crate::extract::{Caller, QueryParams};
+use crate::routes::versions::{push_parameters, push_response, read_spec};
+
+/// Mints a new upload token (the previous one stops working); shown once.
+pub async fn rotate(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(slug): Path<String>,
+) -> Result<Response, ApiError> {
+    let token = state.hub.rotate_upload_token(&caller, &slug, Source::Api).await?;
+    let body = json!({
+        "project": slug,
+        "upload_token": token.expose(),
+        "note": "store this token now: it is shown only once",
+    });
+    Ok((StatusCode::CREATED, Json(body)).into_response())
+}
+
+/// Pushes a spec with the project's upload token: same query parameters as
+/// the v1 push except previews, same answers.
+pub async fn upload(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    query: QueryParams,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let push = push_parameters(&query)?;
+    let authorization = headers.get(AUTHORIZATION).map(|v| v.to_str().unwrap_or("\u{0}"));
+    let caller = state.hub.authenticate_upload(&slug, authorization).await?;
+    let document = read_spec(&headers, body).await?;
+    let outcome = state.hub.push_with_upload_token(&caller, PushVersion { body: document, ..push }).await?;
+    Ok(push_response(&slug, outcome))
+}
