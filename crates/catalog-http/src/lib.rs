@@ -1,1 +1,156 @@
-//! x
+//! The catalog's HTTP surface: the Spotify-compatible Web API under `/v1`,
+//! the OAuth login page at `/authorize` and the token endpoint at
+//! `/api/token`, all on one origin so a Spotify client needs only its base
+//! URLs changed.
+//!
+//! Handlers are thin: they extract, call one `catalog_core::Catalog` use
+//! case and build Spotify's objects ([`wire`]). Status codes and error
+//! bodies live only in [`error`]; SQL and rules live only in `catalog-core`.
+//! A trailing slash is ignored (`/v1/tracks/?ids=` is `/v1/tracks?ids=`),
+//! as clients build some paths that way.
+
+pub mod error;
+pub mod extract;
+pub mod routes;
+pub mod wire;
+
+use axum::Router;
+use axum::extract::Request;
+use axum::http::{StatusCode, Uri};
+use axum::routing::{get, post, put};
+use catalog_core::Catalog;
+
+use crate::error::ApiError;
+use crate::routes::{catalog as c, me, oauth, playlists as p};
+use crate::wire::Wire;
+
+/// Shared state of every handler.
+#[derive(Clone, Debug)]
+pub struct AppState {
+    pub catalog: Catalog,
+    /// The externally visible origin, without a trailing slash; every
+    /// `href`, `next` and image URL is built on it.
+    pub public_url: String,
+}
+
+impl AppState {
+    pub fn new(catalog: Catalog, public_url: &str) -> Self {
+        Self { catalog, public_url: public_url.trim_end_matches('/').to_owned() }
+    }
+
+    pub fn wire(&self) -> Wire<'_> {
+        Wire { base: &self.public_url }
+    }
+}
+
+/// The complete catalog router.
+pub fn router(state: AppState) -> Router {
+    let db = state.catalog.db().clone();
+    let api = Router::new()
+        .route("/authorize", get(oauth::authorize_page).post(oauth::authorize_submit))
+        .route("/api/token", post(oauth::token))
+        .route("/images/{id}", get(c::image))
+        // Catalog
+        .route("/v1/tracks", get(c::tracks))
+        .route("/v1/tracks/{id}", get(c::track))
+        .route("/v1/albums", get(c::albums))
+        .route("/v1/albums/{id}", get(c::album))
+        .route("/v1/albums/{id}/tracks", get(c::album_tracks))
+        .route("/v1/artists", get(c::artists))
+        .route("/v1/artists/{id}", get(c::artist))
+        .route("/v1/artists/{id}/albums", get(c::artist_albums))
+        .route("/v1/artists/{id}/top-tracks", get(c::artist_top_tracks))
+        .route("/v1/artists/{id}/related-artists", get(c::related_artists))
+        .route("/v1/search", get(c::search))
+        .route("/v1/browse/new-releases", get(c::new_releases))
+        .route("/v1/browse/featured-playlists", get(c::featured_playlists))
+        .route("/v1/browse/categories", get(c::categories))
+        .route("/v1/browse/categories/{id}", get(c::category_one))
+        .route("/v1/browse/categories/{id}/playlists", get(c::category_playlists))
+        .route("/v1/recommendations", get(c::recommendations))
+        .route("/v1/recommendations/available-genre-seeds", get(c::genre_seeds))
+        .route("/v1/markets", get(c::markets))
+        .route("/v1/audio-features", get(c::audio_features))
+        .route("/v1/audio-features/{id}", get(c::audio_features_one))
+        .route("/v1/audio-analysis/{id}", get(c::audio_analysis))
+        .route("/v1/shows", get(c::missing_several))
+        .route("/v1/shows/{id}", get(c::missing_one))
+        .route("/v1/shows/{id}/episodes", get(c::missing_one))
+        .route("/v1/episodes", get(c::missing_several))
+        .route("/v1/episodes/{id}", get(c::missing_one))
+        .route("/v1/audiobooks", get(c::missing_several))
+        .route("/v1/audiobooks/{id}", get(c::missing_one))
+        .route("/v1/audiobooks/{id}/chapters", get(c::missing_one))
+        .route("/v1/chapters", get(c::missing_several))
+        .route("/v1/chapters/{id}", get(c::missing_one))
+        // The current user
+        .route("/v1/me", get(me::me))
+        .route("/v1/users/{id}", get(me::user))
+        .route("/v1/me/tracks", get(me::saved_tracks).put(me::save).delete(me::unsave))
+        .route("/v1/me/albums", get(me::saved_albums).put(me::save).delete(me::unsave))
+        .route("/v1/me/shows", get(me::saved_empty).put(me::save).delete(me::unsave))
+        .route("/v1/me/episodes", get(me::saved_empty).put(me::save).delete(me::unsave))
+        .route("/v1/me/audiobooks", get(me::saved_empty).put(me::save).delete(me::unsave))
+        .route("/v1/me/tracks/contains", get(me::contains))
+        .route("/v1/me/albums/contains", get(me::contains))
+        .route("/v1/me/shows/contains", get(me::contains))
+        .route("/v1/me/episodes/contains", get(me::contains))
+        .route("/v1/me/audiobooks/contains", get(me::contains))
+        .route("/v1/me/library", put(me::library_change).delete(me::library_change))
+        .route("/v1/me/library/contains", get(me::library_contains))
+        .route("/v1/me/following", get(me::following).put(me::follow).delete(me::follow))
+        .route("/v1/me/following/contains", get(me::following_contains))
+        .route("/v1/me/top/{kind}", get(me::top))
+        .route("/v1/me/player/recently-played", get(me::recently_played))
+        .route("/v1/me/player", get(me::player_state).put(me::player_command))
+        .route("/v1/me/player/currently-playing", get(me::player_state))
+        .route("/v1/me/player/devices", get(me::devices))
+        .route("/v1/me/player/queue", get(me::queue).post(me::player_command))
+        .route("/v1/me/player/play", put(me::player_command))
+        .route("/v1/me/player/pause", put(me::player_command))
+        .route("/v1/me/player/next", post(me::player_command))
+        .route("/v1/me/player/previous", post(me::player_command))
+        .route("/v1/me/player/seek", put(me::player_command))
+        .route("/v1/me/player/repeat", put(me::player_command))
+        .route("/v1/me/player/volume", put(me::player_command))
+        .route("/v1/me/player/shuffle", put(me::player_command))
+        // Playlists
+        .route("/v1/me/playlists", get(p::mine).post(p::create))
+        .route("/v1/users/{id}/playlists", get(p::of_user).post(p::create_for_user))
+        .route("/v1/playlists/{id}", get(p::get).put(p::change))
+        .route("/v1/playlists/{id}/items", get(p::items).post(p::add).put(p::update).delete(p::remove))
+        .route("/v1/playlists/{id}/tracks", get(p::items).post(p::add).put(p::update).delete(p::remove))
+        .route("/v1/playlists/{id}/followers", put(p::follow).delete(p::follow))
+        .route("/v1/playlists/{id}/followers/contains", get(p::follow_contains))
+        .route("/v1/playlists/{id}/images", get(p::images).put(p::upload_image))
+        .layer(axum::extract::DefaultBodyLimit::max(1024 * 1024))
+        .method_not_allowed_fallback(method_not_allowed)
+        .with_state(state);
+    let inner = api.merge(platform::http::ops_routes(db)).fallback(not_found);
+    // Trailing slashes are stripped before routing.
+    let outer = Router::new().fallback_service(inner).layer(axum::middleware::map_request(strip_trailing_slash));
+    platform::http::instrument(outer, "catalog")
+}
+
+async fn strip_trailing_slash(mut request: Request) -> Request {
+    let path = request.uri().path();
+    if path.len() > 1 && path.ends_with('/') {
+        let trimmed = path.trim_end_matches('/');
+        let new = match request.uri().query() {
+            Some(q) => format!("{trimmed}?{q}"),
+            None => trimmed.to_owned(),
+        };
+        if let Ok(uri) = new.parse::<Uri>() {
+            *request.uri_mut() = uri;
+        }
+    }
+    request
+}
+
+async fn not_found() -> ApiError {
+    ApiError::new(StatusCode::NOT_FOUND, "Service not found")
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed")
+}

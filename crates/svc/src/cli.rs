@@ -27,6 +27,9 @@ pub struct StoreArgs {
     /// `postgres://...` to keep the hub in PostgreSQL instead of SQLite.
     #[arg(long, global = true, env = "HUB_DATABASE_URL", hide_env_values = true)]
     pub hub_database_url: Option<String>,
+    /// `postgres://...` to keep the catalog in PostgreSQL instead of SQLite.
+    #[arg(long, global = true, env = "CATALOG_DATABASE_URL", hide_env_values = true)]
+    pub catalog_database_url: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -36,6 +39,9 @@ pub enum Command {
     /// Administer the hub: users, plans and personal access tokens.
     #[command(subcommand)]
     Hub(HubCommand),
+    /// Administer the catalog: scan audio, register OAuth apps, create users.
+    #[command(subcommand)]
+    Catalog(crate::catalog::CatalogCommand),
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +65,9 @@ pub struct ServeArgs {
     /// Externally visible base URL of the hub, used in printed links.
     #[arg(long, env = "SVC_PUBLIC_URL_HUB")]
     pub public_url_hub: Option<String>,
+    /// Externally visible base URL of the catalog (links and OAuth redirects).
+    #[arg(long, env = "SVC_PUBLIC_URL_CATALOG")]
+    pub public_url_catalog: Option<String>,
     /// Bearer credential of `/api/cron/*`; random per start when unset.
     #[arg(long, env = "CRON_SECRET", hide_env_values = true)]
     pub cron_secret: Option<String>,

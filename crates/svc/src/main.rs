@@ -6,6 +6,7 @@
 //! 3 internal.
 
 mod admin;
+mod catalog;
 mod cli;
 mod config;
 mod output;
@@ -35,6 +36,7 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Serve(args) => serve::run(args, cli.global.clone(), &out).await,
             Command::Hub(command) => admin::run(command, &cli.global, &out).await,
+            Command::Catalog(command) => catalog::run(command, &cli.global, &out).await,
         }
     });
     match result {

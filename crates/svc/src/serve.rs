@@ -31,8 +31,12 @@ pub async fn run(args: ServeArgs, store: StoreArgs, out: &Output) -> anyhow::Res
         let ready = serve_hub(&args, &store, out, stopped.clone()).await?;
         services.spawn(ready);
     }
-    if wants(ServiceName::Catalog) || wants(ServiceName::Courses) {
-        tracing::warn!("the catalog and courses services are not part of this build yet");
+    if wants(ServiceName::Catalog) {
+        let ready = crate::catalog::serve_catalog(&args, &store, out, stopped.clone()).await?;
+        services.spawn(ready);
+    }
+    if wants(ServiceName::Courses) {
+        tracing::warn!("the courses service is not part of this build yet");
         if args.service != ServiceName::All {
             anyhow::bail!("the {:?} service is not part of this build yet; run `svc serve hub`", args.service);
         }

@@ -153,3 +153,11 @@ CREATE TABLE plays (
     PRIMARY KEY (user_id, played_at)
 );
 CREATE INDEX plays_track ON plays(track_id);
+
+-- Scheduled work claims one (job, slot) row per period (platform::jobs).
+CREATE TABLE job_runs (
+    job         TEXT NOT NULL,
+    slot        BIGINT NOT NULL,
+    claimed_at  BIGINT NOT NULL,
+    PRIMARY KEY (job, slot)
+);

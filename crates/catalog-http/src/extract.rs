@@ -1,0 +1,93 @@
+//! Extractors: the caller's token, the query string with Spotify's
+//! parameter conventions, and JSON bodies.
+
+use axum::extract::FromRequestParts;
+use axum::http::header::AUTHORIZATION;
+use axum::http::request::Parts;
+use catalog_core::ids::{ItemKind, parse_id_list};
+use catalog_core::{Access, Window};
+
+use crate::AppState;
+use crate::error::ApiError;
+
+/// The authenticated caller. A handler that takes `Auth` cannot run without
+/// a valid, unexpired access token; scope checks happen in `Access::user`.
+pub struct Auth(pub Access);
+
+impl FromRequestParts<AppState> for Auth {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let header = parts.headers.get(AUTHORIZATION).map(|v| v.to_str().unwrap_or(""));
+        Ok(Self(state.catalog.authenticate(header).await?))
+    }
+}
+
+/// The query string as name/value pairs (in order, for paging links).
+#[derive(Clone, Debug, Default)]
+pub struct Query {
+    pub path: String,
+    pub pairs: Vec<(String, String)>,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Query {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        let raw = parts.uri.query().unwrap_or("");
+        let pairs = serde_urlencoded::from_str::<Vec<(String, String)>>(raw)
+            .map_err(|_| ApiError::bad_request("the query string is not valid"))?;
+        Ok(Self { path: parts.uri.path().to_owned(), pairs })
+    }
+}
+
+impl Query {
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.pairs.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
+    pub fn required(&self, name: &str) -> Result<&str, ApiError> {
+        self.get(name)
+            .filter(|v| !v.is_empty())
+            .ok_or_else(|| ApiError::bad_request(format!("Missing required parameter {name}")))
+    }
+
+    /// `market`, or its alias `country` (rspotify sends that).
+    pub fn market(&self) -> Option<&str> {
+        self.get("market").or_else(|| self.get("country"))
+    }
+
+    pub fn integer(&self, name: &str) -> Result<Option<i64>, ApiError> {
+        self.get(name)
+            .filter(|v| !v.is_empty())
+            .map(|v| v.trim().parse::<i64>().map_err(|_| ApiError::bad_request(format!("Invalid {name}"))))
+            .transpose()
+    }
+
+    /// `limit` (1..=max, default `default`) and `offset` (>= 0).
+    pub fn window(&self, default: u32, max: u32) -> Result<Window, ApiError> {
+        let limit = match self.integer("limit")? {
+            None => default,
+            Some(l) if l >= 1 && l <= i64::from(max) => u32::try_from(l).unwrap_or(default),
+            Some(_) => return Err(ApiError::bad_request(format!("Invalid limit: must be between 1 and {max}"))),
+        };
+        let offset = match self.integer("offset")? {
+            None => 0,
+            Some(o) if o >= 0 => u64::try_from(o).unwrap_or(0),
+            Some(_) => return Err(ApiError::bad_request("Invalid offset")),
+        };
+        Ok(Window::new(limit, offset))
+    }
+
+    pub fn ids(&self, kind: ItemKind, max: usize) -> Result<Vec<String>, ApiError> {
+        Ok(parse_id_list(self.required("ids")?, kind, max)?)
+    }
+}
+
+/// Parses a JSON body, treating an empty body as `{}`.
+pub fn json_body(body: &[u8]) -> Result<serde_json::Value, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(serde_json::json!({}));
+    }
+    serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("Error parsing JSON: {e}")))
+}

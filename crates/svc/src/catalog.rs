@@ -1,0 +1,183 @@
+//! `svc catalog ...` and the catalog half of `svc serve`: wiring only; every
+//! command calls a `catalog_core::Catalog` use case.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use catalog_core::{Catalog, CatalogError};
+use clap::Subcommand;
+use kernel::{StoreError, SystemClock};
+use serde_json::json;
+
+use crate::cli::{ServeArgs, StoreArgs};
+use crate::output::Output;
+
+#[derive(Subcommand, Debug)]
+pub enum CatalogCommand {
+    /// Import the audio files under DIR (tags, artwork, analysis); rescans are incremental.
+    Scan { dir: PathBuf },
+    /// Register or list OAuth apps.
+    #[command(subcommand)]
+    App(AppCommand),
+    /// Create listener accounts.
+    #[command(subcommand)]
+    User(CatalogUserCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum AppCommand {
+    /// Register an OAuth client; its secret is printed once.
+    Create {
+        #[arg(long)]
+        name: String,
+        /// Allowed redirect URI (repeat for several).
+        #[arg(long = "redirect-uri", required = true)]
+        redirect_uris: Vec<String>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum CatalogUserCommand {
+    /// Create a user with a random password, printed once.
+    Create {
+        #[arg(long)]
+        name: String,
+    },
+}
+
+/// 1 user error, 2 transient, 3 internal.
+pub const fn exit_code(err: &CatalogError) -> u8 {
+    match err {
+        CatalogError::Store(StoreError::Busy(_)) => 2,
+        CatalogError::Store(_) | CatalogError::Internal(_) | CatalogError::Audio(_) => 3,
+        _ => 1,
+    }
+}
+
+pub async fn open_catalog(store: &StoreArgs) -> anyhow::Result<Catalog> {
+    Catalog::open(store.catalog_database_url.as_deref(), &store.data_dir, Arc::new(SystemClock))
+        .await
+        .context("could not open the catalog's store")
+}
+
+pub async fn run(command: CatalogCommand, store: &StoreArgs, out: &Output) -> anyhow::Result<()> {
+    let catalog = open_catalog(store).await?;
+    match command {
+        CatalogCommand::Scan { dir } => {
+            let json_mode = out.is_json();
+            let done = catalog
+                .scan(&dir, |p| {
+                    if json_mode {
+                        println!("{}", json!({ "progress": { "done": p.done, "total": p.total, "file": p.current } }));
+                    } else {
+                        eprint!(
+                            "\rscanning {}/{} ({} new, {} unchanged, {} failed)",
+                            p.done, p.total, p.added, p.unchanged, p.failed
+                        );
+                    }
+                })
+                .await?;
+            if !json_mode && done.total > 0 {
+                eprintln!();
+            }
+            out.emit(
+                &format!(
+                    "scanned {} files: {} imported, {} unchanged, {} failed, {} removed",
+                    done.total, done.added, done.unchanged, done.failed, done.removed
+                ),
+                &json!({ "files": done.total, "imported": done.added, "unchanged": done.unchanged, "failed": done.failed, "removed": done.removed }),
+            );
+        }
+        CatalogCommand::App(AppCommand::Create { name, redirect_uris }) => {
+            let (app, secret) = catalog.create_app(&name, &redirect_uris).await?;
+            out.emit(
+                &format!(
+                    "client_id:     {}\nclient_secret: {}\n\nThis is the only time the secret is shown.",
+                    app.client_id,
+                    secret.expose()
+                ),
+                &json!({ "client_id": app.client_id, "client_secret": secret.expose() }),
+            );
+        }
+        CatalogCommand::User(CatalogUserCommand::Create { name }) => {
+            let (user, password) = catalog.create_user(&name, None).await?;
+            out.emit(
+                &format!("created user {} (id {})\npassword: {}", user.username, user.id, password.expose()),
+                &json!({ "id": user.id, "username": user.username, "password": password.expose() }),
+            );
+        }
+    }
+    catalog.db().close().await;
+    Ok(())
+}
+
+/// Opens the catalog, fills an empty one with the demo library, binds its
+/// listener and returns the future that serves it until shutdown.
+pub async fn serve_catalog(
+    args: &ServeArgs,
+    store: &StoreArgs,
+    out: &Output,
+    mut stopped: tokio::sync::watch::Receiver<bool>,
+) -> anyhow::Result<impl std::future::Future<Output = anyhow::Result<()>> + Send + 'static> {
+    let catalog = open_catalog(store).await?;
+    let public_url = args
+        .public_url_catalog
+        .clone()
+        .unwrap_or_else(|| format!("http://{}", args.catalog_listen))
+        .trim_end_matches('/')
+        .to_owned();
+    if !args.no_demo
+        && let Some(added) = catalog.seed_demo_if_empty(&store.data_dir).await?
+    {
+        out.emit(
+            &format!("Filled the empty catalog with a synthesised demo library of {added} tracks."),
+            &json!({ "catalog_demo_tracks": added }),
+        );
+    }
+    let listener = tokio::net::TcpListener::bind(args.catalog_listen)
+        .await
+        .with_context(|| format!("could not listen on {}", args.catalog_listen))?;
+    let bound = listener.local_addr().context("could not read the bound address")?;
+    out.emit(
+        &format!(
+            "catalog listening on http://{bound} (API {public_url}/v1, OAuth {public_url}/authorize and {public_url}/api/token)"
+        ),
+        &json!({ "service": "catalog", "listen": bound.to_string(), "url": public_url }),
+    );
+    let pruner = {
+        let catalog = catalog.clone();
+        platform::jobs::spawn_periodic(
+            catalog.db().clone(),
+            Arc::new(SystemClock),
+            "catalog.tokens-prune",
+            Duration::from_secs(3600),
+            stopped.clone(),
+            move || {
+                let catalog = catalog.clone();
+                async move {
+                    let now = catalog.clock().now();
+                    if let Err(err) = catalog.store().prune_tokens(now).await {
+                        tracing::warn!(error = %err, "token pruning failed");
+                    }
+                }
+            },
+        )
+    };
+    let router = catalog_http::router(catalog_http::AppState::new(catalog.clone(), &public_url));
+    Ok(async move {
+        let until = async move {
+            while !*stopped.borrow() {
+                if stopped.changed().await.is_err() {
+                    break;
+                }
+            }
+        };
+        platform::http::serve(listener, router, until).await.context("the catalog server failed")?;
+        tracing::info!("catalog stopped: in-flight requests finished");
+        pruner.await.ok();
+        catalog.db().close().await;
+        Ok(())
+    })
+}
