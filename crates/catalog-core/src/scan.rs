@@ -49,7 +49,7 @@ pub struct FileTags {
 }
 
 fn clean(s: Option<impl AsRef<str>>) -> Option<String> {
-    s.map(|s| s.as_ref().trim().to_owned()).filter(|s| !s.is_empty())
+    s.map(|s| s.as_ref().replace('\0', "").trim().to_owned()).filter(|s| !s.is_empty())
 }
 
 /// Reads tags and embedded artwork; a file without tags yields defaults.
@@ -229,7 +229,8 @@ impl Catalog {
         };
         let artists = to_pairs(&artist_raw);
         let album_artists = to_pairs(&album_artist_raw);
-        let album_key = format!("{}\u{0}{}", album_artist_raw.to_lowercase(), album_name.to_lowercase());
+        // PostgreSQL's TEXT cannot hold NUL, so the separator is the unit separator.
+        let album_key = format!("{}\u{1f}{}", album_artist_raw.to_lowercase(), album_name.to_lowercase());
         let (release_date, precision) = release_date(tags.date.as_deref());
         let image = tags
             .picture

@@ -188,8 +188,13 @@ pub fn write_wav(path: &Path, samples: &[f32], rate: u32, tags: &[(&str, String)
 
 /// Writes the demo library under `dir` (one folder per artist and album).
 pub fn write_demo_library(dir: &Path) -> std::io::Result<usize> {
+    write_library(dir, SongSpec::demo(0).seconds)
+}
+
+/// The demo library with tracks of `seconds` each (tests use short ones).
+pub fn write_library(dir: &Path, seconds: f64) -> std::io::Result<usize> {
     for i in 0..SongSpec::demo_count() {
-        let spec = SongSpec::demo(i);
+        let spec = SongSpec { seconds, ..SongSpec::demo(i) };
         let folder = dir.join(spec.artist).join(spec.album);
         std::fs::create_dir_all(&folder)?;
         let path = folder.join(format!("{:02} {}.wav", spec.track, spec.title));

@@ -1,0 +1,176 @@
+use axum::http::StatusCode;
+use serde_json::Value;
+
+use crate::on_both_stores;
+use crate::support::{ALBUM_KEYS, ARTIST_KEYS, BASE, PAGING_KEYS, TRACK_KEYS, TestApp, has_keys};
+
+on_both_stores!(objects_paging_and_id_limits, search_with_field_filters, audio_features_analysis_and_recommendations);
+
+async fn objects_paging_and_id_limits(app: TestApp) {
+    let token = app.user_token("ada", "").await;
+    let ids = app.track_ids(&token).await;
+    assert_eq!(ids.len(), 8);
+    assert!(ids.iter().all(|id| id.len() == 22 && id.chars().all(|c| c.is_ascii_alphanumeric())));
+
+    // A full track: every key of Spotify's schema, links on our origin.
+    let track = app.get(&format!("/v1/tracks/{}", ids[0]), &token).await;
+    assert_eq!(track.status, StatusCode::OK);
+    let track = track.json();
+    has_keys(&track, TRACK_KEYS);
+    assert_eq!(track["uri"], format!("spotify:track:{}", ids[0]));
+    assert_eq!(track["href"], format!("{BASE}/v1/tracks/{}", ids[0]));
+    assert!(track["external_urls"]["spotify"].as_str().unwrap().starts_with(BASE));
+    assert!(track["duration_ms"].as_u64().unwrap() >= 3900);
+    has_keys(
+        &track["album"],
+        &["album_type", "artists", "images", "release_date", "release_date_precision", "total_tracks"],
+    );
+
+    // Several ids keep their order, with null for unknown ones; a trailing slash is the same route.
+    let unknown = "0000000000000000000000";
+    let several = app.get(&format!("/v1/tracks/?ids={},{unknown},{}", ids[1], ids[2]), &token).await.json();
+    let list = several["tracks"].as_array().unwrap();
+    assert_eq!(list.len(), 3);
+    assert_eq!(list[0]["id"], ids[1].as_str());
+    assert!(list[1].is_null());
+    let too_many = vec![ids[0].clone(); 51].join(",");
+    app.get(&format!("/v1/tracks?ids={too_many}"), &token).await.spotify_error(400);
+    app.get(&format!("/v1/tracks/{unknown}"), &token).await.spotify_error(404);
+    app.get("/v1/tracks/not-an-id!", &token).await.spotify_error(400);
+
+    // The album with its tracks paged; the album's artist and their albums.
+    // "First Light" has three tracks.
+    let dawn = app.get("/v1/search?q=dawn&type=track", &token).await.json();
+    let album_id = dawn["tracks"]["items"][0]["album"]["id"].as_str().unwrap().to_owned();
+    let album = app.get(&format!("/v1/albums/{album_id}"), &token).await.json();
+    has_keys(&album, ALBUM_KEYS);
+    has_keys(&album["tracks"], PAGING_KEYS);
+    assert_eq!(album["tracks"]["total"], album["total_tracks"]);
+    let albums = vec![album_id.clone(); 21].join(",");
+    app.get(&format!("/v1/albums?ids={albums}"), &token).await.spotify_error(400);
+    let page = app.get(&format!("/v1/albums/{album_id}/tracks?limit=1&offset=1"), &token).await.json();
+    has_keys(&page, PAGING_KEYS);
+    assert_eq!(page["items"].as_array().unwrap().len(), 1);
+    assert_eq!(page["limit"], 1);
+    assert_eq!(page["offset"], 1);
+    assert_eq!(page["previous"], format!("{BASE}/v1/albums/{album_id}/tracks?offset=0&limit=1"));
+    assert_eq!(page["next"], format!("{BASE}/v1/albums/{album_id}/tracks?offset=2&limit=1"));
+    let last = app.get(&format!("/v1/albums/{album_id}/tracks?limit=1&offset=2"), &token).await.json();
+    assert!(last["next"].is_null());
+    app.get(&format!("/v1/albums/{album_id}/tracks?limit=51"), &token).await.spotify_error(400);
+
+    let artist_id = track["artists"][0]["id"].as_str().unwrap().to_owned();
+    let artist = app.get(&format!("/v1/artists/{artist_id}"), &token).await.json();
+    has_keys(&artist, ARTIST_KEYS);
+    assert!(artist["followers"]["href"].is_null());
+    let artist_albums = app.get(&format!("/v1/artists/{artist_id}/albums"), &token).await.json();
+    assert_eq!(artist_albums["items"][0]["album_group"], "album");
+    let top = app.get(&format!("/v1/artists/{artist_id}/top-tracks?market=US"), &token).await.json();
+    assert!(!top["tracks"].as_array().unwrap().is_empty());
+    let several_artists = app.get(&format!("/v1/artists?ids={artist_id}"), &token).await.json();
+    assert_eq!(several_artists["artists"][0]["id"], artist_id.as_str());
+    let related = app.get(&format!("/v1/artists/{artist_id}/related-artists"), &token).await;
+    assert_eq!(related.status, StatusCode::OK);
+
+    // Browse, genres and markets.
+    let releases = app.get("/v1/browse/new-releases?limit=2", &token).await.json();
+    has_keys(&releases["albums"], PAGING_KEYS);
+    assert_eq!(releases["albums"]["total"], 3);
+    assert_eq!(releases["albums"]["items"][0]["release_date"], "2024");
+    let genres = app.get("/v1/recommendations/available-genre-seeds", &token).await.json();
+    assert_eq!(genres["genres"], serde_json::json!(["electronic", "jazz", "rock"]));
+    let categories = app.get("/v1/browse/categories", &token).await.json();
+    assert_eq!(categories["categories"]["items"][0]["id"], "electronic");
+    assert_eq!(app.get("/v1/markets", &token).await.json()["markets"], serde_json::json!(["US"]));
+    assert_eq!(app.get("/v1/shows?ids=abc,def", &token).await.json()["shows"], serde_json::json!([null, null]));
+}
+
+async fn search_with_field_filters(app: TestApp) {
+    let token = app.user_token("ada", "").await;
+    let names = |body: &Value, key: &str| -> Vec<String> {
+        body[key]["items"].as_array().unwrap().iter().map(|i| i["name"].as_str().unwrap().to_owned()).collect()
+    };
+    let body = app.get("/v1/search?q=dawn&type=track,album,artist,playlist", &token).await.json();
+    assert_eq!(names(&body, "tracks"), vec!["Dawn Oscillator"]);
+    for key in ["tracks", "albums", "artists", "playlists"] {
+        has_keys(&body[key], PAGING_KEYS);
+    }
+    let body = app.get("/v1/search?q=artist:%22the%20harmonics%22&type=track&limit=10", &token).await.json();
+    assert_eq!(body["tracks"]["total"], 3);
+    let body = app.get("/v1/search?q=year:2020-2022&type=album", &token).await.json();
+    assert_eq!(names(&body, "albums"), vec!["Overtones", "Steady State"]);
+    let body = app.get("/v1/search?q=genre:jazz&type=artist", &token).await.json();
+    assert_eq!(names(&body, "artists"), vec!["Metronome Trio"]);
+    let body = app.get("/v1/search?q=album:overtones%20minor&type=track", &token).await.json();
+    assert_eq!(names(&body, "tracks"), vec!["Minor Detour"]);
+    // Paging keeps the query and wraps the next page the same way.
+    let body = app.get("/v1/search?q=e&type=track&limit=2", &token).await.json();
+    let next = body["tracks"]["next"].as_str().unwrap().to_owned();
+    assert!(next.contains("q=e") && next.contains("type=track") && next.contains("offset=2"), "{next}");
+    let page2 = app.get(next.trim_start_matches(BASE), &token).await.json();
+    assert_eq!(page2["tracks"]["offset"], 2);
+    app.get("/v1/search?q=x&type=nope", &token).await.spotify_error(400);
+    app.get("/v1/search?type=track", &token).await.spotify_error(400);
+}
+
+async fn audio_features_analysis_and_recommendations(app: TestApp) {
+    let token = app.user_token("ada", "").await;
+    let ids = app.track_ids(&token).await;
+    // "Ninety Beats": 90 BPM in F major (tonic MIDI 65).
+    let body = app.get("/v1/search?q=track:%22ninety%20beats%22&type=track", &token).await.json();
+    let id = body["tracks"]["items"][0]["id"].as_str().unwrap().to_owned();
+    let features = app.get(&format!("/v1/audio-features/{id}"), &token).await.json();
+    has_keys(
+        &features,
+        &[
+            "acousticness",
+            "analysis_url",
+            "danceability",
+            "duration_ms",
+            "energy",
+            "id",
+            "instrumentalness",
+            "key",
+            "liveness",
+            "loudness",
+            "mode",
+            "speechiness",
+            "tempo",
+            "time_signature",
+            "track_href",
+            "type",
+            "uri",
+            "valence",
+        ],
+    );
+    assert!((features["tempo"].as_f64().unwrap() - 90.0).abs() < 2.0, "{features}");
+    assert_eq!(features["key"], 5, "{features}");
+    assert_eq!(features["mode"], 1);
+    let several = app.get(&format!("/v1/audio-features/?ids={},{}", ids[0], ids[1]), &token).await.json();
+    assert_eq!(several["audio_features"].as_array().unwrap().len(), 2);
+    let hundred_one = vec![ids[0].clone(); 101].join(",");
+    app.get(&format!("/v1/audio-features?ids={hundred_one}"), &token).await.spotify_error(400);
+
+    let analysis = app.get(&format!("/v1/audio-analysis/{id}"), &token).await.json();
+    has_keys(&analysis, &["meta", "track", "bars", "beats", "sections", "segments", "tatums"]);
+    has_keys(&analysis["track"], &["num_samples", "duration", "tempo", "key", "mode", "codestring", "rhythm_version"]);
+    let beats = analysis["beats"].as_array().unwrap();
+    assert!(beats.len() >= 5, "{}", beats.len());
+    let gap = beats[2]["start"].as_f64().unwrap() - beats[1]["start"].as_f64().unwrap();
+    assert!((gap - 60.0 / 90.0).abs() < 0.03, "{gap}");
+    assert_eq!(analysis["segments"][0]["pitches"].as_array().unwrap().len(), 12);
+
+    // Recommendations honour min/max bounds and leave the seed out.
+    let recs = app.get(&format!("/v1/recommendations?seed_tracks={id}&min_tempo=100&limit=10"), &token).await.json();
+    let tracks = recs["tracks"].as_array().unwrap();
+    assert!(!tracks.is_empty());
+    assert!(tracks.iter().all(|t| t["id"] != id.as_str()));
+    for t in tracks {
+        let f = app.get(&format!("/v1/audio-features/{}", t["id"].as_str().unwrap()), &token).await.json();
+        assert!(f["tempo"].as_f64().unwrap() >= 100.0, "{f}");
+    }
+    has_keys(&recs["seeds"][0], &["afterFilteringSize", "afterRelinkingSize", "href", "id", "initialPoolSize", "type"]);
+    let by_genre = app.get("/v1/recommendations?seed_genres=jazz&target_tempo=90&limit=1", &token).await.json();
+    assert_eq!(by_genre["tracks"].as_array().unwrap().len(), 1);
+    app.get("/v1/recommendations", &token).await.spotify_error(400);
+}

@@ -1,0 +1,14 @@
+//! The catalog's integration suite: the real router in-process, every
+//! scenario on a fresh SQLite file and again on a fresh PostgreSQL database.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    reason = "a test fails loudly on an unexpected shape; that is its job"
+)]
+
+mod catalog_reads;
+mod library;
+mod oauth;
+mod support;

@@ -1,0 +1,296 @@
+//! The catalog's test support: a catalog on a fresh SQLite file or a fresh
+//! PostgreSQL database, filled with a short synthesised library, driven
+//! through the real router in-process.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{HeaderMap, Method, Request, StatusCode};
+use catalog_core::Catalog;
+use catalog_http::AppState;
+use http_body_util::BodyExt as _;
+use kernel::{ManualClock, Timestamp};
+use platform::Db;
+use serde_json::Value;
+use tower::ServiceExt as _;
+
+pub const BASE: &str = "http://catalog.test";
+pub const REDIRECT: &str = "http://127.0.0.1:9999/callback";
+pub const START: Timestamp = Timestamp::from_millis(1_795_305_600_000);
+pub const PASSWORD: &str = "correct horse battery";
+
+pub struct TestApp {
+    pub catalog: Catalog,
+    pub router: Router,
+    pub clock: ManualClock,
+    #[expect(dead_code, reason = "kept for failure messages while debugging a store")]
+    pub backend: &'static str,
+    _dir: tempfile::TempDir,
+}
+
+#[derive(Debug)]
+pub struct TestResponse {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: bytes::Bytes,
+}
+
+impl TestResponse {
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("body is not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+    }
+
+    /// Asserts Spotify's error object and returns its message.
+    pub fn spotify_error(&self, status: u16) -> String {
+        assert_eq!(self.status.as_u16(), status, "{}", String::from_utf8_lossy(&self.body));
+        let body = self.json();
+        assert_eq!(body["error"]["status"], status, "{body}");
+        assert!(body["error"].get("reason").is_none(), "reason only on player errors: {body}");
+        body["error"]["message"].as_str().unwrap_or_else(|| panic!("no message: {body}")).to_owned()
+    }
+}
+
+impl TestApp {
+    pub async fn sqlite() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open_sqlite(&dir.path().join("catalog.db")).await.unwrap();
+        Self::build(db, dir, "sqlite").await
+    }
+
+    pub async fn postgres() -> Option<Self> {
+        let admin_url = std::env::var("TEST_POSTGRES_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+        let admin = match tokio::time::timeout(Duration::from_secs(3), Db::connect_postgres(&admin_url)).await {
+            Ok(Ok(db)) => db,
+            outcome => {
+                let why = match outcome {
+                    Ok(Err(e)) => e.to_string(),
+                    _ => "timed out".to_owned(),
+                };
+                assert!(
+                    std::env::var("REQUIRE_POSTGRES").map_or(true, |v| v != "1"),
+                    "REQUIRE_POSTGRES=1 but PostgreSQL is unreachable at {admin_url}: {why}"
+                );
+                eprintln!("skipping the PostgreSQL variant: no server at {admin_url} ({why})");
+                return None;
+            }
+        };
+        let name = format!("catalogtest_{}", uuid::Uuid::new_v4().simple());
+        let Db::Postgres(pool) = &admin else { unreachable!() };
+        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(pool).await.unwrap();
+        admin.close().await;
+        let (base, query) = admin_url.split_once('?').map_or((admin_url.as_str(), None), |(b, q)| (b, Some(q)));
+        let prefix = base.rsplit_once('/').map_or(base, |(p, _)| p);
+        let url = query.map_or_else(|| format!("{prefix}/{name}"), |q| format!("{prefix}/{name}?{q}"));
+        let db = Db::connect_postgres(&url).await.unwrap();
+        Some(Self::build(db, tempfile::tempdir().unwrap(), "postgres").await)
+    }
+
+    async fn build(db: Db, dir: tempfile::TempDir, backend: &'static str) -> Self {
+        db.migrate(&catalog_core::MIGRATIONS).await.unwrap();
+        let clock = ManualClock::new(START);
+        let catalog = Catalog::new(db, Arc::new(clock.clone()));
+        let library = dir.path().join("library");
+        catalog_core::synth::write_library(&library, 4.0).unwrap();
+        let scanned = catalog.scan(&library, |_| {}).await.unwrap();
+        assert_eq!(scanned.added, catalog_core::synth::SongSpec::demo_count());
+        let router = catalog_http::router(AppState::new(catalog.clone(), BASE));
+        Self { catalog, router, clock, backend, _dir: dir }
+    }
+
+    pub async fn request(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<(&str, Vec<u8>)>,
+    ) -> TestResponse {
+        let mut builder = Request::builder().method(method).uri(path);
+        if let Some(token) = token {
+            builder = builder.header("authorization", format!("Bearer {token}"));
+        }
+        let body = match body {
+            Some((content_type, bytes)) => {
+                builder = builder.header("content-type", content_type);
+                Body::from(bytes)
+            }
+            None => Body::empty(),
+        };
+        let response = self.router.clone().oneshot(builder.body(body).unwrap()).await.unwrap();
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        TestResponse { status, headers, body }
+    }
+
+    pub async fn get(&self, path: &str, token: &str) -> TestResponse {
+        self.request(Method::GET, path, Some(token), None).await
+    }
+
+    pub async fn send_json(&self, method: Method, path: &str, token: &str, body: &Value) -> TestResponse {
+        self.request(method, path, Some(token), Some(("application/json", body.to_string().into_bytes()))).await
+    }
+
+    pub async fn form(&self, path: &str, pairs: &[(&str, &str)], basic: Option<(&str, &str)>) -> TestResponse {
+        let mut builder = Request::builder()
+            .method(Method::POST)
+            .uri(path)
+            .header("content-type", "application/x-www-form-urlencoded");
+        if let Some((id, secret)) = basic {
+            use base64::Engine as _;
+            let encoded = base64::engine::general_purpose::STANDARD.encode(format!("{id}:{secret}"));
+            builder = builder.header("authorization", format!("Basic {encoded}"));
+        }
+        let body = serde_urlencoded::to_string(pairs).unwrap();
+        let response = self.router.clone().oneshot(builder.body(Body::from(body)).unwrap()).await.unwrap();
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        TestResponse { status, headers, body }
+    }
+
+    /// An app and a user; returns (client_id, client_secret, user_id).
+    pub async fn app_and_user(&self, name: &str) -> (String, String, String) {
+        let (app, secret) = self.catalog.create_app("Test app", &[REDIRECT.to_owned()]).await.unwrap();
+        let (user, _) = self.catalog.create_user(name, Some(kernel::Secret::new(PASSWORD.to_owned()))).await.unwrap();
+        (app.client_id, secret.into_inner(), user.id)
+    }
+
+    /// Logs `username` in on `/authorize` and returns the code from the redirect.
+    pub async fn authorize(&self, client_id: &str, username: &str, scope: &str, challenge: Option<&str>) -> String {
+        let mut pairs = vec![
+            ("client_id", client_id),
+            ("redirect_uri", REDIRECT),
+            ("response_type", "code"),
+            ("scope", scope),
+            ("state", "xyz"),
+            ("username", username),
+            ("password", PASSWORD),
+            ("decision", "allow"),
+        ];
+        if let Some(c) = challenge {
+            pairs.push(("code_challenge", c));
+            pairs.push(("code_challenge_method", "S256"));
+        }
+        let response = self.form("/authorize", &pairs, None).await;
+        assert!(response.status.is_redirection(), "{:?}: {}", response.status, String::from_utf8_lossy(&response.body));
+        let location = response.headers["location"].to_str().unwrap().to_owned();
+        assert!(location.starts_with(REDIRECT), "{location}");
+        assert!(location.contains("state=xyz"), "{location}");
+        let query = location.split_once('?').unwrap().1;
+        let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query).unwrap();
+        pairs.into_iter().find(|(k, _)| k == "code").unwrap().1
+    }
+
+    /// A user token with `scope` through the authorization-code flow.
+    pub async fn user_token(&self, username: &str, scope: &str) -> String {
+        let (client_id, secret, _) = self.app_and_user(username).await;
+        self.exchange(&client_id, &secret, username, scope).await
+    }
+
+    /// A token for an existing user through a fresh app.
+    pub async fn token_for(&self, username: &str, scope: &str) -> String {
+        let (app, secret) = self.catalog.create_app("Another app", &[REDIRECT.to_owned()]).await.unwrap();
+        self.exchange(&app.client_id, secret.expose(), username, scope).await
+    }
+
+    async fn exchange(&self, client_id: &str, secret: &str, username: &str, scope: &str) -> String {
+        let code = self.authorize(client_id, username, scope, None).await;
+        let response = self
+            .form(
+                "/api/token",
+                &[("grant_type", "authorization_code"), ("code", &code), ("redirect_uri", REDIRECT)],
+                Some((client_id, secret)),
+            )
+            .await;
+        assert_eq!(response.status, StatusCode::OK, "{}", String::from_utf8_lossy(&response.body));
+        response.json()["access_token"].as_str().unwrap().to_owned()
+    }
+
+    /// Ids of the demo library's tracks, ordered by name.
+    pub async fn track_ids(&self, token: &str) -> Vec<String> {
+        let body = self.get("/v1/search?q=a&type=track&limit=50", token).await.json();
+        let mut all = body["tracks"]["items"].as_array().unwrap().clone();
+        all.sort_by_key(|t| t["name"].as_str().unwrap().to_owned());
+        all.iter().map(|t| t["id"].as_str().unwrap().to_owned()).collect()
+    }
+}
+
+/// Runs each scenario once per store.
+#[macro_export]
+macro_rules! on_both_stores {
+    ($($scenario:ident),+ $(,)?) => {
+        $(
+            mod $scenario {
+                #[tokio::test]
+                async fn sqlite() {
+                    super::$scenario($crate::support::TestApp::sqlite().await).await;
+                }
+
+                #[tokio::test]
+                async fn postgres() {
+                    if let Some(app) = $crate::support::TestApp::postgres().await {
+                        super::$scenario(app).await;
+                    }
+                }
+            }
+        )+
+    };
+}
+
+/// Asserts that `value` has every key in `keys` (null allowed).
+pub fn has_keys(value: &Value, keys: &[&str]) {
+    for key in keys {
+        assert!(value.get(*key).is_some(), "missing key {key:?} in {value}");
+    }
+}
+
+pub const TRACK_KEYS: &[&str] = &[
+    "album",
+    "artists",
+    "available_markets",
+    "disc_number",
+    "duration_ms",
+    "explicit",
+    "external_ids",
+    "external_urls",
+    "href",
+    "id",
+    "is_playable",
+    "linked_from",
+    "restrictions",
+    "name",
+    "popularity",
+    "preview_url",
+    "track_number",
+    "type",
+    "uri",
+    "is_local",
+];
+pub const ALBUM_KEYS: &[&str] = &[
+    "album_type",
+    "total_tracks",
+    "available_markets",
+    "external_urls",
+    "href",
+    "id",
+    "images",
+    "name",
+    "release_date",
+    "release_date_precision",
+    "type",
+    "uri",
+    "artists",
+    "tracks",
+    "copyrights",
+    "external_ids",
+    "genres",
+    "label",
+    "popularity",
+];
+pub const ARTIST_KEYS: &[&str] =
+    &["external_urls", "followers", "genres", "href", "id", "images", "name", "popularity", "type", "uri"];
+pub const PAGING_KEYS: &[&str] = &["href", "items", "limit", "next", "offset", "previous", "total"];
