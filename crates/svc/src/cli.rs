@@ -30,6 +30,9 @@ pub struct StoreArgs {
     /// `postgres://...` to keep the catalog in PostgreSQL instead of SQLite.
     #[arg(long, global = true, env = "CATALOG_DATABASE_URL", hide_env_values = true)]
     pub catalog_database_url: Option<String>,
+    /// `postgres://...` to keep the courses service in PostgreSQL instead of SQLite.
+    #[arg(long, global = true, env = "COURSES_DATABASE_URL", hide_env_values = true)]
+    pub courses_database_url: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -42,6 +45,9 @@ pub enum Command {
     /// Administer the catalog: scan audio, register OAuth apps, create users.
     #[command(subcommand)]
     Catalog(crate::catalog::CatalogCommand),
+    /// Administer the courses service: workspaces, plans and API keys.
+    #[command(subcommand)]
+    Courses(crate::courses::CoursesCommand),
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,6 +7,7 @@
 
 mod admin;
 mod catalog;
+mod courses;
 mod cli;
 mod config;
 mod output;
@@ -37,6 +38,7 @@ fn main() -> ExitCode {
             Command::Serve(args) => serve::run(args, cli.global.clone(), &out).await,
             Command::Hub(command) => admin::run(command, &cli.global, &out).await,
             Command::Catalog(command) => catalog::run(command, &cli.global, &out).await,
+            Command::Courses(command) => courses::run(command, &cli.global, &out).await,
         }
     });
     match result {

@@ -39,6 +39,9 @@ impl Output {
 /// 1 user error, 2 transient, 3 internal.
 pub fn exit_code(err: &anyhow::Error) -> u8 {
     for cause in err.chain() {
+        if let Some(courses) = cause.downcast_ref::<courses_core::CoursesError>() {
+            return crate::courses::exit_code(courses);
+        }
         if let Some(catalog) = cause.downcast_ref::<catalog_core::CatalogError>() {
             return crate::catalog::exit_code(catalog);
         }

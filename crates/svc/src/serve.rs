@@ -36,10 +36,8 @@ pub async fn run(args: ServeArgs, store: StoreArgs, out: &Output) -> anyhow::Res
         services.spawn(ready);
     }
     if wants(ServiceName::Courses) {
-        tracing::warn!("the courses service is not part of this build yet");
-        if args.service != ServiceName::All {
-            anyhow::bail!("the {:?} service is not part of this build yet; run `svc serve hub`", args.service);
-        }
+        let ready = crate::courses::serve_courses(&args, &store, out, stopped.clone()).await?;
+        services.spawn(ready);
     }
     while let Some(finished) = services.join_next().await {
         finished.context("a service task panicked")??;

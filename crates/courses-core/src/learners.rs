@@ -1,0 +1,403 @@
+//! Learners: identities (created and deleted in bulk), completions graded
+//! from answers, issued certificates, and the public embed through which
+//! learners open published courses.
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+use tokio::sync::mpsc;
+
+use crate::courses::ListRequest;
+use crate::error::{CoursesError, CoursesResult, Suspension};
+use crate::issues::{Issues, child, code};
+use crate::model::{Access, Completion, Course, CourseStatus, Identity, IssuedCertificate, ListItem, Resource, ResourceKind};
+use crate::store::{
+    Bind, CERTIFICATE_COLUMNS, COMPLETION_COLUMNS, CertificateRow, CompletionRow, IDENTITY_COLUMNS, IdentityRow,
+    IdentityUpsert, Table, View,
+};
+use crate::{Courses, content, plans};
+
+/// Learners per call of the bulk routes (a batch size, not a quota).
+pub const BULK_LIMIT: usize = 500;
+
+fn optional_string(item: &Map<String, Value>, name: &str, max: usize, path: &[String], issues: &mut Issues) -> Option<String> {
+    match item.get(name) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if s.chars().count() <= max => Some(s.trim().to_owned()).filter(|s| !s.is_empty()),
+        Some(Value::String(_)) => {
+            issues.push(code::TOO_BIG, path, Some(name), format!("{name} is at most {max} characters"));
+            None
+        }
+        Some(_) => {
+            issues.push(code::INVALID_TYPE, path, Some(name), format!("{name} must be a string"));
+            None
+        }
+    }
+}
+
+fn parse_identities(body: &Map<String, Value>) -> CoursesResult<Vec<IdentityUpsert>> {
+    let root = vec!["identities".to_owned()];
+    let items = match body.get("identities") {
+        Some(Value::Array(items)) if items.len() > BULK_LIMIT => {
+            return Err(CoursesError::field(&["identities"], code::TOO_BIG, format!("at most {BULK_LIMIT} identities per call")));
+        }
+        Some(Value::Array(items)) if items.is_empty() => {
+            return Err(CoursesError::field(&["identities"], code::TOO_SMALL, "identities must not be empty"));
+        }
+        Some(Value::Array(items)) => items,
+        Some(_) => return Err(CoursesError::field(&["identities"], code::INVALID_TYPE, "identities must be an array")),
+        None => return Err(CoursesError::field(&["identities"], code::REQUIRED, "identities is required")),
+    };
+    let mut issues = Issues::default();
+    let mut seen = HashSet::new();
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let path = child(&root, i);
+        let Value::Object(item) = item else {
+            issues.push(code::INVALID_TYPE, &path, None, "an identity must be an object");
+            continue;
+        };
+        let external_id = match item.get("externalId") {
+            Some(Value::String(s)) if !s.trim().is_empty() && s.chars().count() <= 200 => s.trim().to_owned(),
+            Some(Value::String(_)) => {
+                issues.push(code::INVALID_VALUE, &path, Some("externalId"), "externalId must have 1 to 200 characters");
+                continue;
+            }
+            Some(_) => {
+                issues.push(code::INVALID_TYPE, &path, Some("externalId"), "externalId must be a string");
+                continue;
+            }
+            None => {
+                issues.push(code::REQUIRED, &path, Some("externalId"), "externalId is required");
+                continue;
+            }
+        };
+        if !seen.insert(external_id.clone()) {
+            issues.push(code::DUPLICATE, &path, Some("externalId"), "externalId appears twice in this call");
+        }
+        let email = optional_string(item, "email", 320, &path, &mut issues);
+        if email.as_deref().is_some_and(|e| !e.contains('@')) {
+            issues.push(code::INVALID_VALUE, &path, Some("email"), "email must be an email address");
+        }
+        let name = optional_string(item, "name", 200, &path, &mut issues);
+        let extra = item
+            .iter()
+            .filter(|(k, _)| !["id", "externalId", "email", "name", "createdAt", "updatedAt", "workspaceId"].contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        out.push(IdentityUpsert { id: content::new_id("idn"), external_id, email, name, extra });
+    }
+    issues.finish(out)
+}
+
+fn parse_answers(body: &Map<String, Value>) -> CoursesResult<Map<String, Value>> {
+    match body.get("answers") {
+        None | Some(Value::Null) => Ok(Map::new()),
+        Some(Value::Object(answers)) => Ok(answers.clone()),
+        Some(_) => Err(CoursesError::field(&["answers"], code::INVALID_TYPE, "answers must be an object of block id to answer")),
+    }
+}
+
+fn required_id(body: &Map<String, Value>, name: &str) -> CoursesResult<String> {
+    match body.get(name) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.trim().to_owned()),
+        Some(_) => Err(CoursesError::field(&[name], code::INVALID_TYPE, format!("{name} must be an id"))),
+        None => Err(CoursesError::field(&[name], code::REQUIRED, format!("{name} is required"))),
+    }
+}
+
+/// What the public embed hands the learner player.
+#[derive(Clone, Debug)]
+pub struct EmbedSession {
+    pub view_id: String,
+    pub course: Course,
+    /// The screens without the answers of questions.
+    pub screens: Vec<Value>,
+    pub identity: Option<Identity>,
+    pub theme: Option<Resource>,
+}
+
+impl Courses {
+    // ---- identities ----
+
+    /// Creates or updates (by `externalId`) up to 500 identities in one call.
+    pub async fn bulk_upsert_identities(&self, access: &Access, body: &Map<String, Value>) -> CoursesResult<(Vec<Identity>, usize)> {
+        let batch = parse_identities(body)?;
+        Ok(self.store.upsert_identities(&access.workspace.id, &batch, self.clock.now()).await?)
+    }
+
+    /// Creates or updates one identity.
+    pub async fn upsert_identity(&self, access: &Access, body: &Map<String, Value>) -> CoursesResult<(Identity, bool)> {
+        let mut wrapped = Map::new();
+        wrapped.insert("identities".to_owned(), Value::Array(vec![Value::Object(body.clone())]));
+        let batch = parse_identities(&wrapped).map_err(|err| match err {
+            CoursesError::Invalid { issues, .. } => CoursesError::invalid(
+                issues.into_iter().map(|mut i| {
+                    i.path.drain(..2.min(i.path.len()));
+                    i
+                }).collect(),
+            ),
+            other => other,
+        })?;
+        let (mut stored, created) = self.store.upsert_identities(&access.workspace.id, &batch, self.clock.now()).await?;
+        let identity = stored.pop().ok_or_else(|| CoursesError::Internal("upsert returned no row".to_owned()))?;
+        Ok((identity, created == 1))
+    }
+
+    /// Deletes up to 500 identities by id or `externalId`.
+    pub async fn bulk_delete_identities(&self, access: &Access, body: &Map<String, Value>) -> CoursesResult<u64> {
+        let ids = match body.get("ids") {
+            Some(Value::Array(ids)) if ids.len() > BULK_LIMIT => {
+                return Err(CoursesError::field(&["ids"], code::TOO_BIG, format!("at most {BULK_LIMIT} identities per call")));
+            }
+            Some(Value::Array(ids)) if ids.is_empty() => return Err(CoursesError::field(&["ids"], code::TOO_SMALL, "ids must not be empty")),
+            Some(Value::Array(ids)) => ids,
+            Some(_) => return Err(CoursesError::field(&["ids"], code::INVALID_TYPE, "ids must be an array")),
+            None => return Err(CoursesError::field(&["ids"], code::REQUIRED, "ids (identity ids or externalIds) is required")),
+        };
+        let mut issues = Issues::default();
+        let keys: Vec<String> = ids
+            .iter()
+            .enumerate()
+            .filter_map(|(i, id)| {
+                let key = id.as_str().map(str::to_owned);
+                if key.is_none() {
+                    issues.push(code::INVALID_TYPE, &child(&["ids".to_owned()], i), None, "each id must be a string");
+                }
+                key
+            })
+            .collect();
+        issues.finish(())?;
+        Ok(self.store.delete_identities(&access.workspace.id, &keys).await?)
+    }
+
+    pub async fn identity(&self, access: &Access, id: &str) -> CoursesResult<Identity> {
+        self.store.identity(&access.workspace.id, id).await?.ok_or(CoursesError::not_found("identity"))
+    }
+
+    pub async fn delete_identity(&self, access: &Access, id: &str) -> CoursesResult<()> {
+        if self.store.delete_by_id(Table::Identities, &access.workspace.id, id).await? { Ok(()) } else { Err(CoursesError::not_found("identity")) }
+    }
+
+    pub fn list_identities(&self, access: &Access, page: ListRequest) -> mpsc::Receiver<ListItem<Identity>> {
+        self.store.stream::<IdentityRow, Identity>(
+            format!("SELECT {IDENTITY_COLUMNS} FROM identities WHERE workspace_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3"),
+            vec![Bind::Text(access.workspace.id.clone())],
+            page.limit,
+            page.offset,
+        )
+    }
+
+    // ---- completions ----
+
+    /// Grades `answers` against the course and records the completion.
+    async fn complete(&self, course: &Course, identity_id: &str, answers: Map<String, Value>) -> CoursesResult<Completion> {
+        let grade = content::grade(&course.screens, &answers, course.passing_score);
+        let completion = Completion {
+            id: content::new_id("cmp"),
+            workspace_id: course.workspace_id.clone(),
+            course_id: course.id.clone(),
+            identity_id: identity_id.to_owned(),
+            score: grade.score,
+            passed: grade.passed,
+            created_at: self.clock.now(),
+        };
+        self.store.insert_completion(&completion, &answers).await?;
+        Ok(completion)
+    }
+
+    /// `POST /completions`: `{courseId, identityId, answers}`.
+    pub async fn record_completion(&self, access: &Access, body: &Map<String, Value>) -> CoursesResult<Completion> {
+        let course_id = required_id(body, "courseId")?;
+        let identity_id = required_id(body, "identityId")?;
+        let answers = parse_answers(body)?;
+        let mut issues = Issues::default();
+        let course = self.store.course(&access.workspace.id, &course_id).await?;
+        if course.is_none() {
+            issues.push(code::UNKNOWN_REFERENCE, &[], Some("courseId"), "courseId is not a course of this workspace");
+        }
+        if self.store.identity(&access.workspace.id, &identity_id).await?.is_none() {
+            issues.push(code::UNKNOWN_REFERENCE, &[], Some("identityId"), "identityId is not an identity of this workspace");
+        }
+        let course = issues.finish(course)?.ok_or(CoursesError::not_found("course"))?;
+        self.complete(&course, &identity_id, answers).await
+    }
+
+    pub async fn completion(&self, access: &Access, id: &str) -> CoursesResult<Completion> {
+        self.store.completion(&access.workspace.id, id).await?.ok_or(CoursesError::not_found("completion"))
+    }
+
+    pub async fn delete_completion(&self, access: &Access, id: &str) -> CoursesResult<()> {
+        if self.store.delete_by_id(Table::Completions, &access.workspace.id, id).await? { Ok(()) } else { Err(CoursesError::not_found("completion")) }
+    }
+
+    pub fn list_completions(&self, access: &Access, page: ListRequest) -> mpsc::Receiver<ListItem<Completion>> {
+        self.store.stream::<CompletionRow, Completion>(
+            format!("SELECT {COMPLETION_COLUMNS} FROM completions WHERE workspace_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3"),
+            vec![Bind::Text(access.workspace.id.clone())],
+            page.limit,
+            page.offset,
+        )
+    }
+
+    // ---- certificates ----
+
+    /// Issues the learner's certificate for a course (one per learner and
+    /// course: asking again returns the first). Refused when the learner's
+    /// best completion does not meet the course's passing score.
+    async fn issue(&self, course: &Course, identity: &Identity) -> CoursesResult<(IssuedCertificate, bool)> {
+        let best = self
+            .store
+            .best_completion(&course.workspace_id, &course.id, &identity.id)
+            .await?
+            .ok_or(CoursesError::NotCompleted)?;
+        if !best.passed {
+            return Err(CoursesError::PassingScoreNotMet { score: best.score, passing: course.passing_score.unwrap_or(0) });
+        }
+        let cert = IssuedCertificate {
+            id: content::new_id("cert"),
+            workspace_id: course.workspace_id.clone(),
+            course_id: course.id.clone(),
+            identity_id: identity.id.clone(),
+            completion_id: best.id,
+            template_id: course.certificate_id.clone(),
+            learner_name: identity.name.clone().or_else(|| identity.email.clone()).unwrap_or_else(|| identity.external_id.clone()),
+            course_title: course.title.clone(),
+            score: best.score,
+            issued_at: self.clock.now(),
+        };
+        Ok(self.store.issue_certificate(&cert).await?)
+    }
+
+    /// `POST /issued-certificates`: `{courseId, identityId}`.
+    pub async fn issue_certificate(&self, access: &Access, body: &Map<String, Value>) -> CoursesResult<(IssuedCertificate, bool)> {
+        let course_id = required_id(body, "courseId")?;
+        let identity_id = required_id(body, "identityId")?;
+        let course = self.store.course(&access.workspace.id, &course_id).await?;
+        let identity = self.store.identity(&access.workspace.id, &identity_id).await?;
+        let mut issues = Issues::default();
+        if course.is_none() {
+            issues.push(code::UNKNOWN_REFERENCE, &[], Some("courseId"), "courseId is not a course of this workspace");
+        }
+        if identity.is_none() {
+            issues.push(code::UNKNOWN_REFERENCE, &[], Some("identityId"), "identityId is not an identity of this workspace");
+        }
+        issues.finish(())?;
+        match (course, identity) {
+            (Some(course), Some(identity)) => self.issue(&course, &identity).await,
+            _ => Err(CoursesError::not_found("course")),
+        }
+    }
+
+    pub async fn certificate(&self, access: &Access, id: &str) -> CoursesResult<IssuedCertificate> {
+        self.store.certificate(&access.workspace.id, id).await?.ok_or(CoursesError::not_found("issued certificate"))
+    }
+
+    pub async fn delete_certificate(&self, access: &Access, id: &str) -> CoursesResult<()> {
+        if self.store.delete_by_id(Table::Certificates, &access.workspace.id, id).await? { Ok(()) } else { Err(CoursesError::not_found("issued certificate")) }
+    }
+
+    pub fn list_certificates(&self, access: &Access, page: ListRequest) -> mpsc::Receiver<ListItem<IssuedCertificate>> {
+        self.store.stream::<CertificateRow, IssuedCertificate>(
+            format!("SELECT {CERTIFICATE_COLUMNS} FROM issued_certificates WHERE workspace_id = $1 ORDER BY issued_at, id LIMIT $2 OFFSET $3"),
+            vec![Bind::Text(access.workspace.id.clone())],
+            page.limit,
+            page.offset,
+        )
+    }
+
+    /// The certificate rendered as a PDF from its template (or the built-in design).
+    pub async fn certificate_pdf(&self, cert: &IssuedCertificate) -> CoursesResult<Vec<u8>> {
+        let template = match &cert.template_id {
+            Some(id) => self.store.resource(&cert.workspace_id, ResourceKind::CertificateTemplate, id).await?,
+            None => None,
+        };
+        Ok(crate::pdf::render_certificate(cert, template.as_ref().map(|t| &t.data)))
+    }
+
+    // ---- the public embed ----
+
+    /// Opens a published course for a learner: counts one course view (each
+    /// opening counts) and returns what the player needs. A draft answers
+    /// exactly like a missing course.
+    pub async fn open_embed(&self, course_id: &str, learner: Option<&str>) -> CoursesResult<EmbedSession> {
+        let course = self
+            .store
+            .course_by_id(course_id)
+            .await?
+            .filter(|c| c.status == CourseStatus::Published)
+            .ok_or(CoursesError::not_found("course"))?;
+        let ws = self.store.workspace(&course.workspace_id).await?.ok_or(CoursesError::not_found("course"))?;
+        let now = self.clock.now();
+        self.check_standing(&ws, now).await?;
+        let identity = match learner.map(str::trim).filter(|l| !l.is_empty()) {
+            Some(external_id) => {
+                let batch = parse_identities(&serde_json::json!({ "identities": [{ "externalId": external_id }] }).as_object().cloned().unwrap_or_default())?;
+                let (mut stored, _) = self.store.upsert_identities(&ws.id, &batch, now).await?;
+                stored.pop()
+            }
+            None => None,
+        };
+        let view_id = format!("view_{}", platform::crypto::random_token(24));
+        let view = View { workspace_id: ws.id.clone(), course_id: course.id.clone(), identity_id: identity.as_ref().map(|i| i.id.clone()) };
+        let month = plans::month_of(now);
+        let cap = ws.plan.hard_capped().then(|| ws.plan.course_views());
+        if !self.store.record_view(&view_id, &view, &month, cap, now).await? {
+            return Err(CoursesError::Suspended(Suspension::AllowanceUsed {
+                plan: ws.plan,
+                allowance: ws.plan.course_views(),
+                month,
+                resets_at: plans::next_month_start(now),
+            }));
+        }
+        let theme = match &course.theme_id {
+            Some(id) => self.store.resource(&ws.id, ResourceKind::Theme, id).await?,
+            None => None,
+        };
+        let screens = content::learner_view(&course.screens);
+        Ok(EmbedSession { view_id, course, screens, identity, theme })
+    }
+
+    async fn view_context(&self, view_id: &str) -> CoursesResult<(Course, Identity)> {
+        let view = self.store.view(view_id).await?.ok_or(CoursesError::not_found("course view"))?;
+        let course = self.store.course(&view.workspace_id, &view.course_id).await?.ok_or(CoursesError::not_found("course"))?;
+        let identity_id = view.identity_id.ok_or_else(|| {
+            CoursesError::field(&["learner"], code::REQUIRED, "open the course with ?learner=<your learner id> to record completions")
+        })?;
+        let identity = self.store.identity(&view.workspace_id, &identity_id).await?.ok_or(CoursesError::not_found("identity"))?;
+        Ok((course, identity))
+    }
+
+    /// The player's completion: graded on the server from the answers.
+    pub async fn complete_view(&self, view_id: &str, body: &Map<String, Value>) -> CoursesResult<Completion> {
+        let (course, identity) = self.view_context(view_id).await?;
+        self.complete(&course, &identity.id, parse_answers(body)?).await
+    }
+
+    /// The player's certificate request for the learner of a view.
+    pub async fn certificate_for_view(&self, view_id: &str) -> CoursesResult<(IssuedCertificate, bool)> {
+        let (course, identity) = self.view_context(view_id).await?;
+        self.issue(&course, &identity).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn bulk_batches_are_bounded_and_checked() {
+        let many: Vec<Value> = (0..=BULK_LIMIT).map(|i| json!({ "externalId": format!("u{i}") })).collect();
+        let err = parse_identities(json!({ "identities": many }).as_object().unwrap()).unwrap_err();
+        let CoursesError::Invalid { issues, .. } = err else { panic!() };
+        assert_eq!((issues[0].code, issues[0].path.clone()), ("too_big", vec!["identities".to_owned()]));
+        let ok: Vec<Value> = (0..BULK_LIMIT).map(|i| json!({ "externalId": format!("u{i}") })).collect();
+        assert_eq!(parse_identities(json!({ "identities": ok }).as_object().unwrap()).unwrap().len(), BULK_LIMIT);
+        let err = parse_identities(json!({ "identities": [{ "externalId": "a" }, { "externalId": "a" }, { "email": "x" }] }).as_object().unwrap()).unwrap_err();
+        let CoursesError::Invalid { issues, .. } = err else { panic!() };
+        let paths: Vec<String> = issues.iter().map(|i| i.path.join(".")).collect();
+        assert_eq!(paths, ["identities.1.externalId", "identities.2.externalId"]);
+    }
+}

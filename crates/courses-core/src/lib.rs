@@ -1,0 +1,79 @@
+//! The courses service's domain: workspaces and their API keys, courses made
+//! of screens and blocks, learner identities, completions, issued
+//! certificates, themes, templates, translations, collections, webhooks,
+//! plans with their monthly allowances, and the store behind them.
+//!
+//! Every use case is one method of [`Courses`]; the REST API, the learner
+//! player, the CLI and MCP all call these methods, so the key scope, the
+//! plan gates and the allowances cannot be skipped by any entry point. This
+//! crate knows nothing about HTTP: it returns [`CoursesError`]s that
+//! `courses-http` maps to status codes and the wire envelope in one table.
+
+pub mod access;
+pub mod content;
+pub mod courses;
+pub mod error;
+pub mod issues;
+pub mod keys;
+pub mod learners;
+pub mod model;
+pub mod pdf;
+pub mod plans;
+pub mod resources;
+pub mod store;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use kernel::Clock;
+use platform::{Db, DbError, Migrations};
+
+pub use error::{CoursesError, CoursesResult, KeyRejection, Suspension, Throttle};
+pub use issues::Issue;
+pub use model::{
+    Access, ApiKeyInfo, Completion, Course, CourseStatus, Identity, IssuedCertificate, ListItem, Resource,
+    ResourceKind, Usage, Workspace,
+};
+pub use plans::{Feature, Plan};
+
+use crate::store::Store;
+
+static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
+static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
+
+/// The courses service's embedded migrations.
+pub const MIGRATIONS: Migrations = Migrations { sqlite: &SQLITE_MIGRATIONS, postgres: &POSTGRES_MIGRATIONS };
+
+/// The courses service's use cases over one store and one clock.
+#[derive(Clone, Debug)]
+pub struct Courses {
+    store: Store,
+    clock: Arc<dyn Clock>,
+}
+
+impl Courses {
+    /// Builds the service over an open, migrated database.
+    pub fn new(db: Db, clock: Arc<dyn Clock>) -> Self {
+        Self { store: Store::new(db), clock }
+    }
+
+    /// Opens the store named by the configuration (PostgreSQL for a
+    /// `postgres://` URL, else `courses.db` in `data_dir`) and migrates it.
+    pub async fn open(database_url: Option<&str>, data_dir: &Path, clock: Arc<dyn Clock>) -> Result<Self, DbError> {
+        let db = Db::open(database_url, &data_dir.join("courses.db")).await?;
+        db.migrate(&MIGRATIONS).await?;
+        Ok(Self::new(db, clock))
+    }
+
+    pub const fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub fn db(&self) -> &Db {
+        self.store.db()
+    }
+
+    pub fn clock(&self) -> &dyn Clock {
+        self.clock.as_ref()
+    }
+}

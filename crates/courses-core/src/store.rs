@@ -1,0 +1,1017 @@
+//! The courses service's store: every method is one atomic unit of work.
+//!
+//! The SQL is written once in the subset SQLite and PostgreSQL share and runs
+//! on either through `platform::with_db!`. Read-modify-write of a course
+//! first bumps the course row inside the transaction, which takes
+//! PostgreSQL's row lock or SQLite's write lock, so concurrent edits on any
+//! number of nodes serialise per course. The rate limiter does the same with
+//! the key row, and the monthly caps are conditional upserts.
+
+use futures_util::StreamExt as _;
+use kernel::{StoreError, Timestamp};
+use platform::db::store_error;
+use platform::{Db, with_db};
+use serde_json::{Map, Value};
+use sqlx::postgres::PgRow;
+use sqlx::sqlite::SqliteRow;
+use tokio::sync::mpsc;
+
+use crate::error::{CoursesError, CoursesResult};
+use crate::model::{
+    ApiKeyInfo, Completion, Course, CourseStatus, Identity, IssuedCertificate, ListItem, Resource, ResourceKind,
+    Workspace,
+};
+use crate::plans::Plan;
+
+/// A bound parameter of a streamed list query.
+#[derive(Clone, Debug)]
+pub enum Bind {
+    Text(String),
+    Int(i64),
+}
+
+const STREAM_BUFFER: usize = 64;
+
+fn ts(millis: i64) -> Timestamp {
+    Timestamp::from_millis(millis)
+}
+
+fn json_map(text: &str) -> Map<String, Value> {
+    match serde_json::from_str(text) {
+        Ok(Value::Object(map)) => map,
+        _ => Map::new(),
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct WorkspaceRow {
+    id: String,
+    name: String,
+    plan: String,
+    payment_failed_at: Option<i64>,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl From<WorkspaceRow> for Workspace {
+    fn from(row: WorkspaceRow) -> Self {
+        Self {
+            id: row.id,
+            name: row.name,
+            plan: row.plan.parse().unwrap_or(Plan::Sandbox),
+            payment_failed_at: row.payment_failed_at.map(ts),
+            created_at: ts(row.created_at),
+            updated_at: ts(row.updated_at),
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct KeyRow {
+    id: String,
+    workspace_id: String,
+    name: String,
+    display: String,
+    read_only: bool,
+    revoked_at: Option<i64>,
+    last_used_at: Option<i64>,
+    created_at: i64,
+}
+
+impl From<KeyRow> for ApiKeyInfo {
+    fn from(row: KeyRow) -> Self {
+        Self {
+            id: row.id,
+            workspace_id: row.workspace_id,
+            name: row.name,
+            display: row.display,
+            read_only: row.read_only,
+            revoked_at: row.revoked_at.map(ts),
+            last_used_at: row.last_used_at.map(ts),
+            created_at: ts(row.created_at),
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct CourseRow {
+    id: String,
+    workspace_id: String,
+    title: String,
+    status: String,
+    passing_score: Option<i64>,
+    theme_id: Option<String>,
+    certificate_id: Option<String>,
+    source_kind: String,
+    document: String,
+    published_at: Option<i64>,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl From<CourseRow> for Course {
+    fn from(row: CourseRow) -> Self {
+        let mut document = json_map(&row.document);
+        let take_map = |doc: &mut Map<String, Value>, key: &str| match doc.remove(key) {
+            Some(Value::Object(map)) => map,
+            _ => Map::new(),
+        };
+        let settings = take_map(&mut document, "settings");
+        let extra = take_map(&mut document, "extra");
+        let screens = match document.remove("screens") {
+            Some(Value::Array(screens)) => screens,
+            _ => Vec::new(),
+        };
+        Self {
+            id: row.id,
+            workspace_id: row.workspace_id,
+            title: row.title,
+            status: CourseStatus::parse(&row.status).unwrap_or(CourseStatus::Draft),
+            passing_score: row.passing_score,
+            theme_id: row.theme_id,
+            certificate_id: row.certificate_id,
+            source_kind: row.source_kind,
+            settings,
+            screens,
+            extra,
+            published_at: row.published_at.map(ts),
+            created_at: ts(row.created_at),
+            updated_at: ts(row.updated_at),
+        }
+    }
+}
+
+fn course_document(course: &Course) -> String {
+    serde_json::json!({
+        "settings": course.settings,
+        "screens": course.screens,
+        "extra": course.extra,
+    })
+    .to_string()
+}
+
+#[derive(sqlx::FromRow)]
+pub struct ResourceRow {
+    id: String,
+    workspace_id: String,
+    kind: String,
+    data: String,
+    created_at: i64,
+    updated_at: i64,
+}
+
+fn resource_kind(s: &str) -> ResourceKind {
+    match s {
+        "theme" => ResourceKind::Theme,
+        "certificate_template" => ResourceKind::CertificateTemplate,
+        "translation" => ResourceKind::Translation,
+        "webhook" => ResourceKind::Webhook,
+        _ => ResourceKind::Collection,
+    }
+}
+
+impl From<ResourceRow> for Resource {
+    fn from(row: ResourceRow) -> Self {
+        Self {
+            id: row.id,
+            workspace_id: row.workspace_id,
+            kind: resource_kind(&row.kind),
+            data: json_map(&row.data),
+            created_at: ts(row.created_at),
+            updated_at: ts(row.updated_at),
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct IdentityRow {
+    id: String,
+    workspace_id: String,
+    external_id: String,
+    email: Option<String>,
+    name: Option<String>,
+    data: String,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl From<IdentityRow> for Identity {
+    fn from(row: IdentityRow) -> Self {
+        Self {
+            id: row.id,
+            workspace_id: row.workspace_id,
+            external_id: row.external_id,
+            email: row.email,
+            name: row.name,
+            extra: json_map(&row.data),
+            created_at: ts(row.created_at),
+            updated_at: ts(row.updated_at),
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct CompletionRow {
+    id: String,
+    workspace_id: String,
+    course_id: String,
+    identity_id: String,
+    score: Option<f64>,
+    passed: bool,
+    created_at: i64,
+}
+
+impl From<CompletionRow> for Completion {
+    fn from(row: CompletionRow) -> Self {
+        Self {
+            id: row.id,
+            workspace_id: row.workspace_id,
+            course_id: row.course_id,
+            identity_id: row.identity_id,
+            score: row.score,
+            passed: row.passed,
+            created_at: ts(row.created_at),
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+pub struct CertificateRow {
+    id: String,
+    workspace_id: String,
+    course_id: String,
+    identity_id: String,
+    completion_id: String,
+    template_id: Option<String>,
+    learner_name: String,
+    course_title: String,
+    score: Option<f64>,
+    issued_at: i64,
+}
+
+impl From<CertificateRow> for IssuedCertificate {
+    fn from(row: CertificateRow) -> Self {
+        Self {
+            id: row.id,
+            workspace_id: row.workspace_id,
+            course_id: row.course_id,
+            identity_id: row.identity_id,
+            completion_id: row.completion_id,
+            template_id: row.template_id,
+            learner_name: row.learner_name,
+            course_title: row.course_title,
+            score: row.score,
+            issued_at: ts(row.issued_at),
+        }
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct ViewRow {
+    workspace_id: String,
+    course_id: String,
+    identity_id: Option<String>,
+}
+
+/// A course view: which course a learner opened, from the view's id.
+#[derive(Clone, Debug)]
+pub struct View {
+    pub workspace_id: String,
+    pub course_id: String,
+    pub identity_id: Option<String>,
+}
+
+pub const COURSE_COLUMNS: &str = "id, workspace_id, title, status, passing_score, theme_id, certificate_id, \
+    source_kind, document, published_at, created_at, updated_at";
+pub const IDENTITY_COLUMNS: &str = "id, workspace_id, external_id, email, name, data, created_at, updated_at";
+pub const COMPLETION_COLUMNS: &str = "id, workspace_id, course_id, identity_id, score, passed, created_at";
+pub const CERTIFICATE_COLUMNS: &str = "id, workspace_id, course_id, identity_id, completion_id, template_id, \
+    learner_name, course_title, score, issued_at";
+pub const RESOURCE_COLUMNS: &str = "id, workspace_id, kind, data, created_at, updated_at";
+
+/// A new identity or the new values of an existing one (by external id).
+#[derive(Clone, Debug)]
+pub struct IdentityUpsert {
+    pub id: String,
+    pub external_id: String,
+    pub email: Option<String>,
+    pub name: Option<String>,
+    pub extra: Map<String, Value>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Store {
+    db: Db,
+}
+
+impl Store {
+    pub const fn new(db: Db) -> Self {
+        Self { db }
+    }
+
+    pub const fn db(&self) -> &Db {
+        &self.db
+    }
+
+    // ---- workspaces and keys ----
+
+    pub async fn insert_workspace(&self, ws: &Workspace) -> Result<(), StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query(
+                "INSERT INTO workspaces (id, name, plan, payment_failed_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)",
+            )
+            .bind(&ws.id)
+            .bind(&ws.name)
+            .bind(ws.plan.as_str())
+            .bind(ws.payment_failed_at.map(Timestamp::as_millis))
+            .bind(ws.created_at.as_millis())
+            .bind(ws.updated_at.as_millis())
+            .execute(pool)
+            .await
+            .map(drop)
+            .map_err(store_error)
+        })
+    }
+
+    pub async fn workspace(&self, id: &str) -> Result<Option<Workspace>, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query_as::<_, WorkspaceRow>(
+                "SELECT id, name, plan, payment_failed_at, created_at, updated_at FROM workspaces WHERE id = $1",
+            )
+            .bind(id)
+            .fetch_optional(pool)
+            .await
+            .map(|r| r.map(Workspace::from))
+            .map_err(store_error)
+        })
+    }
+
+    pub async fn update_workspace(&self, ws: &Workspace) -> Result<bool, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query("UPDATE workspaces SET name = $2, plan = $3, payment_failed_at = $4, updated_at = $5 WHERE id = $1")
+                .bind(&ws.id)
+                .bind(&ws.name)
+                .bind(ws.plan.as_str())
+                .bind(ws.payment_failed_at.map(Timestamp::as_millis))
+                .bind(ws.updated_at.as_millis())
+                .execute(pool)
+                .await
+                .map(|r| r.rows_affected() == 1)
+                .map_err(store_error)
+        })
+    }
+
+    pub async fn insert_key(&self, key: &ApiKeyInfo, hash: &str) -> Result<(), StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query(
+                "INSERT INTO api_keys (id, workspace_id, name, key_hash, display, read_only, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            )
+            .bind(&key.id)
+            .bind(&key.workspace_id)
+            .bind(&key.name)
+            .bind(hash)
+            .bind(&key.display)
+            .bind(key.read_only)
+            .bind(key.created_at.as_millis())
+            .execute(pool)
+            .await
+            .map(drop)
+            .map_err(store_error)
+        })
+    }
+
+    /// The key with this hash and its workspace (one indexed lookup).
+    pub async fn key_by_hash(&self, hash: &str) -> Result<Option<(ApiKeyInfo, Workspace)>, StoreError> {
+        let key = with_db!(&self.db, |pool| {
+            sqlx::query_as::<_, KeyRow>(
+                "SELECT id, workspace_id, name, display, read_only, revoked_at, last_used_at, created_at FROM api_keys WHERE key_hash = $1",
+            )
+            .bind(hash)
+            .fetch_optional(pool)
+            .await
+            .map_err(store_error)
+        })?;
+        let Some(key) = key else { return Ok(None) };
+        Ok(self.workspace(&key.workspace_id).await?.map(|ws| (ApiKeyInfo::from(key), ws)))
+    }
+
+    pub async fn list_keys(&self, workspace_id: &str) -> Result<Vec<ApiKeyInfo>, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query_as::<_, KeyRow>(
+                "SELECT id, workspace_id, name, display, read_only, revoked_at, last_used_at, created_at FROM api_keys WHERE workspace_id = $1 ORDER BY created_at, id",
+            )
+            .bind(workspace_id)
+            .fetch_all(pool)
+            .await
+            .map(|rows| rows.into_iter().map(ApiKeyInfo::from).collect())
+            .map_err(store_error)
+        })
+    }
+
+    pub async fn revoke_key(&self, workspace_id: &str, key_id: &str, now: Timestamp) -> Result<bool, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query("UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3) WHERE id = $1 AND workspace_id = $2")
+                .bind(key_id)
+                .bind(workspace_id)
+                .bind(now.as_millis())
+                .execute(pool)
+                .await
+                .map(|r| r.rows_affected() == 1)
+                .map_err(store_error)
+        })
+    }
+
+    /// Records one request of `key_id` in the sliding window, unless the
+    /// window already holds `limit` requests: then returns the instant the
+    /// oldest of them leaves the window. The key row is written first so
+    /// concurrent requests with one key serialise on every backend.
+    pub async fn hit_rate(&self, key_id: &str, now: Timestamp, window_ms: i64, limit: i64) -> Result<Option<Timestamp>, StoreError> {
+        let cutoff = now.as_millis() - window_ms;
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            sqlx::query("UPDATE api_keys SET last_used_at = $2 WHERE id = $1")
+                .bind(key_id)
+                .bind(now.as_millis())
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
+            sqlx::query("DELETE FROM rate_hits WHERE key_id = $1 AND at <= $2")
+                .bind(key_id)
+                .bind(cutoff)
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
+            let (count, oldest): (i64, Option<i64>) =
+                sqlx::query_as("SELECT COUNT(*), MIN(at) FROM rate_hits WHERE key_id = $1")
+                    .bind(key_id)
+                    .fetch_one(&mut *tx)
+                    .await
+                    .map_err(store_error)?;
+            let outcome = if count >= limit {
+                Some(ts(oldest.unwrap_or(now.as_millis()) + window_ms))
+            } else {
+                sqlx::query("INSERT INTO rate_hits (key_id, at) VALUES ($1, $2)")
+                    .bind(key_id)
+                    .bind(now.as_millis())
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(store_error)?;
+                None
+            };
+            tx.commit().await.map_err(store_error)?;
+            Ok(outcome)
+        })
+    }
+
+    /// Drops rate-window rows older than `before` (idle keys leave them behind).
+    pub async fn prune_rate_hits(&self, before: Timestamp) -> Result<u64, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query("DELETE FROM rate_hits WHERE at <= $1")
+                .bind(before.as_millis())
+                .execute(pool)
+                .await
+                .map(|r| r.rows_affected())
+                .map_err(store_error)
+        })
+    }
+
+    // ---- usage ----
+
+    pub async fn usage(&self, workspace_id: &str, month: &str, metric: &str) -> Result<u64, StoreError> {
+        let count: Option<i64> = with_db!(&self.db, |pool| {
+            sqlx::query_scalar("SELECT count FROM usage_counters WHERE workspace_id = $1 AND month = $2 AND metric = $3")
+                .bind(workspace_id)
+                .bind(month)
+                .bind(metric)
+                .fetch_optional(pool)
+                .await
+                .map_err(store_error)
+        })?;
+        Ok(count.and_then(|c| u64::try_from(c).ok()).unwrap_or(0))
+    }
+
+    /// Adds one to a monthly counter unless it already reached `cap`.
+    /// Returns whether the unit was counted.
+    pub async fn take_unit(&self, workspace_id: &str, month: &str, metric: &str, cap: Option<u64>) -> Result<bool, StoreError> {
+        let cap = cap.and_then(|c| i64::try_from(c).ok()).unwrap_or(i64::MAX);
+        if cap <= 0 {
+            return Ok(false);
+        }
+        with_db!(&self.db, |pool| {
+            sqlx::query(
+                "INSERT INTO usage_counters (workspace_id, month, metric, count) VALUES ($1, $2, $3, 1)
+                 ON CONFLICT (workspace_id, month, metric) DO UPDATE SET count = usage_counters.count + 1
+                 WHERE usage_counters.count < $4",
+            )
+            .bind(workspace_id)
+            .bind(month)
+            .bind(metric)
+            .bind(cap)
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected() == 1)
+            .map_err(store_error)
+        })
+    }
+
+    /// Counts a course view within `cap` and records the view row in one
+    /// transaction. Returns false (and writes nothing) when capped.
+    pub async fn record_view(
+        &self,
+        view_id: &str,
+        view: &View,
+        month: &str,
+        cap: Option<u64>,
+        now: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let cap = cap.and_then(|c| i64::try_from(c).ok()).unwrap_or(i64::MAX);
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            let counted = sqlx::query(
+                "INSERT INTO usage_counters (workspace_id, month, metric, count) VALUES ($1, $2, 'course_views', 1)
+                 ON CONFLICT (workspace_id, month, metric) DO UPDATE SET count = usage_counters.count + 1
+                 WHERE usage_counters.count < $3",
+            )
+            .bind(&view.workspace_id)
+            .bind(month)
+            .bind(cap)
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?
+            .rows_affected()
+                == 1;
+            if counted {
+                sqlx::query(
+                    "INSERT INTO course_views (id, workspace_id, course_id, identity_id, created_at) VALUES ($1, $2, $3, $4, $5)",
+                )
+                .bind(view_id)
+                .bind(&view.workspace_id)
+                .bind(&view.course_id)
+                .bind(&view.identity_id)
+                .bind(now.as_millis())
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
+            }
+            tx.commit().await.map_err(store_error)?;
+            Ok(counted)
+        })
+    }
+
+    pub async fn view(&self, view_id: &str) -> Result<Option<View>, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query_as::<_, ViewRow>("SELECT workspace_id, course_id, identity_id FROM course_views WHERE id = $1")
+                .bind(view_id)
+                .fetch_optional(pool)
+                .await
+                .map(|r| r.map(|r| View { workspace_id: r.workspace_id, course_id: r.course_id, identity_id: r.identity_id }))
+                .map_err(store_error)
+        })
+    }
+
+    // ---- courses ----
+
+    pub async fn insert_course(&self, course: &Course) -> Result<(), StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query(
+                "INSERT INTO courses (id, workspace_id, title, status, passing_score, theme_id, certificate_id, source_kind, document, published_at, created_at, updated_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+            )
+            .bind(&course.id)
+            .bind(&course.workspace_id)
+            .bind(&course.title)
+            .bind(course.status.as_str())
+            .bind(course.passing_score)
+            .bind(&course.theme_id)
+            .bind(&course.certificate_id)
+            .bind(&course.source_kind)
+            .bind(course_document(course))
+            .bind(course.published_at.map(Timestamp::as_millis))
+            .bind(course.created_at.as_millis())
+            .bind(course.updated_at.as_millis())
+            .execute(pool)
+            .await
+            .map(drop)
+            .map_err(store_error)
+        })
+    }
+
+    /// The course `id` of the workspace (`None` for another workspace's).
+    pub async fn course(&self, workspace_id: &str, id: &str) -> Result<Option<Course>, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query_as::<_, CourseRow>(sqlx::AssertSqlSafe(format!(
+                "SELECT {COURSE_COLUMNS} FROM courses WHERE id = $1 AND workspace_id = $2"
+            )))
+            .bind(id)
+            .bind(workspace_id)
+            .fetch_optional(pool)
+            .await
+            .map(|r| r.map(Course::from))
+            .map_err(store_error)
+        })
+    }
+
+    /// Any workspace's course, for the public embed.
+    pub async fn course_by_id(&self, id: &str) -> Result<Option<Course>, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query_as::<_, CourseRow>(sqlx::AssertSqlSafe(format!("SELECT {COURSE_COLUMNS} FROM courses WHERE id = $1")))
+                .bind(id)
+                .fetch_optional(pool)
+                .await
+                .map(|r| r.map(Course::from))
+                .map_err(store_error)
+        })
+    }
+
+    /// Reads, changes and writes one course under its row lock. `change`
+    /// may refuse (its error is returned and nothing is written).
+    pub async fn modify_course<T>(
+        &self,
+        workspace_id: &str,
+        id: &str,
+        now: Timestamp,
+        change: impl FnOnce(&mut Course) -> CoursesResult<T>,
+    ) -> CoursesResult<(Course, T)> {
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            let locked = sqlx::query("UPDATE courses SET updated_at = $3 WHERE id = $1 AND workspace_id = $2")
+                .bind(id)
+                .bind(workspace_id)
+                .bind(now.as_millis())
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?
+                .rows_affected();
+            if locked == 0 {
+                return Err(CoursesError::not_found("course"));
+            }
+            let row = sqlx::query_as::<_, CourseRow>(sqlx::AssertSqlSafe(format!(
+                "SELECT {COURSE_COLUMNS} FROM courses WHERE id = $1"
+            )))
+            .bind(id)
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(store_error)?;
+            let mut course = Course::from(row);
+            let out = change(&mut course)?;
+            course.updated_at = now;
+            sqlx::query(
+                "UPDATE courses SET title = $2, status = $3, passing_score = $4, theme_id = $5, certificate_id = $6,
+                 document = $7, published_at = $8, updated_at = $9 WHERE id = $1",
+            )
+            .bind(&course.id)
+            .bind(&course.title)
+            .bind(course.status.as_str())
+            .bind(course.passing_score)
+            .bind(&course.theme_id)
+            .bind(&course.certificate_id)
+            .bind(course_document(&course))
+            .bind(course.published_at.map(Timestamp::as_millis))
+            .bind(now.as_millis())
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?;
+            tx.commit().await.map_err(store_error)?;
+            Ok((course, out))
+        })
+    }
+
+    pub async fn delete_course(&self, workspace_id: &str, id: &str) -> Result<bool, StoreError> {
+        self.delete_from("courses", workspace_id, id).await
+    }
+
+    async fn delete_from(&self, table: &'static str, workspace_id: &str, id: &str) -> Result<bool, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query(sqlx::AssertSqlSafe(format!("DELETE FROM {table} WHERE id = $1 AND workspace_id = $2")))
+                .bind(id)
+                .bind(workspace_id)
+                .execute(pool)
+                .await
+                .map(|r| r.rows_affected() == 1)
+                .map_err(store_error)
+        })
+    }
+
+    // ---- resources ----
+
+    pub async fn insert_resource(&self, r: &Resource) -> Result<(), StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query("INSERT INTO resources (id, workspace_id, kind, data, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)")
+                .bind(&r.id)
+                .bind(&r.workspace_id)
+                .bind(r.kind.as_str())
+                .bind(Value::Object(r.data.clone()).to_string())
+                .bind(r.created_at.as_millis())
+                .bind(r.updated_at.as_millis())
+                .execute(pool)
+                .await
+                .map(drop)
+                .map_err(store_error)
+        })
+    }
+
+    pub async fn resource(&self, workspace_id: &str, kind: ResourceKind, id: &str) -> Result<Option<Resource>, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query_as::<_, ResourceRow>(sqlx::AssertSqlSafe(format!(
+                "SELECT {RESOURCE_COLUMNS} FROM resources WHERE id = $1 AND workspace_id = $2 AND kind = $3"
+            )))
+            .bind(id)
+            .bind(workspace_id)
+            .bind(kind.as_str())
+            .fetch_optional(pool)
+            .await
+            .map(|r| r.map(Resource::from))
+            .map_err(store_error)
+        })
+    }
+
+    pub async fn update_resource(&self, r: &Resource) -> Result<bool, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query("UPDATE resources SET data = $4, updated_at = $5 WHERE id = $1 AND workspace_id = $2 AND kind = $3")
+                .bind(&r.id)
+                .bind(&r.workspace_id)
+                .bind(r.kind.as_str())
+                .bind(Value::Object(r.data.clone()).to_string())
+                .bind(r.updated_at.as_millis())
+                .execute(pool)
+                .await
+                .map(|r| r.rows_affected() == 1)
+                .map_err(store_error)
+        })
+    }
+
+    pub async fn delete_resource(&self, workspace_id: &str, kind: ResourceKind, id: &str) -> Result<bool, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query("DELETE FROM resources WHERE id = $1 AND workspace_id = $2 AND kind = $3")
+                .bind(id)
+                .bind(workspace_id)
+                .bind(kind.as_str())
+                .execute(pool)
+                .await
+                .map(|r| r.rows_affected() == 1)
+                .map_err(store_error)
+        })
+    }
+
+    // ---- identities ----
+
+    /// Creates or updates (by external id) up to one batch of identities in
+    /// one transaction. Returns the stored identities in input order and
+    /// how many were created.
+    pub async fn upsert_identities(
+        &self,
+        workspace_id: &str,
+        batch: &[IdentityUpsert],
+        now: Timestamp,
+    ) -> Result<(Vec<Identity>, usize), StoreError> {
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            let mut out = Vec::with_capacity(batch.len());
+            let mut created = 0;
+            for item in batch {
+                let data = Value::Object(item.extra.clone()).to_string();
+                let row = sqlx::query_as::<_, IdentityRow>(sqlx::AssertSqlSafe(format!(
+                    "INSERT INTO identities (id, workspace_id, external_id, email, name, data, created_at, updated_at)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+                     ON CONFLICT (workspace_id, external_id) DO UPDATE SET
+                       email = COALESCE(excluded.email, identities.email),
+                       name = COALESCE(excluded.name, identities.name),
+                       data = excluded.data, updated_at = excluded.updated_at
+                     RETURNING {IDENTITY_COLUMNS}"
+                )))
+                .bind(&item.id)
+                .bind(workspace_id)
+                .bind(&item.external_id)
+                .bind(&item.email)
+                .bind(&item.name)
+                .bind(&data)
+                .bind(now.as_millis())
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(store_error)?;
+                if row.id == item.id {
+                    created += 1;
+                }
+                out.push(Identity::from(row));
+            }
+            tx.commit().await.map_err(store_error)?;
+            Ok((out, created))
+        })
+    }
+
+    pub async fn identity(&self, workspace_id: &str, id: &str) -> Result<Option<Identity>, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query_as::<_, IdentityRow>(sqlx::AssertSqlSafe(format!(
+                "SELECT {IDENTITY_COLUMNS} FROM identities WHERE id = $1 AND workspace_id = $2"
+            )))
+            .bind(id)
+            .bind(workspace_id)
+            .fetch_optional(pool)
+            .await
+            .map(|r| r.map(Identity::from))
+            .map_err(store_error)
+        })
+    }
+
+    /// Deletes identities by id or external id; returns how many went.
+    pub async fn delete_identities(&self, workspace_id: &str, keys: &[String]) -> Result<u64, StoreError> {
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            let mut deleted = 0;
+            for key in keys {
+                deleted += sqlx::query("DELETE FROM identities WHERE workspace_id = $1 AND (id = $2 OR external_id = $2)")
+                    .bind(workspace_id)
+                    .bind(key)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(store_error)?
+                    .rows_affected();
+            }
+            tx.commit().await.map_err(store_error)?;
+            Ok(deleted)
+        })
+    }
+
+    // ---- completions and certificates ----
+
+    pub async fn insert_completion(&self, c: &Completion, answers: &Map<String, Value>) -> Result<(), StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query(
+                "INSERT INTO completions (id, workspace_id, course_id, identity_id, score, passed, answers, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            )
+            .bind(&c.id)
+            .bind(&c.workspace_id)
+            .bind(&c.course_id)
+            .bind(&c.identity_id)
+            .bind(c.score)
+            .bind(c.passed)
+            .bind(Value::Object(answers.clone()).to_string())
+            .bind(c.created_at.as_millis())
+            .execute(pool)
+            .await
+            .map(drop)
+            .map_err(store_error)
+        })
+    }
+
+    pub async fn completion(&self, workspace_id: &str, id: &str) -> Result<Option<Completion>, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query_as::<_, CompletionRow>(sqlx::AssertSqlSafe(format!(
+                "SELECT {COMPLETION_COLUMNS} FROM completions WHERE id = $1 AND workspace_id = $2"
+            )))
+            .bind(id)
+            .bind(workspace_id)
+            .fetch_optional(pool)
+            .await
+            .map(|r| r.map(Completion::from))
+            .map_err(store_error)
+        })
+    }
+
+    /// The learner's best completion of a course: passed first, then the
+    /// highest score, then the latest.
+    pub async fn best_completion(&self, workspace_id: &str, course_id: &str, identity_id: &str) -> Result<Option<Completion>, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query_as::<_, CompletionRow>(sqlx::AssertSqlSafe(format!(
+                "SELECT {COMPLETION_COLUMNS} FROM completions WHERE workspace_id = $1 AND course_id = $2 AND identity_id = $3
+                 ORDER BY passed DESC, COALESCE(score, -1) DESC, created_at DESC LIMIT 1"
+            )))
+            .bind(workspace_id)
+            .bind(course_id)
+            .bind(identity_id)
+            .fetch_optional(pool)
+            .await
+            .map(|r| r.map(Completion::from))
+            .map_err(store_error)
+        })
+    }
+
+    /// Inserts the certificate unless the learner already has one for the
+    /// course; returns the stored one and whether it is new.
+    pub async fn issue_certificate(&self, cert: &IssuedCertificate) -> Result<(IssuedCertificate, bool), StoreError> {
+        let inserted = with_db!(&self.db, |pool| {
+            sqlx::query(
+                "INSERT INTO issued_certificates (id, workspace_id, course_id, identity_id, completion_id, template_id, learner_name, course_title, score, issued_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (course_id, identity_id) DO NOTHING",
+            )
+            .bind(&cert.id)
+            .bind(&cert.workspace_id)
+            .bind(&cert.course_id)
+            .bind(&cert.identity_id)
+            .bind(&cert.completion_id)
+            .bind(&cert.template_id)
+            .bind(&cert.learner_name)
+            .bind(&cert.course_title)
+            .bind(cert.score)
+            .bind(cert.issued_at.as_millis())
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected() == 1)
+            .map_err(store_error)
+        })?;
+        let stored = with_db!(&self.db, |pool| {
+            sqlx::query_as::<_, CertificateRow>(sqlx::AssertSqlSafe(format!(
+                "SELECT {CERTIFICATE_COLUMNS} FROM issued_certificates WHERE course_id = $1 AND identity_id = $2"
+            )))
+            .bind(&cert.course_id)
+            .bind(&cert.identity_id)
+            .fetch_one(pool)
+            .await
+            .map_err(store_error)
+        })?;
+        Ok((IssuedCertificate::from(stored), inserted))
+    }
+
+    pub async fn certificate(&self, workspace_id: &str, id: &str) -> Result<Option<IssuedCertificate>, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query_as::<_, CertificateRow>(sqlx::AssertSqlSafe(format!(
+                "SELECT {CERTIFICATE_COLUMNS} FROM issued_certificates WHERE id = $1 AND workspace_id = $2"
+            )))
+            .bind(id)
+            .bind(workspace_id)
+            .fetch_optional(pool)
+            .await
+            .map(|r| r.map(IssuedCertificate::from))
+            .map_err(store_error)
+        })
+    }
+
+    pub async fn delete_by_id(&self, table: Table, workspace_id: &str, id: &str) -> Result<bool, StoreError> {
+        self.delete_from(table.name(), workspace_id, id).await
+    }
+
+    // ---- streamed lists ----
+
+    /// Streams `limit` rows of `sql` (which must end with `LIMIT $n OFFSET
+    /// $n+1` over the binds given) through a bounded channel, so a page of
+    /// any size is never held in memory at once. The last message says
+    /// whether more rows follow.
+    pub fn stream<R, T>(&self, sql: String, binds: Vec<Bind>, limit: u64, offset: u64) -> mpsc::Receiver<ListItem<T>>
+    where
+        R: for<'r> sqlx::FromRow<'r, SqliteRow> + for<'r> sqlx::FromRow<'r, PgRow> + Send + Unpin + 'static,
+        T: From<R> + Send + 'static,
+    {
+        let (tx, rx) = mpsc::channel(STREAM_BUFFER);
+        let db = self.db.clone();
+        let fetch = i64::try_from(limit.saturating_add(1)).unwrap_or(i64::MAX);
+        let skip = i64::try_from(offset).unwrap_or(i64::MAX);
+        tokio::spawn(async move {
+            let outcome: Result<bool, StoreError> = with_db!(&db, |pool| {
+                let mut query = sqlx::query_as::<_, R>(sqlx::AssertSqlSafe(sql));
+                for bind in binds {
+                    query = match bind {
+                        Bind::Text(s) => query.bind(s),
+                        Bind::Int(i) => query.bind(i),
+                    };
+                }
+                let mut rows = query.bind(fetch).bind(skip).fetch(pool);
+                let mut sent: u64 = 0;
+                let mut more = false;
+                let mut failure = None;
+                while let Some(row) = rows.next().await {
+                    match row {
+                        Ok(_) if sent == limit => {
+                            more = true;
+                            break;
+                        }
+                        Ok(row) => {
+                            sent += 1;
+                            if tx.send(ListItem::Item(T::from(row))).await.is_err() {
+                                return;
+                            }
+                        }
+                        Err(err) => {
+                            failure = Some(store_error(err));
+                            break;
+                        }
+                    }
+                }
+                failure.map_or(Ok(more), Err)
+            });
+            let last = match outcome {
+                Ok(has_more) => ListItem::End { has_more },
+                Err(err) => ListItem::Failed(err),
+            };
+            tx.send(last).await.ok();
+        });
+        rx
+    }
+}
+
+/// Tables whose rows are deleted by id within a workspace.
+#[derive(Clone, Copy, Debug)]
+pub enum Table {
+    Identities,
+    Completions,
+    Certificates,
+}
+
+impl Table {
+    const fn name(self) -> &'static str {
+        match self {
+            Self::Identities => "identities",
+            Self::Completions => "completions",
+            Self::Certificates => "issued_certificates",
+        }
+    }
+}

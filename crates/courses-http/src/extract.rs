@@ -1,0 +1,99 @@
+//! Extractors that answer in the service's error envelope. A handler that
+//! takes a [`Caller`] cannot run without a valid, rate-checked key whose
+//! scope allows the request's method, on a workspace in good standing.
+
+use axum::body::{Body, Bytes};
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::header::AUTHORIZATION;
+use axum::http::request::Parts;
+use courses_core::Access;
+use courses_core::courses::ListRequest;
+use serde_json::{Map, Value};
+
+use crate::AppState;
+use crate::error::{ApiError, Code};
+
+/// JSON bodies above this many bytes answer 413.
+pub const JSON_BODY_LIMIT: usize = 5 * 1024 * 1024;
+
+pub struct Caller(pub Access);
+
+impl FromRequestParts<AppState> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let header = parts.headers.get(AUTHORIZATION).map(|v| v.to_str().unwrap_or("\u{0}"));
+        Ok(Self(state.courses.authorize(header, parts.method.as_str()).await?))
+    }
+}
+
+/// A JSON object body (unknown fields included: the core decides what they mean).
+pub struct JsonBody(pub Map<String, Value>);
+
+impl<S: Send + Sync> FromRequest<S> for JsonBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, _: &S) -> Result<Self, Self::Rejection> {
+        let (parts, body) = req.into_parts();
+        let bytes = read(&parts.headers, body).await?;
+        parse_object(&bytes).map(Self)
+    }
+}
+
+async fn read(headers: &axum::http::HeaderMap, body: Body) -> Result<Bytes, ApiError> {
+    platform::http::read_body_limited(headers, body, JSON_BODY_LIMIT).await.map_err(|err| match err {
+        platform::http::BodyError::TooLarge { limit } => {
+            ApiError::new(Code::PayloadTooLarge, format!("the request body exceeds {limit} bytes"))
+        }
+        platform::http::BodyError::Read(e) => ApiError::new(Code::InvalidRequest, format!("could not read the body: {e}")),
+    })
+}
+
+pub fn parse_object(bytes: &[u8]) -> Result<Map<String, Value>, ApiError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Map::new());
+    }
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(courses_core::CoursesError::field(&[], "invalid_type", "the body must be a JSON object").into()),
+        Err(e) => Err(courses_core::CoursesError::field(&[], "invalid_json", format!("the body is not valid JSON: {e}")).into()),
+    }
+}
+
+/// `limit` (default 50, no maximum) and `offset` from the query string.
+pub struct Paging(pub ListRequest);
+
+impl<S: Send + Sync> FromRequestParts<S> for Paging {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        let pairs: Vec<(String, String)> = serde_urlencoded::from_str(parts.uri.query().unwrap_or("")).unwrap_or_default();
+        let get = |name: &str| -> Result<Option<u64>, ApiError> {
+            pairs
+                .iter()
+                .rev()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| {
+                    v.trim().parse::<u64>().map_err(|_| {
+                        ApiError::from(courses_core::CoursesError::field(
+                            &[name],
+                            "invalid_type",
+                            format!("{name} must be a non-negative integer"),
+                        ))
+                    })
+                })
+                .transpose()
+        };
+        let limit = get("limit")?;
+        if limit == Some(0) {
+            return Err(courses_core::CoursesError::field(&["limit"], "too_small", "limit must be at least 1").into());
+        }
+        Ok(Self(ListRequest::new(limit, get("offset")?)))
+    }
+}
+
+/// One query parameter, for the public embed.
+pub fn query_param(parts_query: Option<&str>, name: &str) -> Option<String> {
+    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(parts_query.unwrap_or("")).unwrap_or_default();
+    pairs.into_iter().rev().find(|(k, _)| k == name).map(|(_, v)| v)
+}

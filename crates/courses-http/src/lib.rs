@@ -1,0 +1,86 @@
+//! The courses service's HTTP surface: the `/v1` API, its OpenAPI document,
+//! the public embed with the learner player, and the operational endpoints.
+//!
+//! Handlers are thin: they extract, call one `courses_core::Courses` use
+//! case and map the result to a wire shape. Status codes and the error
+//! envelope live only here ([`error`]); SQL and business rules live only in
+//! `courses-core`.
+
+pub mod error;
+pub mod extract;
+pub mod list;
+pub mod openapi;
+pub mod player;
+pub mod routes;
+pub mod wire;
+
+use axum::Router;
+use axum::routing::{delete, get, post, put};
+use courses_core::Courses;
+
+use crate::error::{ApiError, Code};
+
+/// Shared state of every handler.
+#[derive(Clone, Debug)]
+pub struct AppState {
+    pub courses: Courses,
+}
+
+/// The complete courses router, instrumented and with `/healthz`,
+/// `/readyz` and `/metrics`.
+pub fn router(state: AppState) -> Router {
+    use routes as r;
+    let db = state.courses.db().clone();
+    let api = Router::new()
+        .route("/v1/openapi.json", get(|| async { axum::Json(openapi::document()) }))
+        .route("/v1/workspaces", get(r::list_workspaces))
+        .route("/v1/workspaces/{id}", get(r::get_workspace).patch(r::update_workspace))
+        .route("/v1/usage", get(r::usage))
+        .route("/v1/api-keys", get(r::list_keys).post(r::create_key))
+        .route("/v1/api-keys/{id}", delete(r::revoke_key))
+        .route("/v1/block-types", get(r::block_types))
+        .route("/v1/courses", get(r::list_courses).post(r::create_course))
+        .route("/v1/courses/{id}", get(r::get_course).patch(r::update_course).delete(r::delete_course))
+        .route("/v1/courses/{id}/publish", post(r::publish_course))
+        .route("/v1/courses/{id}/unpublish", post(r::unpublish_course))
+        .route("/v1/courses/{id}/screens", get(r::list_screens).post(r::add_screen))
+        .route("/v1/courses/{id}/screens/order", put(r::reorder_screens))
+        .route(
+            "/v1/courses/{id}/screens/{screen}",
+            get(r::get_screen).patch(r::update_screen).delete(r::delete_screen),
+        )
+        .route("/v1/courses/{id}/screens/{screen}/duplicate", post(r::duplicate_screen))
+        .route("/v1/courses/{id}/screens/{screen}/blocks", get(r::list_blocks).post(r::add_block))
+        .route(
+            "/v1/courses/{id}/screens/{screen}/blocks/{block}",
+            get(r::get_block).patch(r::update_block).delete(r::delete_block),
+        )
+        .route("/v1/identities", get(r::list_identities).post(r::create_identity))
+        .route("/v1/identities/bulk", post(r::bulk_create_identities).delete(r::bulk_delete_identities))
+        .route("/v1/identities/{id}", get(r::get_identity).delete(r::delete_identity))
+        .route("/v1/completions", get(r::list_completions).post(r::create_completion))
+        .route("/v1/completions/{id}", get(r::get_completion).delete(r::delete_completion))
+        .route("/v1/issued-certificates", get(r::list_certificates).post(r::issue_certificate))
+        .route("/v1/issued-certificates/{id}", get(r::get_certificate).delete(r::delete_certificate))
+        .route("/v1/issued-certificates/{id}/pdf", get(r::certificate_pdf))
+        .route("/v1/{collection}", get(r::list_resources).post(r::create_resource))
+        .route("/v1/{collection}/{id}", get(r::get_resource).patch(r::update_resource).delete(r::delete_resource))
+        .route("/v1/embed/{course}", get(player::open))
+        .route("/v1/embed/views/{view}/completion", post(player::complete))
+        .route("/v1/embed/views/{view}/certificate", post(player::certificate))
+        .route("/v1/embed/views/{view}/certificate.pdf", get(player::certificate_pdf))
+        // Bodies are bounded where they are read (5 MB of JSON), not by
+        // axum's blanket default.
+        .layer(axum::extract::DefaultBodyLimit::disable())
+        .method_not_allowed_fallback(method_not_allowed)
+        .with_state(state);
+    platform::http::instrument(api.merge(platform::http::ops_routes(db)).fallback(not_found), "courses")
+}
+
+async fn not_found() -> ApiError {
+    ApiError::new(Code::NotFound, "no such route")
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(Code::MethodNotAllowed, "this route does not support that method")
+}

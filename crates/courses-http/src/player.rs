@@ -1,0 +1,223 @@
+//! The public embed: the learner-facing player of a published course, and
+//! the two calls it makes (record the completion, get the certificate). The
+//! view id handed to the page is the capability for those calls; no API key
+//! is ever sent to a browser.
+
+use axum::Json;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use crate::AppState;
+use crate::error::ApiError;
+use crate::extract::{JsonBody, query_param};
+use crate::wire;
+
+/// `GET /v1/embed/{courseId}?learner=<externalId>`: counts one course view.
+pub async fn open(State(s): State<AppState>, Path(course_id): Path<String>, RawQuery(query): RawQuery) -> Result<Response, ApiError> {
+    let learner = query_param(query.as_deref(), "learner");
+    let session = s.courses.open_embed(&course_id, learner.as_deref()).await?;
+    let course = &session.course;
+    let data = json!({
+        "viewId": session.view_id,
+        "course": {
+            "id": course.id,
+            "title": course.title,
+            "passingScore": course.passing_score,
+            "navigation": course.settings.get("navigation"),
+            "direction": course.settings.get("direction"),
+            "screens": session.screens,
+        },
+        "learner": session.identity.as_ref().map(|i| json!({ "id": i.id, "name": i.name, "externalId": i.external_id })),
+        "theme": session.theme.as_ref().map(wire::resource),
+    });
+    let html = PAGE
+        .replace("{{title}}", &escape_html(&course.title))
+        .replace("{{dir}}", if course.settings.get("direction").and_then(Value::as_str) == Some("rtl") { "rtl" } else { "ltr" })
+        .replace("{{data}}", &data.to_string().replace('<', "\\u003c"));
+    Ok((
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8")),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+        ],
+        html,
+    )
+        .into_response())
+}
+
+/// `POST /v1/embed/views/{viewId}/completion`: `{answers}` graded on the server.
+pub async fn complete(State(s): State<AppState>, Path(view): Path<String>, JsonBody(body): JsonBody) -> Result<Response, ApiError> {
+    let completion = s.courses.complete_view(&view, &body).await?;
+    Ok((StatusCode::CREATED, Json(wire::completion(&completion))).into_response())
+}
+
+/// `POST /v1/embed/views/{viewId}/certificate`.
+pub async fn certificate(State(s): State<AppState>, Path(view): Path<String>) -> Result<Response, ApiError> {
+    let (cert, _) = s.courses.certificate_for_view(&view).await?;
+    let mut body = wire::certificate(&cert);
+    if let Value::Object(map) = &mut body {
+        map.insert("pdfPath".to_owned(), json!(format!("/v1/embed/views/{view}/certificate.pdf")));
+    }
+    Ok((StatusCode::CREATED, Json(body)).into_response())
+}
+
+/// `GET /v1/embed/views/{viewId}/certificate.pdf`.
+pub async fn certificate_pdf(State(s): State<AppState>, Path(view): Path<String>) -> Result<Response, ApiError> {
+    let (cert, _) = s.courses.certificate_for_view(&view).await?;
+    crate::routes::pdf_response(s.courses.certificate_pdf(&cert).await?, &cert.id)
+}
+
+fn escape_html(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+const PAGE: &str = r#"<!doctype html>
+<html lang="en" dir="{{dir}}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{title}}</title>
+<style>
+  :root { --accent: #2f4f8f; }
+  body { font-family: system-ui, sans-serif; margin: 0; background: #f4f5f8; color: #1d2330; }
+  main { max-width: 720px; margin: 2rem auto; background: #fff; border-radius: 12px; padding: 2rem; box-shadow: 0 2px 12px #0001; }
+  .progress { height: 6px; background: #e3e6ee; border-radius: 3px; margin-bottom: 1.5rem; }
+  .progress > div { height: 100%; background: var(--accent); border-radius: 3px; transition: width .2s; }
+  .block { margin: 1rem 0; }
+  .card { border: 1px solid #d6dae4; border-radius: 8px; padding: .75rem 1rem; margin: .5rem 0; }
+  .option { display: block; margin: .35rem 0; }
+  nav { display: flex; justify-content: space-between; margin-top: 2rem; }
+  button { background: var(--accent); color: #fff; border: 0; border-radius: 6px; padding: .6rem 1.2rem; font-size: 1rem; cursor: pointer; }
+  button[disabled] { opacity: .4; cursor: default; }
+  img, video { max-width: 100%; }
+  .result { font-size: 1.2rem; }
+</style>
+</head>
+<body>
+<main id="player" aria-live="polite"></main>
+<script id="course-data" type="application/json">{{data}}</script>
+<script>
+(function () {
+  const data = JSON.parse(document.getElementById('course-data').textContent);
+  const course = data.course;
+  const screens = course.screens || [];
+  const answers = {};
+  let index = 0;
+  const root = document.getElementById('player');
+  if (data.theme && data.theme.accentColor) document.documentElement.style.setProperty('--accent', data.theme.accentColor);
+
+  function el(tag, attrs, text) {
+    const node = document.createElement(tag);
+    Object.entries(attrs || {}).forEach(([k, v]) => node.setAttribute(k, v));
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function renderBlock(block) {
+    const box = el('div', { class: 'block', 'data-block-id': block.id, 'data-type': block.type });
+    switch (block.type) {
+      case 'heading': box.appendChild(el('h2', {}, block.text)); break;
+      case 'text': box.appendChild(el('p', {}, block.text)); break;
+      case 'quote': box.appendChild(el('blockquote', {}, block.text + (block.attribution ? ' - ' + block.attribution : ''))); break;
+      case 'image': box.appendChild(el('img', { src: block.url, alt: block.alt || '' })); break;
+      case 'video': box.appendChild(el('video', { src: block.url, controls: '' })); break;
+      case 'list': { const ul = el('ul'); (block.items || []).forEach(i => ul.appendChild(el('li', {}, i))); box.appendChild(ul); break; }
+      case 'button': { const b = el('button', { type: 'button' }, block.label); b.onclick = next; box.appendChild(b); break; }
+      case 'divider': box.appendChild(el('hr')); break;
+      case 'stack': (block.stackCards || []).forEach(card => {
+        const c = el('div', { class: 'card' }); c.appendChild(el('strong', {}, card.front));
+        if (card.back) c.appendChild(el('p', {}, card.back)); box.appendChild(c); }); break;
+      case 'multiple_choice':
+      case 'multiple_response': {
+        box.appendChild(el('p', {}, block.question));
+        const multi = block.type === 'multiple_response';
+        (block.options || []).forEach((opt, i) => {
+          const label = el('label', { class: 'option' });
+          const input = el('input', { type: multi ? 'checkbox' : 'radio', name: block.id, value: String(i) });
+          input.checked = multi ? (answers[block.id] || []).includes(i) : answers[block.id] === i;
+          input.onchange = () => {
+            if (multi) {
+              const set = new Set(answers[block.id] || []);
+              input.checked ? set.add(i) : set.delete(i);
+              answers[block.id] = [...set].sort((a, b) => a - b);
+            } else { answers[block.id] = i; }
+          };
+          label.appendChild(input); label.appendChild(document.createTextNode(' ' + opt)); box.appendChild(label);
+        });
+        break;
+      }
+      case 'true_false': {
+        box.appendChild(el('p', {}, block.statement));
+        [['True', true], ['False', false]].forEach(([text, value]) => {
+          const label = el('label', { class: 'option' });
+          const input = el('input', { type: 'radio', name: block.id, value: String(value) });
+          input.checked = answers[block.id] === value;
+          input.onchange = () => { answers[block.id] = value; };
+          label.appendChild(input); label.appendChild(document.createTextNode(' ' + text)); box.appendChild(label);
+        });
+        break;
+      }
+      default: break; // unknown blocks render nothing
+    }
+    return box;
+  }
+
+  function render() {
+    root.innerHTML = '';
+    root.appendChild(el('h1', {}, course.title));
+    const bar = el('div', { class: 'progress' }); const fill = el('div');
+    fill.style.width = (screens.length ? Math.round(100 * (index + 1) / screens.length) : 100) + '%';
+    bar.appendChild(fill); root.appendChild(bar);
+    const screen = screens[index];
+    if (screen) {
+      const section = el('section', { 'data-screen-id': screen.id });
+      if (screen.title) section.appendChild(el('h2', {}, screen.title));
+      (screen.blocks || []).forEach(b => section.appendChild(renderBlock(b)));
+      root.appendChild(section);
+    }
+    if (course.navigation !== 'hidden') {
+      const nav = el('nav');
+      const back = el('button', { id: 'back', type: 'button' }, 'Back'); back.disabled = index === 0; back.onclick = () => { index--; render(); };
+      const last = index >= screens.length - 1;
+      const fwd = el('button', { id: last ? 'finish' : 'continue', type: 'button' }, last ? 'Finish' : 'Continue');
+      fwd.onclick = next;
+      nav.appendChild(back); nav.appendChild(fwd); root.appendChild(nav);
+    }
+  }
+
+  function next() {
+    if (index < screens.length - 1) { index++; render(); } else { finish(); }
+  }
+
+  async function finish() {
+    root.innerHTML = '';
+    root.appendChild(el('h1', {}, course.title));
+    if (!data.learner) { root.appendChild(el('p', { class: 'result' }, 'Course finished. Open it with a learner id to record your completion.')); return; }
+    const res = await fetch('/v1/embed/views/' + data.viewId + '/completion', {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ answers }) });
+    const completion = await res.json();
+    if (!res.ok) { root.appendChild(el('p', { class: 'result' }, completion.message || 'Could not record the completion.')); return; }
+    const scoreText = completion.score === null ? 'Completed.' : 'Your score: ' + completion.score + '%';
+    root.appendChild(el('p', { class: 'result', id: 'score' }, scoreText));
+    root.appendChild(el('p', { id: 'outcome' }, completion.passed ? 'You passed.' : 'You did not reach the passing score of ' + course.passingScore + '%.'));
+    if (completion.passed) {
+      const cert = await fetch('/v1/embed/views/' + data.viewId + '/certificate', { method: 'POST' });
+      if (cert.ok) {
+        const body = await cert.json();
+        const link = el('a', { id: 'certificate', href: body.pdfPath, target: '_blank' }, 'Download your certificate (PDF)');
+        root.appendChild(link);
+      }
+    } else {
+      const retry = el('button', { id: 'retry', type: 'button' }, 'Try again');
+      retry.onclick = () => { index = 0; render(); };
+      root.appendChild(retry);
+    }
+  }
+
+  render();
+})();
+</script>
+</body>
+</html>
+"#;

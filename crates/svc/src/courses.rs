@@ -1,0 +1,193 @@
+//! `svc courses ...` and the courses half of `svc serve`: wiring only; every
+//! command calls a `courses_core::Courses` use case.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::{Subcommand, ValueEnum};
+use courses_core::{Courses, CoursesError, Plan};
+use kernel::{StoreError, SystemClock};
+use serde_json::json;
+
+use crate::cli::{ServeArgs, StoreArgs};
+use crate::output::Output;
+
+#[derive(Subcommand, Debug)]
+pub enum CoursesCommand {
+    /// Create workspaces and change their plan or billing standing.
+    #[command(subcommand)]
+    Workspace(WorkspaceCommand),
+    /// Mint workspace API keys.
+    #[command(subcommand)]
+    Key(KeyCommand),
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum PlanArg {
+    Sandbox,
+    Build,
+    Scale,
+    Partner,
+}
+
+impl From<PlanArg> for Plan {
+    fn from(plan: PlanArg) -> Self {
+        match plan {
+            PlanArg::Sandbox => Self::Sandbox,
+            PlanArg::Build => Self::Build,
+            PlanArg::Scale => Self::Scale,
+            PlanArg::Partner => Self::Partner,
+        }
+    }
+}
+
+#[derive(Subcommand, Debug)]
+pub enum WorkspaceCommand {
+    /// Create a workspace; prints its id.
+    Create {
+        #[arg(long)]
+        name: String,
+        #[arg(long, value_enum, default_value = "sandbox")]
+        plan: PlanArg,
+    },
+    /// Move a workspace to another plan (nothing is deleted).
+    SetPlan {
+        #[arg(long)]
+        workspace: String,
+        #[arg(long, value_enum)]
+        plan: PlanArg,
+    },
+    /// Record a failed charge (starts the grace period) or a paid invoice.
+    Billing {
+        #[arg(long)]
+        workspace: String,
+        /// `failed` or `paid`.
+        #[arg(long, value_parser = ["failed", "paid"])]
+        invoice: String,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum KeyCommand {
+    /// Mint an API key for a workspace; the key is printed once.
+    Create {
+        #[arg(long)]
+        workspace: String,
+        /// GET, HEAD and OPTIONS only.
+        #[arg(long)]
+        read_only: bool,
+        #[arg(long, default_value = "cli")]
+        name: String,
+    },
+}
+
+/// 1 user error, 2 transient, 3 internal.
+pub const fn exit_code(err: &CoursesError) -> u8 {
+    match err {
+        CoursesError::Store(StoreError::Busy(_)) => 2,
+        CoursesError::Store(_) | CoursesError::Internal(_) => 3,
+        _ => 1,
+    }
+}
+
+pub async fn open_courses(store: &StoreArgs) -> anyhow::Result<Courses> {
+    Courses::open(store.courses_database_url.as_deref(), &store.data_dir, Arc::new(SystemClock))
+        .await
+        .context("could not open the courses service's store")
+}
+
+pub async fn run(command: CoursesCommand, store: &StoreArgs, out: &Output) -> anyhow::Result<()> {
+    let courses = open_courses(store).await?;
+    match command {
+        CoursesCommand::Workspace(WorkspaceCommand::Create { name, plan }) => {
+            let ws = courses.create_workspace(&name, plan.into()).await?;
+            out.emit(
+                &format!("created workspace {} on the {} plan (id {})", ws.name, ws.plan, ws.id),
+                &json!({ "id": ws.id, "name": ws.name, "plan": ws.plan.as_str() }),
+            );
+        }
+        CoursesCommand::Workspace(WorkspaceCommand::SetPlan { workspace, plan }) => {
+            let ws = courses.set_plan(&workspace, plan.into()).await?;
+            out.emit(&format!("{} is now on the {} plan", ws.id, ws.plan), &json!({ "id": ws.id, "plan": ws.plan.as_str() }));
+        }
+        CoursesCommand::Workspace(WorkspaceCommand::Billing { workspace, invoice }) => {
+            let ws = courses.set_payment_failed(&workspace, invoice == "failed").await?;
+            let failed_at = ws.payment_failed_at.map(|t| t.to_rfc3339());
+            out.emit(
+                &failed_at.as_ref().map_or_else(
+                    || format!("{}: invoice paid; any suspension is lifted", ws.id),
+                    |at| format!("{}: charge failed at {at}; the grace period is {} days", ws.id, courses_core::plans::GRACE_PERIOD_DAYS),
+                ),
+                &json!({ "id": ws.id, "paymentFailedAt": failed_at }),
+            );
+        }
+        CoursesCommand::Key(KeyCommand::Create { workspace, read_only, name }) => {
+            let (info, key) = courses.create_key(&workspace, &name, read_only).await?;
+            out.emit(
+                &format!(
+                    "{}\n\nThis is the only time the key is shown. Id: {}{}",
+                    key.expose(),
+                    info.id,
+                    if info.read_only { " (read-only)" } else { "" }
+                ),
+                &json!({ "key": key.expose(), "id": info.id, "readOnly": info.read_only }),
+            );
+        }
+    }
+    courses.db().close().await;
+    Ok(())
+}
+
+/// Opens the courses service, binds its listener and returns the future
+/// that serves it until shutdown.
+pub async fn serve_courses(
+    args: &ServeArgs,
+    store: &StoreArgs,
+    out: &Output,
+    mut stopped: tokio::sync::watch::Receiver<bool>,
+) -> anyhow::Result<impl std::future::Future<Output = anyhow::Result<()>> + Send + 'static> {
+    let courses = open_courses(store).await?;
+    let listener = tokio::net::TcpListener::bind(args.courses_listen)
+        .await
+        .with_context(|| format!("could not listen on {}", args.courses_listen))?;
+    let bound = listener.local_addr().context("could not read the bound address")?;
+    let public_url = format!("http://{bound}");
+    out.emit(
+        &format!("courses listening on {public_url} (API {public_url}/v1, OpenAPI {public_url}/v1/openapi.json)"),
+        &json!({ "service": "courses", "listen": bound.to_string(), "url": public_url }),
+    );
+    let pruner = {
+        let courses = courses.clone();
+        platform::jobs::spawn_periodic(
+            courses.db().clone(),
+            Arc::new(SystemClock),
+            "courses.rate-hits-prune",
+            Duration::from_secs(600),
+            stopped.clone(),
+            move || {
+                let courses = courses.clone();
+                async move {
+                    if let Err(err) = courses.prune_rate_hits().await {
+                        tracing::warn!(error = %err, "rate window pruning failed");
+                    }
+                }
+            },
+        )
+    };
+    let router = courses_http::router(courses_http::AppState { courses: courses.clone() });
+    Ok(async move {
+        let until = async move {
+            while !*stopped.borrow() {
+                if stopped.changed().await.is_err() {
+                    break;
+                }
+            }
+        };
+        platform::http::serve(listener, router, until).await.context("the courses server failed")?;
+        tracing::info!("courses stopped: in-flight requests finished");
+        pruner.await.ok();
+        courses.db().close().await;
+        Ok(())
+    })
+}
