@@ -48,6 +48,38 @@ pub enum Command {
     /// Administer the courses service: workspaces, plans and API keys.
     #[command(subcommand)]
     Courses(crate::courses::CoursesCommand),
+    /// Validate a spec locally and push it to a hub project.
+    Push(PushArgs),
+}
+
+/// `svc push <spec_file> --project <slug>`; settings also come from
+/// `svc.json`/`.svcrc.json` (walking up) and `SVC_SERVER`/`SVC_TOKEN`.
+#[derive(Args, Debug)]
+pub struct PushArgs {
+    pub spec_file: PathBuf,
+    #[arg(long)]
+    pub project: Option<String>,
+    #[arg(long)]
+    pub label: Option<String>,
+    /// Make the pushed version the project's default.
+    #[arg(long)]
+    pub default: bool,
+    /// Push a preview version (personal access tokens only); pr, commit and
+    /// branch are read from the CI environment when not given.
+    #[arg(long)]
+    pub preview: bool,
+    #[arg(long, requires = "preview")]
+    pub pr: Option<i64>,
+    #[arg(long, requires = "preview")]
+    pub commit: Option<String>,
+    #[arg(long, requires = "preview")]
+    pub branch: Option<String>,
+    /// Hub base URL (default http://127.0.0.1:8080).
+    #[arg(long)]
+    pub server: Option<String>,
+    /// `svc_pat_...` or a project upload token `svc_...`.
+    #[arg(long)]
+    pub token: Option<String>,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -11,6 +11,7 @@ mod courses;
 mod cli;
 mod config;
 mod output;
+mod push;
 mod serve;
 
 use std::process::ExitCode;
@@ -39,6 +40,7 @@ fn main() -> ExitCode {
             Command::Hub(command) => admin::run(command, &cli.global, &out).await,
             Command::Catalog(command) => catalog::run(command, &cli.global, &out).await,
             Command::Courses(command) => courses::run(command, &cli.global, &out).await,
+            Command::Push(args) => push::run(args, &out).await,
         }
     });
     match result {

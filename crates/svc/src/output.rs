@@ -45,6 +45,12 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
         if let Some(catalog) = cause.downcast_ref::<catalog_core::CatalogError>() {
             return crate::catalog::exit_code(catalog);
         }
+        if let Some(failure) = cause.downcast_ref::<crate::push::Failure>() {
+            return match failure {
+                crate::push::Failure::User(_) => 1,
+                crate::push::Failure::Transient(_) => 2,
+            };
+        }
         if let Some(hub) = cause.downcast_ref::<HubError>() {
             return match hub {
                 HubError::Store(StoreError::Busy(_)) => 2,

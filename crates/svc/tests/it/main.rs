@@ -10,4 +10,5 @@
 
 mod commands;
 mod multinode;
+mod push;
 mod support;
