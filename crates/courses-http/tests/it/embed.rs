@@ -1,0 +1,76 @@
+use axum::http::{Method, StatusCode};
+use courses_core::Plan;
+use serde_json::json;
+
+use crate::on_both_stores;
+use crate::support::{TestApp, quiz_course};
+
+on_both_stores!(draft_embed_is_404_like_a_missing_course, player_records_completion_and_certificate, each_opening_counts_a_view);
+
+async fn draft_embed_is_404_like_a_missing_course(app: TestApp) {
+    let (_, key) = app.workspace(Plan::Build).await;
+    let course = app.course(&key, &quiz_course(None)).await;
+    let id = course["id"].as_str().unwrap();
+    let draft = app.send(Method::GET, &format!("/v1/embed/{id}"), None, None).await;
+    let missing = app.send(Method::GET, "/v1/embed/crs_missing", None, None).await;
+    assert_eq!(draft.status, StatusCode::NOT_FOUND);
+    assert_eq!(draft.error(), "not_found");
+    assert_eq!(draft.body, missing.body, "identical to a course that does not exist");
+    assert_eq!(draft.headers.get("content-type"), missing.headers.get("content-type"));
+}
+
+async fn player_records_completion_and_certificate(app: TestApp) {
+    let (_, key) = app.workspace(Plan::Build).await;
+    let course = app.course(&key, &quiz_course(Some(100))).await;
+    let id = course["id"].as_str().unwrap();
+    app.post(&format!("/v1/courses/{id}/publish"), &key, &json!({})).await;
+    let page = app.send(Method::GET, &format!("/v1/embed/{id}?learner=emp-7"), None, None).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.headers["content-type"].to_str().unwrap().starts_with("text/html"));
+    let html = page.text();
+    assert!(html.contains("<title>Fire safety</title>"));
+    assert!(!html.contains("correctIndex") && !html.contains("\"answer\""), "answers never reach the browser");
+    let view = html.split("\"viewId\":\"").nth(1).unwrap().split('"').next().unwrap().to_owned();
+
+    let send = |path: String, body: serde_json::Value| {
+        let app = &app;
+        async move { app.send(Method::POST, &path, None, Some(body.to_string().into())).await }
+    };
+    let failed = send(format!("/v1/embed/views/{view}/completion"), json!({ "answers": { "q1": 1 } })).await;
+    assert_eq!(failed.status, StatusCode::CREATED);
+    assert_eq!((failed.json()["score"].clone(), failed.json()["passed"].clone()), (json!(50.0), json!(false)));
+    let refused = send(format!("/v1/embed/views/{view}/certificate"), json!({})).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    assert_eq!(refused.error(), "passing_score_not_met");
+
+    let passed = send(format!("/v1/embed/views/{view}/completion"), json!({ "answers": { "q1": 1, "q2": false } })).await;
+    assert_eq!(passed.json()["passed"], true);
+    let cert = send(format!("/v1/embed/views/{view}/certificate"), json!({})).await;
+    assert_eq!(cert.status, StatusCode::CREATED, "{}", cert.text());
+    let pdf_path = cert.json()["pdfPath"].as_str().unwrap().to_owned();
+    let pdf = app.send(Method::GET, &pdf_path, None, None).await;
+    assert_eq!(pdf.headers["content-type"], "application/pdf");
+    assert!(pdf.text().contains("(emp-7)"), "the learner's name, or their id when no name is known");
+
+    // The API sees what the player recorded.
+    let completions = app.get("/v1/completions", &key).await.json();
+    assert_eq!(completions["data"].as_array().unwrap().len(), 2);
+    let learners = app.get("/v1/identities", &key).await.json();
+    assert_eq!(learners["data"][0]["externalId"], "emp-7");
+    let unknown = send("/v1/embed/views/view_nope/completion".to_owned(), json!({})).await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+}
+
+async fn each_opening_counts_a_view(app: TestApp) {
+    let (_, key) = app.workspace(Plan::Build).await;
+    let course = app.course(&key, &quiz_course(None)).await;
+    let id = course["id"].as_str().unwrap();
+    app.post(&format!("/v1/courses/{id}/publish"), &key, &json!({})).await;
+    for _ in 0..3 {
+        assert_eq!(app.send(Method::GET, &format!("/v1/embed/{id}?learner=same"), None, None).await.status, StatusCode::OK);
+    }
+    assert_eq!(app.get("/v1/usage", &key).await.json()["courseViews"]["used"], 3, "repeat openings included");
+    app.clock.set(kernel::Timestamp::from_millis(1_796_083_200_000)); // 2026-12-01T00:00:00Z
+    let december = app.get("/v1/usage", &key).await.json();
+    assert_eq!((december["month"].clone(), december["courseViews"]["used"].clone()), (json!("2026-12"), json!(0)));
+}

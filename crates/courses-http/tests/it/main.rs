@@ -1,0 +1,18 @@
+//! The courses service's integration suite: the real router in-process,
+//! every scenario on a fresh SQLite file and again on a fresh PostgreSQL
+//! database.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    reason = "a test fails loudly on an unexpected shape; that is its job"
+)]
+
+mod auth;
+mod content;
+mod embed;
+mod learners;
+mod openapi;
+mod plans;
+mod support;

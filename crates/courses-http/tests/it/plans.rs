@@ -1,0 +1,102 @@
+use axum::http::StatusCode;
+use courses_core::Plan;
+use serde_json::json;
+
+use crate::on_both_stores;
+use crate::support::{TestApp, quiz_course};
+
+on_both_stores!(
+    features_above_the_plan_are_plan_required,
+    sandbox_is_hard_capped_until_the_month_turns_or_upgrade,
+    paid_plans_are_metered_not_cut_off,
+    unpaid_invoice_suspends_after_the_grace_period
+);
+
+async fn features_above_the_plan_are_plan_required(app: TestApp) {
+    let (ws, key) = app.workspace(Plan::Build).await;
+    for path in ["/v1/themes", "/v1/certificate-templates", "/v1/translations"] {
+        let response = app.get(path, &key).await;
+        assert_eq!(response.status, StatusCode::FORBIDDEN, "{path}");
+        assert_eq!(response.error(), "plan_required");
+        assert!(response.json()["message"].as_str().unwrap().contains("Scale"), "the message names the plan");
+        let response = app.post(path, &key, &json!({ "name": "x" })).await;
+        assert_eq!(response.status, StatusCode::FORBIDDEN, "never a partial result");
+    }
+    // Every plan has collections and webhooks.
+    let collection = app.post("/v1/collections", &key, &json!({ "name": "Starter pack" })).await;
+    assert_eq!(collection.status, StatusCode::CREATED);
+    let webhook = app.post("/v1/webhooks", &key, &json!({ "url": "https://example.com/hook", "events": ["completion.created"] })).await;
+    assert_eq!(webhook.status, StatusCode::CREATED, "{}", webhook.text());
+    let secret = webhook.json()["secret"].as_str().unwrap().to_owned();
+    assert!(secret.starts_with("whsec_"));
+    let id = webhook.json()["id"].as_str().unwrap().to_owned();
+    assert!(!app.get(&format!("/v1/webhooks/{id}"), &key).await.text().contains(&secret), "the secret is shown once");
+    app.courses.set_plan(&ws, Plan::Scale).await.unwrap();
+    assert_eq!(app.get("/v1/themes", &key).await.status, StatusCode::OK, "upgrading unlocks at once");
+}
+
+async fn sandbox_is_hard_capped_until_the_month_turns_or_upgrade(app: TestApp) {
+    let (ws, key) = app.workspace(Plan::Sandbox).await;
+    let course = app.course(&key, &quiz_course(None)).await;
+    let id = course["id"].as_str().unwrap();
+    app.post(&format!("/v1/courses/{id}/publish"), &key, &json!({})).await;
+    app.set_usage(&ws, "course_views", 499).await;
+    let last = app.send(axum::http::Method::GET, &format!("/v1/embed/{id}?learner=u1"), None, None).await;
+    assert_eq!(last.status, StatusCode::OK, "the 500th view is within the allowance");
+    for path in ["/v1/courses", "/v1/usage", "/v1/identities"] {
+        let capped = app.get(path, &key).await;
+        assert_eq!(capped.status, StatusCode::PAYMENT_REQUIRED, "{path}");
+        assert_eq!(capped.error(), "plan_required");
+        let message = capped.json()["message"].as_str().unwrap().to_owned();
+        assert!(message.contains("500 course views") && message.contains("2026-12-01"), "{message}");
+    }
+    let embed = app.send(axum::http::Method::GET, &format!("/v1/embed/{id}"), None, None).await;
+    assert_eq!(embed.status, StatusCode::PAYMENT_REQUIRED, "the 501st view is refused");
+    // The cap clears when the month turns...
+    app.clock.set(kernel::Timestamp::from_millis(1_796_083_200_000)); // 2026-12-01T00:00:00Z
+    assert_eq!(app.get("/v1/courses", &key).await.status, StatusCode::OK);
+    // ...or on upgrade.
+    app.set_usage(&ws, "course_views", 500).await;
+    assert_eq!(app.get("/v1/courses", &key).await.status, StatusCode::PAYMENT_REQUIRED);
+    app.courses.set_plan(&ws, Plan::Build).await.unwrap();
+    let usage = app.get("/v1/usage", &key).await.json();
+    assert_eq!(usage["courseViews"], json!({ "used": 500, "allowance": 25000, "overage": 0, "hardCapped": false }));
+    assert_eq!(app.get(&format!("/v1/courses/{id}"), &key).await.json()["title"], "Fire safety", "nothing deleted");
+}
+
+async fn paid_plans_are_metered_not_cut_off(app: TestApp) {
+    let (ws, key) = app.workspace(Plan::Build).await;
+    let course = app.course(&key, &quiz_course(None)).await;
+    let id = course["id"].as_str().unwrap();
+    app.post(&format!("/v1/courses/{id}/publish"), &key, &json!({})).await;
+    app.set_usage(&ws, "course_views", 25_000).await;
+    for _ in 0..2 {
+        let embed = app.send(axum::http::Method::GET, &format!("/v1/embed/{id}"), None, None).await;
+        assert_eq!(embed.status, StatusCode::OK);
+    }
+    let usage = app.get("/v1/usage", &key).await;
+    assert_eq!(usage.status, StatusCode::OK);
+    assert_eq!(usage.json()["courseViews"], json!({ "used": 25_002, "allowance": 25_000, "overage": 2, "hardCapped": false }));
+    assert_eq!(usage.json()["month"], "2026-11");
+}
+
+async fn unpaid_invoice_suspends_after_the_grace_period(app: TestApp) {
+    let (ws, key) = app.workspace(Plan::Scale).await;
+    let course = app.course(&key, &quiz_course(None)).await;
+    let id = course["id"].as_str().unwrap();
+    app.post(&format!("/v1/courses/{id}/publish"), &key, &json!({})).await;
+    app.courses.set_payment_failed(&ws, true).await.unwrap();
+    app.clock.advance_days(13);
+    assert_eq!(app.get("/v1/courses", &key).await.status, StatusCode::OK, "within the grace period");
+    app.clock.advance_days(1);
+    let suspended = app.get("/v1/courses", &key).await;
+    assert_eq!(suspended.status, StatusCode::PAYMENT_REQUIRED);
+    assert_eq!(suspended.error(), "plan_required");
+    assert!(suspended.json()["message"].as_str().unwrap().contains("invoice"));
+    let embed = app.send(axum::http::Method::GET, &format!("/v1/embed/{id}"), None, None).await;
+    assert_eq!(embed.status, StatusCode::PAYMENT_REQUIRED, "published courses stop serving");
+    app.courses.set_payment_failed(&ws, false).await.unwrap();
+    assert_eq!(app.get("/v1/courses", &key).await.status, StatusCode::OK, "paying clears it");
+    let workspace = app.get(&format!("/v1/workspaces/{ws}"), &key).await.json();
+    assert_eq!(workspace["plan"], "scale", "nothing downgraded");
+}

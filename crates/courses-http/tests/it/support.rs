@@ -1,0 +1,229 @@
+//! The courses service on a fresh SQLite file or a fresh PostgreSQL
+//! database, a manual clock, and in-process requests against the real
+//! router. PostgreSQL runs at `TEST_POSTGRES_URL` (default
+//! `postgres://postgres@127.0.0.1:5432/postgres`); when unreachable the
+//! variant is skipped with a message unless `REQUIRE_POSTGRES=1`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{HeaderMap, Method, Request, StatusCode};
+use courses_core::{Courses, Plan};
+use courses_http::AppState;
+use http_body_util::BodyExt as _;
+use kernel::{ManualClock, Timestamp};
+use platform::Db;
+use serde_json::{Value, json};
+use tower::ServiceExt as _;
+
+/// 2026-11-22T00:00:00Z.
+pub const START: Timestamp = Timestamp::from_millis(1_795_305_600_000);
+
+pub struct TestApp {
+    pub courses: Courses,
+    pub router: Router,
+    pub clock: ManualClock,
+    _dir: tempfile::TempDir,
+}
+
+#[derive(Debug)]
+pub struct TestResponse {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: bytes::Bytes,
+}
+
+impl TestResponse {
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("body is not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    /// Checks the seed's envelope (`error` and `message`, `issues` only on
+    /// validation failures) and returns the code.
+    pub fn error(&self) -> String {
+        let body = self.json();
+        let map = body.as_object().unwrap_or_else(|| panic!("not an object: {body}"));
+        let code = map.get("error").and_then(Value::as_str).unwrap_or_else(|| panic!("no error code: {body}"));
+        assert!(map.get("message").and_then(Value::as_str).is_some_and(|m| !m.is_empty()), "no message: {body}");
+        let allowed = if code == "invalid_request" { 3 } else { 2 };
+        assert!(map.len() <= allowed, "unexpected keys in {body}");
+        code.to_owned()
+    }
+
+    /// The `path`s of the `issues` of a 400.
+    pub fn issue_paths(&self) -> Vec<String> {
+        self.json()["issues"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no issues: {}", self.text()))
+            .iter()
+            .map(|i| {
+                assert!(i["code"].is_string() && i["message"].is_string(), "{i}");
+                i["path"].as_array().unwrap().iter().map(|p| p.as_str().unwrap().to_owned()).collect::<Vec<_>>().join(".")
+            })
+            .collect()
+    }
+}
+
+impl TestApp {
+    pub async fn sqlite() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open_sqlite(&dir.path().join("courses.db")).await.unwrap();
+        Self::build(db, dir).await
+    }
+
+    pub async fn postgres() -> Option<Self> {
+        let admin_url =
+            std::env::var("TEST_POSTGRES_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+        let admin = match tokio::time::timeout(Duration::from_secs(3), Db::connect_postgres(&admin_url)).await {
+            Ok(Ok(db)) => db,
+            outcome => {
+                let why = match outcome {
+                    Ok(Err(e)) => e.to_string(),
+                    _ => "timed out".to_owned(),
+                };
+                assert!(
+                    std::env::var("REQUIRE_POSTGRES").map_or(true, |v| v != "1"),
+                    "REQUIRE_POSTGRES=1 but PostgreSQL is unreachable: {why}"
+                );
+                eprintln!("skipping the PostgreSQL variant: no server ({why})");
+                return None;
+            }
+        };
+        let name = format!("coursestest_{}", uuid::Uuid::new_v4().simple());
+        let Db::Postgres(pool) = &admin else { unreachable!() };
+        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(pool).await.unwrap();
+        admin.close().await;
+        let (base, query) = admin_url.split_once('?').map_or((admin_url.as_str(), None), |(b, q)| (b, Some(q)));
+        let prefix = base.rsplit_once('/').map_or(base, |(p, _)| p);
+        let url = query.map_or_else(|| format!("{prefix}/{name}"), |q| format!("{prefix}/{name}?{q}"));
+        let db = Db::connect_postgres(&url).await.unwrap();
+        Some(Self::build(db, tempfile::tempdir().unwrap()).await)
+    }
+
+    async fn build(db: Db, dir: tempfile::TempDir) -> Self {
+        db.migrate(&courses_core::MIGRATIONS).await.unwrap();
+        let clock = ManualClock::new(START);
+        let courses = Courses::new(db, Arc::new(clock.clone()));
+        let router = courses_http::router(AppState { courses: courses.clone() });
+        Self { courses, router, clock, _dir: dir }
+    }
+
+    /// A workspace on `plan` and a read-write key for it.
+    pub async fn workspace(&self, plan: Plan) -> (String, String) {
+        let ws = self.courses.create_workspace("Acme", plan).await.unwrap();
+        let (_, key) = self.courses.create_key(&ws.id, "test", false).await.unwrap();
+        (ws.id, key.into_inner())
+    }
+
+    pub async fn send(&self, method: Method, path: &str, key: Option<&str>, body: Option<Body>) -> TestResponse {
+        let mut builder = Request::builder().method(method).uri(path);
+        if let Some(key) = key {
+            builder = builder.header("authorization", format!("Bearer {key}"));
+        }
+        let response = self.router.clone().oneshot(builder.body(body.unwrap_or_else(Body::empty)).unwrap()).await.unwrap();
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        TestResponse { status, headers, body }
+    }
+
+    pub async fn get(&self, path: &str, key: &str) -> TestResponse {
+        self.send(Method::GET, path, Some(key), None).await
+    }
+
+    pub async fn delete(&self, path: &str, key: &str) -> TestResponse {
+        self.send(Method::DELETE, path, Some(key), None).await
+    }
+
+    pub async fn post(&self, path: &str, key: &str, body: &Value) -> TestResponse {
+        self.send(Method::POST, path, Some(key), Some(Body::from(body.to_string()))).await
+    }
+
+    pub async fn patch(&self, path: &str, key: &str, body: &Value) -> TestResponse {
+        self.send(Method::PATCH, path, Some(key), Some(Body::from(body.to_string()))).await
+    }
+
+    pub async fn delete_json(&self, path: &str, key: &str, body: &Value) -> TestResponse {
+        self.send(Method::DELETE, path, Some(key), Some(Body::from(body.to_string()))).await
+    }
+
+    /// Creates a course and returns its JSON.
+    pub async fn course(&self, key: &str, body: &Value) -> Value {
+        let response = self.post("/v1/courses", key, body).await;
+        assert_eq!(response.status, StatusCode::CREATED, "{}", response.text());
+        response.json()
+    }
+
+    /// Sets this month's counter of `metric` for a workspace.
+    pub async fn set_usage(&self, workspace_id: &str, metric: &str, count: i64) {
+        let month = courses_core::plans::month_of(self.clock.now_ts());
+        platform::with_db!(self.courses.db(), |pool| {
+            sqlx::query(
+                "INSERT INTO usage_counters (workspace_id, month, metric, count) VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (workspace_id, month, metric) DO UPDATE SET count = excluded.count",
+            )
+            .bind(workspace_id)
+            .bind(&month)
+            .bind(metric)
+            .bind(count)
+            .execute(pool)
+            .await
+            .map(drop)
+            .unwrap();
+        });
+    }
+}
+
+pub trait Now {
+    fn now_ts(&self) -> Timestamp;
+}
+
+impl Now for ManualClock {
+    fn now_ts(&self) -> Timestamp {
+        kernel::Clock::now(self)
+    }
+}
+
+/// A course with one quiz of two scored questions and a text block.
+pub fn quiz_course(passing_score: Option<i64>) -> Value {
+    json!({
+        "title": "Fire safety",
+        "passingScore": passing_score,
+        "screens": [
+            { "id": "intro", "title": "Welcome", "blocks": [{ "id": "t1", "type": "text", "text": "Read this first." }] },
+            { "id": "quiz", "title": "Check", "blocks": [
+                { "id": "q1", "type": "multiple_choice", "question": "Which extinguisher for oil?", "options": ["water", "foam"], "correctIndex": 1 },
+                { "id": "q2", "type": "true_false", "statement": "Use lifts in a fire.", "answer": false },
+            ]},
+        ],
+    })
+}
+
+/// Runs each scenario `async fn(TestApp)` once per store.
+#[macro_export]
+macro_rules! on_both_stores {
+    ($($scenario:ident),+ $(,)?) => {
+        $(
+            mod $scenario {
+                #[tokio::test]
+                async fn sqlite() {
+                    super::$scenario($crate::support::TestApp::sqlite().await).await;
+                }
+
+                #[tokio::test]
+                async fn postgres() {
+                    if let Some(app) = $crate::support::TestApp::postgres().await {
+                        super::$scenario(app).await;
+                    }
+                }
+            }
+        )+
+    };
+}
