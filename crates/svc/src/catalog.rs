@@ -122,12 +122,6 @@ pub async fn serve_catalog(
     mut stopped: tokio::sync::watch::Receiver<bool>,
 ) -> anyhow::Result<impl std::future::Future<Output = anyhow::Result<()>> + Send + 'static> {
     let catalog = open_catalog(store).await?;
-    let public_url = args
-        .public_url_catalog
-        .clone()
-        .unwrap_or_else(|| format!("http://{}", args.catalog_listen))
-        .trim_end_matches('/')
-        .to_owned();
     if !args.no_demo
         && let Some(added) = catalog.seed_demo_if_empty(&store.data_dir).await?
     {
@@ -140,6 +134,9 @@ pub async fn serve_catalog(
         .await
         .with_context(|| format!("could not listen on {}", args.catalog_listen))?;
     let bound = listener.local_addr().context("could not read the bound address")?;
+    // The bound address, so `--catalog-listen 127.0.0.1:0` yields working links.
+    let public_url =
+        args.public_url_catalog.clone().unwrap_or_else(|| format!("http://{bound}")).trim_end_matches('/').to_owned();
     out.emit(
         &format!(
             "catalog listening on http://{bound} (API {public_url}/v1, OAuth {public_url}/authorize and {public_url}/api/token)"

@@ -155,6 +155,8 @@ pub async fn add(
     let body = json_body(&body)?;
     let uris: Vec<String> = match q.get("uris").filter(|v| !v.is_empty()) {
         Some(list) => list.split(',').map(str::to_owned).collect(),
+        // spotipy sends a bare JSON array of uris as the body.
+        None if body.is_array() => string_list(Some(&body)),
         None => string_list(body.get("uris")),
     };
     let position = match (q.integer("position")?, body.get("position").and_then(Value::as_i64)) {

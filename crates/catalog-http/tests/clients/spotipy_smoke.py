@@ -1,0 +1,159 @@
+"""Drives a running catalog with spotipy, changed only in its base URLs.
+
+Usage: python spotipy_smoke.py BASE_URL CLIENT_ID CLIENT_SECRET USERNAME PASSWORD
+
+Covers the authorization code flow with PKCE, refresh, client credentials,
+and a round of catalog, library, follow, playlist, history and player calls;
+every response is checked. Exits non-zero on the first failure.
+"""
+
+import base64
+import sys
+import urllib.parse
+
+import requests
+import spotipy
+from spotipy.oauth2 import SpotifyClientCredentials, SpotifyPKCE
+
+BASE, CLIENT_ID, CLIENT_SECRET, USERNAME, PASSWORD = sys.argv[1:6]
+REDIRECT = "http://127.0.0.1:8765/callback"
+SCOPES = (
+    "user-read-private user-library-read user-library-modify user-follow-read user-follow-modify "
+    "playlist-read-private playlist-modify-private playlist-modify-public ugc-image-upload user-top-read "
+    "user-read-recently-played user-read-playback-state user-modify-playback-state"
+)
+calls = 0
+
+
+def check(condition, what):
+    global calls
+    calls += 1
+    if not condition:
+        raise SystemExit(f"FAILED: {what}")
+
+
+def point_at_catalog(manager):
+    manager.OAUTH_AUTHORIZE_URL = f"{BASE}/authorize"
+    manager.OAUTH_TOKEN_URL = f"{BASE}/api/token"
+    return manager
+
+
+def login(authorize_url):
+    """Submits the login form the way a person would, returns the code."""
+    params = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(authorize_url).query))
+    page = requests.get(authorize_url, timeout=10)
+    check(page.status_code == 200 and "<form" in page.text, "the login page renders")
+    form = dict(params, username=USERNAME, password=PASSWORD, decision="allow")
+    answer = requests.post(f"{BASE}/authorize", data=form, allow_redirects=False, timeout=10)
+    check(answer.status_code in (302, 303), f"login redirects ({answer.status_code})")
+    query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(answer.headers["location"]).query))
+    return query["code"]
+
+
+# --- authorization code with PKCE -----------------------------------------
+auth = point_at_catalog(
+    SpotifyPKCE(client_id=CLIENT_ID, redirect_uri=REDIRECT, scope=SCOPES, open_browser=False, cache_handler=spotipy.MemoryCacheHandler())
+)
+code = login(auth.get_authorize_url())
+access = auth.get_access_token(code, check_cache=False)
+token_info = auth.get_cached_token()
+check(access and token_info["refresh_token"], "PKCE exchange returns tokens")
+refreshed = auth.refresh_access_token(token_info["refresh_token"])
+check(refreshed["access_token"] != token_info["access_token"], "refresh returns a new access token")
+
+sp = spotipy.Spotify(auth_manager=auth)
+sp.prefix = f"{BASE}/v1/"
+
+me = sp.current_user()
+check(me["id"] and me["display_name"] == USERNAME, "current_user")
+
+# --- catalog reads ----------------------------------------------------------
+found = sp.search("dawn", type="track", limit=5)
+check(found["tracks"]["items"][0]["name"] == "Dawn Oscillator", "search track")
+track = found["tracks"]["items"][0]
+tid = track["id"]
+check(sp.track(tid)["uri"] == f"spotify:track:{tid}", "track")
+all_tracks = sp.search("e", type="track", limit=10)["tracks"]["items"]
+ids = [t["id"] for t in all_tracks if t["id"] != tid]
+check(len(sp.tracks(ids[:3])["tracks"]) == 3, "tracks")
+album = sp.album(track["album"]["id"])
+check(album["total_tracks"] == 3 and len(album["tracks"]["items"]) == 3, "album")
+page = sp.album_tracks(album["id"], limit=1)
+check(page["total"] == 3 and page["next"], "album_tracks paging")
+page2 = sp.next(page)
+check(page2["offset"] == 1, "next page through spotipy")
+check(len(sp.albums([album["id"]])["albums"]) == 1, "albums")
+artist_id = track["artists"][0]["id"]
+check(sp.artist(artist_id)["name"] == "Sine Collective", "artist")
+check(sp.artists([artist_id])["artists"][0]["id"] == artist_id, "artists")
+check(sp.artist_albums(artist_id)["items"][0]["id"] == album["id"], "artist_albums")
+check(len(sp.artist_top_tracks(artist_id)["tracks"]) >= 1, "artist_top_tracks")
+check("artists" in sp.artist_related_artists(artist_id), "artist_related_artists")
+check(sp.search("artist:harmonics", type="album")["albums"]["items"][0]["name"] == "Overtones", "search field filter")
+check(sp.search("year:2020", type="album")["albums"]["total"] == 1, "search year filter")
+check(sp.new_releases()["albums"]["total"] == 3, "new_releases")
+check(len(sp.categories()["categories"]["items"]) == 3, "categories")
+check(sp.recommendation_genre_seeds()["genres"] == ["electronic", "jazz", "rock"], "genre seeds")
+features = sp.audio_features([tid])[0]
+check(abs(features["tempo"] - 120) < 2 and features["key"] == 9 and features["mode"] == 1, f"audio_features {features}")
+analysis = sp.audio_analysis(tid)
+check(len(analysis["beats"]) > 10 and analysis["track"]["tempo"] > 0, "audio_analysis")
+recs = sp.recommendations(seed_tracks=[tid], limit=3, min_tempo=100)
+check(len(recs["tracks"]) >= 1 and all(t["id"] != tid for t in recs["tracks"]), "recommendations")
+
+# --- library and follows ------------------------------------------------------
+sp.current_user_saved_tracks_add([tid, ids[1]])
+check(sp.current_user_saved_tracks_contains([tid, ids[2]]) == [True, False], "saved tracks contains")
+saved = sp.current_user_saved_tracks()
+check(saved["total"] == 2, f"saved tracks {saved}")
+sp.current_user_saved_tracks_delete([ids[1]])
+check(sp.current_user_saved_tracks()["total"] == 1, "saved tracks delete")
+sp.current_user_saved_albums_add([album["id"]])
+check(sp.current_user_saved_albums_contains([album["id"]]) == [True], "saved albums")
+sp.user_follow_artists([artist_id])
+check(sp.current_user_following_artists([artist_id]) == [True], "following artists")
+check(sp.current_user_followed_artists()["artists"]["items"][0]["id"] == artist_id, "followed artists")
+sp.user_unfollow_artists([artist_id])
+check(sp.current_user_following_artists([artist_id]) == [False], "unfollow artists")
+
+# --- playlists ---------------------------------------------------------------------
+pl = sp.current_user_playlist_create("Smoke", public=False, description="made by spotipy")
+check(pl["name"] == "Smoke" and pl["public"] is False, "playlist create")
+uris = [f"spotify:track:{i}" for i in ids[:4]]
+snap = sp.playlist_add_items(pl["id"], uris)["snapshot_id"]
+check(snap, "playlist add items")
+check([i["track"]["id"] for i in sp.playlist_items(pl["id"])["items"]] == ids[:4], "playlist items")
+sp.playlist_reorder_items(pl["id"], range_start=0, insert_before=4)
+check(sp.playlist_items(pl["id"])["items"][-1]["track"]["id"] == ids[0], "playlist reorder")
+sp.playlist_remove_all_occurrences_of_items(pl["id"], [uris[1]])
+check(sp.playlist(pl["id"])["tracks"]["total"] == 3, "playlist remove")
+sp.playlist_change_details(pl["id"], name="Smoke 2")
+check(sp.playlist(pl["id"])["name"] == "Smoke 2", "playlist change details")
+jpeg = base64.b64encode(bytes([0xFF, 0xD8, 0xFF, 0xE0, 0, 16]) + b"JFIF" + bytes(32)).decode()
+sp.playlist_upload_cover_image(pl["id"], jpeg)
+check(len(sp.playlist_cover_image(pl["id"])) == 1, "playlist cover image")
+check(any(p["id"] == pl["id"] for p in sp.current_user_playlists()["items"]), "current_user_playlists")
+
+# --- history and player ----------------------------------------------------------
+check(sp.current_user_top_tracks(time_range="short_term")["total"] == 0, "top tracks (no plays yet)")
+check(sp.current_user_recently_played()["items"] == [], "recently played (no plays yet)")
+check(sp.devices()["devices"] == [], "devices")
+check(sp.current_playback() is None, "current playback (nothing playing)")
+try:
+    sp.pause_playback()
+    check(False, "pause without a device fails")
+except spotipy.SpotifyException as e:
+    check(e.http_status == 404 and e.reason == "NO_ACTIVE_DEVICE", f"player error reason {e.reason}")
+
+# --- client credentials ------------------------------------------------------------
+cc = point_at_catalog(SpotifyClientCredentials(client_id=CLIENT_ID, client_secret=CLIENT_SECRET, cache_handler=spotipy.MemoryCacheHandler()))
+app_sp = spotipy.Spotify(auth_manager=cc)
+app_sp.prefix = f"{BASE}/v1/"
+check(app_sp.track(tid)["id"] == tid, "client credentials can read the catalog")
+try:
+    app_sp.current_user_saved_tracks()
+    check(False, "an app token cannot read a user's library")
+except spotipy.SpotifyException as e:
+    check(e.http_status == 403, f"app token on /me is refused ({e.http_status})")
+
+print(f"spotipy: {calls} checks passed")
