@@ -13,6 +13,7 @@ pub mod access;
 pub mod content;
 pub mod courses;
 pub mod error;
+pub mod generate;
 pub mod issues;
 pub mod keys;
 pub mod learners;

@@ -86,6 +86,12 @@ pub async fn block_types(Caller(_): Caller) -> ApiResult {
     ok(crate::openapi::block_types())
 }
 
+// ---- generation ----
+
+pub async fn generate(State(s): State<AppState>, Caller(access): Caller, JsonBody(body): JsonBody) -> ApiResult {
+    created(wire::course(&s.courses.generate_course(&access, &body).await?))
+}
+
 // ---- courses ----
 
 pub async fn list_courses(State(s): State<AppState>, Caller(access): Caller, Paging(page): Paging) -> ApiResult {

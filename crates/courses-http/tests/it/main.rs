@@ -12,6 +12,7 @@
 mod auth;
 mod content;
 mod embed;
+mod generate;
 mod learners;
 mod openapi;
 mod plans;
