@@ -34,11 +34,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(err) => {
-            println!(
-                "error kind={} bytes={} elapsed_ms={elapsed_ms:.1} message={err}",
-                err.kind,
-                bytes.len()
-            );
+            println!("error kind={} bytes={} elapsed_ms={elapsed_ms:.1} message={err}", err.kind, bytes.len());
             ExitCode::from(1)
         }
     }

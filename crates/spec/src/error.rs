@@ -95,21 +95,14 @@ impl fmt::Display for SpecError {
 
 impl SpecError {
     pub(crate) fn new(kind: SpecErrorKind, message: impl Into<String>) -> Self {
-        Self {
-            kind,
-            message: message.into(),
-            line: None,
-            column: None,
-        }
+        Self { kind, message: message.into(), line: None, column: None }
     }
 
     pub(crate) fn at(mut self, line: Option<u64>, column: Option<u64>) -> Self {
         // Locations past u32::MAX cannot occur under the size limit; saturate
         // rather than fail so an error never hides behind another error.
         self.line = line.filter(|l| *l > 0).map(|l| u32::try_from(l).unwrap_or(u32::MAX));
-        self.column = column
-            .filter(|c| *c > 0)
-            .map(|c| u32::try_from(c).unwrap_or(u32::MAX));
+        self.column = column.filter(|c| *c > 0).map(|c| u32::try_from(c).unwrap_or(u32::MAX));
         self
     }
 

@@ -60,9 +60,7 @@ pub(crate) fn take_strings(map: &mut Object, key: &str) -> Vec<String> {
 /// Moves the `x-` keys out of `map`.
 pub(crate) fn take_extensions(map: &mut Object) -> IndexMap<String, Value> {
     let keys: Vec<String> = map.keys().filter(|k| k.starts_with("x-")).cloned().collect();
-    keys.into_iter()
-        .filter_map(|key| map.shift_remove(&key).map(|value| (key, value)))
-        .collect()
+    keys.into_iter().filter_map(|key| map.shift_remove(&key).map(|value| (key, value))).collect()
 }
 
 /// Moves a map-valued field out as an `IndexMap`. Keys are user-chosen

@@ -10,9 +10,9 @@ use apollo_compiler::validation::DiagnosticList;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
+use crate::Limits;
 use crate::error::{SpecError, SpecErrorKind};
 use crate::model::{Spec, SpecFormat};
-use crate::Limits;
 
 /// The types and root operations of a GraphQL schema. Built-in scalars and
 /// introspection types are left out.
@@ -127,9 +127,7 @@ impl TypeRef {
             ast::Type::Named(name) => Self::Named(name.to_string()),
             ast::Type::NonNullNamed(name) => Self::NonNull(Box::new(Self::Named(name.to_string()))),
             ast::Type::List(inner) => Self::List(Box::new(Self::from_ast(inner))),
-            ast::Type::NonNullList(inner) => {
-                Self::NonNull(Box::new(Self::List(Box::new(Self::from_ast(inner)))))
-            }
+            ast::Type::NonNullList(inner) => Self::NonNull(Box::new(Self::List(Box::new(Self::from_ast(inner))))),
         }
     }
 }
@@ -168,10 +166,7 @@ pub(crate) fn parse(text: &str, limits: &Limits) -> Result<Spec, SpecError> {
     model.mutation_type = roots.mutation.as_ref().map(|n| n.to_string());
     model.subscription_type = roots.subscription.as_ref().map(|n| n.to_string());
     let root_fields = |root: &Option<String>| {
-        root.as_ref()
-            .and_then(|name| model.types.get(name))
-            .map(|ty| ty.fields.clone())
-            .unwrap_or_default()
+        root.as_ref().and_then(|name| model.types.get(name)).map(|ty| ty.fields.clone()).unwrap_or_default()
     };
     let queries = root_fields(&model.query_type);
     let mutations = root_fields(&model.mutation_type);
@@ -212,20 +207,13 @@ fn diagnostics_error(kind: SpecErrorKind, errors: &DiagnosticList) -> SpecError 
         return SpecError::new(kind, "invalid graphql schema");
     };
     let more = errors.len().saturating_sub(1);
-    let prefix = if kind == SpecErrorKind::Syntax {
-        "invalid graphql syntax"
-    } else {
-        "invalid graphql schema"
-    };
+    let prefix = if kind == SpecErrorKind::Syntax { "invalid graphql syntax" } else { "invalid graphql schema" };
     let mut message = format!("{prefix}: {}", first.error);
     if more > 0 {
         message.push_str(&format!(" (and {more} more)"));
     }
     let start = first.line_column_range().map(|range| range.start);
-    SpecError::new(kind, message).at(
-        start.as_ref().map(|s| s.line as u64),
-        start.as_ref().map(|s| s.column as u64),
-    )
+    SpecError::new(kind, message).at(start.as_ref().map(|s| s.line as u64), start.as_ref().map(|s| s.column as u64))
 }
 
 fn text(description: Option<&apollo_compiler::Node<str>>) -> Option<String> {
@@ -298,11 +286,7 @@ fn convert_type(ty: &ExtendedType) -> GraphQlType {
             out.kind = GraphQlTypeKind::Interface;
             out.description = text(interface.description.as_ref());
             out.fields = interface.fields.values().map(|f| field(f)).collect();
-            out.interfaces = interface
-                .implements_interfaces
-                .iter()
-                .map(|n| n.to_string())
-                .collect();
+            out.interfaces = interface.implements_interfaces.iter().map(|n| n.to_string()).collect();
         }
         ExtendedType::Union(union) => {
             out.kind = GraphQlTypeKind::Union;

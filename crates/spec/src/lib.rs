@@ -28,14 +28,12 @@ use serde_json::Value;
 
 pub use crate::error::{SpecError, SpecErrorKind};
 pub use crate::graphql::{
-    GraphQlEnumValue, GraphQlField, GraphQlInputValue, GraphQlModel, GraphQlType, GraphQlTypeKind,
-    TypeRef,
+    GraphQlEnumValue, GraphQlField, GraphQlInputValue, GraphQlModel, GraphQlType, GraphQlTypeKind, TypeRef,
 };
 pub use crate::model::{
-    ApiKeyLocation, Contact, Example, ExternalDocs, Header, HttpMethod, License, MediaType,
-    OAuthFlow, OAuthFlowKind, Operation, Parameter, ParameterLocation, RequestBody, Response,
-    SchemaTypes, SecurityRequirement, SecurityScheme, SecuritySchemeKind, Server, ServerVariable,
-    Spec, SpecFormat, Tag, schema_types,
+    ApiKeyLocation, Contact, Example, ExternalDocs, Header, HttpMethod, License, MediaType, OAuthFlow, OAuthFlowKind,
+    Operation, Parameter, ParameterLocation, RequestBody, Response, SchemaTypes, SecurityRequirement, SecurityScheme,
+    SecuritySchemeKind, Server, ServerVariable, Spec, SpecFormat, Tag, schema_types,
 };
 
 /// Resource limits applied while parsing untrusted input.
@@ -57,11 +55,7 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Self {
-            max_bytes: 50 * 1024 * 1024,
-            max_depth: 64,
-            max_yaml_alias_events: 100_000,
-        }
+        Self { max_bytes: 50 * 1024 * 1024, max_depth: 64, max_yaml_alias_events: 100_000 }
     }
 }
 
@@ -76,11 +70,7 @@ pub fn parse_with(input: &[u8], limits: &Limits) -> Result<Spec, SpecError> {
     if input.len() > limits.max_bytes {
         return Err(SpecError::new(
             SpecErrorKind::TooLarge,
-            format!(
-                "spec is {} bytes; the limit is {} bytes",
-                input.len(),
-                limits.max_bytes
-            ),
+            format!("spec is {} bytes; the limit is {} bytes", input.len(), limits.max_bytes),
         ));
     }
     let text = text::decode(input)?;
@@ -116,9 +106,7 @@ pub fn sniff(input: &[u8]) -> Option<SpecFormat> {
         Ok(text) => text,
         // A window may cut a multi-byte character; anything else is not
         // text at all.
-        Err(err) if err.error_len().is_none() => {
-            std::str::from_utf8(window.get(..err.valid_up_to())?).ok()?
-        }
+        Err(err) if err.error_len().is_none() => std::str::from_utf8(window.get(..err.valid_up_to())?).ok()?,
         Err(_) => return None,
     };
     let syntax = text::syntax(head)?;
@@ -144,7 +132,8 @@ fn version_text(value: &Value) -> String {
 }
 
 fn from_tree(tree: Value) -> Result<Spec, SpecError> {
-    const EXPECTED: &str = "expected an openapi 3.x or swagger 2.0 document with a top-level `openapi` or `swagger` field";
+    const EXPECTED: &str =
+        "expected an openapi 3.x or swagger 2.0 document with a top-level `openapi` or `swagger` field";
     if tree.is_null() {
         return Err(SpecError::new(SpecErrorKind::Empty, "document is empty"));
     }
@@ -181,28 +170,18 @@ fn from_tree(tree: Value) -> Result<Spec, SpecError> {
         refs::check_document(&root)?;
         let upgraded = Value::Object(swagger::upgrade(fields::into_object(root))?);
         let detached = refs::copy_targets(&upgraded, &refs::detached_references(&upgraded));
-        return openapi::build(
-            fields::into_object(upgraded),
-            SpecFormat::Swagger2,
-            version,
-            detached,
-        );
+        return openapi::build(fields::into_object(upgraded), SpecFormat::Swagger2, version, detached);
     }
     let hint = if root.contains_key("item") || root.contains_key("_postman_id") {
         " (this looks like a postman collection)"
     } else if root.contains_key("services") {
         " (this looks like a docker compose file)"
-    } else if root.contains_key("__schema")
-        || root.get("data").is_some_and(|data| data.get("__schema").is_some())
-    {
+    } else if root.contains_key("__schema") || root.get("data").is_some_and(|data| data.get("__schema").is_some()) {
         " (this looks like a graphql introspection result; upload the schema as sdl instead)"
     } else if root.contains_key("asyncapi") {
         " (asyncapi is not supported)"
     } else {
         ""
     };
-    Err(SpecError::new(
-        SpecErrorKind::NotASpec,
-        format!("not an api description{hint}: {EXPECTED}"),
-    ))
+    Err(SpecError::new(SpecErrorKind::NotASpec, format!("not an api description{hint}: {EXPECTED}")))
 }

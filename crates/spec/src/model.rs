@@ -147,9 +147,7 @@ impl Spec {
     /// The operation with this `operationId`.
     #[must_use]
     pub fn operation_by_id(&self, operation_id: &str) -> Option<&Operation> {
-        self.operations
-            .iter()
-            .find(|op| op.operation_id.as_deref() == Some(operation_id))
+        self.operations.iter().find(|op| op.operation_id.as_deref() == Some(operation_id))
     }
 
     /// The security an operation requires: its own when set (an empty list
@@ -210,16 +208,8 @@ pub enum HttpMethod {
 }
 
 impl HttpMethod {
-    pub const ALL: [Self; 8] = [
-        Self::Get,
-        Self::Put,
-        Self::Post,
-        Self::Delete,
-        Self::Options,
-        Self::Head,
-        Self::Patch,
-        Self::Trace,
-    ];
+    pub const ALL: [Self; 8] =
+        [Self::Get, Self::Put, Self::Post, Self::Delete, Self::Options, Self::Head, Self::Patch, Self::Trace];
 
     /// The HTTP method token: `GET`, `POST`, ...
     #[must_use]
@@ -254,9 +244,7 @@ impl HttpMethod {
     /// Parses a path-item key (`get`) or method token (`GET`), ignoring case.
     #[must_use]
     pub fn from_key(key: &str) -> Option<Self> {
-        Self::ALL
-            .into_iter()
-            .find(|method| method.key().eq_ignore_ascii_case(key))
+        Self::ALL.into_iter().find(|method| method.key().eq_ignore_ascii_case(key))
     }
 }
 
@@ -415,8 +403,12 @@ pub enum SecuritySchemeKind {
         scheme: String,
         bearer_format: Option<String>,
     },
-    OAuth2 { flows: Vec<OAuthFlow> },
-    OpenIdConnect { url: String },
+    OAuth2 {
+        flows: Vec<OAuthFlow>,
+    },
+    OpenIdConnect {
+        url: String,
+    },
     MutualTls,
 }
 

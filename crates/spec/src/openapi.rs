@@ -11,14 +11,12 @@ use serde_json::Value;
 
 use crate::error::{SpecError, SpecErrorKind};
 use crate::fields::{
-    Object, into_object, take_array, take_bool, take_extensions, take_named, take_object,
-    take_string, take_strings,
+    Object, into_object, take_array, take_bool, take_extensions, take_named, take_object, take_string, take_strings,
 };
 use crate::model::{
-    ApiKeyLocation, Contact, Example, ExternalDocs, Header, HttpMethod, License, MediaType,
-    OAuthFlow, OAuthFlowKind, Operation, Parameter, ParameterLocation, RequestBody, Response,
-    SecurityRequirement, SecurityScheme, SecuritySchemeKind, Server, ServerVariable, Spec,
-    SpecFormat, Tag,
+    ApiKeyLocation, Contact, Example, ExternalDocs, Header, HttpMethod, License, MediaType, OAuthFlow, OAuthFlowKind,
+    Operation, Parameter, ParameterLocation, RequestBody, Response, SecurityRequirement, SecurityScheme,
+    SecuritySchemeKind, Server, ServerVariable, Spec, SpecFormat, Tag,
 };
 
 /// Most reference hops a resolution follows; cycles were refused earlier, so
@@ -65,10 +63,7 @@ impl Resolver<'_> {
             }
             current = target;
         }
-        Err(SpecError::new(
-            SpecErrorKind::CyclicReference,
-            "reference chain is too long or loops",
-        ))
+        Err(SpecError::new(SpecErrorKind::CyclicReference, "reference chain is too long or loops"))
     }
 
     fn object(&self, value: Value) -> Result<Object, SpecError> {
@@ -87,10 +82,7 @@ pub(crate) fn build(
     let paths = take_object(&mut root, "paths");
     let webhooks = take_object(&mut root, "webhooks");
     let root = Value::Object(root);
-    let resolver = Resolver {
-        root: &root,
-        detached: &detached,
-    };
+    let resolver = Resolver { root: &root, detached: &detached };
 
     let mut operations = Vec::new();
     for (path, item) in paths {
@@ -111,8 +103,7 @@ pub(crate) fn build(
     if let Some(Value::Object(schemes)) = root.pointer("/components/securitySchemes") {
         for (name, scheme) in schemes {
             let scheme = resolver.object(scheme.clone())?;
-            let parsed = security_scheme(scheme)
-                .map_err(|err| context(err, &format!("security scheme `{name}`")))?;
+            let parsed = security_scheme(scheme).map_err(|err| context(err, &format!("security scheme `{name}`")))?;
             security_schemes.insert(name.clone(), parsed);
         }
     }
@@ -197,8 +188,7 @@ fn path_operations(
     let place = format!("path `{path}`");
     let item = resolve_path_item(resolver, item).map_err(|err| context(err, &place))?;
     let mut item = item;
-    let shared = parameters(resolver, take_array(&mut item, "parameters"))
-        .map_err(|err| context(err, &place))?;
+    let shared = parameters(resolver, take_array(&mut item, "parameters")).map_err(|err| context(err, &place))?;
     let shared_servers = servers(take_array(&mut item, "servers"));
     for (key, operation) in item {
         let Some(method) = HttpMethod::from_key(&key) else {
@@ -246,10 +236,7 @@ fn build_operation(
     let own = parameters(resolver, take_array(&mut op, "parameters"))?;
     let mut merged = shared.to_vec();
     for parameter in own {
-        match merged
-            .iter_mut()
-            .find(|p| p.name == parameter.name && p.location == parameter.location)
-        {
+        match merged.iter_mut().find(|p| p.name == parameter.name && p.location == parameter.location) {
             Some(slot) => *slot = parameter,
             None => merged.push(parameter),
         }
@@ -263,8 +250,7 @@ fn build_operation(
         if status.starts_with("x-") {
             continue;
         }
-        let parsed = self::response(resolver, response)
-            .map_err(|err| context(err, &format!("response `{status}`")))?;
+        let parsed = self::response(resolver, response).map_err(|err| context(err, &format!("response `{status}`")))?;
         responses.insert(status, parsed);
     }
     let security = match op.shift_remove("security") {
@@ -291,14 +277,11 @@ fn build_operation(
 }
 
 fn parameters(resolver: &Resolver<'_>, list: Vec<Value>) -> Result<Vec<Parameter>, SpecError> {
-    list.into_iter()
-        .map(|item| parameter(resolver, resolver.object(item)?))
-        .collect()
+    list.into_iter().map(|item| parameter(resolver, resolver.object(item)?)).collect()
 }
 
 fn parameter(resolver: &Resolver<'_>, mut map: Object) -> Result<Parameter, SpecError> {
-    let name = take_string(&mut map, "name")
-        .ok_or_else(|| SpecError::invalid("a parameter has no `name`"))?;
+    let name = take_string(&mut map, "name").ok_or_else(|| SpecError::invalid("a parameter has no `name`"))?;
     let location = take_string(&mut map, "in").unwrap_or_default();
     let location = ParameterLocation::parse(&location).ok_or_else(|| {
         SpecError::invalid(format!(
@@ -306,8 +289,7 @@ fn parameter(resolver: &Resolver<'_>, mut map: Object) -> Result<Parameter, Spec
         ))
     })?;
     Ok(Parameter {
-        required: take_bool(&mut map, "required").unwrap_or(false)
-            || location == ParameterLocation::Path,
+        required: take_bool(&mut map, "required").unwrap_or(false) || location == ParameterLocation::Path,
         description: take_string(&mut map, "description"),
         deprecated: take_bool(&mut map, "deprecated").unwrap_or(false),
         allow_empty_value: take_bool(&mut map, "allowEmptyValue").unwrap_or(false),
@@ -358,10 +340,7 @@ fn header(resolver: &Resolver<'_>, value: Value) -> Result<Header, SpecError> {
     })
 }
 
-fn content(
-    resolver: &Resolver<'_>,
-    map: Object,
-) -> Result<IndexMap<String, MediaType>, SpecError> {
+fn content(resolver: &Resolver<'_>, map: Object) -> Result<IndexMap<String, MediaType>, SpecError> {
     let mut out = IndexMap::new();
     for (media_type, entry) in map {
         if media_type.starts_with("x-") {
@@ -407,10 +386,7 @@ pub(crate) fn security_requirements(value: Value) -> Result<Vec<SecurityRequirem
                 .into_iter()
                 .map(|(name, scopes)| {
                     let scopes = match scopes {
-                        Value::Array(list) => list
-                            .into_iter()
-                            .filter_map(|s| s.as_str().map(str::to_owned))
-                            .collect(),
+                        Value::Array(list) => list.into_iter().filter_map(|s| s.as_str().map(str::to_owned)).collect(),
                         _ => Vec::new(),
                     };
                     (name, scopes)
@@ -425,8 +401,8 @@ fn security_scheme(mut map: Object) -> Result<SecurityScheme, SpecError> {
     let kind = take_string(&mut map, "type").unwrap_or_default();
     let kind = match kind.as_str() {
         "apiKey" => {
-            let name = take_string(&mut map, "name")
-                .ok_or_else(|| SpecError::invalid("an apiKey scheme needs a `name`"))?;
+            let name =
+                take_string(&mut map, "name").ok_or_else(|| SpecError::invalid("an apiKey scheme needs a `name`"))?;
             let location = match take_string(&mut map, "in").as_deref() {
                 Some("header") => ApiKeyLocation::Header,
                 Some("query") => ApiKeyLocation::Query,
@@ -441,9 +417,7 @@ fn security_scheme(mut map: Object) -> Result<SecurityScheme, SpecError> {
             SecuritySchemeKind::ApiKey { name, location }
         }
         "http" => SecuritySchemeKind::Http {
-            scheme: take_string(&mut map, "scheme")
-                .unwrap_or_default()
-                .to_ascii_lowercase(),
+            scheme: take_string(&mut map, "scheme").unwrap_or_default().to_ascii_lowercase(),
             bearer_format: take_string(&mut map, "bearerFormat"),
         },
         "oauth2" => {
@@ -470,9 +444,9 @@ fn security_scheme(mut map: Object) -> Result<SecurityScheme, SpecError> {
             }
             SecuritySchemeKind::OAuth2 { flows }
         }
-        "openIdConnect" => SecuritySchemeKind::OpenIdConnect {
-            url: take_string(&mut map, "openIdConnectUrl").unwrap_or_default(),
-        },
+        "openIdConnect" => {
+            SecuritySchemeKind::OpenIdConnect { url: take_string(&mut map, "openIdConnectUrl").unwrap_or_default() }
+        }
         "mutualTLS" => SecuritySchemeKind::MutualTls,
         other => {
             return Err(SpecError::invalid(format!(
@@ -502,19 +476,12 @@ pub(crate) fn servers(list: Vec<Value>) -> Vec<Server> {
                     )
                 })
                 .collect();
-            Some(Server {
-                url,
-                description: take_string(&mut server, "description"),
-                variables,
-            })
+            Some(Server { url, description: take_string(&mut server, "description"), variables })
         })
         .collect()
 }
 
 fn external_docs(value: Option<Value>) -> Option<ExternalDocs> {
     let mut map = into_object(value?);
-    Some(ExternalDocs {
-        url: take_string(&mut map, "url")?,
-        description: take_string(&mut map, "description"),
-    })
+    Some(ExternalDocs { url: take_string(&mut map, "url")?, description: take_string(&mut map, "description") })
 }

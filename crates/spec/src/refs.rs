@@ -69,18 +69,13 @@ pub(crate) fn decode_fragment(reference: &str) -> Option<Cow<'_, str>> {
 
 /// The unescaped segments of a JSON pointer (`/a~1b/c` is `a/b`, `c`).
 pub(crate) fn segments(pointer: &str) -> impl Iterator<Item = Cow<'_, str>> {
-    pointer
-        .strip_prefix('/')
-        .map(|rest| rest.split('/'))
-        .into_iter()
-        .flatten()
-        .map(|segment| {
-            if segment.contains('~') {
-                Cow::Owned(segment.replace("~1", "/").replace("~0", "~"))
-            } else {
-                Cow::Borrowed(segment)
-            }
-        })
+    pointer.strip_prefix('/').map(|rest| rest.split('/')).into_iter().flatten().map(|segment| {
+        if segment.contains('~') {
+            Cow::Owned(segment.replace("~1", "/").replace("~0", "~"))
+        } else {
+            Cow::Borrowed(segment)
+        }
+    })
 }
 
 /// One step of a JSON pointer.
@@ -109,10 +104,7 @@ fn ref_of(node: &Value) -> Option<&str> {
 /// Calls `visit` for every `$ref` in `root` that is a reference (not example
 /// data, not inside an `x-` extension, which tools use for their own
 /// purposes and which the description does not depend on).
-fn walk_refs<'a>(
-    root: &'a Value,
-    mut visit: impl FnMut(&'a str) -> Result<(), SpecError>,
-) -> Result<(), SpecError> {
+fn walk_refs<'a>(root: &'a Value, mut visit: impl FnMut(&'a str) -> Result<(), SpecError>) -> Result<(), SpecError> {
     // An explicit stack: the tree is depth-limited already, but a loop costs
     // nothing and cannot overflow.
     let mut stack: Vec<(&Value, bool)> = vec![(root, false)];
@@ -227,20 +219,14 @@ fn find_ref(node: &Value, reference: &str, path: &mut Vec<String>) -> bool {
 
 /// Follows `reference` through targets that are themselves references until
 /// a real node; returns every reference on the way.
-fn check_chain<'a>(
-    root: &'a Value,
-    reference: &'a str,
-    verified: &HashSet<&str>,
-) -> Result<Vec<&'a str>, SpecError> {
+fn check_chain<'a>(root: &'a Value, reference: &'a str, verified: &HashSet<&str>) -> Result<Vec<&'a str>, SpecError> {
     let mut chain = vec![reference];
     let mut current = reference;
     loop {
         if !current.starts_with('#') {
             return Err(SpecError::new(
                 SpecErrorKind::ExternalReference,
-                format!(
-                    "external reference `{current}` is not supported; bundle referenced files into one document"
-                ),
+                format!("external reference `{current}` is not supported; bundle referenced files into one document"),
             ));
         }
         let Some(target) = lookup(root, current) else {
@@ -249,15 +235,8 @@ fn check_chain<'a>(
             } else {
                 "is not a json pointer (anchors are not supported)"
             };
-            let via = if chain.len() > 1 {
-                format!(" (reached via {})", chain.join(" -> "))
-            } else {
-                String::new()
-            };
-            return Err(SpecError::new(
-                SpecErrorKind::InvalidReference,
-                format!("reference `{current}` {what}{via}"),
-            ));
+            let via = if chain.len() > 1 { format!(" (reached via {})", chain.join(" -> ")) } else { String::new() };
+            return Err(SpecError::new(SpecErrorKind::InvalidReference, format!("reference `{current}` {what}{via}")));
         };
         let Some(next) = ref_of(target) else {
             return Ok(chain);
@@ -266,10 +245,7 @@ fn check_chain<'a>(
             chain.push(next);
             return Err(SpecError::new(
                 SpecErrorKind::CyclicReference,
-                format!(
-                    "reference `{reference}` never reaches a definition: {}",
-                    chain.join(" -> ")
-                ),
+                format!("reference `{reference}` never reaches a definition: {}", chain.join(" -> ")),
             ));
         }
         chain.push(next);
@@ -286,9 +262,7 @@ fn check_chain<'a>(
 pub(crate) fn copy_targets(root: &Value, references: &[&str]) -> IndexMap<String, Value> {
     references
         .iter()
-        .filter_map(|reference| {
-            lookup(root, reference).map(|target| ((*reference).to_owned(), target.clone()))
-        })
+        .filter_map(|reference| lookup(root, reference).map(|target| ((*reference).to_owned(), target.clone())))
         .collect()
 }
 
@@ -298,10 +272,7 @@ pub(crate) fn detached_references(root: &Value) -> Vec<&str> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     let _ = walk_refs(root, |reference| {
-        if reference.starts_with('#')
-            && !reference.starts_with("#/components/")
-            && seen.insert(reference)
-        {
+        if reference.starts_with('#') && !reference.starts_with("#/components/") && seen.insert(reference) {
             out.push(reference);
         }
         Ok(())

@@ -69,16 +69,10 @@ pub(crate) fn upgrade(mut root: Object) -> Result<Object, SpecError> {
         let parameter = into_object(parameter.clone());
         match parameter.get("in").and_then(Value::as_str) {
             Some("body") => {
-                request_bodies.insert(
-                    name.clone(),
-                    body_request(parameter, &global_consumes),
-                );
+                request_bodies.insert(name.clone(), body_request(parameter, &global_consumes));
             }
             Some("formData") => {
-                request_bodies.insert(
-                    name.clone(),
-                    form_request(vec![parameter], &global_consumes),
-                );
+                request_bodies.insert(name.clone(), form_request(vec![parameter], &global_consumes));
             }
             _ => {
                 parameters.insert(name.clone(), Value::Object(plain_parameter(parameter)));
@@ -104,16 +98,11 @@ pub(crate) fn upgrade(mut root: Object) -> Result<Object, SpecError> {
         if path.starts_with("x-") {
             continue;
         }
-        let item = upgrade_path_item(
-            into_object(item),
-            &shared_parameters,
-            &global_consumes,
-            &global_produces,
-        )
-        .map_err(|mut err| {
-            err.message = format!("path `{path}`: {}", err.message);
-            err
-        })?;
+        let item = upgrade_path_item(into_object(item), &shared_parameters, &global_consumes, &global_produces)
+            .map_err(|mut err| {
+                err.message = format!("path `{path}`: {}", err.message);
+                err
+            })?;
         paths.insert(path, Value::Object(item));
     }
     out.insert("paths".to_owned(), Value::Object(paths));
@@ -129,11 +118,7 @@ pub(crate) fn upgrade(mut root: Object) -> Result<Object, SpecError> {
 }
 
 fn media_types(list: Vec<String>) -> Vec<String> {
-    if list.is_empty() {
-        vec![DEFAULT_MEDIA_TYPE.to_owned()]
-    } else {
-        list
-    }
+    if list.is_empty() { vec![DEFAULT_MEDIA_TYPE.to_owned()] } else { list }
 }
 
 fn servers(root: &mut Object) -> Vec<Value> {
@@ -146,15 +131,8 @@ fn servers(root: &mut Object) -> Vec<Value> {
         let url = if base_path.is_empty() { "/".to_owned() } else { base_path };
         return vec![json!({ "url": url })];
     };
-    let schemes = if schemes.is_empty() {
-        vec!["https".to_owned()]
-    } else {
-        schemes
-    };
-    schemes
-        .into_iter()
-        .map(|scheme| json!({ "url": format!("{scheme}://{host}{base_path}") }))
-        .collect()
+    let schemes = if schemes.is_empty() { vec!["https".to_owned()] } else { schemes };
+    schemes.into_iter().map(|scheme| json!({ "url": format!("{scheme}://{host}{base_path}") })).collect()
 }
 
 fn upgrade_path_item(
@@ -166,11 +144,9 @@ fn upgrade_path_item(
     let path_parameters = resolve_parameters(take_array(&mut item, "parameters"), shared)?;
     let mut out = Object::new();
     for (key, value) in item {
-        let is_method = crate::model::HttpMethod::from_key(&key)
-            .is_some_and(|method| method.key() == key);
+        let is_method = crate::model::HttpMethod::from_key(&key).is_some_and(|method| method.key() == key);
         if is_method {
-            let operation =
-                upgrade_operation(into_object(value), &path_parameters, shared, consumes, produces)?;
+            let operation = upgrade_operation(into_object(value), &path_parameters, shared, consumes, produces)?;
             out.insert(key, Value::Object(operation));
         } else {
             out.insert(key, value);
@@ -187,9 +163,8 @@ fn resolve_parameters(list: Vec<Value>, shared: &Object) -> Result<Vec<Object>, 
                 let Some(reference) = parameter.get("$ref").and_then(Value::as_str) else {
                     return Ok(into_object(parameter));
                 };
-                let name = reference
-                    .strip_prefix("#/parameters/")
-                    .map(|name| name.replace("~1", "/").replace("~0", "~"));
+                let name =
+                    reference.strip_prefix("#/parameters/").map(|name| name.replace("~1", "/").replace("~0", "~"));
                 let target = name.and_then(|name| shared.get(&name)).ok_or_else(|| {
                     SpecError::new(
                         SpecErrorKind::InvalidReference,
@@ -198,10 +173,7 @@ fn resolve_parameters(list: Vec<Value>, shared: &Object) -> Result<Vec<Object>, 
                 })?;
                 parameter = target.clone();
             }
-            Err(SpecError::new(
-                SpecErrorKind::CyclicReference,
-                "parameter reference chain is too long or loops",
-            ))
+            Err(SpecError::new(SpecErrorKind::CyclicReference, "parameter reference chain is too long or loops"))
         })
         .collect()
 }
@@ -254,11 +226,8 @@ fn upgrade_operation(
             "responses" => {
                 let mut responses = Object::new();
                 for (status, response) in into_object(value) {
-                    let response = if status.starts_with("x-") {
-                        response
-                    } else {
-                        upgrade_response(response, &produces)
-                    };
+                    let response =
+                        if status.starts_with("x-") { response } else { upgrade_response(response, &produces) };
                     responses.insert(status, response);
                 }
                 out.insert(key, Value::Object(responses));
@@ -278,10 +247,7 @@ fn upgrade_operation(
 }
 
 fn parameter_key(parameter: &Object) -> (Option<&str>, Option<&str>) {
-    (
-        parameter.get("name").and_then(Value::as_str),
-        parameter.get("in").and_then(Value::as_str),
-    )
+    (parameter.get("name").and_then(Value::as_str), parameter.get("in").and_then(Value::as_str))
 }
 
 /// A Swagger query/path/header parameter: its value keywords move into a
@@ -350,10 +316,7 @@ fn body_request(mut parameter: Object, consumes: &[String]) -> Value {
     if let Some(description) = parameter.shift_remove("description") {
         body.insert("description".to_owned(), description);
     }
-    body.insert(
-        "required".to_owned(),
-        parameter.shift_remove("required").unwrap_or(json!(false)),
-    );
+    body.insert("required".to_owned(), parameter.shift_remove("required").unwrap_or(json!(false)));
     body.insert("content".to_owned(), Value::Object(content));
     if let Some(name) = parameter.shift_remove("name") {
         // Code generators use the body's Swagger name for the argument.
@@ -382,16 +345,10 @@ fn form_request(parameters: Vec<Object>, consumes: &[String]) -> Value {
     }
     let form_types: Vec<&String> = consumes
         .iter()
-        .filter(|m| {
-            m.starts_with("multipart/form-data") || m.starts_with("application/x-www-form-urlencoded")
-        })
+        .filter(|m| m.starts_with("multipart/form-data") || m.starts_with("application/x-www-form-urlencoded"))
         .collect();
     let media_types: Vec<String> = if form_types.is_empty() {
-        let fallback = if has_file {
-            "multipart/form-data"
-        } else {
-            "application/x-www-form-urlencoded"
-        };
+        let fallback = if has_file { "multipart/form-data" } else { "application/x-www-form-urlencoded" };
         vec![fallback.to_owned()]
     } else {
         form_types.into_iter().cloned().collect()
@@ -485,10 +442,7 @@ fn security_schemes(definitions: Object) -> Object {
                             body.insert(to.to_owned(), url);
                         }
                     }
-                    body.insert(
-                        "scopes".to_owned(),
-                        definition.shift_remove("scopes").unwrap_or_else(|| json!({})),
-                    );
+                    body.insert("scopes".to_owned(), definition.shift_remove("scopes").unwrap_or_else(|| json!({})));
                     json!({ "type": "oauth2", "flows": { flow: body } })
                 }
                 other => json!({ "type": other.unwrap_or_default() }),
@@ -562,9 +516,7 @@ fn rewrite_references(root: &mut Value) {
                     }
                 }
                 for (key, child) in map.iter_mut() {
-                    if key.starts_with("x-")
-                        || matches!(key.as_str(), "example" | "examples" | "default" | "enum")
-                    {
+                    if key.starts_with("x-") || matches!(key.as_str(), "example" | "examples" | "default" | "enum") {
                         continue;
                     }
                     let names = crate::refs::NAME_MAPS.contains(&key.as_str());

@@ -22,10 +22,7 @@ const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 /// still produce UTF-16.
 pub(crate) fn decode(input: &[u8]) -> Result<Cow<'_, str>, SpecError> {
     if input.starts_with(b"\x00\x00\xFE\xFF") || input.starts_with(b"\xFF\xFE\x00\x00") {
-        return Err(SpecError::new(
-            SpecErrorKind::NotText,
-            "input is utf-32 encoded; re-encode it as utf-8",
-        ));
+        return Err(SpecError::new(SpecErrorKind::NotText, "input is utf-32 encoded; re-encode it as utf-8"));
     }
     if let Some(rest) = input.strip_prefix(b"\xFF\xFE") {
         return decode_utf16(rest, u16::from_le_bytes).map(Cow::Owned);
@@ -111,17 +108,8 @@ fn meaningful(text: &str) -> Option<&str> {
     (!rest.is_empty()).then_some(rest)
 }
 
-const GRAPHQL_KEYWORDS: &[&str] = &[
-    "type",
-    "schema",
-    "interface",
-    "union",
-    "enum",
-    "input",
-    "scalar",
-    "directive",
-    "extend",
-];
+const GRAPHQL_KEYWORDS: &[&str] =
+    &["type", "schema", "interface", "union", "enum", "input", "scalar", "directive", "extend"];
 
 /// Decides the syntax of `text`, or `None` when it holds nothing but
 /// whitespace and comments.
@@ -150,16 +138,15 @@ pub(crate) fn syntax(text: &str) -> Option<Syntax> {
 }
 
 fn looks_like_graphql_definition(rest: &str) -> bool {
-    let word_end = rest
-        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .unwrap_or(rest.len());
+    let word_end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
     let word = rest.get(..word_end).unwrap_or_default();
     if !GRAPHQL_KEYWORDS.contains(&word) {
         return false;
     }
     let after = rest.get(word_end..).unwrap_or_default().trim_start();
     // `type: object` is YAML; `type Query {` and `schema {` are GraphQL.
-    !after.starts_with(':') && (after.starts_with('{') || after.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '@'))
+    !after.starts_with(':')
+        && (after.starts_with('{') || after.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '@'))
 }
 
 /// Which version key the document has, by a byte scan (no parse), for
@@ -180,9 +167,13 @@ pub(crate) fn version_key_bytes(body: &[u8], syntax: Syntax) -> Option<crate::Sp
         }
         Syntax::Yaml => body.split(|b| *b == b'\n').find_map(|line| {
             let line = line.strip_prefix(b"\"").or_else(|| line.strip_prefix(b"'")).unwrap_or(line);
-            if line.starts_with(b"openapi") && line.get(7..).is_some_and(|r| r.starts_with(b":") || r.starts_with(b"\":") || r.starts_with(b"':")) {
+            if line.starts_with(b"openapi")
+                && line.get(7..).is_some_and(|r| r.starts_with(b":") || r.starts_with(b"\":") || r.starts_with(b"':"))
+            {
                 Some(SpecFormat::OpenApi3)
-            } else if line.starts_with(b"swagger") && line.get(7..).is_some_and(|r| r.starts_with(b":") || r.starts_with(b"\":") || r.starts_with(b"':")) {
+            } else if line.starts_with(b"swagger")
+                && line.get(7..).is_some_and(|r| r.starts_with(b":") || r.starts_with(b"\":") || r.starts_with(b"':"))
+            {
                 Some(SpecFormat::Swagger2)
             } else {
                 None

@@ -48,16 +48,10 @@ impl ValueSeed<'_> {
         if depth > self.context.max_depth {
             return Err(self.context.fail(
                 SpecErrorKind::TooDeep,
-                format!(
-                    "document is nested more than {} levels deep",
-                    self.context.max_depth
-                ),
+                format!("document is nested more than {} levels deep", self.context.max_depth),
             ));
         }
-        Ok(Self {
-            depth,
-            context: self.context,
-        })
+        Ok(Self { depth, context: self.context })
     }
 }
 
@@ -82,15 +76,11 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
 
     fn visit_i128<E: de::Error>(self, v: i128) -> Result<Value, E> {
         // Out-of-range integers keep their digits rather than losing precision.
-        Ok(i64::try_from(v)
-            .map(Value::from)
-            .unwrap_or_else(|_| Value::String(v.to_string())))
+        Ok(i64::try_from(v).map(Value::from).unwrap_or_else(|_| Value::String(v.to_string())))
     }
 
     fn visit_u128<E: de::Error>(self, v: u128) -> Result<Value, E> {
-        Ok(u64::try_from(v)
-            .map(Value::from)
-            .unwrap_or_else(|_| Value::String(v.to_string())))
+        Ok(u64::try_from(v).map(Value::from).unwrap_or_else(|_| Value::String(v.to_string())))
     }
 
     fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
@@ -136,10 +126,9 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
         while let Some(key) = access.next_key::<String>()? {
             match map.entry(key) {
                 serde_json::map::Entry::Occupied(entry) => {
-                    return Err(self.context.fail(
-                        SpecErrorKind::DuplicateKey,
-                        format!("duplicate key `{}` in one mapping", entry.key()),
-                    ));
+                    return Err(self
+                        .context
+                        .fail(SpecErrorKind::DuplicateKey, format!("duplicate key `{}` in one mapping", entry.key())));
                 }
                 serde_json::map::Entry::Vacant(entry) => {
                     entry.insert(access.next_value_seed(inner)?);
@@ -152,18 +141,10 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
 
 /// Parses JSON text into a value tree.
 pub(crate) fn load_json(text: &str, limits: &Limits) -> Result<Value, SpecError> {
-    let context = LoadContext {
-        max_depth: limits.max_depth,
-        failure: Cell::new(None),
-    };
+    let context = LoadContext { max_depth: limits.max_depth, failure: Cell::new(None) };
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    let seed = ValueSeed {
-        depth: 0,
-        context: &context,
-    };
-    let result = seed
-        .deserialize(&mut deserializer)
-        .and_then(|value| deserializer.end().map(|()| value));
+    let seed = ValueSeed { depth: 0, context: &context };
+    let result = seed.deserialize(&mut deserializer).and_then(|value| deserializer.end().map(|()| value));
     result.map_err(|err| {
         let full = err.to_string();
         let suffix = format!(" at line {} column {}", err.line(), err.column());
@@ -171,24 +152,16 @@ pub(crate) fn load_json(text: &str, limits: &Limits) -> Result<Value, SpecError>
         let kind = context.failure.get().unwrap_or_else(|| {
             // serde_json has its own fixed recursion limit that may trip
             // before ours; it is the same problem to the user.
-            if bare.contains("recursion limit exceeded") {
-                SpecErrorKind::TooDeep
-            } else {
-                SpecErrorKind::Syntax
-            }
+            if bare.contains("recursion limit exceeded") { SpecErrorKind::TooDeep } else { SpecErrorKind::Syntax }
         });
         let message = match kind {
             SpecErrorKind::Syntax => format!("invalid json: {}", lowercase_first(bare)),
-            SpecErrorKind::TooDeep if context.failure.get().is_none() => format!(
-                "document is nested more than {} levels deep",
-                limits.max_depth.min(127)
-            ),
+            SpecErrorKind::TooDeep if context.failure.get().is_none() => {
+                format!("document is nested more than {} levels deep", limits.max_depth.min(127))
+            }
             _ => bare.to_owned(),
         };
-        SpecError::new(kind, message).at(
-            Some(err.line() as u64),
-            Some(err.column() as u64),
-        )
+        SpecError::new(kind, message).at(Some(err.line() as u64), Some(err.column() as u64))
     })
 }
 
@@ -219,18 +192,10 @@ fn yaml_options(limits: &Limits) -> serde_saphyr::Options {
 
 /// Parses YAML text into a value tree.
 pub(crate) fn load_yaml(text: &str, limits: &Limits) -> Result<Value, SpecError> {
-    let context = LoadContext {
-        max_depth: limits.max_depth,
-        failure: Cell::new(None),
-    };
-    let seed = ValueSeed {
-        depth: 0,
-        context: &context,
-    };
+    let context = LoadContext { max_depth: limits.max_depth, failure: Cell::new(None) };
+    let seed = ValueSeed { depth: 0, context: &context };
     let options = yaml_options(limits);
-    let result = serde_saphyr::with_deserializer_from_str_with_options(text, options, |de| {
-        seed.deserialize(de)
-    });
+    let result = serde_saphyr::with_deserializer_from_str_with_options(text, options, |de| seed.deserialize(de));
     result.map_err(|err| yaml_error(&err, context.failure.get()))
 }
 
@@ -286,20 +251,13 @@ fn yaml_error(err: &serde_saphyr::Error, ours: Option<SpecErrorKind>) -> SpecErr
         }
         _ => lowercase_first(bare),
     };
-    SpecError::new(kind, message).at(
-        location.map(|l| l.line()),
-        location.map(|l| l.column()),
-    )
+    SpecError::new(kind, message).at(location.map(|l| l.line()), location.map(|l| l.column()))
 }
 
 /// serde-saphyr appends " at line L, column C" to most messages; the location
 /// is carried separately, so drop it to avoid printing it twice.
 fn strip_yaml_location(message: &str) -> &str {
-    message
-        .find(" at line ")
-        .and_then(|at| message.get(..at))
-        .unwrap_or(message)
-        .trim_end_matches(['.', ' '])
+    message.find(" at line ").and_then(|at| message.get(..at)).unwrap_or(message).trim_end_matches(['.', ' '])
 }
 
 fn lowercase_first(message: &str) -> String {
@@ -332,18 +290,12 @@ mod tests {
     #[test]
     fn yaml_keeps_yes_and_on_as_strings() {
         let value = load_yaml("a: yes\nb: on\nc: true\n200: x\n", &limits()).ok();
-        assert_eq!(
-            value,
-            Some(serde_json::json!({"a": "yes", "b": "on", "c": true, "200": "x"}))
-        );
+        assert_eq!(value, Some(serde_json::json!({"a": "yes", "b": "on", "c": true, "200": "x"})));
     }
 
     #[test]
     fn depth_is_bounded_in_both_formats() {
-        let small = Limits {
-            max_depth: 4,
-            ..Limits::default()
-        };
+        let small = Limits { max_depth: 4, ..Limits::default() };
         let json = load_json("[[[[[1]]]]]", &small).err();
         assert_eq!(json.map(|e| e.kind), Some(SpecErrorKind::TooDeep));
         let yaml = load_yaml("a:\n b:\n  c:\n   d:\n    e: 1\n", &small).err();

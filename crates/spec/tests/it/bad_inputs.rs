@@ -21,11 +21,9 @@ fn expectation(file: &str) -> Option<Expect> {
         "deep-nesting.json" => (K::TooDeep, &["nested"], true),
         "duplicate-keys.yaml" => (K::DuplicateKey, &["/pets"], true),
         "empty.json" | "empty.yaml" => (K::Empty, &["empty"], false),
-        "github-schema-15.26.1.duplicate-fields.graphql" => (
-            K::InvalidGraphQl,
-            &["EnterpriseOwnerInfo", "repositoryDeployKeySetting"],
-            true,
-        ),
+        "github-schema-15.26.1.duplicate-fields.graphql" => {
+            (K::InvalidGraphQl, &["EnterpriseOwnerInfo", "repositoryDeployKeySetting"], true)
+        }
         "invalid-utf8.yaml" => (K::NotText, &["utf-8"], true),
         "not-a-spec.json" | "not-a-spec.yaml" => (K::NotASpec, &["openapi", "swagger"], false),
         "truncated.graphql" => (K::Syntax, &["graphql"], true),
@@ -78,7 +76,10 @@ fn truncated_inputs_point_at_the_cut() {
 fn every_cycle_in_circular_ref_is_found() {
     // The shared file has several cycles; each on its own must be refused.
     let cycles = [
-        ("schemas", "A: {$ref: '#/components/schemas/B'}\n    B: {$ref: '#/components/schemas/C'}\n    C: {$ref: '#/components/schemas/A'}"),
+        (
+            "schemas",
+            "A: {$ref: '#/components/schemas/B'}\n    B: {$ref: '#/components/schemas/C'}\n    C: {$ref: '#/components/schemas/A'}",
+        ),
         ("schemas", "Self: {$ref: '#/components/schemas/Self'}"),
         ("responses", "R1: {$ref: '#/components/responses/R2'}\n    R2: {$ref: '#/components/responses/R1'}"),
     ];

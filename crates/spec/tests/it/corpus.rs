@@ -26,13 +26,12 @@ fn corpus_dir() -> Option<PathBuf> {
     // `cargo test` runs in the crate folder; accept paths relative to the
     // workspace root as well.
     let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    [dir.clone(), workspace.join(&dir)]
-        .into_iter()
-        .find(|candidate| candidate.join("manifest.tsv").is_file())
-        .or_else(|| {
+    [dir.clone(), workspace.join(&dir)].into_iter().find(|candidate| candidate.join("manifest.tsv").is_file()).or_else(
+        || {
             eprintln!("skipping: no manifest.tsv in {}", dir.display());
             None
-        })
+        },
+    )
 }
 
 #[test]

@@ -2,8 +2,8 @@
 
 use serde_json::json;
 use spec::{
-    ApiKeyLocation, HttpMethod, OAuthFlowKind, ParameterLocation, SecuritySchemeKind, SpecErrorKind,
-    SpecFormat, schema_types,
+    ApiKeyLocation, HttpMethod, OAuthFlowKind, ParameterLocation, SecuritySchemeKind, SpecErrorKind, SpecFormat,
+    schema_types,
 };
 
 use crate::support::{parse_err, parse_ok};
@@ -90,19 +90,13 @@ fn swagger_is_upgraded_to_openapi_shapes() {
 
     let body = put.request_body.as_ref().expect("body parameter becomes a request body");
     assert!(body.required);
-    assert_eq!(
-        body.content["application/json"].schema,
-        Some(json!({"$ref": "#/components/schemas/Item"}))
-    );
+    assert_eq!(body.content["application/json"].schema, Some(json!({"$ref": "#/components/schemas/Item"})));
     let ok = &put.responses["200"];
     assert_eq!(ok.content.keys().collect::<Vec<_>>(), ["application/json", "application/xml"]);
     assert_eq!(ok.content["application/json"].example, Some(json!({"id": "1"})));
     let not_found = &put.responses["404"];
     assert_eq!(not_found.description, "not found");
-    assert_eq!(
-        not_found.content["application/xml"].schema,
-        Some(json!({"$ref": "#/components/schemas/Error"}))
-    );
+    assert_eq!(not_found.content["application/xml"].schema, Some(json!({"$ref": "#/components/schemas/Error"})));
 
     let upload = &spec.operations[1];
     let form = upload.request_body.as_ref().expect("form parameters become a request body");
@@ -115,10 +109,7 @@ fn swagger_is_upgraded_to_openapi_shapes() {
             "required": ["file"]
         }))
     );
-    assert_eq!(
-        upload.responses["default"].headers["X-Rate"].schema,
-        Some(json!({"type": "integer"}))
-    );
+    assert_eq!(upload.responses["default"].headers["X-Rate"].schema, Some(json!({"type": "integer"})));
 
     let item = &spec.schemas["Item"];
     assert_eq!(item["discriminator"], json!({"propertyName": "kind"}));
@@ -207,11 +198,7 @@ components:
     let spec = parse_ok(doc);
     assert_eq!(spec.operation_count(), 2);
     let get = &spec.operations[0];
-    let params: Vec<_> = get
-        .parameters
-        .iter()
-        .map(|p| (p.name.as_str(), p.location.as_str(), p.required))
-        .collect();
+    let params: Vec<_> = get.parameters.iter().map(|p| (p.name.as_str(), p.location.as_str(), p.required)).collect();
     assert_eq!(params, [("id", "path", true), ("trace", "header", true), ("trace", "query", false)]);
     assert_eq!(get.parameters[1].schema, Some(json!({"type": "integer"})));
     assert_eq!(get.responses["200"].description, "a user");

@@ -88,10 +88,7 @@ fn model_has_every_kind_of_type() {
     assert!(kind.enum_values[1].deprecated);
     let input = &model.types["PetInput"];
     assert_eq!(input.input_fields[1].default_value.as_deref(), Some("CAT"));
-    assert_eq!(
-        model.types["DateTime"].specified_by.as_deref(),
-        Some("https://tools.ietf.org/html/rfc3339")
-    );
+    assert_eq!(model.types["DateTime"].specified_by.as_deref(), Some("https://tools.ietf.org/html/rfc3339"));
     assert_eq!(spec.description.as_deref(), Some("The shop"));
 }
 

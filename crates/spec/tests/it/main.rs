@@ -2,11 +2,7 @@
 
 // Test helpers outside `#[test]` functions fail loudly on unexpected input,
 // which is what a test should do.
-#![expect(
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    reason = "test helpers panic on purpose"
-)]
+#![expect(clippy::expect_used, clippy::indexing_slicing, reason = "test helpers panic on purpose")]
 
 mod bad_inputs;
 mod corpus;

@@ -111,10 +111,8 @@ fn openai_keeps_webhooks_and_both_nullable_styles() {
 fn utf16_with_bom_is_decoded() {
     let Some(root) = shared_specs() else { return };
     // The collection's notes move this file to edge/, but it may still sit in bad/.
-    let path = ["edge", "bad"]
-        .iter()
-        .map(|folder| root.join(folder).join("utf16le-bom.yaml"))
-        .find(|path| path.is_file());
+    let path =
+        ["edge", "bad"].iter().map(|folder| root.join(folder).join("utf16le-bom.yaml")).find(|path| path.is_file());
     let Some(path) = path else { return };
     let utf16 = parse_file(&path);
     let utf8 = parse_file(&root.join("openapi3/oai-petstore.yaml"));
