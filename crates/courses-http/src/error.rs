@@ -86,6 +86,14 @@ impl ApiError {
     pub const fn code(&self) -> Code {
         self.code
     }
+
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    pub fn issues(&self) -> Option<&[Issue]> {
+        self.issues.as_deref()
+    }
 }
 
 impl From<CoursesError> for ApiError {

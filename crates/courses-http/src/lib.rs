@@ -9,6 +9,7 @@
 pub mod error;
 pub mod extract;
 pub mod list;
+pub mod mcp;
 pub mod openapi;
 pub mod player;
 pub mod routes;
@@ -40,6 +41,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/api-keys/{id}", delete(r::revoke_key))
         .route("/v1/block-types", get(r::block_types))
         .route("/v1/generate", post(r::generate))
+        .route("/v1/mcp", post(mcp::handle).get(mcp::no_stream))
         .route("/v1/courses", get(r::list_courses).post(r::create_course))
         .route("/v1/courses/{id}", get(r::get_course).patch(r::update_course).delete(r::delete_course))
         .route("/v1/courses/{id}/publish", post(r::publish_course))

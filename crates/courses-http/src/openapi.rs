@@ -17,6 +17,7 @@ pub const OPERATIONS: &[(&str, &str, &str, u16, &str)] = &[
     ("delete", "/v1/api-keys/{id}", "Revoke an API key", 204, "workspaces"),
     ("get", "/v1/block-types", "The block types and their fields", 200, "courses"),
     ("post", "/v1/generate", "Generate a draft course from a prompt (Build and up; prompt up to 2,000 characters, screensTarget up to 20)", 201, "generation"),
+    ("post", "/v1/mcp", "MCP endpoint (Streamable HTTP, JSON responses): generate_course and the authoring tools", 200, "generation"),
     ("get", "/v1/courses", "List courses", 200, "courses"),
     ("post", "/v1/courses", "Create a draft course (screens and blocks may be inlined)", 201, "courses"),
     ("get", "/v1/courses/{id}", "Get a course", 200, "courses"),

@@ -14,6 +14,7 @@ mod content;
 mod embed;
 mod generate;
 mod learners;
+mod mcp;
 mod openapi;
 mod plans;
 mod support;
