@@ -1,0 +1,913 @@
+//! JSON Schema comparison in a direction.
+//!
+//! A request schema describes what clients send, so narrowing it breaks
+//! them; a response schema describes what they receive, so widening it
+//! breaks them. Both sides are walked together through `$ref`, `allOf`
+//! (flattened, so wrapping a `$ref` in `allOf` changes nothing), `oneOf` and
+//! `anyOf` (branches matched by reference name, then by shape), `items`,
+//! `properties` and `additionalProperties`.
+//!
+//! Nodes are identified by their address in the two models. A pair that is
+//! already being compared higher up the stack is a recursive schema and is
+//! cut; a pair of referenced nodes that compared clean is remembered, so a
+//! large description whose operations share schemas is walked once, not once
+//! per operation.
+
+use std::collections::{BTreeSet, HashSet};
+
+use indexmap::IndexMap;
+use serde_json::Value;
+use spec::Spec;
+
+use crate::rules::{self, Rule};
+use crate::{Change, ChangeKind};
+
+/// Recursion guard for hand-built models; parsing already bounds nesting.
+const MAX_DEPTH: usize = 96;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Direction {
+    Request,
+    Response,
+}
+
+/// Where the walk is: the operation, a human location and a JSON pointer on
+/// each side. The strings grow and shrink as the walk descends and returns.
+pub(crate) struct Cursor<'c> {
+    pub operation: Option<&'c str>,
+    pub direction: Direction,
+    pub location: String,
+    pub old_ptr: String,
+    pub new_ptr: String,
+}
+
+impl Cursor<'_> {
+    fn mark(&self) -> (usize, usize, usize) {
+        (self.location.len(), self.old_ptr.len(), self.new_ptr.len())
+    }
+
+    fn reset(&mut self, mark: (usize, usize, usize)) {
+        self.location.truncate(mark.0);
+        self.old_ptr.truncate(mark.1);
+        self.new_ptr.truncate(mark.2);
+    }
+
+    fn descend(&mut self, label: &str, old_segment: &str, new_segment: &str) {
+        self.location.push_str(label);
+        push_pointer(&mut self.old_ptr, old_segment);
+        push_pointer(&mut self.new_ptr, new_segment);
+    }
+}
+
+/// Appends `/`-separated segments, escaping each as RFC 6901 requires.
+pub(crate) fn push_pointer(pointer: &mut String, segments: &str) {
+    if segments.is_empty() {
+        return;
+    }
+    for segment in segments.split('\u{0}') {
+        pointer.push('/');
+        pointer.push_str(&escape_pointer(segment));
+    }
+}
+
+pub(crate) fn escape_pointer(segment: &str) -> String {
+    segment.replace('~', "~0").replace('/', "~1")
+}
+
+/// Joins pointer segments for [`push_pointer`] without escaping them twice.
+fn segments(parts: &[&str]) -> String {
+    parts.join("\u{0}")
+}
+
+/// Owns the output and the caches of one diff.
+pub(crate) struct Differ<'a> {
+    pub old: &'a Spec,
+    pub new: &'a Spec,
+    pub out: Vec<Change>,
+    in_progress: HashSet<(usize, usize)>,
+    clean: HashSet<(usize, usize, Direction)>,
+    cuts: usize,
+}
+
+impl<'a> Differ<'a> {
+    pub fn new(old: &'a Spec, new: &'a Spec) -> Self {
+        Self { old, new, out: Vec::new(), in_progress: HashSet::new(), clean: HashSet::new(), cuts: 0 }
+    }
+
+    #[expect(clippy::too_many_arguments, reason = "one flat constructor keeps every call site readable")]
+    pub fn push(
+        &mut self,
+        rule: Rule,
+        operation: Option<&str>,
+        location: String,
+        pointer: Option<String>,
+        before: Option<Value>,
+        after: Option<Value>,
+        message: String,
+    ) {
+        self.out.push(Change {
+            kind: rule.kind,
+            rule: rule.id,
+            operation: operation.map(str::to_owned),
+            location,
+            pointer,
+            before,
+            after,
+            message,
+        });
+    }
+
+    /// Emits a change at the cursor; `removal` points into the old document.
+    fn at(
+        &mut self,
+        cur: &Cursor<'_>,
+        rule: Rule,
+        removal: bool,
+        before: Option<Value>,
+        after: Option<Value>,
+        message: String,
+    ) {
+        let pointer = if removal { &cur.old_ptr } else { &cur.new_ptr };
+        let location = if cur.location.is_empty() { "schema".to_owned() } else { cur.location.clone() };
+        self.push(rule, cur.operation, location, Some(pointer.clone()), before, after, message);
+    }
+
+    /// Compares two schemas at the cursor.
+    pub fn schema(&mut self, cur: &mut Cursor<'_>, old: &'a Value, new: &'a Value) {
+        self.schema_at(cur, old, new, 0, false);
+    }
+
+    /// `stand_in`: one side is a plain schema compared with a branch of
+    /// the other's oneOf, whose documentation and nullability the caller
+    /// already compared.
+    fn schema_at(&mut self, cur: &mut Cursor<'_>, old: &'a Value, new: &'a Value, depth: usize, stand_in: bool) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        let (Some(old_node), Some(new_node)) = (self.old.resolve_value(old), self.new.resolve_value(new)) else {
+            return;
+        };
+        let old_ref = reference(old);
+        let new_ref = reference(new);
+        let key = (std::ptr::from_ref(old_node) as usize, std::ptr::from_ref(new_node) as usize);
+        if self.in_progress.contains(&key) {
+            self.cuts += 1;
+            return;
+        }
+        let through_ref = old_ref.is_some() || new_ref.is_some();
+        if through_ref && self.clean.contains(&(key.0, key.1, cur.direction)) {
+            return;
+        }
+        let saved_old = old_ref.map(|r| std::mem::replace(&mut cur.old_ptr, ref_pointer(r)));
+        let saved_new = new_ref.map(|r| std::mem::replace(&mut cur.new_ptr, ref_pointer(r)));
+        let (emitted, cuts) = (self.out.len(), self.cuts);
+        self.in_progress.insert(key);
+        self.nodes(cur, old_node, new_node, depth, stand_in);
+        self.in_progress.remove(&key);
+        if through_ref && self.out.len() == emitted && self.cuts == cuts {
+            self.clean.insert((key.0, key.1, cur.direction));
+        }
+        if let Some(saved) = saved_old {
+            cur.old_ptr = saved;
+        }
+        if let Some(saved) = saved_new {
+            cur.new_ptr = saved;
+        }
+    }
+
+    fn nodes(&mut self, cur: &mut Cursor<'_>, old_node: &'a Value, new_node: &'a Value, depth: usize, stand_in: bool) {
+        let mut old = Flat::of(self.old, old_node, &cur.old_ptr);
+        let mut new = Flat::of(self.new, new_node, &cur.new_ptr);
+        // `anyOf: [X]` and 3.1's `oneOf: [X, {type: null}]` are just X.
+        let (mut old_node, mut new_node) = (old_node, new_node);
+        if let Some((node, flat)) = old.single_branch(self.old) {
+            (old_node, old) = (node, flat);
+        }
+        if let Some((node, flat)) = new.single_branch(self.new) {
+            (new_node, new) = (node, flat);
+        }
+
+        if !stand_in {
+            self.documentation(cur, &old, &new);
+            self.nullability(cur, &old, &new);
+        }
+        if old.variants.is_empty() != new.variants.is_empty() {
+            // One side is a plain schema: it stands for a single branch, so
+            // `string` -> `oneOf: [string, integer]` reads as a branch added
+            // and the matching branch is compared with the plain schema.
+            self.variants(cur, &old, &new, old_node, new_node, depth);
+            return;
+        }
+        if !self.types(cur, &old, &new) {
+            return;
+        }
+        self.format(cur, &old, &new);
+        self.enums(cur, &old, &new);
+        self.constraints(cur, &old, &new);
+        self.properties(cur, &old, &new, depth);
+        self.additional_properties(cur, &old, &new, depth);
+        if let (Some(old_items), Some(new_items)) = (old.items, new.items) {
+            let mark = cur.mark();
+            cur.descend("[]", "items", "items");
+            self.schema_at(cur, old_items, new_items, depth + 1, false);
+            cur.reset(mark);
+        }
+        self.variants(cur, &old, &new, old_node, new_node, depth);
+    }
+
+    fn documentation(&mut self, cur: &Cursor<'_>, old: &Flat<'a>, new: &Flat<'a>) {
+        if old.description != new.description && old.description.is_some() && new.description.is_some() {
+            self.at(
+                cur,
+                rules::DESCRIPTION_CHANGED,
+                false,
+                old.description.map(Value::from),
+                new.description.map(Value::from),
+                "description changed".to_owned(),
+            );
+        }
+        if old.deprecated != new.deprecated {
+            let message = if new.deprecated { "deprecated" } else { "no longer deprecated" };
+            self.at(
+                cur,
+                rules::SCHEMA_DEPRECATED,
+                false,
+                Some(old.deprecated.into()),
+                Some(new.deprecated.into()),
+                message.to_owned(),
+            );
+        }
+    }
+
+    /// Reports a type change; false when the change makes descending
+    /// pointless (an object became a string).
+    fn types(&mut self, cur: &Cursor<'_>, old: &Flat<'a>, new: &Flat<'a>) -> bool {
+        let request = cur.direction == Direction::Request;
+        let (old_types, new_types) = (&old.types, &new.types);
+        if old_types == new_types {
+            return true;
+        }
+        let to_value = |types: &BTreeSet<&str>| Value::from(types.iter().map(|t| Value::from(*t)).collect::<Vec<_>>());
+        match (old_types.is_empty(), new_types.is_empty()) {
+            (false, false) => {
+                let widened = is_wider(new_types, old_types);
+                let narrowed = is_wider(old_types, new_types);
+                let rule = match (request, widened, narrowed) {
+                    (true, true, _) => rules::REQUEST_TYPE_WIDENED,
+                    (false, _, true) => rules::RESPONSE_TYPE_NARROWED,
+                    (true, _, _) => rules::REQUEST_TYPE_CHANGED,
+                    (false, _, _) => rules::RESPONSE_TYPE_CHANGED,
+                };
+                let message = format!("type changed from {} to {}", join(old_types), join(new_types));
+                self.at(cur, rule, false, Some(to_value(old_types)), Some(to_value(new_types)), message);
+                rule.kind != ChangeKind::Breaking
+            }
+            (true, false) => {
+                let message = format!("type is now constrained to {}", join(new_types));
+                self.constraint(cur, true, None, Some(to_value(new_types)), message);
+                true
+            }
+            (false, true) => {
+                let message = format!("type is no longer constrained to {}", join(old_types));
+                self.constraint(cur, false, Some(to_value(old_types)), None, message);
+                true
+            }
+            (true, true) => true,
+        }
+    }
+
+    fn constraint(
+        &mut self,
+        cur: &Cursor<'_>,
+        tightened: bool,
+        before: Option<Value>,
+        after: Option<Value>,
+        message: String,
+    ) {
+        let rule = match (cur.direction, tightened) {
+            (Direction::Request, true) => rules::REQUEST_CONSTRAINT_TIGHTENED,
+            (Direction::Request, false) => rules::REQUEST_CONSTRAINT_LOOSENED,
+            (Direction::Response, true) => rules::RESPONSE_CONSTRAINT_TIGHTENED,
+            (Direction::Response, false) => rules::RESPONSE_CONSTRAINT_LOOSENED,
+        };
+        self.at(cur, rule, false, before, after, message);
+    }
+
+    fn nullability(&mut self, cur: &Cursor<'_>, old: &Flat<'a>, new: &Flat<'a>) {
+        if old.nullable == new.nullable {
+            return;
+        }
+        let rule = match (cur.direction, new.nullable) {
+            (Direction::Request, true) => rules::REQUEST_BECAME_NULLABLE,
+            (Direction::Request, false) => rules::REQUEST_BECAME_NOT_NULLABLE,
+            (Direction::Response, true) => rules::RESPONSE_BECAME_NULLABLE,
+            (Direction::Response, false) => rules::RESPONSE_BECAME_NOT_NULLABLE,
+        };
+        let message = if new.nullable { "became nullable" } else { "is no longer nullable" };
+        self.at(cur, rule, false, Some(old.nullable.into()), Some(new.nullable.into()), message.to_owned());
+    }
+
+    fn format(&mut self, cur: &Cursor<'_>, old: &Flat<'a>, new: &Flat<'a>) {
+        match (old.format, new.format) {
+            (Some(before), Some(after)) if before != after => {
+                let rule = match cur.direction {
+                    Direction::Request => rules::REQUEST_FORMAT_CHANGED,
+                    Direction::Response => rules::RESPONSE_FORMAT_CHANGED,
+                };
+                let message = format!("format changed from `{before}` to `{after}`");
+                self.at(cur, rule, false, Some(before.into()), Some(after.into()), message);
+            }
+            (None, Some(after)) => {
+                self.constraint(cur, true, None, Some(after.into()), format!("format `{after}` added"));
+            }
+            (Some(before), None) => {
+                self.constraint(cur, false, Some(before.into()), None, format!("format `{before}` removed"));
+            }
+            _ => {}
+        }
+    }
+
+    fn enums(&mut self, cur: &Cursor<'_>, old: &Flat<'a>, new: &Flat<'a>) {
+        match (old.enumeration, new.enumeration) {
+            (Some(before), Some(after)) => {
+                let old_values = enum_values(before);
+                let new_values = enum_values(after);
+                let request = cur.direction == Direction::Request;
+                for (text, value) in &old_values {
+                    if !new_values.contains_key(text) {
+                        let rule =
+                            if request { rules::REQUEST_ENUM_VALUE_REMOVED } else { rules::RESPONSE_ENUM_VALUE_REMOVED };
+                        self.at(cur, rule, true, Some((*value).clone()), None, format!("enum value {text} removed"));
+                    }
+                }
+                for (text, value) in &new_values {
+                    if !old_values.contains_key(text) {
+                        let rule =
+                            if request { rules::REQUEST_ENUM_VALUE_ADDED } else { rules::RESPONSE_ENUM_VALUE_ADDED };
+                        self.at(cur, rule, false, None, Some((*value).clone()), format!("enum value {text} added"));
+                    }
+                }
+            }
+            (None, Some(after)) => {
+                self.constraint(cur, true, None, Some(after.clone()), "values restricted to an enum".to_owned());
+            }
+            (Some(before), None) => {
+                self.constraint(cur, false, Some(before.clone()), None, "enum restriction removed".to_owned());
+            }
+            (None, None) => {}
+        }
+    }
+
+    fn constraints(&mut self, cur: &Cursor<'_>, old: &Flat<'a>, new: &Flat<'a>) {
+        for (keyword, bound) in BOUNDS {
+            let before = old.keyword(keyword);
+            let after = new.keyword(keyword);
+            if before == after {
+                continue;
+            }
+            let tightened = match (before, after) {
+                (None, Some(_)) => bound.tightens_when_added(after),
+                (Some(_), None) => !bound.tightens_when_added(before),
+                (Some(b), Some(a)) => bound.tightened(b, a),
+                (None, None) => continue,
+            };
+            let message = match (before, after) {
+                (None, Some(a)) => format!("{keyword} {a} added"),
+                (Some(b), None) => format!("{keyword} {b} removed"),
+                (Some(b), Some(a)) => format!("{keyword} changed from {b} to {a}"),
+                (None, None) => continue,
+            };
+            self.constraint(cur, tightened, before.cloned(), after.cloned(), message);
+        }
+    }
+
+    fn properties(&mut self, cur: &mut Cursor<'_>, old: &Flat<'a>, new: &Flat<'a>, depth: usize) {
+        if old.properties.is_empty() && new.properties.is_empty() {
+            return;
+        }
+        let request = cur.direction == Direction::Request;
+        // Properties the other direction never carries are not part of
+        // this contract.
+        let hidden_flag = if request { "readOnly" } else { "writeOnly" };
+        let hidden = |spec: &Spec, schema: &Value| {
+            spec.resolve_value(schema).and_then(|node| node.get(hidden_flag)).and_then(Value::as_bool) == Some(true)
+        };
+        for (name, (old_schema, old_base)) in &old.properties {
+            let was_required = old.required.contains(name);
+            let Some((new_schema, new_base)) = new.properties.get(name) else {
+                if hidden(self.old, old_schema) {
+                    continue;
+                }
+                let mark = cur.mark();
+                cur.location.push('.');
+                cur.location.push_str(name);
+                cur.old_ptr.clone_from(old_base);
+                push_pointer(&mut cur.old_ptr, &segments(&["properties", name]));
+                let rule = if request { rules::REQUEST_PROPERTY_REMOVED } else { rules::RESPONSE_PROPERTY_REMOVED };
+                let required = if was_required { "required " } else { "" };
+                self.at(cur, rule, true, Some((*old_schema).clone()), None, format!("{required}property `{name}` removed"));
+                cur.reset(mark);
+                continue;
+            };
+            if hidden(self.old, old_schema) && hidden(self.new, new_schema) {
+                continue;
+            }
+            let is_required = new.required.contains(name);
+            let mark = cur.mark();
+            cur.location.push('.');
+            cur.location.push_str(name);
+            cur.old_ptr.clone_from(old_base);
+            cur.new_ptr.clone_from(new_base);
+            push_pointer(&mut cur.old_ptr, &segments(&["properties", name]));
+            push_pointer(&mut cur.new_ptr, &segments(&["properties", name]));
+            if was_required != is_required {
+                let rule = match (request, is_required) {
+                    (true, true) => rules::REQUEST_PROPERTY_BECAME_REQUIRED,
+                    (true, false) => rules::REQUEST_PROPERTY_BECAME_OPTIONAL,
+                    (false, true) => rules::RESPONSE_PROPERTY_BECAME_REQUIRED,
+                    (false, false) => rules::RESPONSE_PROPERTY_BECAME_OPTIONAL,
+                };
+                let message = if is_required {
+                    format!("property `{name}` became required")
+                } else {
+                    format!("property `{name}` became optional")
+                };
+                self.at(cur, rule, false, Some(was_required.into()), Some(is_required.into()), message);
+            }
+            self.schema_at(cur, old_schema, new_schema, depth + 1, false);
+            cur.reset(mark);
+        }
+        for (name, (new_schema, new_base)) in &new.properties {
+            if old.properties.contains_key(name) || hidden(self.new, new_schema) {
+                continue;
+            }
+            let is_required = new.required.contains(name);
+            let rule = match (request, is_required) {
+                (true, true) => rules::REQUEST_REQUIRED_PROPERTY_ADDED,
+                (true, false) => rules::REQUEST_OPTIONAL_PROPERTY_ADDED,
+                (false, _) => rules::RESPONSE_PROPERTY_ADDED,
+            };
+            let mark = cur.mark();
+            cur.location.push('.');
+            cur.location.push_str(name);
+            cur.new_ptr.clone_from(new_base);
+            push_pointer(&mut cur.new_ptr, &segments(&["properties", name]));
+            let required = if is_required { "required" } else { "optional" };
+            self.at(cur, rule, false, None, Some((*new_schema).clone()), format!("{required} property `{name}` added"));
+            cur.reset(mark);
+        }
+    }
+
+    fn additional_properties(&mut self, cur: &mut Cursor<'_>, old: &Flat<'a>, new: &Flat<'a>, depth: usize) {
+        let before = Additional::of(old.additional);
+        let after = Additional::of(new.additional);
+        let request = cur.direction == Direction::Request;
+        let rule = match (before, after) {
+            (Additional::Schema(o), Additional::Schema(n)) => {
+                let mark = cur.mark();
+                cur.descend(".*", "additionalProperties", "additionalProperties");
+                self.schema_at(cur, o, n, depth + 1, false);
+                cur.reset(mark);
+                return;
+            }
+            (Additional::Any, Additional::Any) | (Additional::Forbidden, Additional::Forbidden) => return,
+            (_, Additional::Forbidden) if request => rules::REQUEST_ADDITIONAL_PROPERTIES_FORBIDDEN,
+            (Additional::Forbidden, _) if request => rules::REQUEST_ADDITIONAL_PROPERTIES_ALLOWED,
+            (Additional::Any, Additional::Schema(_)) if request => rules::REQUEST_CONSTRAINT_TIGHTENED,
+            (Additional::Schema(_), Additional::Any) if request => rules::REQUEST_CONSTRAINT_LOOSENED,
+            (Additional::Schema(_), Additional::Any) => rules::RESPONSE_CONSTRAINT_LOOSENED,
+            _ => rules::RESPONSE_ADDITIONAL_PROPERTIES_CHANGED,
+        };
+        self.at(
+            cur,
+            rule,
+            false,
+            old.additional.cloned(),
+            new.additional.cloned(),
+            format!("additionalProperties changed from {} to {}", before.describe(), after.describe()),
+        );
+    }
+
+    #[expect(clippy::too_many_arguments, reason = "the two nodes stand in when only one side has branches")]
+    fn variants(
+        &mut self,
+        cur: &mut Cursor<'_>,
+        old: &Flat<'a>,
+        new: &Flat<'a>,
+        old_node: &'a Value,
+        new_node: &'a Value,
+        depth: usize,
+    ) {
+        if old.variants.is_empty() && new.variants.is_empty() {
+            return;
+        }
+        // A plain schema on one side stands for a single branch, so that
+        // `string` -> `oneOf: [string, integer]` reads as one branch added.
+        let old_branches: Vec<Branch<'a>> = if old.variants.is_empty() {
+            vec![Branch { schema: old_node, pointer: String::new() }]
+        } else {
+            old.variants.clone()
+        };
+        let new_branches: Vec<Branch<'a>> = if new.variants.is_empty() {
+            vec![Branch { schema: new_node, pointer: String::new() }]
+        } else {
+            new.variants.clone()
+        };
+        let pairs = self.match_branches(&old_branches, &new_branches);
+        let request = cur.direction == Direction::Request;
+        let mut new_used = vec![false; new_branches.len()];
+        for (old_index, old_branch) in old_branches.iter().enumerate() {
+            let label = branch_label(old_branch.schema, old_index);
+            let matched = pairs.iter().find(|(o, _)| *o == old_index).map(|(_, n)| *n);
+            let mark = cur.mark();
+            cur.location.push('<');
+            cur.location.push_str(&label);
+            cur.location.push('>');
+            match matched.and_then(|n| new_branches.get(n).map(|branch| (n, branch))) {
+                Some((new_index, new_branch)) => {
+                    if let Some(used) = new_used.get_mut(new_index) {
+                        *used = true;
+                    }
+                    push_pointer(&mut cur.old_ptr, &old_branch.pointer);
+                    push_pointer(&mut cur.new_ptr, &new_branch.pointer);
+                    let stand_in = old.variants.is_empty() || new.variants.is_empty();
+                    self.schema_at(cur, old_branch.schema, new_branch.schema, depth + 1, stand_in);
+                }
+                None => {
+                    push_pointer(&mut cur.old_ptr, &old_branch.pointer);
+                    let rule = if request { rules::REQUEST_VARIANT_REMOVED } else { rules::RESPONSE_VARIANT_REMOVED };
+                    self.at(cur, rule, true, Some(old_branch.schema.clone()), None, format!("alternative `{label}` removed"));
+                }
+            }
+            cur.reset(mark);
+        }
+        for (new_index, new_branch) in new_branches.iter().enumerate() {
+            if new_used.get(new_index).copied().unwrap_or(true) {
+                continue;
+            }
+            let label = branch_label(new_branch.schema, new_index);
+            let mark = cur.mark();
+            cur.location.push('<');
+            cur.location.push_str(&label);
+            cur.location.push('>');
+            push_pointer(&mut cur.new_ptr, &new_branch.pointer);
+            let rule = if request { rules::REQUEST_VARIANT_ADDED } else { rules::RESPONSE_VARIANT_ADDED };
+            self.at(cur, rule, false, None, Some(new_branch.schema.clone()), format!("alternative `{label}` added"));
+            cur.reset(mark);
+        }
+    }
+
+    /// Pairs old and new branches: the same `$ref` first, then the same
+    /// shape (a renamed component with identical content), then the
+    /// leftovers in order when as many remain on both sides.
+    fn match_branches(&self, old: &[Branch<'a>], new: &[Branch<'a>]) -> Vec<(usize, usize)> {
+        let mut pairs = Vec::new();
+        let mut old_done = vec![false; old.len()];
+        let mut new_done = vec![false; new.len()];
+        let passes: [&dyn Fn(&Self, &Branch<'a>, &Branch<'a>) -> bool; 3] = [
+            &|_, a, b| reference(a.schema).is_some() && reference(a.schema) == reference(b.schema),
+            &|this, a, b| this.shape(this.old, a.schema) == this.shape(this.new, b.schema),
+            &|this, a, b| this.types_of(this.old, a.schema) == this.types_of(this.new, b.schema),
+        ];
+        for pass in passes {
+            for (i, a) in old.iter().enumerate() {
+                if old_done.get(i).copied().unwrap_or(true) {
+                    continue;
+                }
+                for (j, b) in new.iter().enumerate() {
+                    if new_done.get(j).copied().unwrap_or(true) || !pass(self, a, b) {
+                        continue;
+                    }
+                    pairs.push((i, j));
+                    if let Some(done) = old_done.get_mut(i) {
+                        *done = true;
+                    }
+                    if let Some(done) = new_done.get_mut(j) {
+                        *done = true;
+                    }
+                    break;
+                }
+            }
+        }
+        let old_left: Vec<usize> = (0..old.len()).filter(|i| !old_done.get(*i).copied().unwrap_or(true)).collect();
+        let new_left: Vec<usize> = (0..new.len()).filter(|j| !new_done.get(*j).copied().unwrap_or(true)).collect();
+        if old_left.len() == new_left.len() && old.len() > 1 && new.len() > 1 {
+            pairs.extend(old_left.into_iter().zip(new_left));
+        }
+        pairs
+    }
+
+    /// A branch's identity apart from its name: title, types, property
+    /// names, enum values.
+    fn shape(&self, spec: &'a Spec, schema: &'a Value) -> Option<String> {
+        let node = spec.resolve_value(schema)?;
+        let flat = Flat::of(spec, node, "");
+        let mut shape = String::new();
+        if let Some(title) = node.get("title").and_then(Value::as_str) {
+            shape.push_str(title);
+        }
+        shape.push('|');
+        shape.push_str(&join(&flat.types));
+        shape.push('|');
+        let names: BTreeSet<&str> = flat.properties.keys().map(String::as_str).collect();
+        shape.push_str(&names.into_iter().collect::<Vec<_>>().join(","));
+        shape.push('|');
+        if let Some(values) = flat.enumeration {
+            shape.push_str(&enum_values(values).into_keys().collect::<Vec<_>>().join(","));
+        }
+        if let Some(items) = flat.items.and_then(|items| self.shape(spec, items)) {
+            shape.push('[');
+            shape.push_str(&items);
+        }
+        Some(shape)
+    }
+
+    fn types_of(&self, spec: &'a Spec, schema: &'a Value) -> Option<String> {
+        let node = spec.resolve_value(schema)?;
+        let flat = Flat::of(spec, node, "");
+        if flat.types.is_empty() { None } else { Some(join(&flat.types)) }
+    }
+}
+
+/// One `oneOf`/`anyOf` branch and its pointer relative to the node.
+#[derive(Clone)]
+struct Branch<'a> {
+    schema: &'a Value,
+    pointer: String,
+}
+
+fn branch_label(schema: &Value, index: usize) -> String {
+    if let Some(reference) = reference(schema) {
+        return reference.rsplit('/').next().unwrap_or(reference).to_owned();
+    }
+    if let Some(title) = schema.get("title").and_then(Value::as_str) {
+        return title.to_owned();
+    }
+    let types = spec::schema_types(schema).types;
+    if types.is_empty() { format!("#{index}") } else { format!("#{index} {}", types.join("|")) }
+}
+
+#[derive(Clone, Copy)]
+enum Additional<'a> {
+    Any,
+    Forbidden,
+    Schema(&'a Value),
+}
+
+impl<'a> Additional<'a> {
+    fn of(value: Option<&'a Value>) -> Self {
+        match value {
+            None | Some(Value::Bool(true)) => Self::Any,
+            Some(Value::Bool(false)) => Self::Forbidden,
+            Some(Value::Object(map)) if map.is_empty() => Self::Any,
+            Some(schema) => Self::Schema(schema),
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Self::Any => "any",
+            Self::Forbidden => "false",
+            Self::Schema(_) => "a schema",
+        }
+    }
+}
+
+/// How a numeric or boolean keyword bounds values.
+#[derive(Clone, Copy)]
+enum Bound {
+    /// A larger value accepts more (`maxLength`, `maximum`).
+    Upper,
+    /// A smaller value accepts more (`minLength`, `minimum`).
+    Lower,
+    /// `true` accepts less (`uniqueItems`); 3.0's boolean exclusive bounds,
+    /// or 3.1's numeric ones when `upper`.
+    Flag { upper: bool },
+    /// Any change may refuse values (`pattern`, `multipleOf`, `const`).
+    Opaque,
+}
+
+impl Bound {
+    fn tightens_when_added(self, value: Option<&Value>) -> bool {
+        match self {
+            Self::Flag { .. } => value.and_then(Value::as_bool) != Some(false),
+            _ => true,
+        }
+    }
+
+    fn tightened(self, before: &Value, after: &Value) -> bool {
+        let numbers = (before.as_f64(), after.as_f64());
+        match (self, numbers) {
+            (Self::Upper, (Some(b), Some(a))) => a < b,
+            (Self::Lower, (Some(b), Some(a))) => a > b,
+            (Self::Flag { upper }, (Some(b), Some(a))) => {
+                if upper {
+                    a < b
+                } else {
+                    a > b
+                }
+            }
+            (Self::Flag { .. }, _) => after.as_bool() == Some(true),
+            _ => true,
+        }
+    }
+}
+
+const BOUNDS: [(&str, Bound); 14] = [
+    ("maxLength", Bound::Upper),
+    ("maximum", Bound::Upper),
+    ("maxItems", Bound::Upper),
+    ("maxProperties", Bound::Upper),
+    ("minLength", Bound::Lower),
+    ("minimum", Bound::Lower),
+    ("minItems", Bound::Lower),
+    ("minProperties", Bound::Lower),
+    ("exclusiveMaximum", Bound::Flag { upper: true }),
+    ("exclusiveMinimum", Bound::Flag { upper: false }),
+    ("uniqueItems", Bound::Flag { upper: true }),
+    ("pattern", Bound::Opaque),
+    ("multipleOf", Bound::Opaque),
+    ("const", Bound::Opaque),
+];
+
+/// A schema node with its `allOf` members merged in: keywords from the node
+/// itself win, properties and `required` are the union.
+struct Flat<'a> {
+    description: Option<&'a str>,
+    deprecated: bool,
+    types: BTreeSet<&'a str>,
+    nullable: bool,
+    format: Option<&'a str>,
+    enumeration: Option<&'a Value>,
+    /// Property name to its schema and the pointer of the node that
+    /// declares it.
+    properties: IndexMap<String, (&'a Value, String)>,
+    required: BTreeSet<String>,
+    additional: Option<&'a Value>,
+    items: Option<&'a Value>,
+    variants: Vec<Branch<'a>>,
+    layers: Vec<&'a Value>,
+    pointer: String,
+}
+
+impl<'a> Flat<'a> {
+    fn of(spec: &'a Spec, node: &'a Value, pointer: &str) -> Self {
+        let mut layers = Vec::new();
+        collect_layers(spec, node, pointer.to_owned(), &mut layers, 0);
+        let mut flat = Flat {
+            description: node.get("description").and_then(Value::as_str),
+            deprecated: node.get("deprecated").and_then(Value::as_bool) == Some(true),
+            types: BTreeSet::new(),
+            nullable: false,
+            format: None,
+            enumeration: None,
+            properties: IndexMap::new(),
+            required: BTreeSet::new(),
+            additional: None,
+            items: None,
+            variants: Vec::new(),
+            layers: Vec::new(),
+            pointer: pointer.to_owned(),
+        };
+        for (layer, layer_pointer) in &layers {
+            let types = spec::schema_types(layer);
+            flat.nullable |= types.nullable;
+            if flat.types.is_empty() {
+                flat.types.extend(types.types);
+            }
+            if flat.format.is_none() {
+                flat.format = layer.get("format").and_then(Value::as_str);
+            }
+            if flat.enumeration.is_none() {
+                flat.enumeration = layer.get("enum").filter(|values| values.is_array());
+            }
+            if let Some(Value::Object(properties)) = layer.get("properties") {
+                for (name, schema) in properties {
+                    flat.properties.entry(name.clone()).or_insert_with(|| (schema, layer_pointer.clone()));
+                }
+            }
+            if let Some(Value::Array(required)) = layer.get("required") {
+                flat.required.extend(required.iter().filter_map(Value::as_str).map(str::to_owned));
+            }
+            if flat.additional.is_none() {
+                flat.additional = layer.get("additionalProperties");
+            }
+            if flat.items.is_none() {
+                flat.items = layer.get("items").filter(|items| items.is_object());
+            }
+            if flat.variants.is_empty() {
+                for keyword in ["oneOf", "anyOf"] {
+                    if let Some(Value::Array(branches)) = layer.get(keyword) {
+                        flat.variants = branches
+                            .iter()
+                            .enumerate()
+                            .map(|(index, schema)| Branch { schema, pointer: segments(&[keyword, &index.to_string()]) })
+                            .collect();
+                        break;
+                    }
+                }
+            }
+            flat.layers.push(layer);
+        }
+        // `nullable` inside a 3.1 `oneOf: [{type: null}, X]` counts too.
+        if flat.variants.iter().any(|branch| branch.schema.get("type").and_then(Value::as_str) == Some("null")) {
+            flat.nullable = true;
+            flat.variants.retain(|branch| branch.schema.get("type").and_then(Value::as_str) != Some("null"));
+        }
+        // An object or array without `type` still has one.
+        if flat.types.is_empty() && flat.variants.is_empty() {
+            if !flat.properties.is_empty() {
+                flat.types.insert("object");
+            } else if flat.items.is_some() {
+                flat.types.insert("array");
+            }
+        }
+        flat
+    }
+
+    /// The only branch of a oneOf/anyOf that has nothing else, flattened,
+    /// keeping this node's nullability.
+    fn single_branch(&self, spec: &'a Spec) -> Option<(&'a Value, Flat<'a>)> {
+        let [branch] = self.variants.as_slice() else {
+            return None;
+        };
+        if !self.types.is_empty() || !self.properties.is_empty() || self.items.is_some() {
+            return None;
+        }
+        let node = spec.resolve_value(branch.schema)?;
+        let mut pointer = self.pointer.clone();
+        match reference(branch.schema) {
+            Some(reference) => pointer = ref_pointer(reference),
+            None => push_pointer(&mut pointer, &branch.pointer),
+        }
+        let mut flat = Flat::of(spec, node, &pointer);
+        flat.nullable |= self.nullable;
+        if flat.description.is_none() {
+            flat.description = self.description;
+        }
+        flat.deprecated |= self.deprecated;
+        Some((node, flat))
+    }
+
+    fn keyword(&self, keyword: &str) -> Option<&'a Value> {
+        self.layers.iter().find_map(|layer| layer.get(keyword))
+    }
+}
+
+fn collect_layers<'a>(
+    spec: &'a Spec,
+    node: &'a Value,
+    pointer: String,
+    layers: &mut Vec<(&'a Value, String)>,
+    depth: usize,
+) {
+    if depth > 16 || layers.iter().any(|(seen, _)| std::ptr::eq(*seen, node)) {
+        return;
+    }
+    layers.push((node, pointer.clone()));
+    if let Some(Value::Array(members)) = node.get("allOf") {
+        for (index, member) in members.iter().enumerate() {
+            let member_pointer = match reference(member) {
+                Some(reference) => ref_pointer(reference),
+                None => {
+                    let mut p = pointer.clone();
+                    push_pointer(&mut p, &segments(&["allOf", &index.to_string()]));
+                    p
+                }
+            };
+            if let Some(resolved) = spec.resolve_value(member) {
+                collect_layers(spec, resolved, member_pointer, layers, depth + 1);
+            }
+        }
+    }
+}
+
+fn reference(value: &Value) -> Option<&str> {
+    value.get("$ref").and_then(Value::as_str)
+}
+
+/// `#/components/schemas/Pet` -> `/components/schemas/Pet`.
+fn ref_pointer(reference: &str) -> String {
+    reference.strip_prefix('#').unwrap_or(reference).to_owned()
+}
+
+/// Whether `wide` accepts everything `narrow` does (a number accepts an
+/// integer).
+fn is_wider(wide: &BTreeSet<&str>, narrow: &BTreeSet<&str>) -> bool {
+    narrow.iter().all(|ty| wide.contains(ty) || (*ty == "integer" && wide.contains("number")))
+}
+
+fn join(types: &BTreeSet<&str>) -> String {
+    types.iter().copied().collect::<Vec<_>>().join("|")
+}
+
+/// Enum values keyed by their JSON text, so order never matters; `null` is
+/// nullability, reported separately.
+fn enum_values(values: &Value) -> IndexMap<String, &Value> {
+    let mut out: Vec<(String, &Value)> = values
+        .as_array()
+        .map(|list| list.iter().filter(|value| !value.is_null()).map(|value| (value.to_string(), value)).collect())
+        .unwrap_or_default();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out.into_iter().collect()
+}
