@@ -21,6 +21,7 @@ pub mod model;
 pub mod pdf;
 pub mod plans;
 pub mod resources;
+pub mod scorm;
 pub mod store;
 
 use std::path::Path;

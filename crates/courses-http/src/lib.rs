@@ -46,6 +46,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/courses/{id}", get(r::get_course).patch(r::update_course).delete(r::delete_course))
         .route("/v1/courses/{id}/publish", post(r::publish_course))
         .route("/v1/courses/{id}/unpublish", post(r::unpublish_course))
+        .route("/v1/courses/{id}/scorm", get(r::export_scorm))
         .route("/v1/courses/{id}/screens", get(r::list_screens).post(r::add_screen))
         .route("/v1/courses/{id}/screens/order", put(r::reorder_screens))
         .route(

@@ -25,6 +25,7 @@ pub const OPERATIONS: &[(&str, &str, &str, u16, &str)] = &[
     ("delete", "/v1/courses/{id}", "Delete a course", 204, "courses"),
     ("post", "/v1/courses/{id}/publish", "Publish a course", 200, "courses"),
     ("post", "/v1/courses/{id}/unpublish", "Return a course to draft", 200, "courses"),
+    ("get", "/v1/courses/{id}/scorm", "Export as a SCORM package (?version=1.2 or 2004; Scale and up)", 200, "courses"),
     ("get", "/v1/courses/{id}/screens", "List a course's screens", 200, "screens"),
     ("post", "/v1/courses/{id}/screens", "Add a screen (at position, default last)", 201, "screens"),
     ("put", "/v1/courses/{id}/screens/order", "Reorder screens: orderedScreenIds lists every screen once", 200, "screens"),

@@ -123,6 +123,16 @@ pub async fn unpublish_course(State(s): State<AppState>, Caller(access): Caller,
     ok(wire::course(&s.courses.set_course_status(&access, &id, CourseStatus::Draft).await?))
 }
 
+pub async fn export_scorm(State(s): State<AppState>, Caller(access): Caller, Path(id): Path<String>, axum::extract::RawQuery(query): axum::extract::RawQuery) -> ApiResult {
+    let requested = crate::extract::query_param(query.as_deref(), "version").unwrap_or_else(|| "2004".to_owned());
+    let version = courses_core::scorm::ScormVersion::parse(&requested)
+        .ok_or_else(|| ApiError::from(CoursesError::field(&["version"], "invalid_value", "version must be 1.2 or 2004")))?;
+    let (course, zip) = s.courses.export_scorm(&access, &id, version).await?;
+    let name = format!("attachment; filename=\"{}-scorm{}.zip\"", course.id, version.as_str().replace('.', ""));
+    let disposition = HeaderValue::from_str(&name).unwrap_or_else(|_| HeaderValue::from_static("attachment"));
+    Ok(([(header::CONTENT_TYPE, HeaderValue::from_static("application/zip")), (header::CONTENT_DISPOSITION, disposition)], zip).into_response())
+}
+
 // ---- screens ----
 
 pub async fn list_screens(State(s): State<AppState>, Caller(access): Caller, Path(id): Path<String>) -> ApiResult {

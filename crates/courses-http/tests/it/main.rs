@@ -17,4 +17,5 @@ mod learners;
 mod mcp;
 mod openapi;
 mod plans;
+mod scorm;
 mod support;

@@ -1,0 +1,54 @@
+use axum::http::StatusCode;
+use courses_core::Plan;
+use serde_json::Value;
+
+use crate::on_both_stores;
+use crate::support::{TestApp, quiz_course};
+
+on_both_stores!(scorm_export_over_the_api_needs_scale);
+
+/// The stored entries of a zip written without compression.
+fn entries(zip: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while zip.len() >= at + 30 && zip[at..at + 4] == *b"PK\x03\x04" {
+        assert_eq!(u16::from_le_bytes([zip[at + 8], zip[at + 9]]), 0, "stored");
+        let size = u32::from_le_bytes(zip[at + 18..at + 22].try_into().unwrap()) as usize;
+        let name_len = u16::from_le_bytes([zip[at + 26], zip[at + 27]]) as usize;
+        let extra = u16::from_le_bytes([zip[at + 28], zip[at + 29]]) as usize;
+        let name = String::from_utf8(zip[at + 30..at + 30 + name_len].to_vec()).unwrap();
+        let start = at + 30 + name_len + extra;
+        out.push((name, zip[start..start + size].to_vec()));
+        at = start + size;
+    }
+    out
+}
+
+async fn scorm_export_over_the_api_needs_scale(app: TestApp) {
+    let (_, build) = app.workspace(Plan::Build).await;
+    let course = app.course(&build, &quiz_course(Some(50))).await;
+    let refused = app.get(&format!("/v1/courses/{}/scorm", course["id"].as_str().unwrap()), &build).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    assert_eq!(refused.error(), "plan_required");
+
+    let (_, key) = app.workspace(Plan::Scale).await;
+    let course = app.course(&key, &quiz_course(Some(50))).await;
+    let id = course["id"].as_str().unwrap();
+    for (version, schema) in [("1.2", "<schemaversion>1.2</schemaversion>"), ("2004", "<schemaversion>2004 4th Edition</schemaversion>")] {
+        let response = app.get(&format!("/v1/courses/{id}/scorm?version={version}"), &key).await;
+        assert_eq!(response.status, StatusCode::OK, "{}", response.text());
+        assert_eq!(response.headers["content-type"], "application/zip");
+        let files = entries(&response.body);
+        let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["imsmanifest.xml", "index.html", "course.json"], "manifest at the zip root");
+        let manifest = String::from_utf8(files[0].1.clone()).unwrap();
+        assert!(manifest.contains(schema) && manifest.contains("href=\"index.html\""));
+        let player = String::from_utf8(files[1].1.clone()).unwrap();
+        assert!(player.contains(if version == "2004" { "API_1484_11" } else { "LMSInitialize" }));
+        let doc: Value = serde_json::from_slice(&files[2].1).unwrap();
+        assert_eq!(doc["screens"], course["screens"], "the package carries the course for re-import");
+    }
+    let bad = app.get(&format!("/v1/courses/{id}/scorm?version=3"), &key).await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    assert_eq!(bad.issue_paths(), vec!["version"]);
+}
