@@ -12,6 +12,7 @@
 pub mod access;
 pub mod content;
 pub mod courses;
+pub mod csv_import;
 pub mod error;
 pub mod generate;
 pub mod issues;

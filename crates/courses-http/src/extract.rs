@@ -40,6 +40,18 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
     }
 }
 
+/// A raw body (CSV and other uploads), bounded like JSON bodies.
+pub struct RawBody(pub Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for RawBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, _: &S) -> Result<Self, Self::Rejection> {
+        let (parts, body) = req.into_parts();
+        read(&parts.headers, body).await.map(Self)
+    }
+}
+
 async fn read(headers: &axum::http::HeaderMap, body: Body) -> Result<Bytes, ApiError> {
     platform::http::read_body_limited(headers, body, JSON_BODY_LIMIT).await.map_err(|err| match err {
         platform::http::BodyError::TooLarge { limit } => {

@@ -133,6 +133,13 @@ pub async fn export_scorm(State(s): State<AppState>, Caller(access): Caller, Pat
     Ok(([(header::CONTENT_TYPE, HeaderValue::from_static("application/zip")), (header::CONTENT_DISPOSITION, disposition)], zip).into_response())
 }
 
+pub async fn import_csv(State(s): State<AppState>, Caller(access): Caller, axum::extract::RawQuery(query): axum::extract::RawQuery, crate::extract::RawBody(body): crate::extract::RawBody) -> ApiResult {
+    let text = std::str::from_utf8(&body)
+        .map_err(|_| ApiError::from(CoursesError::field(&["csv"], "invalid_value", "the CSV must be UTF-8")))?;
+    let title = crate::extract::query_param(query.as_deref(), "title");
+    created(wire::course(&s.courses.import_csv(&access, title.as_deref(), text).await?))
+}
+
 // ---- screens ----
 
 pub async fn list_screens(State(s): State<AppState>, Caller(access): Caller, Path(id): Path<String>) -> ApiResult {

@@ -52,3 +52,34 @@ async fn scorm_export_over_the_api_needs_scale(app: TestApp) {
     assert_eq!(bad.status, StatusCode::BAD_REQUEST);
     assert_eq!(bad.issue_paths(), vec!["version"]);
 }
+
+on_both_stores!(csv_import_up_to_2000_rows);
+
+async fn csv_import_up_to_2000_rows(app: TestApp) {
+    let (_, key) = app.workspace(Plan::Build).await;
+    let header = "screen,type,text,options,correct\n";
+    let csv = format!(
+        "{header}Intro,text,\"Welcome, everyone\",,\nQuiz,multiple_choice,Pick,a|b,1\nQuiz,true_false,Water is wet,,true\n"
+    );
+    let send = |body: String| {
+        let app = &app;
+        let key = key.clone();
+        async move { app.send(axum::http::Method::POST, "/v1/courses/import/csv?title=Imported", Some(&key), Some(body.into())).await }
+    };
+    let created = send(csv).await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text());
+    let course = created.json();
+    assert_eq!((course["title"].clone(), course["sourceKind"].clone()), (serde_json::json!("Imported"), serde_json::json!("csv")));
+    assert_eq!(course["screens"][0]["blocks"][0]["text"], "Welcome, everyone");
+    assert_eq!(course["screens"][1]["blocks"][0]["correctIndex"], 1);
+
+    let rows = |n: usize| (0..n).map(|i| format!("S{},text,row {i},,\n", i / 100)).collect::<String>();
+    let full = send(format!("{header}{}", rows(2000))).await;
+    assert_eq!(full.status, StatusCode::CREATED, "2,000 data rows are allowed");
+    assert_eq!(full.json()["screens"].as_array().unwrap().len(), 20);
+    let over = send(format!("{header}{}", rows(2001))).await;
+    assert_eq!(over.status, StatusCode::BAD_REQUEST);
+    assert_eq!(over.issue_paths(), vec!["rows"]);
+    let bad = send(format!("{header}S,multiple_choice,Q,a|b,7\n")).await;
+    assert_eq!(bad.issue_paths(), vec!["screens.0.blocks.0.correctIndex"]);
+}
