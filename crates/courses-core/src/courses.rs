@@ -288,10 +288,15 @@ impl Courses {
 
     pub async fn set_course_status(&self, access: &Access, id: &str, status: CourseStatus) -> CoursesResult<Course> {
         let now = self.clock.now();
-        let (course, ()) = self.store.modify_course(&access.workspace.id, id, now, |course| {
+        let (course, was) = self.store.modify_course(&access.workspace.id, id, now, |course| {
+            let was = course.status;
             set_status(course, status, now);
-            Ok(())
+            Ok(was)
         }).await?;
+        if was != CourseStatus::Published && course.status == CourseStatus::Published {
+            let data = serde_json::json!({ "id": course.id, "title": course.title, "status": "published", "publishedAt": course.published_at.map(|t| t.to_rfc3339()) });
+            self.emit(&access.workspace.id, "course.published", data).await;
+        }
         Ok(course)
     }
 

@@ -123,7 +123,9 @@ impl Courses {
     /// Creates or updates (by `externalId`) up to 500 identities in one call.
     pub async fn bulk_upsert_identities(&self, access: &Access, body: &Map<String, Value>) -> CoursesResult<(Vec<Identity>, usize)> {
         let batch = parse_identities(body)?;
-        Ok(self.store.upsert_identities(&access.workspace.id, &batch, self.clock.now()).await?)
+        let (stored, created) = self.store.upsert_identities(&access.workspace.id, &batch, self.clock.now()).await?;
+        self.emit_created_identities(&access.workspace.id, &batch, &stored).await;
+        Ok((stored, created))
     }
 
     /// Creates or updates one identity.
@@ -140,8 +142,18 @@ impl Courses {
             other => other,
         })?;
         let (mut stored, created) = self.store.upsert_identities(&access.workspace.id, &batch, self.clock.now()).await?;
+        self.emit_created_identities(&access.workspace.id, &batch, &stored).await;
         let identity = stored.pop().ok_or_else(|| CoursesError::Internal("upsert returned no row".to_owned()))?;
         Ok((identity, created == 1))
+    }
+
+    async fn emit_created_identities(&self, workspace_id: &str, batch: &[IdentityUpsert], stored: &[Identity]) {
+        for (new, identity) in batch.iter().zip(stored) {
+            if new.id == identity.id {
+                let data = serde_json::json!({ "id": identity.id, "externalId": identity.external_id, "email": identity.email, "name": identity.name });
+                self.emit(workspace_id, "identity.created", data).await;
+            }
+        }
     }
 
     /// Deletes up to 500 identities by id or `externalId`.
@@ -203,6 +215,11 @@ impl Courses {
             created_at: self.clock.now(),
         };
         self.store.insert_completion(&completion, &answers).await?;
+        let data = serde_json::json!({
+            "id": completion.id, "courseId": completion.course_id, "identityId": completion.identity_id,
+            "score": completion.score, "passed": completion.passed, "completedAt": completion.created_at.to_rfc3339(),
+        });
+        self.emit(&completion.workspace_id, "completion.created", data).await;
         Ok(completion)
     }
 
@@ -266,7 +283,15 @@ impl Courses {
             score: best.score,
             issued_at: self.clock.now(),
         };
-        Ok(self.store.issue_certificate(&cert).await?)
+        let (cert, is_new) = self.store.issue_certificate(&cert).await?;
+        if is_new {
+            let data = serde_json::json!({
+                "id": cert.id, "courseId": cert.course_id, "identityId": cert.identity_id, "learnerName": cert.learner_name,
+                "score": cert.score, "issuedAt": cert.issued_at.to_rfc3339(),
+            });
+            self.emit(&cert.workspace_id, "certificate.issued", data).await;
+        }
+        Ok((cert, is_new))
     }
 
     /// `POST /issued-certificates`: `{courseId, identityId}`.

@@ -24,6 +24,7 @@ pub mod plans;
 pub mod resources;
 pub mod scorm;
 pub mod store;
+pub mod webhooks;
 
 use std::path::Path;
 use std::sync::Arc;

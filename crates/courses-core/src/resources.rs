@@ -118,14 +118,15 @@ impl Courses {
     pub async fn create_resource(&self, access: &Access, kind: ResourceKind, body: &Map<String, Value>) -> CoursesResult<(Resource, Option<String>)> {
         self.gate(access, kind)?;
         let mut data = body.clone();
-        for key in ["id", "createdAt", "updatedAt", "workspaceId", WEBHOOK_SECRET_FIELD] {
+        for key in ["id", "createdAt", "updatedAt", "workspaceId", WEBHOOK_SECRET_FIELD, crate::webhooks::WEBHOOK_SIGNING_KEY] {
             data.remove(key);
         }
         self.check_resource(access, kind, &data).await?;
-        let secret = (kind == ResourceKind::Webhook).then(|| format!("whsec_{}", platform::crypto::random_token(24)));
-        if let Some(secret) = &secret {
-            data.insert(WEBHOOK_SECRET_FIELD.to_owned(), Value::String(secret.clone()));
+        let secret = (kind == ResourceKind::Webhook).then(crate::webhooks::new_secret);
+        if let Some((_, key)) = &secret {
+            data.insert(crate::webhooks::WEBHOOK_SIGNING_KEY.to_owned(), Value::String(key.clone()));
         }
+        let secret = secret.map(|(s, _)| s);
         let now = self.clock.now();
         let resource = Resource {
             id: content::new_id(kind.id_prefix()),
@@ -158,7 +159,7 @@ impl Courses {
     pub async fn update_resource(&self, access: &Access, kind: ResourceKind, id: &str, body: &Map<String, Value>) -> CoursesResult<Resource> {
         let mut resource = self.resource(access, kind, id).await?;
         for (k, v) in body {
-            if ["id", "createdAt", "updatedAt", "workspaceId", WEBHOOK_SECRET_FIELD].contains(&k.as_str()) {
+            if ["id", "createdAt", "updatedAt", "workspaceId", WEBHOOK_SECRET_FIELD, crate::webhooks::WEBHOOK_SIGNING_KEY].contains(&k.as_str()) {
                 continue;
             }
             if v.is_null() {

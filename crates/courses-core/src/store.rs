@@ -23,6 +23,51 @@ use crate::model::{
 };
 use crate::plans::Plan;
 
+/// One signed webhook message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Delivery {
+    pub id: String,
+    pub webhook_id: String,
+    pub event: String,
+    pub payload: String,
+    pub sent_at_secs: i64,
+    pub signature: String,
+    pub status: String,
+    pub attempts: i64,
+    pub created_at: Timestamp,
+}
+
+#[derive(sqlx::FromRow)]
+pub struct DeliveryRow {
+    id: String,
+    webhook_id: String,
+    event: String,
+    payload: String,
+    sent_at_secs: i64,
+    signature: String,
+    status: String,
+    attempts: i64,
+    created_at: i64,
+}
+
+impl From<DeliveryRow> for Delivery {
+    fn from(r: DeliveryRow) -> Self {
+        Self {
+            id: r.id,
+            webhook_id: r.webhook_id,
+            event: r.event,
+            payload: r.payload,
+            sent_at_secs: r.sent_at_secs,
+            signature: r.signature,
+            status: r.status,
+            attempts: r.attempts,
+            created_at: ts(r.created_at),
+        }
+    }
+}
+
+pub const DELIVERY_COLUMNS: &str = "id, webhook_id, event, payload, sent_at_secs, signature, status, attempts, created_at";
+
 /// A bound parameter of a streamed list query.
 #[derive(Clone, Debug)]
 pub enum Bind {
@@ -721,6 +766,44 @@ impl Store {
             .fetch_optional(pool)
             .await
             .map(|r| r.map(Resource::from))
+            .map_err(store_error)
+        })
+    }
+
+    /// Every resource of a kind in the workspace (webhooks are few).
+    pub async fn resources_of_kind(&self, workspace_id: &str, kind: ResourceKind) -> Result<Vec<Resource>, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query_as::<_, ResourceRow>(sqlx::AssertSqlSafe(format!(
+                "SELECT {RESOURCE_COLUMNS} FROM resources WHERE workspace_id = $1 AND kind = $2 ORDER BY created_at, id"
+            )))
+            .bind(workspace_id)
+            .bind(kind.as_str())
+            .fetch_all(pool)
+            .await
+            .map(|rows| rows.into_iter().map(Resource::from).collect())
+            .map_err(store_error)
+        })
+    }
+
+    pub async fn insert_delivery(&self, workspace_id: &str, d: &Delivery) -> Result<(), StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query(
+                "INSERT INTO webhook_deliveries (id, workspace_id, webhook_id, event, payload, sent_at_secs, signature, status, attempts, created_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+            )
+            .bind(&d.id)
+            .bind(workspace_id)
+            .bind(&d.webhook_id)
+            .bind(&d.event)
+            .bind(&d.payload)
+            .bind(d.sent_at_secs)
+            .bind(&d.signature)
+            .bind(&d.status)
+            .bind(d.attempts)
+            .bind(d.created_at.as_millis())
+            .execute(pool)
+            .await
+            .map(drop)
             .map_err(store_error)
         })
     }

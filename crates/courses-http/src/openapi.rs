@@ -59,6 +59,7 @@ pub const OPERATIONS: &[(&str, &str, &str, u16, &str)] = &[
     ("get", "/v1/{collection}/{id}", "Get one", 200, "resources"),
     ("patch", "/v1/{collection}/{id}", "Change one (null removes a field)", 200, "resources"),
     ("delete", "/v1/{collection}/{id}", "Delete one", 204, "resources"),
+    ("get", "/v1/webhook-deliveries", "The signed messages of a webhook (?webhookId=), with their Standard Webhooks headers", 200, "resources"),
     ("get", "/v1/embed/{courseId}", "The learner player of a published course (public; counts a course view)", 200, "embed"),
     ("post", "/v1/embed/views/{viewId}/completion", "The player records the learner's completion (public)", 201, "embed"),
     ("post", "/v1/embed/views/{viewId}/certificate", "The player issues the learner's certificate (public)", 201, "embed"),

@@ -306,6 +306,12 @@ pub fn pdf_response(bytes: Vec<u8>, id: &str) -> ApiResult {
 
 // ---- themes, certificate templates, translations, collections, webhooks ----
 
+pub async fn list_deliveries(State(s): State<AppState>, Caller(access): Caller, Paging(page): Paging, axum::extract::RawQuery(query): axum::extract::RawQuery) -> ApiResult {
+    let webhook = crate::extract::query_param(query.as_deref(), "webhookId")
+        .ok_or_else(|| ApiError::from(CoursesError::field(&["webhookId"], "required", "webhookId is required")))?;
+    stream_list(s.courses.list_deliveries(&access, &webhook, page).await?, page, wire::delivery).await
+}
+
 /// Maps a path segment to its resource kind.
 pub fn kind_of(segment: &str) -> Option<ResourceKind> {
     match segment {

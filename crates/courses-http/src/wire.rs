@@ -84,7 +84,8 @@ pub fn course(c: &Course) -> Value {
 pub fn resource(r: &Resource) -> Value {
     let mut out = Map::new();
     for (k, v) in &r.data {
-        if k != WEBHOOK_SECRET_FIELD {
+        // Signing material never leaves the server after creation.
+        if k != WEBHOOK_SECRET_FIELD && !k.starts_with("_signing") {
             out.insert(k.clone(), v.clone());
         }
     }
@@ -94,6 +95,23 @@ pub fn resource(r: &Resource) -> Value {
     out.insert("createdAt".to_owned(), time(r.created_at));
     out.insert("updatedAt".to_owned(), time(r.updated_at));
     Value::Object(out)
+}
+
+/// A signed webhook message with the headers it is (to be) sent with.
+pub fn delivery(d: &courses_core::store::Delivery) -> Value {
+    let payload: Value = serde_json::from_str(&d.payload).unwrap_or(Value::Null);
+    json!({
+        "object": "webhook_delivery",
+        "id": d.id,
+        "webhookId": d.webhook_id,
+        "event": d.event,
+        "status": d.status,
+        "attempts": d.attempts,
+        "headers": { "webhook-id": d.id, "webhook-timestamp": d.sent_at_secs.to_string(), "webhook-signature": d.signature },
+        "body": d.payload,
+        "payload": payload,
+        "createdAt": time(d.created_at),
+    })
 }
 
 pub fn identity(i: &Identity) -> Value {

@@ -100,3 +100,61 @@ async fn unpaid_invoice_suspends_after_the_grace_period(app: TestApp) {
     let workspace = app.get(&format!("/v1/workspaces/{ws}"), &key).await.json();
     assert_eq!(workspace["plan"], "scale", "nothing downgraded");
 }
+
+on_both_stores!(webhooks_receive_signed_events);
+
+fn b64_decode(s: &str) -> Vec<u8> {
+    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut bits = 0_u32;
+    let mut n = 0;
+    let mut out = Vec::new();
+    for c in s.bytes().filter(|c| *c != b'=') {
+        bits = (bits << 6) | alphabet.iter().position(|a| *a == c).unwrap() as u32;
+        n += 6;
+        if n >= 8 {
+            n -= 8;
+            out.push((bits >> n) as u8);
+        }
+    }
+    out
+}
+
+async fn webhooks_receive_signed_events(app: TestApp) {
+    let (_, key) = app.workspace(Plan::Build).await;
+    let hook = app.post("/v1/webhooks", &key, &json!({ "url": "https://example.com/hook", "events": ["course.published", "completion.created", "certificate.issued"] })).await.json();
+    let other = app.post("/v1/webhooks", &key, &json!({ "url": "https://example.com/other", "events": ["identity.created"], "active": false })).await.json();
+    let secret = hook["secret"].as_str().unwrap().to_owned();
+    let hook_id = hook["id"].as_str().unwrap().to_owned();
+    assert!(!app.get(&format!("/v1/webhooks/{hook_id}"), &key).await.text().contains("_signing"), "no key material in reads");
+
+    let course = app.course(&key, &quiz_course(None)).await;
+    let id = course["id"].as_str().unwrap();
+    app.post(&format!("/v1/courses/{id}/publish"), &key, &json!({})).await;
+    app.post(&format!("/v1/courses/{id}/publish"), &key, &json!({})).await; // already published: no second event
+    let learner = app.post("/v1/identities", &key, &json!({ "externalId": "w1", "name": "Wen" })).await.json();
+    app.post("/v1/completions", &key, &json!({ "courseId": id, "identityId": learner["id"], "answers": { "q1": 1, "q2": false } })).await;
+    app.post("/v1/issued-certificates", &key, &json!({ "courseId": id, "identityId": learner["id"] })).await;
+
+    let list = app.get(&format!("/v1/webhook-deliveries?webhookId={hook_id}"), &key).await;
+    assert_eq!(list.status, StatusCode::OK, "{}", list.text());
+    let list = list.json();
+    let events: Vec<&str> = list["data"].as_array().unwrap().iter().map(|d| d["event"].as_str().unwrap()).collect();
+    assert_eq!(events, ["course.published", "completion.created", "certificate.issued"]);
+    let key_bytes = b64_decode(secret.trim_start_matches("whsec_"));
+    for delivery in list["data"].as_array().unwrap() {
+        let headers = &delivery["headers"];
+        let expected = courses_core::webhooks::sign(
+            &key_bytes,
+            headers["webhook-id"].as_str().unwrap(),
+            headers["webhook-timestamp"].as_str().unwrap().parse().unwrap(),
+            delivery["body"].as_str().unwrap(),
+        );
+        assert_eq!(headers["webhook-signature"], json!(expected));
+        assert_eq!(delivery["payload"]["type"], delivery["event"]);
+    }
+    assert_eq!(list["data"][1]["payload"]["data"]["score"], json!(100.0));
+    let inactive = app.get(&format!("/v1/webhook-deliveries?webhookId={}", other["id"].as_str().unwrap()), &key).await.json();
+    assert_eq!(inactive["data"], json!([]), "inactive webhooks get nothing");
+    let (_, stranger) = app.workspace(Plan::Build).await;
+    assert_eq!(app.get(&format!("/v1/webhook-deliveries?webhookId={hook_id}"), &stranger).await.status, StatusCode::NOT_FOUND);
+}
