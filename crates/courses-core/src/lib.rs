@@ -23,6 +23,7 @@ pub mod pdf;
 pub mod plans;
 pub mod resources;
 pub mod scorm;
+pub mod scorm_import;
 pub mod store;
 pub mod webhooks;
 

@@ -52,6 +52,24 @@ impl<S: Send + Sync> FromRequest<S> for RawBody {
     }
 }
 
+/// A SCORM package body, up to 100 MB (413 `payload_too_large` above).
+pub struct PackageBody(pub Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for PackageBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, _: &S) -> Result<Self, Self::Rejection> {
+        let (parts, body) = req.into_parts();
+        let limit = courses_core::scorm_import::MAX_PACKAGE_BYTES;
+        platform::http::read_body_limited(&parts.headers, body, limit).await.map(Self).map_err(|err| match err {
+            platform::http::BodyError::TooLarge { limit } => {
+                ApiError::new(Code::PayloadTooLarge, format!("the SCORM package exceeds {limit} bytes (100 MB)"))
+            }
+            platform::http::BodyError::Read(e) => ApiError::new(Code::InvalidRequest, format!("could not read the body: {e}")),
+        })
+    }
+}
+
 async fn read(headers: &axum::http::HeaderMap, body: Body) -> Result<Bytes, ApiError> {
     platform::http::read_body_limited(headers, body, JSON_BODY_LIMIT).await.map_err(|err| match err {
         platform::http::BodyError::TooLarge { limit } => {

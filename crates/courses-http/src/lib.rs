@@ -44,6 +44,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/mcp", post(mcp::handle).get(mcp::no_stream))
         .route("/v1/courses", get(r::list_courses).post(r::create_course))
         .route("/v1/courses/import/csv", post(r::import_csv))
+        .route("/v1/courses/import/scorm", post(r::import_scorm))
         .route("/v1/courses/{id}", get(r::get_course).patch(r::update_course).delete(r::delete_course))
         .route("/v1/courses/{id}/publish", post(r::publish_course))
         .route("/v1/courses/{id}/unpublish", post(r::unpublish_course))

@@ -21,6 +21,7 @@ pub const OPERATIONS: &[(&str, &str, &str, u16, &str)] = &[
     ("get", "/v1/courses", "List courses", 200, "courses"),
     ("post", "/v1/courses", "Create a draft course (screens and blocks may be inlined)", 201, "courses"),
     ("post", "/v1/courses/import/csv", "Import a draft course from CSV (screen,type,text,options,correct; up to 2,000 data rows; ?title=)", 201, "courses"),
+    ("post", "/v1/courses/import/scorm", "Import a SCORM package exported by this service (zip body up to 100 MB; Scale and up)", 201, "courses"),
     ("get", "/v1/courses/{id}", "Get a course", 200, "courses"),
     ("patch", "/v1/courses/{id}", "Change a course's fields; screens replaces all screens", 200, "courses"),
     ("delete", "/v1/courses/{id}", "Delete a course", 204, "courses"),

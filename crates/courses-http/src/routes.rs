@@ -140,6 +140,10 @@ pub async fn import_csv(State(s): State<AppState>, Caller(access): Caller, axum:
     created(wire::course(&s.courses.import_csv(&access, title.as_deref(), text).await?))
 }
 
+pub async fn import_scorm(State(s): State<AppState>, Caller(access): Caller, crate::extract::PackageBody(zip): crate::extract::PackageBody) -> ApiResult {
+    created(wire::course(&s.courses.import_scorm(&access, &zip).await?))
+}
+
 // ---- screens ----
 
 pub async fn list_screens(State(s): State<AppState>, Caller(access): Caller, Path(id): Path<String>) -> ApiResult {

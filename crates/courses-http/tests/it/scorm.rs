@@ -83,3 +83,41 @@ async fn csv_import_up_to_2000_rows(app: TestApp) {
     let bad = send(format!("{header}S,multiple_choice,Q,a|b,7\n")).await;
     assert_eq!(bad.issue_paths(), vec!["screens.0.blocks.0.correctIndex"]);
 }
+
+on_both_stores!(scorm_reimport_reproduces_the_course_and_large_packages_are_413);
+
+async fn scorm_reimport_reproduces_the_course_and_large_packages_are_413(app: TestApp) {
+    let (_, key) = app.workspace(Plan::Scale).await;
+    let course = app.course(&key, &quiz_course(Some(50))).await;
+    let id = course["id"].as_str().unwrap();
+    let post_zip = |bytes: Vec<u8>| {
+        let app = &app;
+        let key = key.clone();
+        async move { app.send(axum::http::Method::POST, "/v1/courses/import/scorm", Some(&key), Some(bytes.into())).await }
+    };
+    for version in ["1.2", "2004"] {
+        let zip = app.get(&format!("/v1/courses/{id}/scorm?version={version}"), &key).await.body.to_vec();
+        let imported = post_zip(zip).await;
+        assert_eq!(imported.status, StatusCode::CREATED, "{}", imported.text());
+        let imported = imported.json();
+        assert_ne!(imported["id"], course["id"]);
+        assert_eq!(imported["sourceKind"], "scorm");
+        for field in ["title", "passingScore", "screens", "navigation", "quizFeedback"] {
+            assert_eq!(imported[field], course[field], "{field} survives the round trip");
+        }
+    }
+    let bad = post_zip(b"PK not really".to_vec()).await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    assert_eq!(bad.error(), "invalid_request");
+    let no_manifest = post_zip(courses_core::scorm::zip_stored(&[("index.html", b"x".to_vec())])).await;
+    assert_eq!(no_manifest.issue_paths(), vec!["imsmanifest.xml"]);
+
+    let too_big = vec![0_u8; courses_core::scorm_import::MAX_PACKAGE_BYTES + 1];
+    let refused = post_zip(too_big).await;
+    assert_eq!(refused.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(refused.error(), "payload_too_large");
+    let (_, build) = app.workspace(Plan::Build).await;
+    let gated = app.send(axum::http::Method::POST, "/v1/courses/import/scorm", Some(&build), Some(vec![0_u8; 10].into())).await;
+    assert_eq!(gated.status, StatusCode::FORBIDDEN);
+    assert_eq!(gated.error(), "plan_required");
+}
