@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 use spec::{GraphQlField, GraphQlInputValue, GraphQlModel, GraphQlType, GraphQlTypeKind, Spec, TypeRef};
 
-use crate::rules::{self, Rule};
 use crate::Change;
+use crate::rules::{self, Rule};
 use crate::schema::Differ;
 
 pub(crate) fn diff(old: &Spec, new: &Spec) -> Vec<Change> {
@@ -74,8 +74,8 @@ struct Graph<'d, 'a> {
     root: bool,
 }
 
-/// How a type reference changed, worst first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// How a type reference changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum TypeChange {
     Changed,
     BecameNullable,
@@ -83,12 +83,27 @@ enum TypeChange {
     Same,
 }
 
+impl TypeChange {
+    /// The more serious of two changes. Spelled out rather than derived:
+    /// `Ord::min` on a derived ordering of this enum was miscompiled in
+    /// release builds by the toolchain this was written with.
+    fn worst(self, other: Self) -> Self {
+        let rank = |change: Self| match change {
+            Self::Changed => 0,
+            Self::BecameNullable => 1,
+            Self::BecameNonNull => 2,
+            Self::Same => 3,
+        };
+        if rank(other) < rank(self) { other } else { self }
+    }
+}
+
 /// Walks both wrappers together and reports the most serious difference.
 fn compare_refs(old: &TypeRef, new: &TypeRef) -> TypeChange {
     match (old, new) {
         (TypeRef::NonNull(o), TypeRef::NonNull(n)) | (TypeRef::List(o), TypeRef::List(n)) => compare_refs(o, n),
-        (TypeRef::NonNull(o), n) => compare_refs(o, n).min(TypeChange::BecameNullable),
-        (o, TypeRef::NonNull(n)) => compare_refs(o, n).min(TypeChange::BecameNonNull),
+        (TypeRef::NonNull(o), n) => compare_refs(o, n).worst(TypeChange::BecameNullable),
+        (o, TypeRef::NonNull(n)) => compare_refs(o, n).worst(TypeChange::BecameNonNull),
         (TypeRef::Named(o), TypeRef::Named(n)) if o == n => TypeChange::Same,
         _ => TypeChange::Changed,
     }
@@ -176,7 +191,12 @@ impl Graph<'_, '_> {
                 );
             }
             if old_field.deprecated != new_field.deprecated {
-                self.deprecation(operation, path.clone(), new_field.deprecated, new_field.deprecation_reason.as_deref());
+                self.deprecation(
+                    operation,
+                    path.clone(),
+                    new_field.deprecated,
+                    new_field.deprecation_reason.as_deref(),
+                );
             }
             if old_field.description != new_field.description {
                 self.push(
@@ -234,8 +254,10 @@ impl Graph<'_, '_> {
         let is_argument = field.is_some();
         let operation = field.flatten();
         let operation = operation.as_deref();
-        let old_values: BTreeMap<&str, &GraphQlInputValue> = old.iter().map(|value| (value.name.as_str(), value)).collect();
-        let new_values: BTreeMap<&str, &GraphQlInputValue> = new.iter().map(|value| (value.name.as_str(), value)).collect();
+        let old_values: BTreeMap<&str, &GraphQlInputValue> =
+            old.iter().map(|value| (value.name.as_str(), value)).collect();
+        let new_values: BTreeMap<&str, &GraphQlInputValue> =
+            new.iter().map(|value| (value.name.as_str(), value)).collect();
         let (noun, path_of): (&str, fn(&str, &str) -> String) = if is_argument {
             ("argument", |owner, name| format!("{owner}({name})"))
         } else {
@@ -244,7 +266,8 @@ impl Graph<'_, '_> {
         for (name, old_value) in &old_values {
             let path = path_of(owner, name);
             let Some(new_value) = new_values.get(name) else {
-                let rule = if is_argument { rules::GRAPHQL_ARGUMENT_REMOVED } else { rules::GRAPHQL_INPUT_FIELD_REMOVED };
+                let rule =
+                    if is_argument { rules::GRAPHQL_ARGUMENT_REMOVED } else { rules::GRAPHQL_INPUT_FIELD_REMOVED };
                 self.push(
                     rule,
                     operation,
@@ -377,5 +400,23 @@ impl Graph<'_, '_> {
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identical_references_are_the_same() {
+        let named = TypeRef::Named("A".to_owned());
+        assert_eq!(compare_refs(&named, &named.clone()), TypeChange::Same);
+        let list = TypeRef::List(Box::new(TypeRef::NonNull(Box::new(named.clone()))));
+        assert_eq!(compare_refs(&list, &list.clone()), TypeChange::Same);
+        let non_null = TypeRef::NonNull(Box::new(named.clone()));
+        assert_eq!(compare_refs(&named, &non_null), TypeChange::BecameNonNull);
+        assert_eq!(compare_refs(&non_null, &named), TypeChange::BecameNullable);
+        assert_eq!(compare_refs(&named, &TypeRef::Named("B".to_owned())), TypeChange::Changed);
+        assert_eq!(compare_refs(&named, &list), TypeChange::Changed);
     }
 }

@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use indexmap::IndexMap;
 use serde_json::Value;
 use spec::{
-    MediaType, Operation, Parameter, ParameterLocation, RequestBody, Response, SecurityRequirement,
-    SecuritySchemeKind, Spec,
+    MediaType, Operation, Parameter, ParameterLocation, RequestBody, Response, SecurityRequirement, SecuritySchemeKind,
+    Spec,
 };
 
 use crate::Change;
@@ -197,25 +197,25 @@ impl<'a> Differ<'a> {
                     let elsewhere = new_params
                         .iter()
                         .find(|((other_location, other_name), _)| other_name == name && other_location != location);
-                    if let Some((other_key, (index, new_param))) = elsewhere {
-                        if !old_params.contains_key(other_key) {
-                            moved.insert(other_key.clone());
-                            self.push(
-                                rules::REQUEST_PARAMETER_LOCATION_CHANGED,
-                                op,
-                                place,
-                                Some(format!("{pointer}/parameters/{index}")),
-                                Some(Value::from(*location)),
-                                Some(new_param.location.as_str().into()),
-                                format!(
-                                    "parameter `{}` moved from {} to {}",
-                                    old_param.name,
-                                    *location,
-                                    new_param.location.as_str()
-                                ),
-                            );
-                            continue;
-                        }
+                    if let Some((other_key, (index, new_param))) = elsewhere
+                        && !old_params.contains_key(other_key)
+                    {
+                        moved.insert(other_key.clone());
+                        self.push(
+                            rules::REQUEST_PARAMETER_LOCATION_CHANGED,
+                            op,
+                            place,
+                            Some(format!("{pointer}/parameters/{index}")),
+                            Some(Value::from(*location)),
+                            Some(new_param.location.as_str().into()),
+                            format!(
+                                "parameter `{}` moved from {} to {}",
+                                old_param.name,
+                                *location,
+                                new_param.location.as_str()
+                            ),
+                        );
+                        continue;
                     }
                     self.push(
                         rules::REQUEST_PARAMETER_REMOVED,
@@ -277,11 +277,7 @@ impl<'a> Differ<'a> {
                 Some(pointer.to_owned()),
                 Some(style_value(&old_style)),
                 Some(style_value(&new_style)),
-                format!(
-                    "serialisation changed from {} to {}",
-                    style_text(&old_style),
-                    style_text(&new_style)
-                ),
+                format!("serialisation changed from {} to {}", style_text(&old_style), style_text(&new_style)),
             );
         }
         if old.deprecated != new.deprecated {
@@ -313,7 +309,13 @@ impl<'a> Differ<'a> {
         }
     }
 
-    fn request_body(&mut self, op: Option<&str>, pointer: &str, old: Option<&'a RequestBody>, new: Option<&'a RequestBody>) {
+    fn request_body(
+        &mut self,
+        op: Option<&str>,
+        pointer: &str,
+        old: Option<&'a RequestBody>,
+        new: Option<&'a RequestBody>,
+    ) {
         let place = "request body";
         let body_pointer = format!("{pointer}/requestBody");
         match (old, new) {
@@ -483,7 +485,14 @@ impl<'a> Differ<'a> {
                 );
             }
             self.headers(op, &place, &response_pointer, &old_response.headers, &new_response.headers);
-            self.content(op, &place, &response_pointer, Direction::Response, &old_response.content, &new_response.content);
+            self.content(
+                op,
+                &place,
+                &response_pointer,
+                Direction::Response,
+                &old_response.content,
+                &new_response.content,
+            );
         }
         for (key, (status, _)) in &new_index {
             if !old_index.contains_key(key) {
@@ -603,7 +612,8 @@ impl<'a> Differ<'a> {
     /// operation. An empty list, or an empty alternative, allows anonymous
     /// calls.
     fn security(&mut self, op: Option<&str>, pointer: &str, old: &[SecurityRequirement], new: &[SecurityRequirement]) {
-        let anonymous = |list: &[SecurityRequirement]| list.is_empty() || list.iter().any(SecurityRequirement::is_anonymous);
+        let anonymous =
+            |list: &[SecurityRequirement]| list.is_empty() || list.iter().any(SecurityRequirement::is_anonymous);
         let place = "security".to_owned();
         let security_pointer = Some(format!("{pointer}/security"));
         let old_anonymous = anonymous(old);
@@ -849,9 +859,7 @@ fn requirements_value(list: &[SecurityRequirement]) -> Value {
 }
 
 fn describe_requirements(list: &[SecurityRequirement]) -> String {
-    let alternatives: Vec<String> = list
-        .iter()
-        .map(|requirement| requirement.schemes.keys().cloned().collect::<Vec<_>>().join(" + "))
-        .collect();
+    let alternatives: Vec<String> =
+        list.iter().map(|requirement| requirement.schemes.keys().cloned().collect::<Vec<_>>().join(" + ")).collect();
     alternatives.join(" or ")
 }

@@ -9,11 +9,12 @@
 //!
 //! Nodes are identified by their address in the two models. A pair that is
 //! already being compared higher up the stack is a recursive schema and is
-//! cut; a pair of referenced nodes that compared clean is remembered, so a
-//! large description whose operations share schemas is walked once, not once
-//! per operation.
+//! cut; what a pair of referenced nodes yielded is remembered with locations
+//! relative to the pair, so a large description whose operations share
+//! schemas is walked once, not once per operation and media type.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
 
 use indexmap::IndexMap;
 use serde_json::Value;
@@ -85,13 +86,15 @@ pub(crate) struct Differ<'a> {
     pub new: &'a Spec,
     pub out: Vec<Change>,
     in_progress: HashSet<(usize, usize)>,
-    clean: HashSet<(usize, usize, Direction)>,
+    /// Changes found under a pair of referenced nodes, with locations
+    /// relative to the pair; replayed when another operation reaches it.
+    memo: HashMap<(usize, usize, Direction), Rc<Vec<Change>>>,
     cuts: usize,
 }
 
 impl<'a> Differ<'a> {
     pub fn new(old: &'a Spec, new: &'a Spec) -> Self {
-        Self { old, new, out: Vec::new(), in_progress: HashSet::new(), clean: HashSet::new(), cuts: 0 }
+        Self { old, new, out: Vec::new(), in_progress: HashSet::new(), memo: HashMap::new(), cuts: 0 }
     }
 
     #[expect(clippy::too_many_arguments, reason = "one flat constructor keeps every call site readable")]
@@ -155,7 +158,14 @@ impl<'a> Differ<'a> {
             return;
         }
         let through_ref = old_ref.is_some() || new_ref.is_some();
-        if through_ref && self.clean.contains(&(key.0, key.1, cur.direction)) {
+        let memo_key = (key.0, key.1, cur.direction);
+        if through_ref && let Some(found) = self.memo.get(&memo_key).cloned() {
+            for change in found.iter() {
+                let mut change = change.clone();
+                change.operation = cur.operation.map(str::to_owned);
+                change.location.insert_str(0, &cur.location);
+                self.out.push(change);
+            }
             return;
         }
         let saved_old = old_ref.map(|r| std::mem::replace(&mut cur.old_ptr, ref_pointer(r)));
@@ -164,8 +174,22 @@ impl<'a> Differ<'a> {
         self.in_progress.insert(key);
         self.nodes(cur, old_node, new_node, depth, stand_in);
         self.in_progress.remove(&key);
-        if through_ref && self.out.len() == emitted && self.cuts == cuts {
-            self.clean.insert((key.0, key.1, cur.direction));
+        // A result that depended on a cut cycle is only right for this
+        // stack, so it is not remembered.
+        if through_ref && self.cuts == cuts && !cur.location.is_empty() {
+            let relative: Option<Vec<Change>> = self
+                .out
+                .get(emitted..)
+                .unwrap_or_default()
+                .iter()
+                .map(|change| {
+                    let suffix = change.location.strip_prefix(cur.location.as_str())?;
+                    Some(Change { operation: None, location: suffix.to_owned(), ..change.clone() })
+                })
+                .collect();
+            if let Some(relative) = relative {
+                self.memo.insert(memo_key, Rc::new(relative));
+            }
         }
         if let Some(saved) = saved_old {
             cur.old_ptr = saved;
@@ -335,8 +359,11 @@ impl<'a> Differ<'a> {
                 let request = cur.direction == Direction::Request;
                 for (text, value) in &old_values {
                     if !new_values.contains_key(text) {
-                        let rule =
-                            if request { rules::REQUEST_ENUM_VALUE_REMOVED } else { rules::RESPONSE_ENUM_VALUE_REMOVED };
+                        let rule = if request {
+                            rules::REQUEST_ENUM_VALUE_REMOVED
+                        } else {
+                            rules::RESPONSE_ENUM_VALUE_REMOVED
+                        };
                         self.at(cur, rule, true, Some((*value).clone()), None, format!("enum value {text} removed"));
                     }
                 }
@@ -405,7 +432,14 @@ impl<'a> Differ<'a> {
                 push_pointer(&mut cur.old_ptr, &segments(&["properties", name]));
                 let rule = if request { rules::REQUEST_PROPERTY_REMOVED } else { rules::RESPONSE_PROPERTY_REMOVED };
                 let required = if was_required { "required " } else { "" };
-                self.at(cur, rule, true, Some((*old_schema).clone()), None, format!("{required}property `{name}` removed"));
+                self.at(
+                    cur,
+                    rule,
+                    true,
+                    Some((*old_schema).clone()),
+                    None,
+                    format!("{required}property `{name}` removed"),
+                );
                 cur.reset(mark);
                 continue;
             };
@@ -488,7 +522,6 @@ impl<'a> Differ<'a> {
         );
     }
 
-    #[expect(clippy::too_many_arguments, reason = "the two nodes stand in when only one side has branches")]
     fn variants(
         &mut self,
         cur: &mut Cursor<'_>,
@@ -536,7 +569,14 @@ impl<'a> Differ<'a> {
                 None => {
                     push_pointer(&mut cur.old_ptr, &old_branch.pointer);
                     let rule = if request { rules::REQUEST_VARIANT_REMOVED } else { rules::RESPONSE_VARIANT_REMOVED };
-                    self.at(cur, rule, true, Some(old_branch.schema.clone()), None, format!("alternative `{label}` removed"));
+                    self.at(
+                        cur,
+                        rule,
+                        true,
+                        Some(old_branch.schema.clone()),
+                        None,
+                        format!("alternative `{label}` removed"),
+                    );
                 }
             }
             cur.reset(mark);
@@ -564,7 +604,7 @@ impl<'a> Differ<'a> {
         let mut pairs = Vec::new();
         let mut old_done = vec![false; old.len()];
         let mut new_done = vec![false; new.len()];
-        let passes: [&dyn Fn(&Self, &Branch<'a>, &Branch<'a>) -> bool; 3] = [
+        let passes: [&BranchTest<'a, '_>; 3] = [
             &|_, a, b| reference(a.schema).is_some() && reference(a.schema) == reference(b.schema),
             &|this, a, b| this.shape(this.old, a.schema) == this.shape(this.new, b.schema),
             &|this, a, b| this.types_of(this.old, a.schema) == this.types_of(this.new, b.schema),
@@ -628,6 +668,9 @@ impl<'a> Differ<'a> {
         if flat.types.is_empty() { None } else { Some(join(&flat.types)) }
     }
 }
+
+/// One pass of branch matching: does this old branch pair with that new one.
+type BranchTest<'a, 'd> = dyn Fn(&Differ<'a>, &Branch<'a>, &Branch<'a>) -> bool + 'd;
 
 /// One `oneOf`/`anyOf` branch and its pointer relative to the node.
 #[derive(Clone)]
