@@ -10,8 +10,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let old = spec::parse(&std::fs::read(old)?)?;
     let new = spec::parse(&std::fs::read(new)?)?;
-        eprintln!("{}", serde_json::to_string(&old.graphql).unwrap_or_default());
-    }
     let started = Instant::now();
     let report = diff::diff(&old, &new)?;
     let elapsed = started.elapsed();
