@@ -88,7 +88,7 @@ pub(crate) struct Differ<'a> {
     in_progress: HashSet<(usize, usize)>,
     /// Changes found under a pair of referenced nodes, with locations
     /// relative to the pair; replayed when another operation reaches it.
-    memo: HashMap<(usize, usize, Direction), Rc<Vec<Change>>>,
+    memo: HashMap<(usize, usize, Direction, bool), Rc<Vec<Change>>>,
     cuts: usize,
 }
 
@@ -158,7 +158,7 @@ impl<'a> Differ<'a> {
             return;
         }
         let through_ref = old_ref.is_some() || new_ref.is_some();
-        let memo_key = (key.0, key.1, cur.direction);
+        let memo_key = (key.0, key.1, cur.direction, stand_in);
         if through_ref && let Some(found) = self.memo.get(&memo_key).cloned() {
             for change in found.iter() {
                 let mut change = change.clone();

@@ -696,3 +696,12 @@ fn every_rule_id_is_unique_kebab_case() {
         assert!(rule.id.chars().all(|c| c.is_ascii_lowercase() || c == '-'), "{}", rule.id);
     }
 }
+
+#[test]
+fn readme_lists_every_rule_with_its_kind() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    for rule in diff::RULES {
+        let row = format!("| `{}` | {} |", rule.id, rule.kind.as_str());
+        assert!(readme.contains(&row), "README lacks {row}");
+    }
+}
