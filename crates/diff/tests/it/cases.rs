@@ -705,3 +705,36 @@ fn readme_lists_every_rule_with_its_kind() {
         assert!(readme.contains(&row), "README lacks {row}");
     }
 }
+
+#[test]
+fn renamed_oneof_branches_and_shared_schemas() {
+    let pets = |cat: &str, extra: &str| {
+        oas(
+            &format!(
+                "/pets: {{get: {{responses: {{'200': {{description: ok, content: {{application/json: {{schema: {{oneOf: [{{$ref: '#/components/schemas/{cat}'}}, {{$ref: '#/components/schemas/Dog'}}]}}}}}}}}}}}}, post: {{requestBody: {{content: {{application/json: {{schema: {{$ref: '#/components/schemas/Dog'}}}}}}}}, responses: {{'201': {{description: ok, content: {{application/json: {{schema: {{$ref: '#/components/schemas/Dog'}}}}}}}}}}}}}}"
+            ),
+            &format!(
+                "schemas: {{{cat}: {{type: object, properties: {{purrs: {{type: boolean}}}}}}, Dog: {{type: object, properties: {{barks: {{type: boolean}}{extra}}}}}}}"
+            ),
+        )
+    };
+    // A branch renamed to a component with the same content is no change.
+    check(&pets("Cat", ""), &pets("Feline", ""), &[]);
+    // A change in a shared schema is reported at every place that uses it,
+    // in that place's direction.
+    let report = check(
+        &pets("Cat", ""),
+        &pets("Cat", ", name: {type: string}"),
+        &["response-property-added", "response-property-added", "request-optional-property-added"],
+    );
+    let places: Vec<(&str, &str)> =
+        report.changes.iter().map(|change| (change.operation.as_deref().unwrap(), change.location.as_str())).collect();
+    assert_eq!(
+        places,
+        [
+            ("GET /pets", "response 200 application/json body<Dog>.name"),
+            ("POST /pets", "request body application/json body.name"),
+            ("POST /pets", "response 201 application/json body.name"),
+        ]
+    );
+}
