@@ -13,6 +13,7 @@ pub mod access;
 pub mod content;
 pub mod courses;
 pub mod csv_import;
+pub mod demo;
 pub mod error;
 pub mod generate;
 pub mod issues;

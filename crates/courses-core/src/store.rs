@@ -378,6 +378,12 @@ impl Store {
         })
     }
 
+    pub async fn count_workspaces(&self) -> Result<i64, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM workspaces").fetch_one(pool).await.map_err(store_error)
+        })
+    }
+
     pub async fn workspace(&self, id: &str) -> Result<Option<Workspace>, StoreError> {
         with_db!(&self.db, |pool| {
             sqlx::query_as::<_, WorkspaceRow>(

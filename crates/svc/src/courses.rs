@@ -153,6 +153,20 @@ pub async fn serve_courses(
         .with_context(|| format!("could not listen on {}", args.courses_listen))?;
     let bound = listener.local_addr().context("could not read the bound address")?;
     let public_url = format!("http://{bound}");
+    if !args.no_demo
+        && let Some(demo) = courses.seed_demo_if_empty().await?
+    {
+        out.emit(
+            &format!(
+                "Created a demo courses workspace on this empty store.\n  workspace: {}\n  key:       {}\n  player:    {public_url}/v1/embed/{}?learner=demo\n  try:       curl -H 'Authorization: Bearer {}' {public_url}/v1/courses",
+                demo.workspace_id,
+                demo.key.expose(),
+                demo.course_id,
+                demo.key.expose(),
+            ),
+            &json!({ "courses_demo": { "workspace": demo.workspace_id, "key": demo.key.expose(), "course": demo.course_id } }),
+        );
+    }
     out.emit(
         &format!("courses listening on {public_url} (API {public_url}/v1, OpenAPI {public_url}/v1/openapi.json)"),
         &json!({ "service": "courses", "listen": bound.to_string(), "url": public_url }),

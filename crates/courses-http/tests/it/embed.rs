@@ -74,3 +74,14 @@ async fn each_opening_counts_a_view(app: TestApp) {
     let december = app.get("/v1/usage", &key).await.json();
     assert_eq!((december["month"].clone(), december["courseViews"]["used"].clone()), (json!("2026-12"), json!(0)));
 }
+
+on_both_stores!(demo_is_seeded_once_and_serves);
+
+async fn demo_is_seeded_once_and_serves(app: TestApp) {
+    let demo = app.courses.seed_demo_if_empty().await.unwrap().expect("an empty store gets the demo");
+    assert!(app.courses.seed_demo_if_empty().await.unwrap().is_none(), "only once");
+    let courses = app.get("/v1/courses", demo.key.expose()).await.json();
+    assert_eq!(courses["data"][0]["status"], "published");
+    let page = app.send(Method::GET, &format!("/v1/embed/{}?learner=demo", demo.course_id), None, None).await;
+    assert_eq!(page.status, StatusCode::OK);
+}
