@@ -22,6 +22,18 @@ impl Hub {
         let hash = hash_bearer(authorization).map_err(HubError::InvalidToken)?;
         let (principal, expires_at, last_used_at) =
             self.store.principal_by_token_hash(&hash).await?.ok_or(HubError::InvalidToken(TokenRejection::Unknown))?;
+        self.accept_token(&principal, expires_at, last_used_at).await?;
+        Ok(principal)
+    }
+
+    /// Refuses an expired token and records its use (see
+    /// `LAST_USED_RESOLUTION_MS`) before the response is produced.
+    pub(crate) async fn accept_token(
+        &self,
+        principal: &Principal,
+        expires_at: Option<Timestamp>,
+        last_used_at: Option<Timestamp>,
+    ) -> HubResult<()> {
         let now = self.clock.now();
         if expires_at.is_some_and(|at| at <= now) {
             return Err(HubError::InvalidToken(TokenRejection::Expired));
@@ -30,7 +42,7 @@ impl Hub {
         if let (true, Some(token_id)) = (stale, principal.token_id.as_deref()) {
             self.store.touch_token(token_id, now).await?;
         }
-        Ok(principal)
+        Ok(())
     }
 
     pub async fn create_user(&self, email: &str, plan: Plan, password: Option<&Secret<String>>) -> HubResult<User> {

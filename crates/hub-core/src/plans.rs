@@ -6,7 +6,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Plan {
     Free,
     Pro,
@@ -148,12 +148,22 @@ impl Plan {
         }
     }
 
-    pub fn allows(self, feature: Feature) -> bool {
-        self >= feature.minimum_plan()
+    /// Position in the upgrade order. Written out rather than derived from
+    /// the variant order, so reordering the enum can never change a gate.
+    pub const fn rank(self) -> u8 {
+        match self {
+            Self::Free => 0,
+            Self::Pro => 1,
+            Self::Business => 2,
+        }
+    }
+
+    pub const fn allows(self, feature: Feature) -> bool {
+        self.rank() >= feature.minimum_plan().rank()
     }
 
     /// Business accounts write audit rows; Free and Pro write none.
-    pub fn writes_audit(self) -> bool {
+    pub const fn writes_audit(self) -> bool {
         self.allows(Feature::AuditLog)
     }
 }

@@ -154,6 +154,18 @@ struct PrincipalRow {
     last_used_at: Option<i64>,
 }
 
+impl PrincipalRow {
+    fn into_parts(self) -> (Principal, Option<Timestamp>, Option<Timestamp>) {
+        let principal = Principal {
+            user_id: self.user_id,
+            email: self.email,
+            plan: self.plan.parse().unwrap_or(Plan::Free),
+            token_id: Some(self.token_id),
+        };
+        (principal, self.expires_at.map(Timestamp::from_millis), self.last_used_at.map(Timestamp::from_millis))
+    }
+}
+
 #[derive(sqlx::FromRow)]
 struct TokenRow {
     id: String,
@@ -219,6 +231,21 @@ struct ProjectAccessRow {
     owner_plan: String,
     default_role: Option<String>,
     project_role: Option<String>,
+}
+
+impl ProjectAccessRow {
+    /// Resolves what `user_id` may do with the project (see `Access::resolve`).
+    fn into_access(self, user_id: &str) -> ProjectAccess {
+        let owner_plan: Plan = self.owner_plan.parse().unwrap_or(Plan::Free);
+        let is_owner = self.project.owner_id == user_id;
+        let default_role = self.default_role.as_deref().and_then(|r| r.parse().ok());
+        let project_role = self.project_role.as_deref().and_then(|r| r.parse().ok());
+        ProjectAccess {
+            access: Access::resolve(is_owner, owner_plan, default_role, project_role),
+            owner_plan,
+            project: self.project.into(),
+        }
+    }
 }
 
 #[derive(sqlx::FromRow)]
@@ -495,15 +522,7 @@ impl Store {
             .await
             .map_err(store_error)
         })?;
-        Ok(row.map(|r| {
-            let principal = Principal {
-                user_id: r.user_id,
-                email: r.email,
-                plan: r.plan.parse().unwrap_or(Plan::Free),
-                token_id: Some(r.token_id),
-            };
-            (principal, r.expires_at.map(Timestamp::from_millis), r.last_used_at.map(Timestamp::from_millis))
-        }))
+        Ok(row.map(PrincipalRow::into_parts))
     }
 
     pub async fn touch_token(&self, token_id: &str, now: Timestamp) -> HubResult<()> {
@@ -554,6 +573,48 @@ impl Store {
 
     // ---- projects ----------------------------------------------------------
 
+    /// The caller behind a token hash together with the project `slug` and
+    /// their access to it, in one round trip: the hot path of project reads.
+    /// `None` when the token or the project is unknown (the caller then asks
+    /// again separately to tell which).
+    pub async fn caller_and_project(
+        &self,
+        token_hash: &str,
+        slug: &str,
+    ) -> HubResult<Option<(Principal, Option<Timestamp>, Option<Timestamp>, ProjectAccess)>> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            #[sqlx(flatten)]
+            caller: PrincipalRow,
+            #[sqlx(flatten)]
+            project: ProjectAccessRow,
+        }
+        let row = with_db!(&self.db, |pool| {
+            sqlx::query_as::<_, Row>(concat!(
+                "SELECT t.id AS token_id, u.id AS user_id, u.email, u.plan, t.expires_at, t.last_used_at, ",
+                project_columns!(),
+                ", o.plan AS owner_plan, c.default_role, r.role AS project_role
+                 FROM access_tokens t
+                 JOIN users u ON u.id = t.user_id
+                 JOIN projects p ON p.slug = $2
+                 JOIN users o ON o.id = p.owner_id
+                 LEFT JOIN collaborators c ON c.account_user_id = p.owner_id AND c.user_id = u.id
+                 LEFT JOIN project_roles r ON r.project_id = p.id AND r.user_id = u.id
+                 WHERE t.token_hash = $1"
+            ))
+            .bind(token_hash)
+            .bind(slug)
+            .fetch_optional(pool)
+            .await
+            .map_err(store_error)
+        })?;
+        Ok(row.map(|row| {
+            let (principal, expires_at, last_used_at) = row.caller.into_parts();
+            let access = row.project.into_access(&principal.user_id);
+            (principal, expires_at, last_used_at, access)
+        }))
+    }
+
     /// The project with `slug` and the caller's access to it; `None` when it
     /// does not exist (the caller turns "no access" into the same answer).
     pub async fn project_access(&self, slug: &str, user_id: &str) -> HubResult<Option<ProjectAccess>> {
@@ -574,17 +635,7 @@ impl Store {
             .await
             .map_err(store_error)
         })?;
-        Ok(row.map(|row| {
-            let owner_plan: Plan = row.owner_plan.parse().unwrap_or(Plan::Free);
-            let is_owner = row.project.owner_id == user_id;
-            let default_role = row.default_role.as_deref().and_then(|r| r.parse().ok());
-            let project_role = row.project_role.as_deref().and_then(|r| r.parse().ok());
-            ProjectAccess {
-                access: Access::resolve(is_owner, owner_plan, default_role, project_role),
-                owner_plan,
-                project: row.project.into(),
-            }
-        }))
+        Ok(row.map(|row| row.into_access(user_id)))
     }
 
     pub async fn list_projects(

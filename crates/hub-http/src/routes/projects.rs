@@ -3,10 +3,11 @@
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::http::{StatusCode, header};
+use axum::http::header::AUTHORIZATION;
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use hub_core::Source;
 use hub_core::projects::{CreateProject, ProjectPatch};
+use hub_core::{Action, Source};
 
 use crate::AppState;
 use crate::error::ApiError;
@@ -37,13 +38,15 @@ pub async fn create(State(state): State<AppState>, Caller(caller): Caller, body:
     Ok((StatusCode::CREATED, [(header::LOCATION, location)], Json(ProjectBody::from(project))).into_response())
 }
 
+/// The hottest read: authentication and the role gate in one round trip.
 pub async fn get(
     State(state): State<AppState>,
-    Caller(caller): Caller,
+    headers: HeaderMap,
     Path(slug): Path<String>,
 ) -> Result<Response, ApiError> {
-    let project = state.hub.project(&caller, &slug).await?;
-    Ok(Json(ProjectBody::from(project)).into_response())
+    let authorization = headers.get(AUTHORIZATION).map(|v| v.to_str().unwrap_or("\u{0}"));
+    let (_, found) = state.hub.authorize_token_for_project(authorization, &slug, Action::ViewProject).await?;
+    Ok(Json(ProjectBody::from(found.project)).into_response())
 }
 
 pub async fn update(
