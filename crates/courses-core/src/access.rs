@@ -52,7 +52,12 @@ impl Courses {
     }
 
     /// Mints a key for the workspace; the plaintext is returned only here.
-    pub async fn create_key(&self, workspace_id: &str, name: &str, read_only: bool) -> CoursesResult<(ApiKeyInfo, Secret<String>)> {
+    pub async fn create_key(
+        &self,
+        workspace_id: &str,
+        name: &str,
+        read_only: bool,
+    ) -> CoursesResult<(ApiKeyInfo, Secret<String>)> {
         let ws = self.workspace(workspace_id).await?;
         let minted = mint_key();
         let name = name.trim();

@@ -57,11 +57,7 @@ pub fn validate_screens(value: &Value, path: &[String], issues: &mut Issues) -> 
         return Vec::new();
     }
     let mut seen = HashSet::new();
-    screens
-        .iter()
-        .enumerate()
-        .map(|(i, screen)| validate_screen(screen, &child(path, i), &mut seen, issues))
-        .collect()
+    screens.iter().enumerate().map(|(i, screen)| validate_screen(screen, &child(path, i), &mut seen, issues)).collect()
 }
 
 /// Validates one screen; `seen` holds the ids already used in the course.
@@ -334,11 +330,7 @@ pub struct Grade {
 
 /// Every block of every screen, in order.
 pub fn blocks(screens: &[Value]) -> impl Iterator<Item = &Map<String, Value>> {
-    screens
-        .iter()
-        .filter_map(|s| s.get("blocks").and_then(Value::as_array))
-        .flatten()
-        .filter_map(Value::as_object)
+    screens.iter().filter_map(|s| s.get("blocks").and_then(Value::as_array)).flatten().filter_map(Value::as_object)
 }
 
 pub fn has_scored_blocks(screens: &[Value]) -> bool {
@@ -457,15 +449,27 @@ mod tests {
             (json!({ "type": "stack", "stackCards": cards(10) }), None),
             (json!({ "type": "stack", "stackCards": cards(11) }), Some(("screens.0.blocks.0.stackCards", "too_big"))),
             (json!({ "type": "stack", "stackCards": [] }), Some(("screens.0.blocks.0.stackCards", "too_small"))),
-            (json!({ "type": "stack", "stackCards": [{ "back": "x" }] }), Some(("screens.0.blocks.0.stackCards.0.front", "required"))),
+            (
+                json!({ "type": "stack", "stackCards": [{ "back": "x" }] }),
+                Some(("screens.0.blocks.0.stackCards.0.front", "required")),
+            ),
             (json!({ "type": "poem" }), Some(("screens.0.blocks.0.type", "invalid_value"))),
             (json!({ "text": "x" }), Some(("screens.0.blocks.0.type", "required"))),
             (json!({ "type": "text" }), Some(("screens.0.blocks.0.text", "required"))),
             (json!({ "type": "text", "text": 3 }), Some(("screens.0.blocks.0.text", "invalid_type"))),
             (json!({ "type": "image", "url": "ftp://x" }), Some(("screens.0.blocks.0.url", "invalid_value"))),
-            (json!({ "type": "multiple_choice", "question": "q", "options": ["a", "b"], "correctIndex": 2 }), Some(("screens.0.blocks.0.correctIndex", "invalid_value"))),
-            (json!({ "type": "multiple_choice", "question": "q", "options": ["a"], "correctIndex": 0 }), Some(("screens.0.blocks.0.options", "too_small"))),
-            (json!({ "type": "multiple_response", "question": "q", "options": ["a", "b"], "correctIndexes": [1, 1] }), Some(("screens.0.blocks.0.correctIndexes", "invalid_value"))),
+            (
+                json!({ "type": "multiple_choice", "question": "q", "options": ["a", "b"], "correctIndex": 2 }),
+                Some(("screens.0.blocks.0.correctIndex", "invalid_value")),
+            ),
+            (
+                json!({ "type": "multiple_choice", "question": "q", "options": ["a"], "correctIndex": 0 }),
+                Some(("screens.0.blocks.0.options", "too_small")),
+            ),
+            (
+                json!({ "type": "multiple_response", "question": "q", "options": ["a", "b"], "correctIndexes": [1, 1] }),
+                Some(("screens.0.blocks.0.correctIndexes", "invalid_value")),
+            ),
             (json!({ "type": "true_false", "statement": "s" }), Some(("screens.0.blocks.0.answer", "required"))),
             (json!({ "type": "list", "items": ["a", 2] }), Some(("screens.0.blocks.0.items.1", "invalid_type"))),
         ];

@@ -7,16 +7,19 @@ use std::collections::HashSet;
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
+use crate::Courses;
 use crate::content::{self, validate_block, validate_screen, validate_screens};
 use crate::error::{CoursesError, CoursesResult};
 use crate::issues::{Issues, code};
 use crate::model::{Access, Course, CourseStatus, ListItem, ResourceKind};
 use crate::store::{Bind, COURSE_COLUMNS, CourseRow};
-use crate::Courses;
 
 /// Course fields the service reads; others are stored without effect.
-const SETTINGS: [(&str, &[&str]); 3] =
-    [("navigation", &["default", "hidden"]), ("quizFeedback", &["deferred", "immediate"]), ("direction", &["ltr", "rtl"])];
+const SETTINGS: [(&str, &[&str]); 3] = [
+    ("navigation", &["default", "hidden"]),
+    ("quizFeedback", &["deferred", "immediate"]),
+    ("direction", &["ltr", "rtl"]),
+];
 /// Fields the service computes; sent back by clients, they are ignored.
 const READ_ONLY: [&str; 7] = ["id", "workspaceId", "sourceKind", "createdAt", "updatedAt", "publishedAt", "object"];
 
@@ -68,7 +71,12 @@ fn parse_course(body: &Map<String, Value>, creating: bool) -> CoursesResult<Cour
             issues.push(code::TOO_SMALL, &[], Some("title"), "title must not be empty");
         }
         Some(Value::String(t)) if t.chars().count() > content::MAX_TITLE_CHARS => {
-            issues.push(code::TOO_BIG, &[], Some("title"), format!("title is at most {} characters", content::MAX_TITLE_CHARS));
+            issues.push(
+                code::TOO_BIG,
+                &[],
+                Some("title"),
+                format!("title is at most {} characters", content::MAX_TITLE_CHARS),
+            );
         }
         Some(Value::String(t)) => fields.title = Some(t.trim().to_owned()),
         None if creating => issues.push(code::REQUIRED, &[], Some("title"), "title is required"),
@@ -105,7 +113,10 @@ fn parse_course(body: &Map<String, Value>, creating: bool) -> CoursesResult<Cour
                 code::INVALID_VALUE,
                 &[],
                 Some(name),
-                format!("{name} must be one of {}", allowed.iter().map(|a| format!("\"{a}\"")).collect::<Vec<_>>().join(", ")),
+                format!(
+                    "{name} must be one of {}",
+                    allowed.iter().map(|a| format!("\"{a}\"")).collect::<Vec<_>>().join(", ")
+                ),
             ),
         }
     }
@@ -117,13 +128,28 @@ fn parse_course(body: &Map<String, Value>, creating: bool) -> CoursesResult<Cour
         Some(Value::String(d)) if d.chars().count() <= content::MAX_TEXT_CHARS => {
             fields.settings.insert("description".to_owned(), Value::String(d.clone()));
         }
-        Some(_) => issues.push(code::INVALID_TYPE, &[], Some("description"), "description must be a string of at most 20000 characters"),
+        Some(_) => issues.push(
+            code::INVALID_TYPE,
+            &[],
+            Some("description"),
+            "description must be a string of at most 20000 characters",
+        ),
     }
     if let Some(screens) = body.get("screens") {
         fields.screens = Some(validate_screens(screens, &["screens".to_owned()], &mut issues));
     }
-    const KNOWN: [&str; 10] =
-        ["title", "status", "passingScore", "themeId", "certificateId", "navigation", "quizFeedback", "direction", "description", "screens"];
+    const KNOWN: [&str; 10] = [
+        "title",
+        "status",
+        "passingScore",
+        "themeId",
+        "certificateId",
+        "navigation",
+        "quizFeedback",
+        "direction",
+        "description",
+        "screens",
+    ];
     for (key, value) in body {
         if !KNOWN.contains(&key.as_str()) && !READ_ONLY.contains(&key.as_str()) {
             fields.extra.insert(key.clone(), value.clone());
@@ -190,7 +216,11 @@ fn position(body: &Map<String, Value>, len: usize) -> CoursesResult<usize> {
         None | Some(Value::Null) => Ok(len),
         Some(Value::Number(n)) => match n.as_u64().and_then(|p| usize::try_from(p).ok()) {
             Some(p) if p <= len => Ok(p),
-            _ => Err(CoursesError::field(&["position"], code::INVALID_VALUE, format!("position must be from 0 to {len}"))),
+            _ => Err(CoursesError::field(
+                &["position"],
+                code::INVALID_VALUE,
+                format!("position must be from 0 to {len}"),
+            )),
         },
         Some(_) => Err(CoursesError::field(&["position"], code::INVALID_TYPE, "position must be an integer")),
     }
@@ -217,13 +247,25 @@ fn refresh_ids(value: &mut Value, prefix: &str) {
 impl Courses {
     /// Checks that a body's themeId and certificateId name objects of the
     /// caller's workspace: another workspace's id is `invalid_request`.
-    async fn check_references(&self, access: &Access, theme: Option<&Option<String>>, cert: Option<&Option<String>>) -> CoursesResult<()> {
+    async fn check_references(
+        &self,
+        access: &Access,
+        theme: Option<&Option<String>>,
+        cert: Option<&Option<String>>,
+    ) -> CoursesResult<()> {
         let mut issues = Issues::default();
-        for (field, kind, id) in [("themeId", ResourceKind::Theme, theme), ("certificateId", ResourceKind::CertificateTemplate, cert)] {
+        for (field, kind, id) in
+            [("themeId", ResourceKind::Theme, theme), ("certificateId", ResourceKind::CertificateTemplate, cert)]
+        {
             if let Some(Some(id)) = id
                 && self.store.resource(&access.workspace.id, kind, id).await?.is_none()
             {
-                issues.push(code::UNKNOWN_REFERENCE, &[], Some(field), format!("{field} {id:?} is not a {} of this workspace", kind.noun()));
+                issues.push(
+                    code::UNKNOWN_REFERENCE,
+                    &[],
+                    Some(field),
+                    format!("{field} {id:?} is not a {} of this workspace", kind.noun()),
+                );
             }
         }
         issues.finish(())
@@ -233,7 +275,12 @@ impl Courses {
         self.create_course_from(access, body, "manual").await
     }
 
-    pub async fn create_course_from(&self, access: &Access, body: &Map<String, Value>, source_kind: &str) -> CoursesResult<Course> {
+    pub async fn create_course_from(
+        &self,
+        access: &Access,
+        body: &Map<String, Value>,
+        source_kind: &str,
+    ) -> CoursesResult<Course> {
         let fields = parse_course(body, true)?;
         self.check_references(access, fields.theme_id.as_ref(), fields.certificate_id.as_ref()).await?;
         let now = self.clock.now();
@@ -279,20 +326,26 @@ impl Courses {
         let fields = parse_course(body, false)?;
         self.check_references(access, fields.theme_id.as_ref(), fields.certificate_id.as_ref()).await?;
         let now = self.clock.now();
-        let (course, ()) = self.store.modify_course(&access.workspace.id, id, now, |course| {
-            apply(course, fields, now);
-            Ok(())
-        }).await?;
+        let (course, ()) = self
+            .store
+            .modify_course(&access.workspace.id, id, now, |course| {
+                apply(course, fields, now);
+                Ok(())
+            })
+            .await?;
         Ok(course)
     }
 
     pub async fn set_course_status(&self, access: &Access, id: &str, status: CourseStatus) -> CoursesResult<Course> {
         let now = self.clock.now();
-        let (course, was) = self.store.modify_course(&access.workspace.id, id, now, |course| {
-            let was = course.status;
-            set_status(course, status, now);
-            Ok(was)
-        }).await?;
+        let (course, was) = self
+            .store
+            .modify_course(&access.workspace.id, id, now, |course| {
+                let was = course.status;
+                set_status(course, status, now);
+                Ok(was)
+            })
+            .await?;
         if was != CourseStatus::Published && course.status == CourseStatus::Published {
             let data = serde_json::json!({ "id": course.id, "title": course.title, "status": "published", "publishedAt": course.published_at.map(|t| t.to_rfc3339()) });
             self.emit(&access.workspace.id, "course.published", data).await;
@@ -301,27 +354,43 @@ impl Courses {
     }
 
     pub async fn delete_course(&self, access: &Access, id: &str) -> CoursesResult<()> {
-        if self.store.delete_course(&access.workspace.id, id).await? { Ok(()) } else { Err(CoursesError::not_found("course")) }
+        if self.store.delete_course(&access.workspace.id, id).await? {
+            Ok(())
+        } else {
+            Err(CoursesError::not_found("course"))
+        }
     }
 
     // ---- screens ----
 
     /// Adds a screen at `position` (default: last). Returns the course, the
     /// screen's index and the screen.
-    pub async fn add_screen(&self, access: &Access, course_id: &str, body: &Map<String, Value>) -> CoursesResult<(usize, Value)> {
+    pub async fn add_screen(
+        &self,
+        access: &Access,
+        course_id: &str,
+        body: &Map<String, Value>,
+    ) -> CoursesResult<(usize, Value)> {
         let now = self.clock.now();
-        let (_, out) = self.store.modify_course(&access.workspace.id, course_id, now, |course| {
-            if course.screens.len() >= content::MAX_SCREENS {
-                return Err(CoursesError::field(&["screens"], code::TOO_BIG, format!("a course holds at most {} screens", content::MAX_SCREENS)));
-            }
-            let at = position(body, course.screens.len())?;
-            let mut seen = content::used_ids(&course.screens);
-            let mut issues = Issues::default();
-            let screen = validate_screen(&without_position(body), &[], &mut seen, &mut issues);
-            issues.finish(())?;
-            course.screens.insert(at, screen.clone());
-            Ok((at, screen))
-        }).await?;
+        let (_, out) = self
+            .store
+            .modify_course(&access.workspace.id, course_id, now, |course| {
+                if course.screens.len() >= content::MAX_SCREENS {
+                    return Err(CoursesError::field(
+                        &["screens"],
+                        code::TOO_BIG,
+                        format!("a course holds at most {} screens", content::MAX_SCREENS),
+                    ));
+                }
+                let at = position(body, course.screens.len())?;
+                let mut seen = content::used_ids(&course.screens);
+                let mut issues = Issues::default();
+                let screen = validate_screen(&without_position(body), &[], &mut seen, &mut issues);
+                issues.finish(())?;
+                course.screens.insert(at, screen.clone());
+                Ok((at, screen))
+            })
+            .await?;
         Ok(out)
     }
 
@@ -332,147 +401,210 @@ impl Courses {
     }
 
     /// Changes a screen's title, blocks (replaced) or other fields.
-    pub async fn update_screen(&self, access: &Access, course_id: &str, screen_id: &str, body: &Map<String, Value>) -> CoursesResult<Value> {
+    pub async fn update_screen(
+        &self,
+        access: &Access,
+        course_id: &str,
+        screen_id: &str,
+        body: &Map<String, Value>,
+    ) -> CoursesResult<Value> {
         let now = self.clock.now();
-        let (_, screen) = self.store.modify_course(&access.workspace.id, course_id, now, |course| {
-            let mut seen = content::used_ids(&course.screens);
-            let (i, current) = find_screen(course, screen_id)?;
-            // The screen's own ids may be reused by its new content.
-            seen.remove(screen_id);
-            if let Some(Value::Array(blocks)) = current.get("blocks") {
-                for id in blocks.iter().filter_map(|b| b.get("id").and_then(Value::as_str)) {
-                    seen.remove(id);
+        let (_, screen) = self
+            .store
+            .modify_course(&access.workspace.id, course_id, now, |course| {
+                let mut seen = content::used_ids(&course.screens);
+                let (i, current) = find_screen(course, screen_id)?;
+                // The screen's own ids may be reused by its new content.
+                seen.remove(screen_id);
+                if let Some(Value::Array(blocks)) = current.get("blocks") {
+                    for id in blocks.iter().filter_map(|b| b.get("id").and_then(Value::as_str)) {
+                        seen.remove(id);
+                    }
                 }
-            }
-            let mut merged = current.clone();
-            for (k, v) in body {
-                if k != "id" {
-                    merged.insert(k.clone(), v.clone());
+                let mut merged = current.clone();
+                for (k, v) in body {
+                    if k != "id" {
+                        merged.insert(k.clone(), v.clone());
+                    }
                 }
-            }
-            let mut issues = Issues::default();
-            let screen = validate_screen(&Value::Object(merged), &[], &mut seen, &mut issues);
-            issues.finish(())?;
-            if let Some(slot) = course.screens.get_mut(i) {
-                *slot = screen.clone();
-            }
-            Ok(screen)
-        }).await?;
+                let mut issues = Issues::default();
+                let screen = validate_screen(&Value::Object(merged), &[], &mut seen, &mut issues);
+                issues.finish(())?;
+                if let Some(slot) = course.screens.get_mut(i) {
+                    *slot = screen.clone();
+                }
+                Ok(screen)
+            })
+            .await?;
         Ok(screen)
     }
 
     pub async fn delete_screen(&self, access: &Access, course_id: &str, screen_id: &str) -> CoursesResult<()> {
         let now = self.clock.now();
-        self.store.modify_course(&access.workspace.id, course_id, now, |course| {
-            let (i, _) = find_screen(course, screen_id)?;
-            course.screens.remove(i);
-            Ok(())
-        }).await?;
+        self.store
+            .modify_course(&access.workspace.id, course_id, now, |course| {
+                let (i, _) = find_screen(course, screen_id)?;
+                course.screens.remove(i);
+                Ok(())
+            })
+            .await?;
         Ok(())
     }
 
     /// Reorders screens: `ordered` must name every screen exactly once.
     pub async fn reorder_screens(&self, access: &Access, course_id: &str, ordered: &[String]) -> CoursesResult<Course> {
         let now = self.clock.now();
-        let (course, ()) = self.store.modify_course(&access.workspace.id, course_id, now, |course| {
-            let current: Vec<String> =
-                course.screens.iter().filter_map(|s| s.get("id").and_then(Value::as_str).map(str::to_owned)).collect();
-            let given: HashSet<&String> = ordered.iter().collect();
-            if ordered.len() != current.len() || given.len() != ordered.len() || !current.iter().all(|id| given.contains(id)) {
-                return Err(CoursesError::field(
-                    &["orderedScreenIds"],
-                    code::INVALID_VALUE,
-                    "orderedScreenIds must list every screen id of the course exactly once",
-                ));
-            }
-            let mut screens = std::mem::take(&mut course.screens);
-            for id in ordered {
-                if let Some(i) = screens.iter().position(|s| s.get("id").and_then(Value::as_str) == Some(id)) {
-                    course.screens.push(screens.remove(i));
+        let (course, ()) = self
+            .store
+            .modify_course(&access.workspace.id, course_id, now, |course| {
+                let current: Vec<String> = course
+                    .screens
+                    .iter()
+                    .filter_map(|s| s.get("id").and_then(Value::as_str).map(str::to_owned))
+                    .collect();
+                let given: HashSet<&String> = ordered.iter().collect();
+                if ordered.len() != current.len()
+                    || given.len() != ordered.len()
+                    || !current.iter().all(|id| given.contains(id))
+                {
+                    return Err(CoursesError::field(
+                        &["orderedScreenIds"],
+                        code::INVALID_VALUE,
+                        "orderedScreenIds must list every screen id of the course exactly once",
+                    ));
                 }
-            }
-            Ok(())
-        }).await?;
+                let mut screens = std::mem::take(&mut course.screens);
+                for id in ordered {
+                    if let Some(i) = screens.iter().position(|s| s.get("id").and_then(Value::as_str) == Some(id)) {
+                        course.screens.push(screens.remove(i));
+                    }
+                }
+                Ok(())
+            })
+            .await?;
         Ok(course)
     }
 
     /// Copies a screen right after the original; the copy and each of its
     /// blocks get new ids.
-    pub async fn duplicate_screen(&self, access: &Access, course_id: &str, screen_id: &str) -> CoursesResult<(usize, Value)> {
+    pub async fn duplicate_screen(
+        &self,
+        access: &Access,
+        course_id: &str,
+        screen_id: &str,
+    ) -> CoursesResult<(usize, Value)> {
         let now = self.clock.now();
-        let (_, out) = self.store.modify_course(&access.workspace.id, course_id, now, |course| {
-            if course.screens.len() >= content::MAX_SCREENS {
-                return Err(CoursesError::field(&["screens"], code::TOO_BIG, format!("a course holds at most {} screens", content::MAX_SCREENS)));
-            }
-            let (i, original) = find_screen(course, screen_id)?;
-            let mut copy = Value::Object(original.clone());
-            refresh_ids(&mut copy, "scr");
-            course.screens.insert(i + 1, copy.clone());
-            Ok((i + 1, copy))
-        }).await?;
+        let (_, out) = self
+            .store
+            .modify_course(&access.workspace.id, course_id, now, |course| {
+                if course.screens.len() >= content::MAX_SCREENS {
+                    return Err(CoursesError::field(
+                        &["screens"],
+                        code::TOO_BIG,
+                        format!("a course holds at most {} screens", content::MAX_SCREENS),
+                    ));
+                }
+                let (i, original) = find_screen(course, screen_id)?;
+                let mut copy = Value::Object(original.clone());
+                refresh_ids(&mut copy, "scr");
+                course.screens.insert(i + 1, copy.clone());
+                Ok((i + 1, copy))
+            })
+            .await?;
         Ok(out)
     }
 
     // ---- blocks ----
 
-    pub async fn add_block(&self, access: &Access, course_id: &str, screen_id: &str, body: &Map<String, Value>) -> CoursesResult<(usize, Value)> {
+    pub async fn add_block(
+        &self,
+        access: &Access,
+        course_id: &str,
+        screen_id: &str,
+        body: &Map<String, Value>,
+    ) -> CoursesResult<(usize, Value)> {
         let now = self.clock.now();
-        let (_, out) = self.store.modify_course(&access.workspace.id, course_id, now, |course| {
-            let mut seen = content::used_ids(&course.screens);
-            let (_, screen) = find_screen(course, screen_id)?;
-            let blocks = screen_blocks(screen);
-            if blocks.len() >= content::MAX_BLOCKS_PER_SCREEN {
-                return Err(CoursesError::field(&["blocks"], code::TOO_BIG, format!("a screen holds at most {} blocks", content::MAX_BLOCKS_PER_SCREEN)));
-            }
-            let at = position(body, blocks.len())?;
-            let mut issues = Issues::default();
-            let block = validate_block(&without_position(body), &[], &mut seen, &mut issues);
-            issues.finish(())?;
-            blocks.insert(at, block.clone());
-            Ok((at, block))
-        }).await?;
+        let (_, out) = self
+            .store
+            .modify_course(&access.workspace.id, course_id, now, |course| {
+                let mut seen = content::used_ids(&course.screens);
+                let (_, screen) = find_screen(course, screen_id)?;
+                let blocks = screen_blocks(screen);
+                if blocks.len() >= content::MAX_BLOCKS_PER_SCREEN {
+                    return Err(CoursesError::field(
+                        &["blocks"],
+                        code::TOO_BIG,
+                        format!("a screen holds at most {} blocks", content::MAX_BLOCKS_PER_SCREEN),
+                    ));
+                }
+                let at = position(body, blocks.len())?;
+                let mut issues = Issues::default();
+                let block = validate_block(&without_position(body), &[], &mut seen, &mut issues);
+                issues.finish(())?;
+                blocks.insert(at, block.clone());
+                Ok((at, block))
+            })
+            .await?;
         Ok(out)
     }
 
     /// Changes the fields present in `body`; the whole block is validated again.
-    pub async fn update_block(&self, access: &Access, course_id: &str, screen_id: &str, block_id: &str, body: &Map<String, Value>) -> CoursesResult<Value> {
+    pub async fn update_block(
+        &self,
+        access: &Access,
+        course_id: &str,
+        screen_id: &str,
+        block_id: &str,
+        body: &Map<String, Value>,
+    ) -> CoursesResult<Value> {
         let now = self.clock.now();
-        let (_, block) = self.store.modify_course(&access.workspace.id, course_id, now, |course| {
-            let mut seen = content::used_ids(&course.screens);
-            seen.remove(block_id);
-            let (_, screen) = find_screen(course, screen_id)?;
-            let blocks = screen_blocks(screen);
-            let slot = blocks
-                .iter_mut()
-                .find(|b| b.get("id").and_then(Value::as_str) == Some(block_id))
-                .ok_or(CoursesError::not_found("block"))?;
-            let mut merged = slot.as_object().cloned().unwrap_or_default();
-            for (k, v) in body {
-                if k != "id" {
-                    merged.insert(k.clone(), v.clone());
+        let (_, block) = self
+            .store
+            .modify_course(&access.workspace.id, course_id, now, |course| {
+                let mut seen = content::used_ids(&course.screens);
+                seen.remove(block_id);
+                let (_, screen) = find_screen(course, screen_id)?;
+                let blocks = screen_blocks(screen);
+                let slot = blocks
+                    .iter_mut()
+                    .find(|b| b.get("id").and_then(Value::as_str) == Some(block_id))
+                    .ok_or(CoursesError::not_found("block"))?;
+                let mut merged = slot.as_object().cloned().unwrap_or_default();
+                for (k, v) in body {
+                    if k != "id" {
+                        merged.insert(k.clone(), v.clone());
+                    }
                 }
-            }
-            let mut issues = Issues::default();
-            let block = validate_block(&Value::Object(merged), &[], &mut seen, &mut issues);
-            issues.finish(())?;
-            *slot = block.clone();
-            Ok(block)
-        }).await?;
+                let mut issues = Issues::default();
+                let block = validate_block(&Value::Object(merged), &[], &mut seen, &mut issues);
+                issues.finish(())?;
+                *slot = block.clone();
+                Ok(block)
+            })
+            .await?;
         Ok(block)
     }
 
-    pub async fn delete_block(&self, access: &Access, course_id: &str, screen_id: &str, block_id: &str) -> CoursesResult<()> {
+    pub async fn delete_block(
+        &self,
+        access: &Access,
+        course_id: &str,
+        screen_id: &str,
+        block_id: &str,
+    ) -> CoursesResult<()> {
         let now = self.clock.now();
-        self.store.modify_course(&access.workspace.id, course_id, now, |course| {
-            let (_, screen) = find_screen(course, screen_id)?;
-            let blocks = screen_blocks(screen);
-            let i = blocks
-                .iter()
-                .position(|b| b.get("id").and_then(Value::as_str) == Some(block_id))
-                .ok_or(CoursesError::not_found("block"))?;
-            blocks.remove(i);
-            Ok(())
-        }).await?;
+        self.store
+            .modify_course(&access.workspace.id, course_id, now, |course| {
+                let (_, screen) = find_screen(course, screen_id)?;
+                let blocks = screen_blocks(screen);
+                let i = blocks
+                    .iter()
+                    .position(|b| b.get("id").and_then(Value::as_str) == Some(block_id))
+                    .ok_or(CoursesError::not_found("block"))?;
+                blocks.remove(i);
+                Ok(())
+            })
+            .await?;
         Ok(())
     }
 }
@@ -506,7 +638,9 @@ mod tests {
             (json!({ "title": "t", "themeId": 4 }), "themeId", "invalid_type"),
         ];
         for (body, field, code) in cases {
-            let Err(CoursesError::Invalid { issues, .. }) = parse(body.clone(), true) else { panic!("{body} should fail") };
+            let Err(CoursesError::Invalid { issues, .. }) = parse(body.clone(), true) else {
+                panic!("{body} should fail")
+            };
             assert_eq!(issues[0].path, vec![field.to_owned()], "{body}");
             assert_eq!(issues[0].code, code, "{body}");
         }

@@ -12,10 +12,10 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::Courses;
 use crate::error::{CoursesError, CoursesResult};
 use crate::issues::{Issues, code};
 use crate::model::{Access, Course};
-use crate::Courses;
 
 pub const MAX_ROWS: usize = 2_000;
 
@@ -66,7 +66,8 @@ fn block_from_row(cells: &Map<String, Value>, row: &[String], index: &dyn Fn(&st
     let cell = |name: &str| index(name).and_then(|i| row.get(i)).map(|s| s.trim().to_owned()).unwrap_or_default();
     let kind = cell("type").to_lowercase();
     let text = cell("text");
-    let options: Vec<String> = cell("options").split('|').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect();
+    let options: Vec<String> =
+        cell("options").split('|').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect();
     let correct = cell("correct");
     let mut block = cells.clone();
     block.insert("type".to_owned(), json!(kind));
@@ -98,7 +99,8 @@ fn block_from_row(cells: &Map<String, Value>, row: &[String], index: &dyn Fn(&st
         "multiple_response" => {
             block.insert("question".to_owned(), json!(text));
             block.insert("options".to_owned(), json!(options));
-            let indexes: Vec<Value> = correct.split('|').filter_map(|s| s.trim().parse::<u64>().ok()).map(|n| json!(n)).collect();
+            let indexes: Vec<Value> =
+                correct.split('|').filter_map(|s| s.trim().parse::<u64>().ok()).map(|n| json!(n)).collect();
             block.insert("correctIndexes".to_owned(), json!(indexes));
         }
         "true_false" => {
@@ -121,17 +123,30 @@ fn block_from_row(cells: &Map<String, Value>, row: &[String], index: &dyn Fn(&st
 pub fn course_from_csv(title: &str, text: &str) -> CoursesResult<Map<String, Value>> {
     let rows = parse_csv(text).map_err(|m| CoursesError::field(&["csv"], code::INVALID_VALUE, m))?;
     let Some((header, data)) = rows.split_first() else {
-        return Err(CoursesError::field(&["csv"], code::REQUIRED, "the CSV needs a header row and at least one data row"));
+        return Err(CoursesError::field(
+            &["csv"],
+            code::REQUIRED,
+            "the CSV needs a header row and at least one data row",
+        ));
     };
     if data.len() > MAX_ROWS {
-        return Err(CoursesError::field(&["rows"], code::TOO_BIG, format!("a course CSV holds at most {MAX_ROWS} data rows")));
+        return Err(CoursesError::field(
+            &["rows"],
+            code::TOO_BIG,
+            format!("a course CSV holds at most {MAX_ROWS} data rows"),
+        ));
     }
     let header: Vec<String> = header.iter().map(|h| h.trim().to_lowercase()).collect();
     let index = |name: &str| header.iter().position(|h| h == name);
     let mut issues = Issues::default();
     for required in ["screen", "type"] {
         if index(required).is_none() {
-            issues.push(code::REQUIRED, &["columns".to_owned()], Some(required), format!("the header needs a {required} column"));
+            issues.push(
+                code::REQUIRED,
+                &["columns".to_owned()],
+                Some(required),
+                format!("the header needs a {required} column"),
+            );
         }
     }
     issues.finish(())?;

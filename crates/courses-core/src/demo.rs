@@ -4,10 +4,10 @@
 use kernel::Secret;
 use serde_json::json;
 
+use crate::Courses;
 use crate::error::CoursesResult;
 use crate::model::{Access, CourseStatus};
 use crate::plans::Plan;
-use crate::Courses;
 
 pub struct Demo {
     pub workspace_id: String,

@@ -13,12 +13,12 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
+use crate::Courses;
 use crate::content::MAX_STACK_CARDS;
 use crate::error::{CoursesError, CoursesResult};
 use crate::issues::{Issues, code};
 use crate::model::{Access, Course};
 use crate::plans::Feature;
-use crate::Courses;
 
 pub const MAX_PROMPT_CHARS: usize = 2_000;
 pub const MAX_SCREENS_TARGET: u64 = 20;
@@ -57,7 +57,12 @@ pub fn parse_request(body: &Map<String, Value>) -> CoursesResult<GenerationReque
         None | Some(Value::Null) => DEFAULT_SCREENS_TARGET,
         Some(Value::Number(n)) => match n.as_u64() {
             Some(t) if t > MAX_SCREENS_TARGET => {
-                issues.push(code::TOO_BIG, &[], Some("screensTarget"), format!("screensTarget is at most {MAX_SCREENS_TARGET}"));
+                issues.push(
+                    code::TOO_BIG,
+                    &[],
+                    Some("screensTarget"),
+                    format!("screensTarget is at most {MAX_SCREENS_TARGET}"),
+                );
                 0
             }
             Some(t) if t >= 1 => t,
@@ -75,7 +80,12 @@ pub fn parse_request(body: &Map<String, Value>) -> CoursesResult<GenerationReque
         None | Some(Value::Null) => Some(70),
         Some(Value::Number(n)) if n.as_i64().is_some_and(|n| (0..=100).contains(&n)) => n.as_i64(),
         Some(_) => {
-            issues.push(code::INVALID_VALUE, &[], Some("passingScore"), "passingScore must be an integer from 0 to 100");
+            issues.push(
+                code::INVALID_VALUE,
+                &[],
+                Some("passingScore"),
+                "passingScore must be an integer from 0 to 100",
+            );
             None
         }
     };
@@ -113,7 +123,9 @@ fn key_phrases(prompt: &str, max: usize) -> Vec<String> {
     for (position, word) in prompt
         .split(|c: char| !c.is_alphanumeric() && c != '-')
         .map(str::to_lowercase)
-        .filter(|w| w.chars().count() >= 4 && !STOP_WORDS.contains(&w.as_str()) && !w.chars().all(|c| c.is_ascii_digit()))
+        .filter(|w| {
+            w.chars().count() >= 4 && !STOP_WORDS.contains(&w.as_str()) && !w.chars().all(|c| c.is_ascii_digit())
+        })
         .enumerate()
     {
         counts.entry(word).or_insert((0, position)).0 += 1;
@@ -155,8 +167,9 @@ pub fn offline_course(req: &GenerationRequest) -> Value {
     };
     let n = req.screens_target.max(1);
     let mut screens = Vec::with_capacity(n);
-    let objectives: Vec<String> =
-        (0..phrases.len().clamp(1, 4)).map(|i| format!("{} {}", VERBS.get(i % VERBS.len()).unwrap_or(&"Explain"), topic(i))).collect();
+    let objectives: Vec<String> = (0..phrases.len().clamp(1, 4))
+        .map(|i| format!("{} {}", VERBS.get(i % VERBS.len()).unwrap_or(&"Explain"), topic(i)))
+        .collect();
     screens.push(json!({
         "title": "Introduction",
         "blocks": [
@@ -187,9 +200,12 @@ pub fn offline_course(req: &GenerationRequest) -> Value {
             let heading = title_case(&phrase);
             let body = related.first().cloned().unwrap_or_else(|| format!("{heading} is a key part of {title}."));
             let detail = match i % 2 {
-                0 => json!({ "type": "list", "items": if related.len() > 1 { related.clone() } else { vec![body.clone(), format!("Look for {phrase} in your daily work.")] } }),
+                0 => {
+                    json!({ "type": "list", "items": if related.len() > 1 { related.clone() } else { vec![body.clone(), format!("Look for {phrase} in your daily work.")] } })
+                }
                 _ => {
-                    let mut cards: Vec<Value> = related.iter().take(MAX_STACK_CARDS).map(|s| json!({ "front": heading, "back": s })).collect();
+                    let mut cards: Vec<Value> =
+                        related.iter().take(MAX_STACK_CARDS).map(|s| json!({ "front": heading, "back": s })).collect();
                     if cards.is_empty() {
                         cards.push(json!({ "front": heading, "back": body }));
                     }
@@ -203,7 +219,8 @@ pub fn offline_course(req: &GenerationRequest) -> Value {
     if question_index == 0 {
         let phrase = topic(0);
         let check = knowledge_check(&phrase, &phrases, &about(&phrase), 1);
-        if let (Some(Value::Object(last)), Some(Value::Array(extra))) = (screens.last_mut(), check.get("blocks").cloned())
+        if let (Some(Value::Object(last)), Some(Value::Array(extra))) =
+            (screens.last_mut(), check.get("blocks").cloned())
             && let Some(Value::Array(existing)) = last.get_mut("blocks")
         {
             existing.extend(extra);
@@ -224,7 +241,8 @@ pub fn offline_course(req: &GenerationRequest) -> Value {
 
 fn knowledge_check(phrase: &str, phrases: &[String], related: &[String], seed: usize) -> Value {
     let correct = title_case(phrase);
-    let mut distractors: Vec<String> = phrases.iter().filter(|p| p.as_str() != phrase).take(2).map(|p| title_case(p)).collect();
+    let mut distractors: Vec<String> =
+        phrases.iter().filter(|p| p.as_str() != phrase).take(2).map(|p| title_case(p)).collect();
     for filler in ["None of these", "Something unrelated to this course"] {
         if distractors.len() < 2 {
             distractors.push(filler.to_owned());
@@ -256,7 +274,9 @@ impl Courses {
         };
         // The draft goes through the same validation as an API body.
         self.create_course_from(access, &draft, "generated").await.map_err(|err| match err {
-            CoursesError::Invalid { message, .. } => CoursesError::Internal(format!("the generator produced an invalid course: {message}")),
+            CoursesError::Invalid { message, .. } => {
+                CoursesError::Internal(format!("the generator produced an invalid course: {message}"))
+            }
             other => other,
         })
     }

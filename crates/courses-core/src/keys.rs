@@ -23,7 +23,11 @@ pub struct MintedKey {
 pub fn mint_key() -> MintedKey {
     let plaintext = format!("{KEY_PREFIX}{}", random_token(RANDOM_BYTES));
     let tail = plaintext.get(plaintext.len().saturating_sub(4)..).unwrap_or_default();
-    MintedKey { hash: sha256_hex(plaintext.as_bytes()), display: format!("{KEY_PREFIX}…{tail}"), plaintext: Secret::new(plaintext) }
+    MintedKey {
+        hash: sha256_hex(plaintext.as_bytes()),
+        display: format!("{KEY_PREFIX}…{tail}"),
+        plaintext: Secret::new(plaintext),
+    }
 }
 
 /// Extracts the key from an `Authorization` header value and returns the

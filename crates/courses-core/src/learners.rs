@@ -10,7 +10,9 @@ use tokio::sync::mpsc;
 use crate::courses::ListRequest;
 use crate::error::{CoursesError, CoursesResult, Suspension};
 use crate::issues::{Issues, child, code};
-use crate::model::{Access, Completion, Course, CourseStatus, Identity, IssuedCertificate, ListItem, Resource, ResourceKind};
+use crate::model::{
+    Access, Completion, Course, CourseStatus, Identity, IssuedCertificate, ListItem, Resource, ResourceKind,
+};
 use crate::store::{
     Bind, CERTIFICATE_COLUMNS, COMPLETION_COLUMNS, CertificateRow, CompletionRow, IDENTITY_COLUMNS, IdentityRow,
     IdentityUpsert, Table, View,
@@ -20,7 +22,13 @@ use crate::{Courses, content, plans};
 /// Learners per call of the bulk routes (a batch size, not a quota).
 pub const BULK_LIMIT: usize = 500;
 
-fn optional_string(item: &Map<String, Value>, name: &str, max: usize, path: &[String], issues: &mut Issues) -> Option<String> {
+fn optional_string(
+    item: &Map<String, Value>,
+    name: &str,
+    max: usize,
+    path: &[String],
+    issues: &mut Issues,
+) -> Option<String> {
     match item.get(name) {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) if s.chars().count() <= max => Some(s.trim().to_owned()).filter(|s| !s.is_empty()),
@@ -39,7 +47,11 @@ fn parse_identities(body: &Map<String, Value>) -> CoursesResult<Vec<IdentityUpse
     let root = vec!["identities".to_owned()];
     let items = match body.get("identities") {
         Some(Value::Array(items)) if items.len() > BULK_LIMIT => {
-            return Err(CoursesError::field(&["identities"], code::TOO_BIG, format!("at most {BULK_LIMIT} identities per call")));
+            return Err(CoursesError::field(
+                &["identities"],
+                code::TOO_BIG,
+                format!("at most {BULK_LIMIT} identities per call"),
+            ));
         }
         Some(Value::Array(items)) if items.is_empty() => {
             return Err(CoursesError::field(&["identities"], code::TOO_SMALL, "identities must not be empty"));
@@ -82,7 +94,9 @@ fn parse_identities(body: &Map<String, Value>) -> CoursesResult<Vec<IdentityUpse
         let name = optional_string(item, "name", 200, &path, &mut issues);
         let extra = item
             .iter()
-            .filter(|(k, _)| !["id", "externalId", "email", "name", "createdAt", "updatedAt", "workspaceId"].contains(&k.as_str()))
+            .filter(|(k, _)| {
+                !["id", "externalId", "email", "name", "createdAt", "updatedAt", "workspaceId"].contains(&k.as_str())
+            })
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         out.push(IdentityUpsert { id: content::new_id("idn"), external_id, email, name, extra });
@@ -94,7 +108,11 @@ fn parse_answers(body: &Map<String, Value>) -> CoursesResult<Map<String, Value>>
     match body.get("answers") {
         None | Some(Value::Null) => Ok(Map::new()),
         Some(Value::Object(answers)) => Ok(answers.clone()),
-        Some(_) => Err(CoursesError::field(&["answers"], code::INVALID_TYPE, "answers must be an object of block id to answer")),
+        Some(_) => Err(CoursesError::field(
+            &["answers"],
+            code::INVALID_TYPE,
+            "answers must be an object of block id to answer",
+        )),
     }
 }
 
@@ -121,7 +139,11 @@ impl Courses {
     // ---- identities ----
 
     /// Creates or updates (by `externalId`) up to 500 identities in one call.
-    pub async fn bulk_upsert_identities(&self, access: &Access, body: &Map<String, Value>) -> CoursesResult<(Vec<Identity>, usize)> {
+    pub async fn bulk_upsert_identities(
+        &self,
+        access: &Access,
+        body: &Map<String, Value>,
+    ) -> CoursesResult<(Vec<Identity>, usize)> {
         let batch = parse_identities(body)?;
         let (stored, created) = self.store.upsert_identities(&access.workspace.id, &batch, self.clock.now()).await?;
         self.emit_created_identities(&access.workspace.id, &batch, &stored).await;
@@ -134,14 +156,18 @@ impl Courses {
         wrapped.insert("identities".to_owned(), Value::Array(vec![Value::Object(body.clone())]));
         let batch = parse_identities(&wrapped).map_err(|err| match err {
             CoursesError::Invalid { issues, .. } => CoursesError::invalid(
-                issues.into_iter().map(|mut i| {
-                    i.path.drain(..2.min(i.path.len()));
-                    i
-                }).collect(),
+                issues
+                    .into_iter()
+                    .map(|mut i| {
+                        i.path.drain(..2.min(i.path.len()));
+                        i
+                    })
+                    .collect(),
             ),
             other => other,
         })?;
-        let (mut stored, created) = self.store.upsert_identities(&access.workspace.id, &batch, self.clock.now()).await?;
+        let (mut stored, created) =
+            self.store.upsert_identities(&access.workspace.id, &batch, self.clock.now()).await?;
         self.emit_created_identities(&access.workspace.id, &batch, &stored).await;
         let identity = stored.pop().ok_or_else(|| CoursesError::Internal("upsert returned no row".to_owned()))?;
         Ok((identity, created == 1))
@@ -160,12 +186,24 @@ impl Courses {
     pub async fn bulk_delete_identities(&self, access: &Access, body: &Map<String, Value>) -> CoursesResult<u64> {
         let ids = match body.get("ids") {
             Some(Value::Array(ids)) if ids.len() > BULK_LIMIT => {
-                return Err(CoursesError::field(&["ids"], code::TOO_BIG, format!("at most {BULK_LIMIT} identities per call")));
+                return Err(CoursesError::field(
+                    &["ids"],
+                    code::TOO_BIG,
+                    format!("at most {BULK_LIMIT} identities per call"),
+                ));
             }
-            Some(Value::Array(ids)) if ids.is_empty() => return Err(CoursesError::field(&["ids"], code::TOO_SMALL, "ids must not be empty")),
+            Some(Value::Array(ids)) if ids.is_empty() => {
+                return Err(CoursesError::field(&["ids"], code::TOO_SMALL, "ids must not be empty"));
+            }
             Some(Value::Array(ids)) => ids,
             Some(_) => return Err(CoursesError::field(&["ids"], code::INVALID_TYPE, "ids must be an array")),
-            None => return Err(CoursesError::field(&["ids"], code::REQUIRED, "ids (identity ids or externalIds) is required")),
+            None => {
+                return Err(CoursesError::field(
+                    &["ids"],
+                    code::REQUIRED,
+                    "ids (identity ids or externalIds) is required",
+                ));
+            }
         };
         let mut issues = Issues::default();
         let keys: Vec<String> = ids
@@ -188,7 +226,11 @@ impl Courses {
     }
 
     pub async fn delete_identity(&self, access: &Access, id: &str) -> CoursesResult<()> {
-        if self.store.delete_by_id(Table::Identities, &access.workspace.id, id).await? { Ok(()) } else { Err(CoursesError::not_found("identity")) }
+        if self.store.delete_by_id(Table::Identities, &access.workspace.id, id).await? {
+            Ok(())
+        } else {
+            Err(CoursesError::not_found("identity"))
+        }
     }
 
     pub fn list_identities(&self, access: &Access, page: ListRequest) -> mpsc::Receiver<ListItem<Identity>> {
@@ -203,7 +245,12 @@ impl Courses {
     // ---- completions ----
 
     /// Grades `answers` against the course and records the completion.
-    async fn complete(&self, course: &Course, identity_id: &str, answers: Map<String, Value>) -> CoursesResult<Completion> {
+    async fn complete(
+        &self,
+        course: &Course,
+        identity_id: &str,
+        answers: Map<String, Value>,
+    ) -> CoursesResult<Completion> {
         let grade = content::grade(&course.screens, &answers, course.passing_score);
         let completion = Completion {
             id: content::new_id("cmp"),
@@ -234,7 +281,12 @@ impl Courses {
             issues.push(code::UNKNOWN_REFERENCE, &[], Some("courseId"), "courseId is not a course of this workspace");
         }
         if self.store.identity(&access.workspace.id, &identity_id).await?.is_none() {
-            issues.push(code::UNKNOWN_REFERENCE, &[], Some("identityId"), "identityId is not an identity of this workspace");
+            issues.push(
+                code::UNKNOWN_REFERENCE,
+                &[],
+                Some("identityId"),
+                "identityId is not an identity of this workspace",
+            );
         }
         let course = issues.finish(course)?.ok_or(CoursesError::not_found("course"))?;
         self.complete(&course, &identity_id, answers).await
@@ -245,7 +297,11 @@ impl Courses {
     }
 
     pub async fn delete_completion(&self, access: &Access, id: &str) -> CoursesResult<()> {
-        if self.store.delete_by_id(Table::Completions, &access.workspace.id, id).await? { Ok(()) } else { Err(CoursesError::not_found("completion")) }
+        if self.store.delete_by_id(Table::Completions, &access.workspace.id, id).await? {
+            Ok(())
+        } else {
+            Err(CoursesError::not_found("completion"))
+        }
     }
 
     pub fn list_completions(&self, access: &Access, page: ListRequest) -> mpsc::Receiver<ListItem<Completion>> {
@@ -269,7 +325,10 @@ impl Courses {
             .await?
             .ok_or(CoursesError::NotCompleted)?;
         if !best.passed {
-            return Err(CoursesError::PassingScoreNotMet { score: best.score, passing: course.passing_score.unwrap_or(0) });
+            return Err(CoursesError::PassingScoreNotMet {
+                score: best.score,
+                passing: course.passing_score.unwrap_or(0),
+            });
         }
         let cert = IssuedCertificate {
             id: content::new_id("cert"),
@@ -278,7 +337,11 @@ impl Courses {
             identity_id: identity.id.clone(),
             completion_id: best.id,
             template_id: course.certificate_id.clone(),
-            learner_name: identity.name.clone().or_else(|| identity.email.clone()).unwrap_or_else(|| identity.external_id.clone()),
+            learner_name: identity
+                .name
+                .clone()
+                .or_else(|| identity.email.clone())
+                .unwrap_or_else(|| identity.external_id.clone()),
             course_title: course.title.clone(),
             score: best.score,
             issued_at: self.clock.now(),
@@ -295,7 +358,11 @@ impl Courses {
     }
 
     /// `POST /issued-certificates`: `{courseId, identityId}`.
-    pub async fn issue_certificate(&self, access: &Access, body: &Map<String, Value>) -> CoursesResult<(IssuedCertificate, bool)> {
+    pub async fn issue_certificate(
+        &self,
+        access: &Access,
+        body: &Map<String, Value>,
+    ) -> CoursesResult<(IssuedCertificate, bool)> {
         let course_id = required_id(body, "courseId")?;
         let identity_id = required_id(body, "identityId")?;
         let course = self.store.course(&access.workspace.id, &course_id).await?;
@@ -305,7 +372,12 @@ impl Courses {
             issues.push(code::UNKNOWN_REFERENCE, &[], Some("courseId"), "courseId is not a course of this workspace");
         }
         if identity.is_none() {
-            issues.push(code::UNKNOWN_REFERENCE, &[], Some("identityId"), "identityId is not an identity of this workspace");
+            issues.push(
+                code::UNKNOWN_REFERENCE,
+                &[],
+                Some("identityId"),
+                "identityId is not an identity of this workspace",
+            );
         }
         issues.finish(())?;
         match (course, identity) {
@@ -319,7 +391,11 @@ impl Courses {
     }
 
     pub async fn delete_certificate(&self, access: &Access, id: &str) -> CoursesResult<()> {
-        if self.store.delete_by_id(Table::Certificates, &access.workspace.id, id).await? { Ok(()) } else { Err(CoursesError::not_found("issued certificate")) }
+        if self.store.delete_by_id(Table::Certificates, &access.workspace.id, id).await? {
+            Ok(())
+        } else {
+            Err(CoursesError::not_found("issued certificate"))
+        }
     }
 
     pub fn list_certificates(&self, access: &Access, page: ListRequest) -> mpsc::Receiver<ListItem<IssuedCertificate>> {
@@ -357,14 +433,23 @@ impl Courses {
         self.check_standing(&ws, now).await?;
         let identity = match learner.map(str::trim).filter(|l| !l.is_empty()) {
             Some(external_id) => {
-                let batch = parse_identities(&serde_json::json!({ "identities": [{ "externalId": external_id }] }).as_object().cloned().unwrap_or_default())?;
+                let batch = parse_identities(
+                    &serde_json::json!({ "identities": [{ "externalId": external_id }] })
+                        .as_object()
+                        .cloned()
+                        .unwrap_or_default(),
+                )?;
                 let (mut stored, _) = self.store.upsert_identities(&ws.id, &batch, now).await?;
                 stored.pop()
             }
             None => None,
         };
         let view_id = format!("view_{}", platform::crypto::random_token(24));
-        let view = View { workspace_id: ws.id.clone(), course_id: course.id.clone(), identity_id: identity.as_ref().map(|i| i.id.clone()) };
+        let view = View {
+            workspace_id: ws.id.clone(),
+            course_id: course.id.clone(),
+            identity_id: identity.as_ref().map(|i| i.id.clone()),
+        };
         let month = plans::month_of(now);
         let cap = ws.plan.hard_capped().then(|| ws.plan.course_views());
         if !self.store.record_view(&view_id, &view, &month, cap, now).await? {
@@ -385,11 +470,17 @@ impl Courses {
 
     async fn view_context(&self, view_id: &str) -> CoursesResult<(Course, Identity)> {
         let view = self.store.view(view_id).await?.ok_or(CoursesError::not_found("course view"))?;
-        let course = self.store.course(&view.workspace_id, &view.course_id).await?.ok_or(CoursesError::not_found("course"))?;
+        let course =
+            self.store.course(&view.workspace_id, &view.course_id).await?.ok_or(CoursesError::not_found("course"))?;
         let identity_id = view.identity_id.ok_or_else(|| {
-            CoursesError::field(&["learner"], code::REQUIRED, "open the course with ?learner=<your learner id> to record completions")
+            CoursesError::field(
+                &["learner"],
+                code::REQUIRED,
+                "open the course with ?learner=<your learner id> to record completions",
+            )
         })?;
-        let identity = self.store.identity(&view.workspace_id, &identity_id).await?.ok_or(CoursesError::not_found("identity"))?;
+        let identity =
+            self.store.identity(&view.workspace_id, &identity_id).await?.ok_or(CoursesError::not_found("identity"))?;
         Ok((course, identity))
     }
 
@@ -420,7 +511,12 @@ mod tests {
         assert_eq!((issues[0].code, issues[0].path.clone()), ("too_big", vec!["identities".to_owned()]));
         let ok: Vec<Value> = (0..BULK_LIMIT).map(|i| json!({ "externalId": format!("u{i}") })).collect();
         assert_eq!(parse_identities(json!({ "identities": ok }).as_object().unwrap()).unwrap().len(), BULK_LIMIT);
-        let err = parse_identities(json!({ "identities": [{ "externalId": "a" }, { "externalId": "a" }, { "email": "x" }] }).as_object().unwrap()).unwrap_err();
+        let err = parse_identities(
+            json!({ "identities": [{ "externalId": "a" }, { "externalId": "a" }, { "email": "x" }] })
+                .as_object()
+                .unwrap(),
+        )
+        .unwrap_err();
         let CoursesError::Invalid { issues, .. } = err else { panic!() };
         let paths: Vec<String> = issues.iter().map(|i| i.path.join(".")).collect();
         assert_eq!(paths, ["identities.1.externalId", "identities.2.externalId"]);

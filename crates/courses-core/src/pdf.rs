@@ -102,7 +102,9 @@ pub fn render_certificate(cert: &IssuedCertificate, template: Option<&Map<String
     for offset in offsets {
         pdf.extend(format!("{offset:010} 00000 n \n").into_bytes());
     }
-    pdf.extend(format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).into_bytes());
+    pdf.extend(
+        format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).into_bytes(),
+    );
     pdf
 }
 

@@ -5,20 +5,21 @@
 use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
+use crate::courses::ListRequest;
 use crate::error::{CoursesError, CoursesResult};
 use crate::issues::{Issues, child, code};
 use crate::model::{Access, ListItem, Resource, ResourceKind};
 use crate::plans::Feature;
 use crate::store::{Bind, RESOURCE_COLUMNS, ResourceRow};
 use crate::{Courses, content};
-use crate::courses::ListRequest;
 
 /// Where a webhook's signing secret is kept inside its document; never
 /// returned after creation.
 pub const WEBHOOK_SECRET_FIELD: &str = "_signingSecret";
 
 /// The events a webhook may subscribe to.
-pub const WEBHOOK_EVENTS: [&str; 4] = ["course.published", "completion.created", "certificate.issued", "identity.created"];
+pub const WEBHOOK_EVENTS: [&str; 4] =
+    ["course.published", "completion.created", "certificate.issued", "identity.created"];
 
 const fn feature(kind: ResourceKind) -> Option<Feature> {
     match kind {
@@ -73,11 +74,21 @@ impl Courses {
                     Some(Value::Array(events)) if !events.is_empty() => {
                         for (i, e) in events.iter().enumerate() {
                             if !e.as_str().is_some_and(|e| WEBHOOK_EVENTS.contains(&e)) {
-                                issues.push(code::INVALID_VALUE, &child(&["events".to_owned()], i), None, format!("events are {}", WEBHOOK_EVENTS.join(", ")));
+                                issues.push(
+                                    code::INVALID_VALUE,
+                                    &child(&["events".to_owned()], i),
+                                    None,
+                                    format!("events are {}", WEBHOOK_EVENTS.join(", ")),
+                                );
                             }
                         }
                     }
-                    _ => issues.push(code::REQUIRED, &[], Some("events"), format!("events must list one or more of {}", WEBHOOK_EVENTS.join(", "))),
+                    _ => issues.push(
+                        code::REQUIRED,
+                        &[],
+                        Some("events"),
+                        format!("events must list one or more of {}", WEBHOOK_EVENTS.join(", ")),
+                    ),
                 }
             }
         }
@@ -104,21 +115,35 @@ impl Courses {
                             None => false,
                         };
                         if !known {
-                            issues.push(code::UNKNOWN_REFERENCE, &child(&["courseIds".to_owned()], i), None, "not a course of this workspace");
+                            issues.push(
+                                code::UNKNOWN_REFERENCE,
+                                &child(&["courseIds".to_owned()], i),
+                                None,
+                                "not a course of this workspace",
+                            );
                         }
                     }
                 }
-                Some(_) => issues.push(code::INVALID_TYPE, &[], Some("courseIds"), "courseIds must be an array of course ids"),
+                Some(_) => {
+                    issues.push(code::INVALID_TYPE, &[], Some("courseIds"), "courseIds must be an array of course ids")
+                }
             }
         }
         issues.finish(())
     }
 
     /// Creates a resource. A webhook's signing secret is returned here only.
-    pub async fn create_resource(&self, access: &Access, kind: ResourceKind, body: &Map<String, Value>) -> CoursesResult<(Resource, Option<String>)> {
+    pub async fn create_resource(
+        &self,
+        access: &Access,
+        kind: ResourceKind,
+        body: &Map<String, Value>,
+    ) -> CoursesResult<(Resource, Option<String>)> {
         self.gate(access, kind)?;
         let mut data = body.clone();
-        for key in ["id", "createdAt", "updatedAt", "workspaceId", WEBHOOK_SECRET_FIELD, crate::webhooks::WEBHOOK_SIGNING_KEY] {
+        for key in
+            ["id", "createdAt", "updatedAt", "workspaceId", WEBHOOK_SECRET_FIELD, crate::webhooks::WEBHOOK_SIGNING_KEY]
+        {
             data.remove(key);
         }
         self.check_resource(access, kind, &data).await?;
@@ -145,7 +170,12 @@ impl Courses {
         self.store.resource(&access.workspace.id, kind, id).await?.ok_or(CoursesError::not_found(kind.noun()))
     }
 
-    pub fn list_resources(&self, access: &Access, kind: ResourceKind, page: ListRequest) -> CoursesResult<mpsc::Receiver<ListItem<Resource>>> {
+    pub fn list_resources(
+        &self,
+        access: &Access,
+        kind: ResourceKind,
+        page: ListRequest,
+    ) -> CoursesResult<mpsc::Receiver<ListItem<Resource>>> {
         self.gate(access, kind)?;
         Ok(self.store.stream::<ResourceRow, Resource>(
             format!("SELECT {RESOURCE_COLUMNS} FROM resources WHERE workspace_id = $1 AND kind = $2 ORDER BY created_at, id LIMIT $3 OFFSET $4"),
@@ -156,10 +186,25 @@ impl Courses {
     }
 
     /// Merges `body` into the resource (a `null` removes a field).
-    pub async fn update_resource(&self, access: &Access, kind: ResourceKind, id: &str, body: &Map<String, Value>) -> CoursesResult<Resource> {
+    pub async fn update_resource(
+        &self,
+        access: &Access,
+        kind: ResourceKind,
+        id: &str,
+        body: &Map<String, Value>,
+    ) -> CoursesResult<Resource> {
         let mut resource = self.resource(access, kind, id).await?;
         for (k, v) in body {
-            if ["id", "createdAt", "updatedAt", "workspaceId", WEBHOOK_SECRET_FIELD, crate::webhooks::WEBHOOK_SIGNING_KEY].contains(&k.as_str()) {
+            if [
+                "id",
+                "createdAt",
+                "updatedAt",
+                "workspaceId",
+                WEBHOOK_SECRET_FIELD,
+                crate::webhooks::WEBHOOK_SIGNING_KEY,
+            ]
+            .contains(&k.as_str())
+            {
                 continue;
             }
             if v.is_null() {
@@ -176,6 +221,10 @@ impl Courses {
 
     pub async fn delete_resource(&self, access: &Access, kind: ResourceKind, id: &str) -> CoursesResult<()> {
         self.gate(access, kind)?;
-        if self.store.delete_resource(&access.workspace.id, kind, id).await? { Ok(()) } else { Err(CoursesError::not_found(kind.noun())) }
+        if self.store.delete_resource(&access.workspace.id, kind, id).await? {
+            Ok(())
+        } else {
+            Err(CoursesError::not_found(kind.noun()))
+        }
     }
 }

@@ -18,7 +18,12 @@ pub enum ScormVersion {
 
 impl crate::Courses {
     /// A course as a SCORM package (Scale and up over the API).
-    pub async fn export_scorm(&self, access: &crate::Access, course_id: &str, version: ScormVersion) -> crate::CoursesResult<(Course, Vec<u8>)> {
+    pub async fn export_scorm(
+        &self,
+        access: &crate::Access,
+        course_id: &str,
+        version: ScormVersion,
+    ) -> crate::CoursesResult<(Course, Vec<u8>)> {
         self.require(access, crate::Feature::ScormApi)?;
         let course = self.course(access, course_id).await?;
         let zip = export(&course, version);
@@ -399,7 +404,9 @@ mod tests {
             certificate_id: None,
             source_kind: "manual".into(),
             settings: Map::new(),
-            screens: vec![json!({ "id": "s", "title": "S", "blocks": [{ "id": "q", "type": "true_false", "statement": "x", "answer": true }] })],
+            screens: vec![
+                json!({ "id": "s", "title": "S", "blocks": [{ "id": "q", "type": "true_false", "statement": "x", "answer": true }] }),
+            ],
             extra: Map::new(),
             published_at: None,
             created_at: Timestamp::from_millis(0),
@@ -416,9 +423,14 @@ mod tests {
     fn manifests_follow_each_edition() {
         let m12 = manifest(&course(), ScormVersion::Scorm12);
         assert!(m12.contains("<schemaversion>1.2</schemaversion>") && m12.contains("adlcp:scormtype=\"sco\""));
-        assert!(m12.contains("<adlcp:masteryscore>80</adlcp:masteryscore>") && m12.contains("Safety &amp; &lt;you&gt;"));
+        assert!(
+            m12.contains("<adlcp:masteryscore>80</adlcp:masteryscore>") && m12.contains("Safety &amp; &lt;you&gt;")
+        );
         let m2004 = manifest(&course(), ScormVersion::Scorm2004);
-        assert!(m2004.contains("<schemaversion>2004 4th Edition</schemaversion>") && m2004.contains("adlcp:scormType=\"sco\""));
+        assert!(
+            m2004.contains("<schemaversion>2004 4th Edition</schemaversion>")
+                && m2004.contains("adlcp:scormType=\"sco\"")
+        );
         assert!(m2004.contains("<imsss:minNormalizedMeasure>0.8</imsss:minNormalizedMeasure>"));
     }
 

@@ -9,11 +9,11 @@
 
 use serde_json::{Map, Value};
 
+use crate::Courses;
 use crate::error::{CoursesError, CoursesResult};
 use crate::issues::{Issues, code};
 use crate::model::{Access, Course};
 use crate::plans::Feature;
-use crate::Courses;
 
 pub const MAX_PACKAGE_BYTES: usize = 100 * 1024 * 1024;
 pub const MAX_ENTRIES: usize = 10_000;
@@ -72,7 +72,8 @@ fn entries(zip: &[u8]) -> CoursesResult<Vec<Entry>> {
         if slice(zip, at, 4) != Some(b"PK\x01\x02") {
             return Err(bad("the zip's central directory is damaged"));
         }
-        let field = |off: usize| u16_at(zip, at.saturating_add(off)).map(usize::from).ok_or_else(|| bad("truncated zip entry"));
+        let field =
+            |off: usize| u16_at(zip, at.saturating_add(off)).map(usize::from).ok_or_else(|| bad("truncated zip entry"));
         let method = u16_at(zip, at.saturating_add(10)).unwrap_or(0);
         let compressed = u64::from(u32_at(zip, at.saturating_add(20)).unwrap_or(0));
         let uncompressed = u64::from(u32_at(zip, at.saturating_add(24)).unwrap_or(0));
@@ -82,7 +83,11 @@ fn entries(zip: &[u8]) -> CoursesResult<Vec<Entry>> {
             .map(|b| String::from_utf8_lossy(b).into_owned())
             .ok_or_else(|| bad("truncated zip entry name"))?;
         if !safe_name(&name) {
-            return Err(CoursesError::field(&["package", &name], code::INVALID_VALUE, "entry names must be relative paths inside the package"));
+            return Err(CoursesError::field(
+                &["package", &name],
+                code::INVALID_VALUE,
+                "entry names must be relative paths inside the package",
+            ));
         }
         total = total.saturating_add(uncompressed);
         if total > MAX_TOTAL_UNCOMPRESSED || (compressed > 0 && uncompressed / compressed > 1_000) {
@@ -139,7 +144,11 @@ pub fn course_from_package(zip: &[u8]) -> CoursesResult<Map<String, Value>> {
     }
     issues.finish(())?;
     let document = entries.iter().find(|e| e.name == "course.json").ok_or_else(|| {
-        CoursesError::field(&["course.json"], code::REQUIRED, "only packages exported by this service (with course.json) can be imported as editable courses")
+        CoursesError::field(
+            &["course.json"],
+            code::REQUIRED,
+            "only packages exported by this service (with course.json) can be imported as editable courses",
+        )
     })?;
     match serde_json::from_slice::<Value>(read_stored(zip, document)?) {
         Ok(Value::Object(mut map)) => {

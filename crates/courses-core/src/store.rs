@@ -66,7 +66,8 @@ impl From<DeliveryRow> for Delivery {
     }
 }
 
-pub const DELIVERY_COLUMNS: &str = "id, webhook_id, event, payload, sent_at_secs, signature, status, attempts, created_at";
+pub const DELIVERY_COLUMNS: &str =
+    "id, webhook_id, event, payload, sent_at_secs, signature, status, attempts, created_at";
 
 /// A bound parameter of a streamed list query.
 #[derive(Clone, Debug)]
@@ -399,16 +400,18 @@ impl Store {
 
     pub async fn update_workspace(&self, ws: &Workspace) -> Result<bool, StoreError> {
         with_db!(&self.db, |pool| {
-            sqlx::query("UPDATE workspaces SET name = $2, plan = $3, payment_failed_at = $4, updated_at = $5 WHERE id = $1")
-                .bind(&ws.id)
-                .bind(&ws.name)
-                .bind(ws.plan.as_str())
-                .bind(ws.payment_failed_at.map(Timestamp::as_millis))
-                .bind(ws.updated_at.as_millis())
-                .execute(pool)
-                .await
-                .map(|r| r.rows_affected() == 1)
-                .map_err(store_error)
+            sqlx::query(
+                "UPDATE workspaces SET name = $2, plan = $3, payment_failed_at = $4, updated_at = $5 WHERE id = $1",
+            )
+            .bind(&ws.id)
+            .bind(&ws.name)
+            .bind(ws.plan.as_str())
+            .bind(ws.payment_failed_at.map(Timestamp::as_millis))
+            .bind(ws.updated_at.as_millis())
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected() == 1)
+            .map_err(store_error)
         })
     }
 
@@ -476,7 +479,13 @@ impl Store {
     /// window already holds `limit` requests: then returns the instant the
     /// oldest of them leaves the window. The key row is written first so
     /// concurrent requests with one key serialise on every backend.
-    pub async fn hit_rate(&self, key_id: &str, now: Timestamp, window_ms: i64, limit: i64) -> Result<Option<Timestamp>, StoreError> {
+    pub async fn hit_rate(
+        &self,
+        key_id: &str,
+        now: Timestamp,
+        window_ms: i64,
+        limit: i64,
+    ) -> Result<Option<Timestamp>, StoreError> {
         let cutoff = now.as_millis() - window_ms;
         with_db!(&self.db, |pool| {
             let mut tx = pool.begin().await.map_err(store_error)?;
@@ -530,20 +539,28 @@ impl Store {
 
     pub async fn usage(&self, workspace_id: &str, month: &str, metric: &str) -> Result<u64, StoreError> {
         let count: Option<i64> = with_db!(&self.db, |pool| {
-            sqlx::query_scalar("SELECT count FROM usage_counters WHERE workspace_id = $1 AND month = $2 AND metric = $3")
-                .bind(workspace_id)
-                .bind(month)
-                .bind(metric)
-                .fetch_optional(pool)
-                .await
-                .map_err(store_error)
+            sqlx::query_scalar(
+                "SELECT count FROM usage_counters WHERE workspace_id = $1 AND month = $2 AND metric = $3",
+            )
+            .bind(workspace_id)
+            .bind(month)
+            .bind(metric)
+            .fetch_optional(pool)
+            .await
+            .map_err(store_error)
         })?;
         Ok(count.and_then(|c| u64::try_from(c).ok()).unwrap_or(0))
     }
 
     /// Adds one to a monthly counter unless it already reached `cap`.
     /// Returns whether the unit was counted.
-    pub async fn take_unit(&self, workspace_id: &str, month: &str, metric: &str, cap: Option<u64>) -> Result<bool, StoreError> {
+    pub async fn take_unit(
+        &self,
+        workspace_id: &str,
+        month: &str,
+        metric: &str,
+        cap: Option<u64>,
+    ) -> Result<bool, StoreError> {
         let cap = cap.and_then(|c| i64::try_from(c).ok()).unwrap_or(i64::MAX);
         if cap <= 0 {
             return Ok(false);
@@ -615,7 +632,9 @@ impl Store {
                 .bind(view_id)
                 .fetch_optional(pool)
                 .await
-                .map(|r| r.map(|r| View { workspace_id: r.workspace_id, course_id: r.course_id, identity_id: r.identity_id }))
+                .map(|r| {
+                    r.map(|r| View { workspace_id: r.workspace_id, course_id: r.course_id, identity_id: r.identity_id })
+                })
                 .map_err(store_error)
         })
     }
@@ -665,12 +684,14 @@ impl Store {
     /// Any workspace's course, for the public embed.
     pub async fn course_by_id(&self, id: &str) -> Result<Option<Course>, StoreError> {
         with_db!(&self.db, |pool| {
-            sqlx::query_as::<_, CourseRow>(sqlx::AssertSqlSafe(format!("SELECT {COURSE_COLUMNS} FROM courses WHERE id = $1")))
-                .bind(id)
-                .fetch_optional(pool)
-                .await
-                .map(|r| r.map(Course::from))
-                .map_err(store_error)
+            sqlx::query_as::<_, CourseRow>(sqlx::AssertSqlSafe(format!(
+                "SELECT {COURSE_COLUMNS} FROM courses WHERE id = $1"
+            )))
+            .bind(id)
+            .fetch_optional(pool)
+            .await
+            .map(|r| r.map(Course::from))
+            .map_err(store_error)
         })
     }
 
@@ -761,7 +782,12 @@ impl Store {
         })
     }
 
-    pub async fn resource(&self, workspace_id: &str, kind: ResourceKind, id: &str) -> Result<Option<Resource>, StoreError> {
+    pub async fn resource(
+        &self,
+        workspace_id: &str,
+        kind: ResourceKind,
+        id: &str,
+    ) -> Result<Option<Resource>, StoreError> {
         with_db!(&self.db, |pool| {
             sqlx::query_as::<_, ResourceRow>(sqlx::AssertSqlSafe(format!(
                 "SELECT {RESOURCE_COLUMNS} FROM resources WHERE id = $1 AND workspace_id = $2 AND kind = $3"
@@ -816,16 +842,18 @@ impl Store {
 
     pub async fn update_resource(&self, r: &Resource) -> Result<bool, StoreError> {
         with_db!(&self.db, |pool| {
-            sqlx::query("UPDATE resources SET data = $4, updated_at = $5 WHERE id = $1 AND workspace_id = $2 AND kind = $3")
-                .bind(&r.id)
-                .bind(&r.workspace_id)
-                .bind(r.kind.as_str())
-                .bind(Value::Object(r.data.clone()).to_string())
-                .bind(r.updated_at.as_millis())
-                .execute(pool)
-                .await
-                .map(|r| r.rows_affected() == 1)
-                .map_err(store_error)
+            sqlx::query(
+                "UPDATE resources SET data = $4, updated_at = $5 WHERE id = $1 AND workspace_id = $2 AND kind = $3",
+            )
+            .bind(&r.id)
+            .bind(&r.workspace_id)
+            .bind(r.kind.as_str())
+            .bind(Value::Object(r.data.clone()).to_string())
+            .bind(r.updated_at.as_millis())
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected() == 1)
+            .map_err(store_error)
         })
     }
 
@@ -908,13 +936,14 @@ impl Store {
             let mut tx = pool.begin().await.map_err(store_error)?;
             let mut deleted = 0;
             for key in keys {
-                deleted += sqlx::query("DELETE FROM identities WHERE workspace_id = $1 AND (id = $2 OR external_id = $2)")
-                    .bind(workspace_id)
-                    .bind(key)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(store_error)?
-                    .rows_affected();
+                deleted +=
+                    sqlx::query("DELETE FROM identities WHERE workspace_id = $1 AND (id = $2 OR external_id = $2)")
+                        .bind(workspace_id)
+                        .bind(key)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(store_error)?
+                        .rows_affected();
             }
             tx.commit().await.map_err(store_error)?;
             Ok(deleted)
@@ -959,7 +988,12 @@ impl Store {
 
     /// The learner's best completion of a course: passed first, then the
     /// highest score, then the latest.
-    pub async fn best_completion(&self, workspace_id: &str, course_id: &str, identity_id: &str) -> Result<Option<Completion>, StoreError> {
+    pub async fn best_completion(
+        &self,
+        workspace_id: &str,
+        course_id: &str,
+        identity_id: &str,
+    ) -> Result<Option<Completion>, StoreError> {
         with_db!(&self.db, |pool| {
             sqlx::query_as::<_, CompletionRow>(sqlx::AssertSqlSafe(format!(
                 "SELECT {COMPLETION_COLUMNS} FROM completions WHERE workspace_id = $1 AND course_id = $2 AND identity_id = $3

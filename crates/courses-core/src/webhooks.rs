@@ -44,7 +44,11 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 pub fn base64(data: &[u8]) -> String {
     let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
     for chunk in data.chunks(3) {
-        let b = [chunk.first().copied().unwrap_or(0), chunk.get(1).copied().unwrap_or(0), chunk.get(2).copied().unwrap_or(0)];
+        let b = [
+            chunk.first().copied().unwrap_or(0),
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for i in 0..4 {
             if i <= chunk.len() {
@@ -90,7 +94,8 @@ impl Courses {
         let hooks = self.store.resources_of_kind(workspace_id, ResourceKind::Webhook).await?;
         let now = self.clock.now();
         for hook in hooks {
-            let subscribed = hook.data.get("events").and_then(Value::as_array).is_some_and(|e| e.iter().any(|x| x == event));
+            let subscribed =
+                hook.data.get("events").and_then(Value::as_array).is_some_and(|e| e.iter().any(|x| x == event));
             let active = hook.data.get("active").and_then(Value::as_bool).unwrap_or(true);
             let Some(key) = hook.data.get(WEBHOOK_SIGNING_KEY).and_then(Value::as_str) else { continue };
             if !subscribed || !active {
@@ -116,7 +121,12 @@ impl Courses {
     }
 
     /// The signed messages of one webhook, oldest first.
-    pub async fn list_deliveries(&self, access: &Access, webhook_id: &str, page: ListRequest) -> CoursesResult<mpsc::Receiver<ListItem<Delivery>>> {
+    pub async fn list_deliveries(
+        &self,
+        access: &Access,
+        webhook_id: &str,
+        page: ListRequest,
+    ) -> CoursesResult<mpsc::Receiver<ListItem<Delivery>>> {
         self.store
             .resource(&access.workspace.id, ResourceKind::Webhook, webhook_id)
             .await?
@@ -150,7 +160,15 @@ mod tests {
 
     #[test]
     fn base64_matches_rfc_4648() {
-        for (input, expected) in [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")] {
+        for (input, expected) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
             assert_eq!(base64(input.as_bytes()), expected);
         }
     }

@@ -110,16 +110,20 @@ impl From<CoursesError> for ApiError {
                 Self::new(Code::PaymentRequired, message)
             }
             CoursesError::NotFound { .. } => Self::new(Code::NotFound, message),
-            CoursesError::RateLimited { retry_after_secs, throttle: Throttle::Requests { .. } | Throttle::Generations { .. } } => {
-                Self { retry_after: Some(retry_after_secs), ..Self::new(Code::RateLimited, message) }
-            }
+            CoursesError::RateLimited {
+                retry_after_secs,
+                throttle: Throttle::Requests { .. } | Throttle::Generations { .. },
+            } => Self { retry_after: Some(retry_after_secs), ..Self::new(Code::RateLimited, message) },
             CoursesError::PassingScoreNotMet { .. } => Self::new(Code::PassingScoreNotMet, message),
             CoursesError::NotCompleted => Self::new(Code::NotCompleted, message),
             CoursesError::TooLarge { .. } => Self::new(Code::PayloadTooLarge, message),
             CoursesError::Conflict { .. } => Self::new(Code::Conflict, message),
             CoursesError::Store(StoreError::Busy(cause)) => {
                 tracing::warn!(%cause, "store busy");
-                Self { retry_after: Some(1), ..Self::new(Code::ServiceUnavailable, "the service is busy; retry shortly") }
+                Self {
+                    retry_after: Some(1),
+                    ..Self::new(Code::ServiceUnavailable, "the service is busy; retry shortly")
+                }
             }
             CoursesError::Store(_) | CoursesError::Internal(_) => {
                 // The cause is logged with the request id; the client gets an
@@ -148,7 +152,9 @@ impl IntoResponse for ApiError {
         let body = envelope(self.code, &self.message, self.issues.as_deref());
         let mut response = (status, axum::Json(body)).into_response();
         if self.code == Code::Unauthorized {
-            response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"courses\""));
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"courses\""));
         }
         if let Some(secs) = self.retry_after
             && let Ok(value) = HeaderValue::from_str(&secs.to_string())

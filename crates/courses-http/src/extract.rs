@@ -65,7 +65,9 @@ impl<S: Send + Sync> FromRequest<S> for PackageBody {
             platform::http::BodyError::TooLarge { limit } => {
                 ApiError::new(Code::PayloadTooLarge, format!("the SCORM package exceeds {limit} bytes (100 MB)"))
             }
-            platform::http::BodyError::Read(e) => ApiError::new(Code::InvalidRequest, format!("could not read the body: {e}")),
+            platform::http::BodyError::Read(e) => {
+                ApiError::new(Code::InvalidRequest, format!("could not read the body: {e}"))
+            }
         })
     }
 }
@@ -75,7 +77,9 @@ async fn read(headers: &axum::http::HeaderMap, body: Body) -> Result<Bytes, ApiE
         platform::http::BodyError::TooLarge { limit } => {
             ApiError::new(Code::PayloadTooLarge, format!("the request body exceeds {limit} bytes"))
         }
-        platform::http::BodyError::Read(e) => ApiError::new(Code::InvalidRequest, format!("could not read the body: {e}")),
+        platform::http::BodyError::Read(e) => {
+            ApiError::new(Code::InvalidRequest, format!("could not read the body: {e}"))
+        }
     })
 }
 
@@ -86,7 +90,10 @@ pub fn parse_object(bytes: &[u8]) -> Result<Map<String, Value>, ApiError> {
     match serde_json::from_slice::<Value>(bytes) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err(courses_core::CoursesError::field(&[], "invalid_type", "the body must be a JSON object").into()),
-        Err(e) => Err(courses_core::CoursesError::field(&[], "invalid_json", format!("the body is not valid JSON: {e}")).into()),
+        Err(e) => {
+            Err(courses_core::CoursesError::field(&[], "invalid_json", format!("the body is not valid JSON: {e}"))
+                .into())
+        }
     }
 }
 
@@ -97,7 +104,8 @@ impl<S: Send + Sync> FromRequestParts<S> for Paging {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        let pairs: Vec<(String, String)> = serde_urlencoded::from_str(parts.uri.query().unwrap_or("")).unwrap_or_default();
+        let pairs: Vec<(String, String)> =
+            serde_urlencoded::from_str(parts.uri.query().unwrap_or("")).unwrap_or_default();
         let get = |name: &str| -> Result<Option<u64>, ApiError> {
             pairs
                 .iter()

@@ -51,10 +51,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/courses/{id}/scorm", get(r::export_scorm))
         .route("/v1/courses/{id}/screens", get(r::list_screens).post(r::add_screen))
         .route("/v1/courses/{id}/screens/order", put(r::reorder_screens))
-        .route(
-            "/v1/courses/{id}/screens/{screen}",
-            get(r::get_screen).patch(r::update_screen).delete(r::delete_screen),
-        )
+        .route("/v1/courses/{id}/screens/{screen}", get(r::get_screen).patch(r::update_screen).delete(r::delete_screen))
         .route("/v1/courses/{id}/screens/{screen}/duplicate", post(r::duplicate_screen))
         .route("/v1/courses/{id}/screens/{screen}/blocks", get(r::list_blocks).post(r::add_block))
         .route(

@@ -22,17 +22,55 @@ const PROTOCOL_VERSIONS: [&str; 3] = ["2025-06-18", "2025-03-26", "2024-11-05"];
 fn tools() -> Vec<Value> {
     let course_id = json!({ "type": "string", "description": "The course id (crs_...)" });
     let specs: Vec<(&str, &str, Value, Vec<&str>)> = vec![
-        ("generate_course", "Generate a draft course (outline, screens, blocks, scored questions) from a prompt. Build plan and up; counts against the monthly AI generation allowance.",
-            json!({ "prompt": { "type": "string", "maxLength": 2000 }, "screensTarget": { "type": "integer", "minimum": 1, "maximum": 20 }, "passingScore": { "type": ["integer", "null"], "minimum": 0, "maximum": 100 } }), vec!["prompt"]),
-        ("create_course", "Create a draft course. Each screen has an id, a title and an array of blocks (see list_block_types).",
-            json!({ "title": { "type": "string" }, "screens": { "type": "array", "items": { "type": "object" } }, "passingScore": { "type": ["integer", "null"] }, "themeId": { "type": ["string", "null"] }, "certificateId": { "type": ["string", "null"] }, "navigation": { "enum": ["default", "hidden"] }, "quizFeedback": { "enum": ["deferred", "immediate"] } }), vec!["title"]),
+        (
+            "generate_course",
+            "Generate a draft course (outline, screens, blocks, scored questions) from a prompt. Build plan and up; counts against the monthly AI generation allowance.",
+            json!({ "prompt": { "type": "string", "maxLength": 2000 }, "screensTarget": { "type": "integer", "minimum": 1, "maximum": 20 }, "passingScore": { "type": ["integer", "null"], "minimum": 0, "maximum": 100 } }),
+            vec!["prompt"],
+        ),
+        (
+            "create_course",
+            "Create a draft course. Each screen has an id, a title and an array of blocks (see list_block_types).",
+            json!({ "title": { "type": "string" }, "screens": { "type": "array", "items": { "type": "object" } }, "passingScore": { "type": ["integer", "null"] }, "themeId": { "type": ["string", "null"] }, "certificateId": { "type": ["string", "null"] }, "navigation": { "enum": ["default", "hidden"] }, "quizFeedback": { "enum": ["deferred", "immediate"] } }),
+            vec!["title"],
+        ),
         ("get_course", "Get a course with its screens and blocks.", json!({ "courseId": course_id }), vec!["courseId"]),
-        ("list_courses", "List the workspace's courses (id, title, status).", json!({ "limit": { "type": "integer", "minimum": 1 }, "offset": { "type": "integer", "minimum": 0 } }), vec![]),
-        ("add_screen", "Add a screen to a course, at position (default: last).", json!({ "courseId": course_id, "title": { "type": "string" }, "position": { "type": "integer", "minimum": 0 }, "blocks": { "type": "array", "items": { "type": "object" } } }), vec!["courseId"]),
-        ("reorder_screens", "Reorder a course's screens. Send every screen id exactly once; a partial list is rejected.", json!({ "courseId": course_id, "orderedScreenIds": { "type": "array", "items": { "type": "string" } } }), vec!["courseId", "orderedScreenIds"]),
-        ("duplicate_screen", "Duplicate a screen right after the original; every block gets a new id.", json!({ "courseId": course_id, "screenId": { "type": "string" } }), vec!["courseId", "screenId"]),
-        ("add_block", "Add a block to a screen, at position (default: last).", json!({ "courseId": course_id, "screenId": { "type": "string" }, "block": { "type": "object" }, "position": { "type": "integer", "minimum": 0 } }), vec!["courseId", "screenId", "block"]),
-        ("publish_course", "Publish a course so its embed link serves learners.", json!({ "courseId": course_id }), vec!["courseId"]),
+        (
+            "list_courses",
+            "List the workspace's courses (id, title, status).",
+            json!({ "limit": { "type": "integer", "minimum": 1 }, "offset": { "type": "integer", "minimum": 0 } }),
+            vec![],
+        ),
+        (
+            "add_screen",
+            "Add a screen to a course, at position (default: last).",
+            json!({ "courseId": course_id, "title": { "type": "string" }, "position": { "type": "integer", "minimum": 0 }, "blocks": { "type": "array", "items": { "type": "object" } } }),
+            vec!["courseId"],
+        ),
+        (
+            "reorder_screens",
+            "Reorder a course's screens. Send every screen id exactly once; a partial list is rejected.",
+            json!({ "courseId": course_id, "orderedScreenIds": { "type": "array", "items": { "type": "string" } } }),
+            vec!["courseId", "orderedScreenIds"],
+        ),
+        (
+            "duplicate_screen",
+            "Duplicate a screen right after the original; every block gets a new id.",
+            json!({ "courseId": course_id, "screenId": { "type": "string" } }),
+            vec!["courseId", "screenId"],
+        ),
+        (
+            "add_block",
+            "Add a block to a screen, at position (default: last).",
+            json!({ "courseId": course_id, "screenId": { "type": "string" }, "block": { "type": "object" }, "position": { "type": "integer", "minimum": 0 } }),
+            vec!["courseId", "screenId", "block"],
+        ),
+        (
+            "publish_course",
+            "Publish a course so its embed link serves learners.",
+            json!({ "courseId": course_id }),
+            vec!["courseId"],
+        ),
         ("list_block_types", "The block types, their fields and which are scored.", json!({}), vec![]),
     ];
     specs
@@ -73,7 +111,12 @@ fn string_arg(args: &Map<String, Value>, name: &str) -> Result<String, CoursesEr
         .ok_or_else(|| CoursesError::field(&[name], "required", format!("{name} is required")))
 }
 
-async fn call_tool(state: &AppState, access: &Access, name: &str, args: &Map<String, Value>) -> Result<Value, CoursesError> {
+async fn call_tool(
+    state: &AppState,
+    access: &Access,
+    name: &str,
+    args: &Map<String, Value>,
+) -> Result<Value, CoursesError> {
     let courses = &state.courses;
     if writes(name) && access.read_only {
         return Err(CoursesError::InsufficientScope { method: format!("the {name} tool") });
@@ -98,7 +141,9 @@ async fn call_tool(state: &AppState, access: &Access, name: &str, args: &Map<Str
                     courses_core::ListItem::Failed(err) => return Err(err.into()),
                 }
             }
-            Ok(json!({ "data": data, "pagination": { "limit": page.limit, "offset": page.offset, "hasMore": has_more } }))
+            Ok(
+                json!({ "data": data, "pagination": { "limit": page.limit, "offset": page.offset, "hasMore": has_more } }),
+            )
         }
         "add_screen" => {
             let mut body = args.clone();
@@ -115,8 +160,9 @@ async fn call_tool(state: &AppState, access: &Access, name: &str, args: &Map<Str
             Ok(wire::course(&courses.reorder_screens(access, &string_arg(args, "courseId")?, &ordered).await?))
         }
         "duplicate_screen" => {
-            let (index, screen) =
-                courses.duplicate_screen(access, &string_arg(args, "courseId")?, &string_arg(args, "screenId")?).await?;
+            let (index, screen) = courses
+                .duplicate_screen(access, &string_arg(args, "courseId")?, &string_arg(args, "screenId")?)
+                .await?;
             Ok(json!({ "index": index, "screen": screen }))
         }
         "add_block" => {
@@ -124,26 +170,32 @@ async fn call_tool(state: &AppState, access: &Access, name: &str, args: &Map<Str
             if let Some(position) = args.get("position") {
                 block.insert("position".to_owned(), position.clone());
             }
-            let (index, block) =
-                courses.add_block(access, &string_arg(args, "courseId")?, &string_arg(args, "screenId")?, &block).await?;
+            let (index, block) = courses
+                .add_block(access, &string_arg(args, "courseId")?, &string_arg(args, "screenId")?, &block)
+                .await?;
             Ok(json!({ "index": index, "block": block }))
         }
-        "publish_course" => {
-            Ok(wire::course(&courses.set_course_status(access, &string_arg(args, "courseId")?, CourseStatus::Published).await?))
-        }
+        "publish_course" => Ok(wire::course(
+            &courses.set_course_status(access, &string_arg(args, "courseId")?, CourseStatus::Published).await?,
+        )),
         "list_block_types" => Ok(crate::openapi::block_types()),
         _ => Err(CoursesError::not_found("tool")),
     }
 }
 
 /// `POST /v1/mcp`: one JSON-RPC message (or a batch) per request.
-pub async fn handle(State(state): State<AppState>, headers: HeaderMap, body: axum::body::Bytes) -> Result<Response, ApiError> {
+pub async fn handle(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Result<Response, ApiError> {
     let authorization = headers.get(AUTHORIZATION).map(|v| v.to_str().unwrap_or("\u{0}"));
     // Listing and reading tools is allowed to read-only keys; each writing
     // tool checks the key's scope itself.
     let access = state.courses.authorize(authorization, "GET").await?;
-    let message: Value = serde_json::from_slice(&body)
-        .map_err(|e| ApiError::from(CoursesError::field(&[], "invalid_json", format!("the body is not valid JSON-RPC: {e}"))))?;
+    let message: Value = serde_json::from_slice(&body).map_err(|e| {
+        ApiError::from(CoursesError::field(&[], "invalid_json", format!("the body is not valid JSON-RPC: {e}")))
+    })?;
     let messages = match message {
         Value::Array(batch) => batch,
         single => vec![single],
@@ -171,12 +223,15 @@ async fn dispatch(state: &AppState, access: &Access, message: &Value) -> Option<
         "initialize" => {
             let requested = params.get("protocolVersion").and_then(Value::as_str).unwrap_or_default();
             let version = PROTOCOL_VERSIONS.iter().find(|v| **v == requested).copied().unwrap_or(PROTOCOL_VERSIONS[0]);
-            rpc_result(&id, json!({
-                "protocolVersion": version,
-                "capabilities": { "tools": { "listChanged": false } },
-                "serverInfo": { "name": "courses", "version": env!("CARGO_PKG_VERSION") },
-                "instructions": format!("Tools act on workspace {} ({} plan).", access.workspace.name, access.workspace.plan),
-            }))
+            rpc_result(
+                &id,
+                json!({
+                    "protocolVersion": version,
+                    "capabilities": { "tools": { "listChanged": false } },
+                    "serverInfo": { "name": "courses", "version": env!("CARGO_PKG_VERSION") },
+                    "instructions": format!("Tools act on workspace {} ({} plan).", access.workspace.name, access.workspace.plan),
+                }),
+            )
         }
         "ping" => rpc_result(&id, json!({})),
         "tools/list" => rpc_result(&id, json!({ "tools": tools() })),

@@ -16,12 +16,36 @@ pub const OPERATIONS: &[(&str, &str, &str, u16, &str)] = &[
     ("post", "/v1/api-keys", "Create an API key; the key is returned once", 201, "workspaces"),
     ("delete", "/v1/api-keys/{id}", "Revoke an API key", 204, "workspaces"),
     ("get", "/v1/block-types", "The block types and their fields", 200, "courses"),
-    ("post", "/v1/generate", "Generate a draft course from a prompt (Build and up; prompt up to 2,000 characters, screensTarget up to 20)", 201, "generation"),
-    ("post", "/v1/mcp", "MCP endpoint (Streamable HTTP, JSON responses): generate_course and the authoring tools", 200, "generation"),
+    (
+        "post",
+        "/v1/generate",
+        "Generate a draft course from a prompt (Build and up; prompt up to 2,000 characters, screensTarget up to 20)",
+        201,
+        "generation",
+    ),
+    (
+        "post",
+        "/v1/mcp",
+        "MCP endpoint (Streamable HTTP, JSON responses): generate_course and the authoring tools",
+        200,
+        "generation",
+    ),
     ("get", "/v1/courses", "List courses", 200, "courses"),
     ("post", "/v1/courses", "Create a draft course (screens and blocks may be inlined)", 201, "courses"),
-    ("post", "/v1/courses/import/csv", "Import a draft course from CSV (screen,type,text,options,correct; up to 2,000 data rows; ?title=)", 201, "courses"),
-    ("post", "/v1/courses/import/scorm", "Import a SCORM package exported by this service (zip body up to 100 MB; Scale and up)", 201, "courses"),
+    (
+        "post",
+        "/v1/courses/import/csv",
+        "Import a draft course from CSV (screen,type,text,options,correct; up to 2,000 data rows; ?title=)",
+        201,
+        "courses",
+    ),
+    (
+        "post",
+        "/v1/courses/import/scorm",
+        "Import a SCORM package exported by this service (zip body up to 100 MB; Scale and up)",
+        201,
+        "courses",
+    ),
     ("get", "/v1/courses/{id}", "Get a course", 200, "courses"),
     ("patch", "/v1/courses/{id}", "Change a course's fields; screens replaces all screens", 200, "courses"),
     ("delete", "/v1/courses/{id}", "Delete a course", 204, "courses"),
@@ -30,11 +54,23 @@ pub const OPERATIONS: &[(&str, &str, &str, u16, &str)] = &[
     ("get", "/v1/courses/{id}/scorm", "Export as a SCORM package (?version=1.2 or 2004; Scale and up)", 200, "courses"),
     ("get", "/v1/courses/{id}/screens", "List a course's screens", 200, "screens"),
     ("post", "/v1/courses/{id}/screens", "Add a screen (at position, default last)", 201, "screens"),
-    ("put", "/v1/courses/{id}/screens/order", "Reorder screens: orderedScreenIds lists every screen once", 200, "screens"),
+    (
+        "put",
+        "/v1/courses/{id}/screens/order",
+        "Reorder screens: orderedScreenIds lists every screen once",
+        200,
+        "screens",
+    ),
     ("get", "/v1/courses/{id}/screens/{screenId}", "Get a screen", 200, "screens"),
     ("patch", "/v1/courses/{id}/screens/{screenId}", "Change a screen", 200, "screens"),
     ("delete", "/v1/courses/{id}/screens/{screenId}", "Delete a screen", 204, "screens"),
-    ("post", "/v1/courses/{id}/screens/{screenId}/duplicate", "Duplicate a screen right after itself, with new ids", 201, "screens"),
+    (
+        "post",
+        "/v1/courses/{id}/screens/{screenId}/duplicate",
+        "Duplicate a screen right after itself, with new ids",
+        201,
+        "screens",
+    ),
     ("get", "/v1/courses/{id}/screens/{screenId}/blocks", "List a screen's blocks", 200, "blocks"),
     ("post", "/v1/courses/{id}/screens/{screenId}/blocks", "Add a block (at position, default last)", 201, "blocks"),
     ("get", "/v1/courses/{id}/screens/{screenId}/blocks/{blockId}", "Get a block", 200, "blocks"),
@@ -51,19 +87,55 @@ pub const OPERATIONS: &[(&str, &str, &str, u16, &str)] = &[
     ("get", "/v1/completions/{id}", "Get a completion", 200, "learners"),
     ("delete", "/v1/completions/{id}", "Delete a completion", 204, "learners"),
     ("get", "/v1/issued-certificates", "List issued certificates", 200, "certificates"),
-    ("post", "/v1/issued-certificates", "Issue a learner's certificate (403 below the passing score)", 201, "certificates"),
+    (
+        "post",
+        "/v1/issued-certificates",
+        "Issue a learner's certificate (403 below the passing score)",
+        201,
+        "certificates",
+    ),
     ("get", "/v1/issued-certificates/{id}", "Get an issued certificate", 200, "certificates"),
     ("delete", "/v1/issued-certificates/{id}", "Delete an issued certificate", 204, "certificates"),
     ("get", "/v1/issued-certificates/{id}/pdf", "The certificate as a PDF", 200, "certificates"),
-    ("get", "/v1/{collection}", "List themes, certificate-templates, translations (Scale and up), collections or webhooks", 200, "resources"),
+    (
+        "get",
+        "/v1/{collection}",
+        "List themes, certificate-templates, translations (Scale and up), collections or webhooks",
+        200,
+        "resources",
+    ),
     ("post", "/v1/{collection}", "Create one (a webhook's signing secret is returned once)", 201, "resources"),
     ("get", "/v1/{collection}/{id}", "Get one", 200, "resources"),
     ("patch", "/v1/{collection}/{id}", "Change one (null removes a field)", 200, "resources"),
     ("delete", "/v1/{collection}/{id}", "Delete one", 204, "resources"),
-    ("get", "/v1/webhook-deliveries", "The signed messages of a webhook (?webhookId=), with their Standard Webhooks headers", 200, "resources"),
-    ("get", "/v1/embed/{courseId}", "The learner player of a published course (public; counts a course view)", 200, "embed"),
-    ("post", "/v1/embed/views/{viewId}/completion", "The player records the learner's completion (public)", 201, "embed"),
-    ("post", "/v1/embed/views/{viewId}/certificate", "The player issues the learner's certificate (public)", 201, "embed"),
+    (
+        "get",
+        "/v1/webhook-deliveries",
+        "The signed messages of a webhook (?webhookId=), with their Standard Webhooks headers",
+        200,
+        "resources",
+    ),
+    (
+        "get",
+        "/v1/embed/{courseId}",
+        "The learner player of a published course (public; counts a course view)",
+        200,
+        "embed",
+    ),
+    (
+        "post",
+        "/v1/embed/views/{viewId}/completion",
+        "The player records the learner's completion (public)",
+        201,
+        "embed",
+    ),
+    (
+        "post",
+        "/v1/embed/views/{viewId}/certificate",
+        "The player issues the learner's certificate (public)",
+        201,
+        "embed",
+    ),
     ("get", "/v1/embed/views/{viewId}/certificate.pdf", "The learner's certificate as a PDF (public)", 200, "embed"),
 ];
 
@@ -110,7 +182,9 @@ pub fn document() -> Value {
         let is_list = *method == "get" && (!path.contains('{') || path.ends_with("{collection}"));
         if is_list {
             params.push(json!({ "name": "limit", "in": "query", "schema": { "type": "integer", "minimum": 1, "default": 50 }, "description": "no maximum" }));
-            params.push(json!({ "name": "offset", "in": "query", "schema": { "type": "integer", "minimum": 0, "default": 0 } }));
+            params.push(
+                json!({ "name": "offset", "in": "query", "schema": { "type": "integer", "minimum": 0, "default": 0 } }),
+            );
         }
         let mut op = Map::new();
         op.insert("summary".to_owned(), json!(summary));
@@ -173,8 +247,12 @@ pub fn block_types() -> Value {
             "button" => json!({ "label": "string (required); advances to the next screen" }),
             "divider" => json!({}),
             "stack" => json!({ "stackCards": "1 to 10 cards {front (required), back}" }),
-            "multiple_choice" => json!({ "question": "string (required)", "options": "2 to 10 strings", "correctIndex": "integer" }),
-            "multiple_response" => json!({ "question": "string (required)", "options": "2 to 10 strings", "correctIndexes": "distinct integers" }),
+            "multiple_choice" => {
+                json!({ "question": "string (required)", "options": "2 to 10 strings", "correctIndex": "integer" })
+            }
+            "multiple_response" => {
+                json!({ "question": "string (required)", "options": "2 to 10 strings", "correctIndexes": "distinct integers" })
+            }
             "true_false" => json!({ "statement": "string (required)", "answer": "boolean" }),
             _ => json!({}),
         }

@@ -15,7 +15,11 @@ use crate::extract::{JsonBody, query_param};
 use crate::wire;
 
 /// `GET /v1/embed/{courseId}?learner=<externalId>`: counts one course view.
-pub async fn open(State(s): State<AppState>, Path(course_id): Path<String>, RawQuery(query): RawQuery) -> Result<Response, ApiError> {
+pub async fn open(
+    State(s): State<AppState>,
+    Path(course_id): Path<String>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
     let learner = query_param(query.as_deref(), "learner");
     let session = s.courses.open_embed(&course_id, learner.as_deref()).await?;
     let course = &session.course;
@@ -34,7 +38,10 @@ pub async fn open(State(s): State<AppState>, Path(course_id): Path<String>, RawQ
     });
     let html = PAGE
         .replace("{{title}}", &escape_html(&course.title))
-        .replace("{{dir}}", if course.settings.get("direction").and_then(Value::as_str) == Some("rtl") { "rtl" } else { "ltr" })
+        .replace(
+            "{{dir}}",
+            if course.settings.get("direction").and_then(Value::as_str) == Some("rtl") { "rtl" } else { "ltr" },
+        )
         .replace("{{data}}", &data.to_string().replace('<', "\\u003c"));
     Ok((
         [
@@ -47,7 +54,11 @@ pub async fn open(State(s): State<AppState>, Path(course_id): Path<String>, RawQ
 }
 
 /// `POST /v1/embed/views/{viewId}/completion`: `{answers}` graded on the server.
-pub async fn complete(State(s): State<AppState>, Path(view): Path<String>, JsonBody(body): JsonBody) -> Result<Response, ApiError> {
+pub async fn complete(
+    State(s): State<AppState>,
+    Path(view): Path<String>,
+    JsonBody(body): JsonBody,
+) -> Result<Response, ApiError> {
     let completion = s.courses.complete_view(&view, &body).await?;
     Ok((StatusCode::CREATED, Json(wire::completion(&completion))).into_response())
 }

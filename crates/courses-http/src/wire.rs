@@ -1,8 +1,8 @@
 //! The wire shapes of the API (camelCase JSON). Domain types are not wire
 //! types: this module decides what each looks like to clients.
 
-use courses_core::{ApiKeyInfo, Completion, Course, Identity, IssuedCertificate, Resource, Usage, Workspace};
 use courses_core::resources::WEBHOOK_SECRET_FIELD;
+use courses_core::{ApiKeyInfo, Completion, Course, Identity, IssuedCertificate, Resource, Usage, Workspace};
 use kernel::Timestamp;
 use serde_json::{Map, Value, json};
 

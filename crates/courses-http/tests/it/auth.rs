@@ -29,7 +29,8 @@ async fn missing_wrong_and_revoked_keys_are_unauthorized(app: TestApp) {
         if let Some(h) = &header {
             request = request.header("authorization", h);
         }
-        let response = tower::ServiceExt::oneshot(app.router.clone(), request.body(Body::empty()).unwrap()).await.unwrap();
+        let response =
+            tower::ServiceExt::oneshot(app.router.clone(), request.body(Body::empty()).unwrap()).await.unwrap();
         assert_eq!(response.status(), StatusCode::UNAUTHORIZED, "{header:?}");
         let body = http_body_util::BodyExt::collect(response.into_body()).await.unwrap().to_bytes();
         let json: serde_json::Value = serde_json::from_slice(&body).unwrap();
@@ -77,7 +78,12 @@ async fn read_only_keys_may_only_read(app: TestApp) {
 async fn other_workspaces_objects_are_not_found(app: TestApp) {
     let (_, mine) = app.workspace(Plan::Scale).await;
     let (other_ws, theirs) = app.workspace(Plan::Scale).await;
-    let course = app.course(&theirs, &json!({ "title": "Theirs", "screens": [{ "id": "s", "blocks": [{ "id": "b", "type": "divider" }] }] })).await;
+    let course = app
+        .course(
+            &theirs,
+            &json!({ "title": "Theirs", "screens": [{ "id": "s", "blocks": [{ "id": "b", "type": "divider" }] }] }),
+        )
+        .await;
     let id = course["id"].as_str().unwrap();
     let identity = app.post("/v1/identities", &theirs, &json!({ "externalId": "u1" })).await.json();
     let theme = app.post("/v1/themes", &theirs, &json!({ "name": "Dark" })).await.json();

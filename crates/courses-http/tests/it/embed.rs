@@ -5,7 +5,11 @@ use serde_json::json;
 use crate::on_both_stores;
 use crate::support::{TestApp, quiz_course};
 
-on_both_stores!(draft_embed_is_404_like_a_missing_course, player_records_completion_and_certificate, each_opening_counts_a_view);
+on_both_stores!(
+    draft_embed_is_404_like_a_missing_course,
+    player_records_completion_and_certificate,
+    each_opening_counts_a_view
+);
 
 async fn draft_embed_is_404_like_a_missing_course(app: TestApp) {
     let (_, key) = app.workspace(Plan::Build).await;
@@ -43,7 +47,8 @@ async fn player_records_completion_and_certificate(app: TestApp) {
     assert_eq!(refused.status, StatusCode::FORBIDDEN);
     assert_eq!(refused.error(), "passing_score_not_met");
 
-    let passed = send(format!("/v1/embed/views/{view}/completion"), json!({ "answers": { "q1": 1, "q2": false } })).await;
+    let passed =
+        send(format!("/v1/embed/views/{view}/completion"), json!({ "answers": { "q1": 1, "q2": false } })).await;
     assert_eq!(passed.json()["passed"], true);
     let cert = send(format!("/v1/embed/views/{view}/certificate"), json!({})).await;
     assert_eq!(cert.status, StatusCode::CREATED, "{}", cert.text());
@@ -67,7 +72,10 @@ async fn each_opening_counts_a_view(app: TestApp) {
     let id = course["id"].as_str().unwrap();
     app.post(&format!("/v1/courses/{id}/publish"), &key, &json!({})).await;
     for _ in 0..3 {
-        assert_eq!(app.send(Method::GET, &format!("/v1/embed/{id}?learner=same"), None, None).await.status, StatusCode::OK);
+        assert_eq!(
+            app.send(Method::GET, &format!("/v1/embed/{id}?learner=same"), None, None).await.status,
+            StatusCode::OK
+        );
     }
     assert_eq!(app.get("/v1/usage", &key).await.json()["courseViews"]["used"], 3, "repeat openings included");
     app.clock.set(kernel::Timestamp::from_millis(1_796_083_200_000)); // 2026-12-01T00:00:00Z

@@ -57,5 +57,9 @@ async fn generation_allowance_is_rate_limited(app: TestApp) {
     assert_eq!(app.get("/v1/courses", &key).await.status, StatusCode::OK, "only generation is limited");
     let (partner_ws, partner) = app.workspace(Plan::Partner).await;
     app.set_usage(&partner_ws, "generations", 1_000_000).await;
-    assert_eq!(app.post("/v1/generate", &partner, &json!({ "prompt": PROMPT })).await.status, StatusCode::CREATED, "unlimited");
+    assert_eq!(
+        app.post("/v1/generate", &partner, &json!({ "prompt": PROMPT })).await.status,
+        StatusCode::CREATED,
+        "unlimited"
+    );
 }

@@ -44,7 +44,13 @@ async fn identities_bulk_up_to_500_per_call(app: TestApp) {
     let rest = app.get("/v1/identities?limit=1000", &key).await.json();
     assert_eq!(rest["data"].as_array().unwrap().len(), 100);
 
-    let bad = app.post("/v1/identities/bulk", &key, &json!({ "identities": [{ "externalId": "x", "email": "nope" }, { "name": "no id" }] })).await;
+    let bad = app
+        .post(
+            "/v1/identities/bulk",
+            &key,
+            &json!({ "identities": [{ "externalId": "x", "email": "nope" }, { "name": "no id" }] }),
+        )
+        .await;
     assert_eq!(bad.issue_paths(), vec!["identities.0.email", "identities.1.externalId"]);
 }
 
@@ -65,7 +71,10 @@ async fn lists_default_to_50_and_have_no_maximum(app: TestApp) {
     assert_eq!(exact["pagination"]["hasMore"], true);
     for path in ["/v1/completions", "/v1/issued-certificates"] {
         let empty = app.get(path, &key).await.json();
-        assert_eq!(empty, json!({ "object": "list", "data": [], "pagination": { "limit": 50, "offset": 0, "hasMore": false } }));
+        assert_eq!(
+            empty,
+            json!({ "object": "list", "data": [], "pagination": { "limit": 50, "offset": 0, "hasMore": false } })
+        );
     }
 }
 
@@ -73,17 +82,32 @@ async fn score_is_null_without_scored_blocks(app: TestApp) {
     let (_, key) = app.workspace(Plan::Build).await;
     let learner = app.post("/v1/identities", &key, &json!({ "externalId": "ada", "name": "Ada" })).await.json();
     let unscored = app.course(&key, &json!({ "title": "Read only", "passingScore": 80, "screens": [{ "blocks": [{ "type": "text", "text": "hi" }] }] })).await;
-    let completion = app.post("/v1/completions", &key, &json!({ "courseId": unscored["id"], "identityId": learner["id"] })).await;
+    let completion =
+        app.post("/v1/completions", &key, &json!({ "courseId": unscored["id"], "identityId": learner["id"] })).await;
     assert_eq!(completion.status, StatusCode::CREATED, "{}", completion.text());
     let completion = completion.json();
     assert_eq!(completion["score"], Value::Null, "null, not zero");
     assert_eq!(completion["passed"], true);
 
     let quiz = app.course(&key, &quiz_course(Some(50))).await;
-    let wrong = app.post("/v1/completions", &key, &json!({ "courseId": quiz["id"], "identityId": learner["id"], "answers": { "q1": 0, "q2": true } })).await.json();
+    let wrong = app
+        .post(
+            "/v1/completions",
+            &key,
+            &json!({ "courseId": quiz["id"], "identityId": learner["id"], "answers": { "q1": 0, "q2": true } }),
+        )
+        .await
+        .json();
     assert_eq!(wrong["score"], json!(0.0), "zero is zero");
     assert_eq!(wrong["passed"], false);
-    let half = app.post("/v1/completions", &key, &json!({ "courseId": quiz["id"], "identityId": learner["id"], "answers": { "q1": 1 } })).await.json();
+    let half = app
+        .post(
+            "/v1/completions",
+            &key,
+            &json!({ "courseId": quiz["id"], "identityId": learner["id"], "answers": { "q1": 1 } }),
+        )
+        .await
+        .json();
     assert_eq!((half["score"].clone(), half["passed"].clone()), (json!(50.0), json!(true)));
     let listed = app.get("/v1/completions?limit=2", &key).await.json();
     assert_eq!(listed["data"][0]["score"], Value::Null);
@@ -97,7 +121,8 @@ async fn score_is_null_without_scored_blocks(app: TestApp) {
 
 async fn certificates_need_the_passing_score(app: TestApp) {
     let (_, key) = app.workspace(Plan::Build).await;
-    let learner = app.post("/v1/identities", &key, &json!({ "externalId": "grace", "name": "Grace Hopper" })).await.json();
+    let learner =
+        app.post("/v1/identities", &key, &json!({ "externalId": "grace", "name": "Grace Hopper" })).await.json();
     let quiz = app.course(&key, &quiz_course(Some(100))).await;
     let request = json!({ "courseId": quiz["id"], "identityId": learner["id"] });
 
@@ -105,13 +130,23 @@ async fn certificates_need_the_passing_score(app: TestApp) {
     assert_eq!(not_done.status, StatusCode::FORBIDDEN);
     assert_eq!(not_done.error(), "not_completed");
 
-    app.post("/v1/completions", &key, &json!({ "courseId": quiz["id"], "identityId": learner["id"], "answers": { "q1": 1 } })).await;
+    app.post(
+        "/v1/completions",
+        &key,
+        &json!({ "courseId": quiz["id"], "identityId": learner["id"], "answers": { "q1": 1 } }),
+    )
+    .await;
     let below = app.post("/v1/issued-certificates", &key, &request).await;
     assert_eq!(below.status, StatusCode::FORBIDDEN, "intended behaviour: below passingScore");
     assert_eq!(below.error(), "passing_score_not_met");
     assert!(below.json()["message"].as_str().unwrap().contains("100"));
 
-    app.post("/v1/completions", &key, &json!({ "courseId": quiz["id"], "identityId": learner["id"], "answers": { "q1": 1, "q2": false } })).await;
+    app.post(
+        "/v1/completions",
+        &key,
+        &json!({ "courseId": quiz["id"], "identityId": learner["id"], "answers": { "q1": 1, "q2": false } }),
+    )
+    .await;
     let issued = app.post("/v1/issued-certificates", &key, &request).await;
     assert_eq!(issued.status, StatusCode::CREATED, "{}", issued.text());
     let issued = issued.json();

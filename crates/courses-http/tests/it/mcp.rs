@@ -8,7 +8,8 @@ use crate::support::TestApp;
 on_both_stores!(mcp_tools_use_the_same_use_cases_and_gates);
 
 async fn rpc(app: &TestApp, key: &str, id: u64, method: &str, params: Value) -> Value {
-    let response = app.post("/v1/mcp", key, &json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })).await;
+    let response =
+        app.post("/v1/mcp", key, &json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })).await;
     assert_eq!(response.status, StatusCode::OK, "{}", response.text());
     let body = response.json();
     assert_eq!(body["id"], id);
@@ -28,8 +29,17 @@ async fn mcp_tools_use_the_same_use_cases_and_gates(app: TestApp) {
     assert_eq!(note.status, StatusCode::ACCEPTED);
 
     let tools = rpc(&app, &key, 2, "tools/list", json!({})).await;
-    let names: Vec<&str> = tools["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    for expected in ["generate_course", "create_course", "add_screen", "reorder_screens", "duplicate_screen", "add_block", "publish_course"] {
+    let names: Vec<&str> =
+        tools["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    for expected in [
+        "generate_course",
+        "create_course",
+        "add_screen",
+        "reorder_screens",
+        "duplicate_screen",
+        "add_block",
+        "publish_course",
+    ] {
         assert!(names.contains(&expected), "{expected}");
     }
 
@@ -41,7 +51,8 @@ async fn mcp_tools_use_the_same_use_cases_and_gates(app: TestApp) {
     assert_eq!(served.status, StatusCode::OK, "the API serves what the tool made");
     assert_eq!(served.json()["sourceKind"], "generated");
 
-    let screen_ids: Vec<String> = course["screens"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap().to_owned()).collect();
+    let screen_ids: Vec<String> =
+        course["screens"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap().to_owned()).collect();
     let dup = call(&app, &key, "duplicate_screen", json!({ "courseId": id, "screenId": screen_ids[0] })).await;
     assert_eq!(dup["structuredContent"]["index"], 1);
     let partial = call(&app, &key, "reorder_screens", json!({ "courseId": id, "orderedScreenIds": screen_ids })).await;

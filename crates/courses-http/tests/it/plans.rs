@@ -25,7 +25,9 @@ async fn features_above_the_plan_are_plan_required(app: TestApp) {
     // Every plan has collections and webhooks.
     let collection = app.post("/v1/collections", &key, &json!({ "name": "Starter pack" })).await;
     assert_eq!(collection.status, StatusCode::CREATED);
-    let webhook = app.post("/v1/webhooks", &key, &json!({ "url": "https://example.com/hook", "events": ["completion.created"] })).await;
+    let webhook = app
+        .post("/v1/webhooks", &key, &json!({ "url": "https://example.com/hook", "events": ["completion.created"] }))
+        .await;
     assert_eq!(webhook.status, StatusCode::CREATED, "{}", webhook.text());
     let secret = webhook.json()["secret"].as_str().unwrap().to_owned();
     assert!(secret.starts_with("whsec_"));
@@ -76,7 +78,10 @@ async fn paid_plans_are_metered_not_cut_off(app: TestApp) {
     }
     let usage = app.get("/v1/usage", &key).await;
     assert_eq!(usage.status, StatusCode::OK);
-    assert_eq!(usage.json()["courseViews"], json!({ "used": 25_002, "allowance": 25_000, "overage": 2, "hardCapped": false }));
+    assert_eq!(
+        usage.json()["courseViews"],
+        json!({ "used": 25_002, "allowance": 25_000, "overage": 2, "hardCapped": false })
+    );
     assert_eq!(usage.json()["month"], "2026-11");
 }
 
@@ -122,17 +127,32 @@ fn b64_decode(s: &str) -> Vec<u8> {
 async fn webhooks_receive_signed_events(app: TestApp) {
     let (_, key) = app.workspace(Plan::Build).await;
     let hook = app.post("/v1/webhooks", &key, &json!({ "url": "https://example.com/hook", "events": ["course.published", "completion.created", "certificate.issued"] })).await.json();
-    let other = app.post("/v1/webhooks", &key, &json!({ "url": "https://example.com/other", "events": ["identity.created"], "active": false })).await.json();
+    let other = app
+        .post(
+            "/v1/webhooks",
+            &key,
+            &json!({ "url": "https://example.com/other", "events": ["identity.created"], "active": false }),
+        )
+        .await
+        .json();
     let secret = hook["secret"].as_str().unwrap().to_owned();
     let hook_id = hook["id"].as_str().unwrap().to_owned();
-    assert!(!app.get(&format!("/v1/webhooks/{hook_id}"), &key).await.text().contains("_signing"), "no key material in reads");
+    assert!(
+        !app.get(&format!("/v1/webhooks/{hook_id}"), &key).await.text().contains("_signing"),
+        "no key material in reads"
+    );
 
     let course = app.course(&key, &quiz_course(None)).await;
     let id = course["id"].as_str().unwrap();
     app.post(&format!("/v1/courses/{id}/publish"), &key, &json!({})).await;
     app.post(&format!("/v1/courses/{id}/publish"), &key, &json!({})).await; // already published: no second event
     let learner = app.post("/v1/identities", &key, &json!({ "externalId": "w1", "name": "Wen" })).await.json();
-    app.post("/v1/completions", &key, &json!({ "courseId": id, "identityId": learner["id"], "answers": { "q1": 1, "q2": false } })).await;
+    app.post(
+        "/v1/completions",
+        &key,
+        &json!({ "courseId": id, "identityId": learner["id"], "answers": { "q1": 1, "q2": false } }),
+    )
+    .await;
     app.post("/v1/issued-certificates", &key, &json!({ "courseId": id, "identityId": learner["id"] })).await;
 
     let list = app.get(&format!("/v1/webhook-deliveries?webhookId={hook_id}"), &key).await;
@@ -153,8 +173,12 @@ async fn webhooks_receive_signed_events(app: TestApp) {
         assert_eq!(delivery["payload"]["type"], delivery["event"]);
     }
     assert_eq!(list["data"][1]["payload"]["data"]["score"], json!(100.0));
-    let inactive = app.get(&format!("/v1/webhook-deliveries?webhookId={}", other["id"].as_str().unwrap()), &key).await.json();
+    let inactive =
+        app.get(&format!("/v1/webhook-deliveries?webhookId={}", other["id"].as_str().unwrap()), &key).await.json();
     assert_eq!(inactive["data"], json!([]), "inactive webhooks get nothing");
     let (_, stranger) = app.workspace(Plan::Build).await;
-    assert_eq!(app.get(&format!("/v1/webhook-deliveries?webhookId={hook_id}"), &stranger).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        app.get(&format!("/v1/webhook-deliveries?webhookId={hook_id}"), &stranger).await.status,
+        StatusCode::NOT_FOUND
+    );
 }

@@ -34,7 +34,9 @@ async fn scorm_export_over_the_api_needs_scale(app: TestApp) {
     let (_, key) = app.workspace(Plan::Scale).await;
     let course = app.course(&key, &quiz_course(Some(50))).await;
     let id = course["id"].as_str().unwrap();
-    for (version, schema) in [("1.2", "<schemaversion>1.2</schemaversion>"), ("2004", "<schemaversion>2004 4th Edition</schemaversion>")] {
+    for (version, schema) in
+        [("1.2", "<schemaversion>1.2</schemaversion>"), ("2004", "<schemaversion>2004 4th Edition</schemaversion>")]
+    {
         let response = app.get(&format!("/v1/courses/{id}/scorm?version={version}"), &key).await;
         assert_eq!(response.status, StatusCode::OK, "{}", response.text());
         assert_eq!(response.headers["content-type"], "application/zip");
@@ -64,12 +66,18 @@ async fn csv_import_up_to_2000_rows(app: TestApp) {
     let send = |body: String| {
         let app = &app;
         let key = key.clone();
-        async move { app.send(axum::http::Method::POST, "/v1/courses/import/csv?title=Imported", Some(&key), Some(body.into())).await }
+        async move {
+            app.send(axum::http::Method::POST, "/v1/courses/import/csv?title=Imported", Some(&key), Some(body.into()))
+                .await
+        }
     };
     let created = send(csv).await;
     assert_eq!(created.status, StatusCode::CREATED, "{}", created.text());
     let course = created.json();
-    assert_eq!((course["title"].clone(), course["sourceKind"].clone()), (serde_json::json!("Imported"), serde_json::json!("csv")));
+    assert_eq!(
+        (course["title"].clone(), course["sourceKind"].clone()),
+        (serde_json::json!("Imported"), serde_json::json!("csv"))
+    );
     assert_eq!(course["screens"][0]["blocks"][0]["text"], "Welcome, everyone");
     assert_eq!(course["screens"][1]["blocks"][0]["correctIndex"], 1);
 
@@ -117,7 +125,8 @@ async fn scorm_reimport_reproduces_the_course_and_large_packages_are_413(app: Te
     assert_eq!(refused.status, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(refused.error(), "payload_too_large");
     let (_, build) = app.workspace(Plan::Build).await;
-    let gated = app.send(axum::http::Method::POST, "/v1/courses/import/scorm", Some(&build), Some(vec![0_u8; 10].into())).await;
+    let gated =
+        app.send(axum::http::Method::POST, "/v1/courses/import/scorm", Some(&build), Some(vec![0_u8; 10].into())).await;
     assert_eq!(gated.status, StatusCode::FORBIDDEN);
     assert_eq!(gated.error(), "plan_required");
 }

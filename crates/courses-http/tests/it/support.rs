@@ -65,7 +65,13 @@ impl TestResponse {
             .iter()
             .map(|i| {
                 assert!(i["code"].is_string() && i["message"].is_string(), "{i}");
-                i["path"].as_array().unwrap().iter().map(|p| p.as_str().unwrap().to_owned()).collect::<Vec<_>>().join(".")
+                i["path"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|p| p.as_str().unwrap().to_owned())
+                    .collect::<Vec<_>>()
+                    .join(".")
             })
             .collect()
     }
@@ -79,8 +85,8 @@ impl TestApp {
     }
 
     pub async fn postgres() -> Option<Self> {
-        let admin_url =
-            std::env::var("TEST_POSTGRES_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
+        let admin_url = std::env::var("TEST_POSTGRES_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
         let admin = match tokio::time::timeout(Duration::from_secs(3), Db::connect_postgres(&admin_url)).await {
             Ok(Ok(db)) => db,
             outcome => {
@@ -127,7 +133,8 @@ impl TestApp {
         if let Some(key) = key {
             builder = builder.header("authorization", format!("Bearer {key}"));
         }
-        let response = self.router.clone().oneshot(builder.body(body.unwrap_or_else(Body::empty)).unwrap()).await.unwrap();
+        let response =
+            self.router.clone().oneshot(builder.body(body.unwrap_or_else(Body::empty)).unwrap()).await.unwrap();
         let status = response.status();
         let headers = response.headers().clone();
         let body = response.into_body().collect().await.unwrap().to_bytes();
