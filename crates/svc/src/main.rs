@@ -7,9 +7,9 @@
 
 mod admin;
 mod catalog;
-mod courses;
 mod cli;
 mod config;
+mod courses;
 mod output;
 mod push;
 mod serve;
