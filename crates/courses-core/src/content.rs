@@ -367,6 +367,15 @@ pub fn grade(screens: &[Value], answers: &Map<String, Value>, passing_score: Opt
     Grade { score, correct, scored, passed }
 }
 
+/// Whether `answer` is right for the scored block `block_id`; `None` when
+/// the course has no scored block with that id.
+pub fn check_answer(screens: &[Value], block_id: &str, answer: &Value) -> Option<bool> {
+    blocks(screens).find(|b| b.get("id").and_then(Value::as_str) == Some(block_id)).and_then(|block| {
+        let kind = block.get("type").and_then(Value::as_str).unwrap_or_default();
+        is_scored_type(kind).then(|| is_correct(kind, block, answer))
+    })
+}
+
 fn is_correct(kind: &str, block: &Map<String, Value>, answer: &Value) -> bool {
     match kind {
         "multiple_choice" => block.get("correctIndex").and_then(Value::as_u64) == answer.as_u64(),

@@ -484,6 +484,16 @@ impl Courses {
         Ok((course, identity))
     }
 
+    /// Immediate feedback for one question of a view's course.
+    pub async fn check_view_answer(&self, view_id: &str, body: &Map<String, Value>) -> CoursesResult<bool> {
+        let view = self.store.view(view_id).await?.ok_or(CoursesError::not_found("course view"))?;
+        let course =
+            self.store.course(&view.workspace_id, &view.course_id).await?.ok_or(CoursesError::not_found("course"))?;
+        let block_id = required_id(body, "blockId")?;
+        let answer = body.get("answer").cloned().unwrap_or(Value::Null);
+        content::check_answer(&course.screens, &block_id, &answer).ok_or(CoursesError::not_found("question"))
+    }
+
     /// The player's completion: graded on the server from the answers.
     pub async fn complete_view(&self, view_id: &str, body: &Map<String, Value>) -> CoursesResult<Completion> {
         let (course, identity) = self.view_context(view_id).await?;

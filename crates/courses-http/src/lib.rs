@@ -71,6 +71,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/{collection}/{id}", get(r::get_resource).patch(r::update_resource).delete(r::delete_resource))
         .route("/v1/embed/{course}", get(player::open))
         .route("/v1/embed/views/{view}/completion", post(player::complete))
+        .route("/v1/embed/views/{view}/check", post(player::check))
         .route("/v1/embed/views/{view}/certificate", post(player::certificate))
         .route("/v1/embed/views/{view}/certificate.pdf", get(player::certificate_pdf))
         // Bodies are bounded where they are read (5 MB of JSON), not by

@@ -129,6 +129,7 @@ pub const OPERATIONS: &[(&str, &str, &str, u16, &str)] = &[
         201,
         "embed",
     ),
+    ("post", "/v1/embed/views/{viewId}/check", "Immediate feedback for one answer (public)", 200, "embed"),
     (
         "post",
         "/v1/embed/views/{viewId}/certificate",

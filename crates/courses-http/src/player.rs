@@ -30,6 +30,7 @@ pub async fn open(
             "title": course.title,
             "passingScore": course.passing_score,
             "navigation": course.settings.get("navigation"),
+            "quizFeedback": course.settings.get("quizFeedback"),
             "direction": course.settings.get("direction"),
             "screens": session.screens,
         },
@@ -61,6 +62,17 @@ pub async fn complete(
 ) -> Result<Response, ApiError> {
     let completion = s.courses.complete_view(&view, &body).await?;
     Ok((StatusCode::CREATED, Json(wire::completion(&completion))).into_response())
+}
+
+/// `POST /v1/embed/views/{viewId}/check`: `{blockId, answer}` to `{correct}`,
+/// for courses with immediate quiz feedback.
+pub async fn check(
+    State(s): State<AppState>,
+    Path(view): Path<String>,
+    JsonBody(body): JsonBody,
+) -> Result<Response, ApiError> {
+    let correct = s.courses.check_view_answer(&view, &body).await?;
+    Ok(Json(json!({ "correct": correct })).into_response())
 }
 
 /// `POST /v1/embed/views/{viewId}/certificate`.
@@ -125,6 +137,17 @@ const PAGE: &str = r#"<!doctype html>
     return node;
   }
 
+  async function feedback(block, box) {
+    if (course.quizFeedback !== 'immediate') return;
+    const res = await fetch('/v1/embed/views/' + data.viewId + '/check', {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ blockId: block.id, answer: answers[block.id] }) });
+    if (!res.ok) return;
+    const result = await res.json();
+    let note = box.querySelector('.feedback');
+    if (!note) { note = el('p', { class: 'feedback' }); box.appendChild(note); }
+    note.textContent = result.correct ? 'Correct.' : 'Not quite.';
+  }
+
   function renderBlock(block) {
     const box = el('div', { class: 'block', 'data-block-id': block.id, 'data-type': block.type });
     switch (block.type) {
@@ -153,6 +176,7 @@ const PAGE: &str = r#"<!doctype html>
               input.checked ? set.add(i) : set.delete(i);
               answers[block.id] = [...set].sort((a, b) => a - b);
             } else { answers[block.id] = i; }
+            feedback(block, box);
           };
           label.appendChild(input); label.appendChild(document.createTextNode(' ' + opt)); box.appendChild(label);
         });
@@ -164,7 +188,7 @@ const PAGE: &str = r#"<!doctype html>
           const label = el('label', { class: 'option' });
           const input = el('input', { type: 'radio', name: block.id, value: String(value) });
           input.checked = answers[block.id] === value;
-          input.onchange = () => { answers[block.id] = value; };
+          input.onchange = () => { answers[block.id] = value; feedback(block, box); };
           label.appendChild(input); label.appendChild(document.createTextNode(' ' + text)); box.appendChild(label);
         });
         break;

@@ -93,3 +93,26 @@ async fn demo_is_seeded_once_and_serves(app: TestApp) {
     let page = app.send(Method::GET, &format!("/v1/embed/{}?learner=demo", demo.course_id), None, None).await;
     assert_eq!(page.status, StatusCode::OK);
 }
+
+on_both_stores!(immediate_feedback_checks_one_answer);
+
+async fn immediate_feedback_checks_one_answer(app: TestApp) {
+    let (_, key) = app.workspace(Plan::Build).await;
+    let mut body = quiz_course(None);
+    body["quizFeedback"] = json!("immediate");
+    let course = app.course(&key, &body).await;
+    let id = course["id"].as_str().unwrap();
+    app.post(&format!("/v1/courses/{id}/publish"), &key, &json!({})).await;
+    let html = app.send(Method::GET, &format!("/v1/embed/{id}"), None, None).await.text();
+    assert!(html.contains("\"quizFeedback\":\"immediate\""));
+    let view = html.split("\"viewId\":\"").nth(1).unwrap().split('"').next().unwrap().to_owned();
+    let check = |block: &str, answer: serde_json::Value| {
+        let app = &app;
+        let path = format!("/v1/embed/views/{view}/check");
+        let body = json!({ "blockId": block, "answer": answer }).to_string();
+        async move { app.send(Method::POST, &path, None, Some(body.into())).await }
+    };
+    assert_eq!(check("q1", json!(1)).await.json(), json!({ "correct": true }));
+    assert_eq!(check("q2", json!(true)).await.json(), json!({ "correct": false }));
+    assert_eq!(check("t1", json!(0)).await.status, StatusCode::NOT_FOUND, "not a question");
+}
