@@ -109,7 +109,10 @@ pub async fn run(command: CoursesCommand, store: &StoreArgs, out: &Output) -> an
         }
         CoursesCommand::Workspace(WorkspaceCommand::SetPlan { workspace, plan }) => {
             let ws = courses.set_plan(&workspace, plan.into()).await?;
-            out.emit(&format!("{} is now on the {} plan", ws.id, ws.plan), &json!({ "id": ws.id, "plan": ws.plan.as_str() }));
+            out.emit(
+                &format!("{} is now on the {} plan", ws.id, ws.plan),
+                &json!({ "id": ws.id, "plan": ws.plan.as_str() }),
+            );
         }
         CoursesCommand::Workspace(WorkspaceCommand::Billing { workspace, invoice }) => {
             let ws = courses.set_payment_failed(&workspace, invoice == "failed").await?;
@@ -117,7 +120,13 @@ pub async fn run(command: CoursesCommand, store: &StoreArgs, out: &Output) -> an
             out.emit(
                 &failed_at.as_ref().map_or_else(
                     || format!("{}: invoice paid; any suspension is lifted", ws.id),
-                    |at| format!("{}: charge failed at {at}; the grace period is {} days", ws.id, courses_core::plans::GRACE_PERIOD_DAYS),
+                    |at| {
+                        format!(
+                            "{}: charge failed at {at}; the grace period is {} days",
+                            ws.id,
+                            courses_core::plans::GRACE_PERIOD_DAYS
+                        )
+                    },
                 ),
                 &json!({ "id": ws.id, "paymentFailedAt": failed_at }),
             );
