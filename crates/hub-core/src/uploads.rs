@@ -66,6 +66,13 @@ impl Hub {
     }
 }
 
+impl UploadCaller {
+    /// The project owner this token acts as.
+    pub const fn owner(&self) -> &Principal {
+        &self.owner
+    }
+}
+
 /// A request authenticated by a project's upload token.
 #[derive(Debug, Clone)]
 pub struct UploadCaller {

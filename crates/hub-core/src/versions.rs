@@ -78,6 +78,17 @@ impl Hub {
         Ok((version, document))
     }
 
+    /// The document of the project's default version, as pushed.
+    pub async fn default_document(&self, principal: &Principal, slug: &str) -> HubResult<(Version, bytes::Bytes)> {
+        let found = self.authorize_project(principal, slug, Action::ViewProject).await?;
+        let version =
+            self.store.default_version(&found.project.id).await?.ok_or(HubError::not_found("default version"))?;
+        let document = self.blobs.get(&version.spec_sha256).await?.ok_or_else(|| {
+            HubError::Internal(format!("blob {} of version {} is missing", version.spec_sha256, version.id))
+        })?;
+        Ok((version, document))
+    }
+
     /// Parses and stores a pushed spec as a version of the project.
     pub async fn push_version(
         &self,

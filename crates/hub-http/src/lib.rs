@@ -46,6 +46,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/v1/openapi.json", get(openapi_document))
         .route("/api/projects/{slug}/upload-token", post(routes::uploads::rotate))
         .route("/api/projects/{slug}/upload", post(routes::uploads::upload))
+        .route("/api/projects/{slug}/spec", get(routes::uploads::default_spec))
         .route("/api/cron/previews-prune", get(routes::cron::previews_prune).post(routes::cron::previews_prune))
         // Bodies are bounded where they are read (50 MB for specs, streamed
         // with an early refusal), not by axum's blanket 2 MB default.

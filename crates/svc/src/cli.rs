@@ -50,6 +50,37 @@ pub enum Command {
     Courses(crate::courses::CoursesCommand),
     /// Validate a spec locally and push it to a hub project.
     Push(PushArgs),
+    /// Compare two spec files: every change, its kind and a semver bump.
+    Diff(DiffArgs),
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailOn {
+    /// Exit 1 when any change is breaking.
+    Breaking,
+    /// Exit 1 when any change is breaking or additive.
+    Additive,
+}
+
+impl FailOn {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Breaking => "breaking",
+            Self::Additive => "additive",
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    pub old: PathBuf,
+    pub new: PathBuf,
+    /// Exit with status 1 when the changes reach this kind.
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
+    /// Print Markdown fit for a pull-request comment.
+    #[arg(long)]
+    pub markdown: bool,
 }
 
 /// `svc push <spec_file> --project <slug>`; settings also come from
@@ -80,6 +111,10 @@ pub struct PushArgs {
     /// `svc_pat_...` or a project upload token `svc_...`.
     #[arg(long)]
     pub token: Option<String>,
+    /// Refuse to push when the spec has breaking changes against the
+    /// project's current default version (exit 1, nothing pushed).
+    #[arg(long)]
+    pub fail_on_breaking: bool,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

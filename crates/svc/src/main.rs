@@ -10,6 +10,7 @@ mod catalog;
 mod cli;
 mod config;
 mod courses;
+mod diff_cmd;
 mod output;
 mod push;
 mod serve;
@@ -41,6 +42,7 @@ fn main() -> ExitCode {
             Command::Catalog(command) => catalog::run(command, &cli.global, &out).await,
             Command::Courses(command) => courses::run(command, &cli.global, &out).await,
             Command::Push(args) => push::run(args, &out).await,
+            Command::Diff(args) => diff_cmd::run(args, &out),
         }
     });
     match result {

@@ -48,3 +48,28 @@ pub async fn upload(
     let outcome = state.hub.push_with_upload_token(&caller, PushVersion { body: document, ..push }).await?;
     Ok(push_response(&slug, outcome))
 }
+
+/// The document of the project's default version, as pushed, for `svc push
+/// --fail-on-breaking`. Accepts a personal access token or the project's
+/// upload token.
+pub async fn default_spec(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let authorization = headers.get(AUTHORIZATION).map(|v| v.to_str().unwrap_or("\u{0}"));
+    let is_personal =
+        authorization.is_some_and(|h| h.split_whitespace().nth(1).is_some_and(|t| t.starts_with("svc_pat_")));
+    let principal = if is_personal {
+        state.hub.authenticate(authorization).await?
+    } else {
+        state.hub.authenticate_upload(&slug, authorization).await?.owner().clone()
+    };
+    let (version, document) = state.hub.default_document(&principal, &slug).await?;
+    let content_type = match version.spec_format.as_str() {
+        "graphql" => "application/graphql",
+        _ if document.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') => "application/json",
+        _ => "application/yaml",
+    };
+    Ok(([(axum::http::header::CONTENT_TYPE, content_type)], document).into_response())
+}

@@ -15,7 +15,8 @@ pub fn detect(env: &dyn Fn(&str) -> Option<String>) -> CiContext {
     let get = |name: &str| env(name).filter(|v| !v.trim().is_empty() && v != "false");
     let first = |names: &[&str]| names.iter().find_map(|n| get(n));
     // GitHub: refs/pull/123/merge for pull_request events.
-    let github_pr = get("GITHUB_REF").and_then(|r| r.strip_prefix("refs/pull/").and_then(|rest| rest.split('/').next()).map(str::to_owned));
+    let github_pr = get("GITHUB_REF")
+        .and_then(|r| r.strip_prefix("refs/pull/").and_then(|rest| rest.split('/').next()).map(str::to_owned));
     // CircleCI gives the pull request URL.
     let circle_pr = get("CIRCLE_PULL_REQUEST").and_then(|url| url.rsplit('/').next().map(str::to_owned));
     let pr = github_pr
@@ -59,15 +60,28 @@ mod tests {
     fn reads_each_ci_provider() {
         let cases: [(&[(&str, &str)], CiContext); 5] = [
             (
-                &[("GITHUB_REF", "refs/pull/42/merge"), ("GITHUB_SHA", "abc123"), ("GITHUB_HEAD_REF", "feature/x"), ("GITHUB_REF_NAME", "42/merge")],
+                &[
+                    ("GITHUB_REF", "refs/pull/42/merge"),
+                    ("GITHUB_SHA", "abc123"),
+                    ("GITHUB_HEAD_REF", "feature/x"),
+                    ("GITHUB_REF_NAME", "42/merge"),
+                ],
                 CiContext { pr: Some(42), commit: Some("abc123".into()), branch: Some("feature/x".into()) },
             ),
             (
-                &[("CI_MERGE_REQUEST_IID", "7"), ("CI_COMMIT_SHA", "def456"), ("CI_MERGE_REQUEST_SOURCE_BRANCH_NAME", "fix")],
+                &[
+                    ("CI_MERGE_REQUEST_IID", "7"),
+                    ("CI_COMMIT_SHA", "def456"),
+                    ("CI_MERGE_REQUEST_SOURCE_BRANCH_NAME", "fix"),
+                ],
                 CiContext { pr: Some(7), commit: Some("def456".into()), branch: Some("fix".into()) },
             ),
             (
-                &[("CIRCLE_PULL_REQUEST", "https://github.com/o/r/pull/9"), ("CIRCLE_SHA1", "f00"), ("CIRCLE_BRANCH", "b")],
+                &[
+                    ("CIRCLE_PULL_REQUEST", "https://github.com/o/r/pull/9"),
+                    ("CIRCLE_SHA1", "f00"),
+                    ("CIRCLE_BRANCH", "b"),
+                ],
                 CiContext { pr: Some(9), commit: Some("f00".into()), branch: Some("b".into()) },
             ),
             (

@@ -55,7 +55,12 @@ pub async fn run(args: PushArgs, out: &Output) -> anyhow::Result<()> {
         let file = config::load(&path).map_err(Failure::User)?;
         layers.push(file.layer(&env));
     }
-    layers.push(config::Layer { server: env("SVC_SERVER"), token: env("SVC_TOKEN"), project: env("SVC_PROJECT"), label: None });
+    layers.push(config::Layer {
+        server: env("SVC_SERVER"),
+        token: env("SVC_TOKEN"),
+        project: env("SVC_PROJECT"),
+        label: None,
+    });
     layers.push(config::Layer {
         server: args.server.clone(),
         token: args.token.clone(),
@@ -70,7 +75,10 @@ pub async fn run(args: PushArgs, out: &Output) -> anyhow::Result<()> {
         Failure::User("no token: pass --token, set SVC_TOKEN, or add \"tokenEnv\" to svc.json".to_owned())
     })?;
 
-    let document = read_and_validate(&args.spec_file)?;
+    let (document, parsed) = read_and_validate(&args.spec_file)?;
+    if args.fail_on_breaking {
+        refuse_breaking(&settings.server, &project, &token, &parsed, out).await?;
+    }
     let mut query: Vec<(&str, String)> = Vec::new();
     if let Some(label) = &settings.label {
         query.push(("label", label.clone()));
@@ -102,7 +110,10 @@ pub async fn run(args: PushArgs, out: &Output) -> anyhow::Result<()> {
         }
         format!("{}/api/projects/{}/upload", settings.server, project)
     } else {
-        return Err(Failure::User("the token must start with svc_pat_ (personal) or svc_ (project upload token)".to_owned()).into());
+        return Err(Failure::User(
+            "the token must start with svc_pat_ (personal) or svc_ (project upload token)".to_owned(),
+        )
+        .into());
     };
 
     let version = upload(&url, &token, &query, document, out).await?;
@@ -128,7 +139,7 @@ struct Document {
     content_type: &'static str,
 }
 
-fn read_and_validate(path: &Path) -> Result<Document, Failure> {
+fn read_and_validate(path: &Path) -> Result<(Document, spec::Spec), Failure> {
     let bytes = std::fs::read(path).map_err(|e| Failure::User(format!("cannot read {}: {e}", path.display())))?;
     let parsed = spec::parse(&bytes).map_err(|e| match (e.line, e.column) {
         (Some(line), Some(column)) => Failure::User(format!("{}:{line}:{column}: {}", path.display(), e.message)),
@@ -140,7 +151,61 @@ fn read_and_validate(path: &Path) -> Result<Document, Failure> {
         _ if first == Some(b'{') => "application/json",
         _ => "application/yaml",
     };
-    Ok(Document { bytes: Bytes::from(bytes), content_type })
+    Ok((Document { bytes: Bytes::from(bytes), content_type }, parsed))
+}
+
+/// Fetches the project's default version and refuses (exit 1, nothing
+/// pushed) when `new` breaks it. A project without a default passes.
+async fn refuse_breaking(
+    server: &str,
+    project: &str,
+    token: &str,
+    new: &spec::Spec,
+    out: &Output,
+) -> anyhow::Result<()> {
+    let client = reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(10))
+        .timeout(Duration::from_secs(120))
+        .build()
+        .map_err(|e| anyhow::anyhow!("could not build the HTTP client: {e}"))?;
+    let url = format!("{server}/api/projects/{project}/spec");
+    let response = client
+        .get(&url)
+        .bearer_auth(token)
+        .send()
+        .await
+        .map_err(|e| Failure::Transient(format!("could not reach {url}: {e}")))?;
+    let status = response.status();
+    if status == reqwest::StatusCode::NOT_FOUND {
+        let body: Value = response.json().await.unwrap_or(Value::Null);
+        if body["error"]["message"].as_str().is_some_and(|m| m.contains("default version")) {
+            return Ok(());
+        }
+        return Err(Failure::User(describe_refusal(404, &body)).into());
+    }
+    if status.is_client_error() {
+        let body: Value = response.json().await.unwrap_or(Value::Null);
+        return Err(Failure::User(describe_refusal(status.as_u16(), &body)).into());
+    }
+    if !status.is_success() {
+        return Err(Failure::Transient(format!("the hub answered {status} for {url}")).into());
+    }
+    let current = response.bytes().await.map_err(|e| Failure::Transient(format!("could not read {url}: {e}")))?;
+    let current =
+        spec::parse(&current).map_err(|e| Failure::User(format!("the current default spec does not parse: {e}")))?;
+    let report = diff::diff(&current, new).map_err(|e| Failure::User(e.to_string()))?;
+    if report.has_breaking() {
+        if !out.is_json() {
+            eprint!("{}", crate::diff_cmd::render_text(&report));
+        }
+        return Err(Failure::User(format!(
+            "refusing to push: {} breaking change(s) against the current default version (suggested bump: {})",
+            report.summary.breaking,
+            report.bump.as_str()
+        ))
+        .into());
+    }
+    Ok(())
 }
 
 fn progress_bar(len: u64, out: &Output) -> Option<ProgressBar> {
@@ -148,15 +213,22 @@ fn progress_bar(len: u64, out: &Output) -> Option<ProgressBar> {
         return None;
     }
     let bar = ProgressBar::new(len);
-    let style = ProgressStyle::with_template("{spinner} uploading [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
-        .map(|s| s.progress_chars("=> "));
+    let style =
+        ProgressStyle::with_template("{spinner} uploading [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
+            .map(|s| s.progress_chars("=> "));
     if let Ok(style) = style {
         bar.set_style(style);
     }
     Some(bar)
 }
 
-async fn upload(url: &str, token: &str, query: &[(&str, String)], document: Document, out: &Output) -> anyhow::Result<Value> {
+async fn upload(
+    url: &str,
+    token: &str,
+    query: &[(&str, String)],
+    document: Document,
+    out: &Output,
+) -> anyhow::Result<Value> {
     let client = reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(10))
         .timeout(Duration::from_secs(600))
@@ -193,7 +265,8 @@ async fn upload(url: &str, token: &str, query: &[(&str, String)], document: Docu
         }
         let wait = match sent {
             Ok(response) if response.status().is_success() => {
-                let value: Value = response.json().await.map_err(|e| Failure::Transient(format!("unreadable answer: {e}")))?;
+                let value: Value =
+                    response.json().await.map_err(|e| Failure::Transient(format!("unreadable answer: {e}")))?;
                 if !out.is_json() && !std::io::stderr().is_terminal() {
                     eprintln!("uploaded");
                 }

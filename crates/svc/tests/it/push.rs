@@ -18,7 +18,8 @@ async fn hub_with_project(project: &str) -> Hub {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().to_str().unwrap().to_owned();
     run_json(&["--data-dir", &data, "hub", "user", "create", "--email", "ci@example.com", "--plan", "pro"], &[]);
-    let token = run_json(&["--data-dir", &data, "hub", "token", "create", "--email", "ci@example.com", "--name", "ci"], &[]);
+    let token =
+        run_json(&["--data-dir", &data, "hub", "token", "create", "--email", "ci@example.com", "--name", "ci"], &[]);
     let token = token["token"].as_str().unwrap().to_owned();
     let server = Server::start(dir.path(), &[]);
     let created = http()
@@ -35,7 +36,16 @@ async fn hub_with_project(project: &str) -> Hub {
 fn push(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut command = svc();
     command.current_dir(cwd).arg("push").args(args);
-    for name in ["SVC_SERVER", "SVC_TOKEN", "SVC_PROJECT", "GITHUB_REF", "GITHUB_SHA", "GITHUB_HEAD_REF", "GITHUB_REF_NAME", "CI_COMMIT_SHA"] {
+    for name in [
+        "SVC_SERVER",
+        "SVC_TOKEN",
+        "SVC_PROJECT",
+        "GITHUB_REF",
+        "GITHUB_SHA",
+        "GITHUB_HEAD_REF",
+        "GITHUB_REF_NAME",
+        "CI_COMMIT_SHA",
+    ] {
         command.env_remove(name);
     }
     command.envs(env.iter().copied()).output().unwrap()
@@ -84,11 +94,29 @@ async fn both_token_kinds_and_previews_from_ci_variables() {
     let server = hub.server.url.as_str();
     // A personal token with --preview: the CI variables fill pr, commit and branch.
     let ci = [("GITHUB_REF", "refs/pull/17/merge"), ("GITHUB_SHA", "0123abcd"), ("GITHUB_HEAD_REF", "feature/tokens")];
-    let output = push(dir.path(), &["spec.yaml", "--project", "tokens", "--label", "pr-17", "--preview", "--server", server, "--token", &hub.token], &ci);
+    let output = push(
+        dir.path(),
+        &[
+            "spec.yaml",
+            "--project",
+            "tokens",
+            "--label",
+            "pr-17",
+            "--preview",
+            "--server",
+            server,
+            "--token",
+            &hub.token,
+        ],
+        &ci,
+    );
     assert!(output.status.success(), "{}", stderr(&output));
     let preview = version(&hub, "tokens", "pr-17").await;
     assert_eq!((preview["is_preview"].clone(), preview["pr_number"].clone()), (Value::Bool(true), Value::from(17)));
-    assert_eq!((preview["commit_sha"].as_str(), preview["branch"].as_str()), (Some("0123abcd"), Some("feature/tokens")));
+    assert_eq!(
+        (preview["commit_sha"].as_str(), preview["branch"].as_str()),
+        (Some("0123abcd"), Some("feature/tokens"))
+    );
     // A project upload token goes to the upload endpoint.
     let rotated: Value = http()
         .post(format!("{server}/api/projects/tokens/upload-token"))
@@ -100,12 +128,20 @@ async fn both_token_kinds_and_previews_from_ci_variables() {
         .await
         .unwrap();
     let upload_token = rotated["upload_token"].as_str().unwrap();
-    let output = push(dir.path(), &["--json", "spec.yaml", "--project", "tokens", "--label", "ci", "--server", server, "--token", upload_token], &[]);
+    let output = push(
+        dir.path(),
+        &["--json", "spec.yaml", "--project", "tokens", "--label", "ci", "--server", server, "--token", upload_token],
+        &[],
+    );
     assert!(output.status.success(), "{}", stderr(&output));
     let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(printed["version_label"], "ci");
     // Upload tokens cannot push previews: a user error before any request.
-    let output = push(dir.path(), &["spec.yaml", "--project", "tokens", "--preview", "--server", server, "--token", upload_token], &[]);
+    let output = push(
+        dir.path(),
+        &["spec.yaml", "--project", "tokens", "--preview", "--server", server, "--token", upload_token],
+        &[],
+    );
     assert_eq!(output.status.code(), Some(1));
     assert!(stderr(&output).contains("personal access token"));
     // A 4xx from the server is a user error with the server's message.
@@ -121,11 +157,13 @@ fn exit_codes_for_broken_specs_and_stopped_servers() {
     std::fs::write(dir.path().join("ok.yaml"), SPEC).unwrap();
     let token = "svc_pat_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
     // Nothing listens on this port: a broken spec must fail before any request.
-    let output = push(dir.path(), &["broken.yaml", "--project", "p", "--server", "http://127.0.0.1:9", "--token", token], &[]);
+    let output =
+        push(dir.path(), &["broken.yaml", "--project", "p", "--server", "http://127.0.0.1:9", "--token", token], &[]);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     assert!(stderr(&output).contains("broken.yaml:"), "names the file with line and column: {}", stderr(&output));
     assert!(!stderr(&output).contains("retrying"));
-    let output = push(dir.path(), &["ok.yaml", "--project", "p", "--server", "http://127.0.0.1:9", "--token", token], &[]);
+    let output =
+        push(dir.path(), &["ok.yaml", "--project", "p", "--server", "http://127.0.0.1:9", "--token", token], &[]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     assert!(stderr(&output).contains("gave up after 3 attempts"));
     let output = push(dir.path(), &["ok.yaml", "--server", "http://127.0.0.1:9", "--token", token], &[]);
@@ -236,7 +274,82 @@ async fn the_ci_action_runs_its_steps_against_a_local_server() {
     assert!(String::from_utf8_lossy(&outputs[1].stdout).contains("pushed openapi.yaml to action as from-action"));
     assert_eq!(version(&hub, "action", "from-action").await["is_default"], true);
     // A cli-version that is not a major version number stops at the first step.
-    let outputs = run_action(&[("spec", "openapi.yaml"), ("project", "action"), ("server", "x"), ("token", "x"), ("cli-version", "v1")], dir.path());
+    let outputs = run_action(
+        &[("spec", "openapi.yaml"), ("project", "action"), ("server", "x"), ("token", "x"), ("cli-version", "v1")],
+        dir.path(),
+    );
     assert_eq!(outputs.len(), 1);
     assert!(String::from_utf8_lossy(&outputs[0].stdout).contains("cli-version must be a major version number"));
+}
+
+const WIDER: &str = "openapi: 3.0.3\ninfo: {title: Nodes, version: '2'}\npaths:\n  /a:\n    get:\n      responses:\n        '200': {description: ok}\n  /b:\n    get:\n      responses:\n        '200': {description: ok}\n";
+const NARROWER: &str = "openapi: 3.0.3\ninfo: {title: Nodes, version: '3'}\npaths:\n  /b:\n    get:\n      responses:\n        '200': {description: ok}\n";
+
+#[test]
+fn local_diff_reports_changes_and_fails_on_the_threshold() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in [("v1.yaml", SPEC), ("v2.yaml", WIDER), ("v3.yaml", NARROWER)] {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let run = |args: &[&str]| svc().current_dir(dir.path()).arg("diff").args(args).output().unwrap();
+    let additive = run(&["v1.yaml", "v2.yaml", "--fail-on", "breaking"]);
+    assert!(additive.status.success(), "{}", stderr(&additive));
+    assert!(String::from_utf8_lossy(&additive.stdout).contains("suggested bump: minor"));
+    assert_eq!(run(&["v1.yaml", "v2.yaml", "--fail-on", "additive"]).status.code(), Some(1));
+    let breaking = svc().current_dir(dir.path()).args(["--json", "diff", "v2.yaml", "v3.yaml"]).output().unwrap();
+    assert!(breaking.status.success(), "without --fail-on the exit is 0");
+    let report: Value = serde_json::from_slice(&breaking.stdout).unwrap();
+    assert_eq!(report["bump"], "major");
+    assert!(
+        report["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["rule"] == "endpoint-removed" && c["kind"] == "breaking")
+    );
+    let failing = run(&["v2.yaml", "v3.yaml", "--fail-on", "breaking"]);
+    assert_eq!(failing.status.code(), Some(1));
+    let markdown = run(&["v2.yaml", "v3.yaml", "--markdown"]);
+    assert!(String::from_utf8_lossy(&markdown.stdout).to_lowercase().contains("major"));
+    std::fs::write(dir.path().join("schema.graphql"), "type Query { a: Int }").unwrap();
+    let incompatible = run(&["v1.yaml", "schema.graphql"]);
+    assert_eq!(incompatible.status.code(), Some(1));
+}
+
+#[tokio::test]
+async fn push_refuses_breaking_changes_against_the_default() {
+    let hub = hub_with_project("Guarded").await;
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in [("v1.yaml", SPEC), ("v2.yaml", WIDER), ("v3.yaml", NARROWER)] {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let server = hub.server.url.as_str();
+    let push_file = |file: &str, label: &str| {
+        push(
+            dir.path(),
+            &[
+                file,
+                "--project",
+                "guarded",
+                "--label",
+                label,
+                "--default",
+                "--fail-on-breaking",
+                "--server",
+                server,
+                "--token",
+                &hub.token,
+            ],
+            &[],
+        )
+    };
+    let first = push_file("v1.yaml", "v1");
+    assert!(first.status.success(), "a project without a default accepts anything: {}", stderr(&first));
+    let additive = push_file("v2.yaml", "v2");
+    assert!(additive.status.success(), "{}", stderr(&additive));
+    let breaking = push_file("v3.yaml", "v3");
+    assert_eq!(breaking.status.code(), Some(1));
+    assert!(stderr(&breaking).contains("refusing to push: 1 breaking change"), "{}", stderr(&breaking));
+    let missing = version(&hub, "guarded", "v3").await;
+    assert_eq!(missing["error"]["code"], "NOT_FOUND", "nothing was pushed");
 }
