@@ -117,15 +117,15 @@ pub async fn run(args: PushArgs, out: &Output) -> anyhow::Result<()> {
     };
 
     let version = upload(&url, &token, &query, document, out).await?;
-    let label = version["version_label"].as_str().unwrap_or("?");
+    let label = at(&version, "/version_label").as_str().unwrap_or("?");
     out.emit(
         &format!(
             "pushed {} to {project} as {label} ({}, {} operations{}{})",
             args.spec_file.display(),
-            version["spec_format"].as_str().unwrap_or("?"),
-            version["operation_count"],
-            if version["is_default"] == true { ", default" } else { "" },
-            version["expires_at"].as_str().map(|e| format!(", preview until {e}")).unwrap_or_default(),
+            at(&version, "/spec_format").as_str().unwrap_or("?"),
+            at(&version, "/operation_count"),
+            if *at(&version, "/is_default") == Value::Bool(true) { ", default" } else { "" },
+            at(&version, "/expires_at").as_str().map(|e| format!(", preview until {e}")).unwrap_or_default(),
         ),
         &version,
     );
@@ -178,7 +178,7 @@ async fn refuse_breaking(
     let status = response.status();
     if status == reqwest::StatusCode::NOT_FOUND {
         let body: Value = response.json().await.unwrap_or(Value::Null);
-        if body["error"]["message"].as_str().is_some_and(|m| m.contains("default version")) {
+        if at(&body, "/error/message").as_str().is_some_and(|m| m.contains("default version")) {
             return Ok(());
         }
         return Err(Failure::User(describe_refusal(404, &body)).into());
@@ -302,10 +302,15 @@ async fn upload(
     Err(Failure::Transient(format!("{last}; gave up after {ATTEMPTS} attempts, try again later")).into())
 }
 
+/// The value at a JSON pointer, or null: server answers are read leniently.
+fn at<'a>(value: &'a Value, pointer: &str) -> &'a Value {
+    value.pointer(pointer).unwrap_or(&Value::Null)
+}
+
 /// The server's error envelope as a message, with what to do about it.
 fn describe_refusal(status: u16, body: &Value) -> String {
-    let code = body["error"]["code"].as_str().unwrap_or("");
-    let message = body["error"]["message"].as_str().unwrap_or("no message");
+    let code = at(body, "/error/code").as_str().unwrap_or("");
+    let message = at(body, "/error/message").as_str().unwrap_or("no message");
     let hint = match (status, code) {
         (401, _) => " (check the token: SVC_TOKEN, --token or tokenEnv in svc.json)",
         (404, _) => " (check the project slug, and that the token's user can see it)",
@@ -313,7 +318,7 @@ fn describe_refusal(status: u16, body: &Value) -> String {
         (403, _) => " (ask the project owner for the editor role)",
         _ => "",
     };
-    let location = match (body["error"]["details"]["line"].as_u64(), body["error"]["details"]["column"].as_u64()) {
+    let location = match (at(body, "/error/details/line").as_u64(), at(body, "/error/details/column").as_u64()) {
         (Some(line), Some(column)) => format!(" at line {line}, column {column}"),
         _ => String::new(),
     };
