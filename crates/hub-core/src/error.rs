@@ -48,6 +48,8 @@ pub enum HubError {
     ProjectLimitReached { plan: Plan, limit: u32 },
     #[error("a project may hold at most {limit} preview versions; delete one or let it expire")]
     PreviewLimitReached { limit: u32 },
+    #[error("rate limit of {limit} requests per minute reached; retry in {retry_after_secs} s")]
+    RateLimited { limit: u32, retry_after_secs: u64 },
     #[error("the spec exceeds the {limit} byte upload limit")]
     TooLarge { limit: usize },
     #[error(transparent)]

@@ -10,6 +10,7 @@
 pub mod accounts;
 pub mod audit;
 pub mod demo;
+pub mod diffs;
 pub mod error;
 pub mod model;
 pub mod names;

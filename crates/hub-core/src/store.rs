@@ -1203,6 +1203,28 @@ impl Store {
         })
     }
 
+    // ---- rate limits -------------------------------------------------------
+
+    /// Counts one request in the fixed window of `window_ms` containing
+    /// `now` for `bucket`, and returns the count including this request.
+    /// One atomic upsert, so every node shares the same counter.
+    pub async fn count_request(&self, bucket: &str, window_ms: i64, now: Timestamp) -> HubResult<i64> {
+        let window_start = now.as_millis() - now.as_millis().rem_euclid(window_ms.max(1));
+        let (count,): (i64,) = with_db!(&self.db, |pool| {
+            sqlx::query_as(
+                "INSERT INTO rate_windows (bucket, window_start, count) VALUES ($1, $2, 1)
+                 ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_windows.count + 1
+                 RETURNING count",
+            )
+            .bind(bucket)
+            .bind(window_start)
+            .fetch_one(pool)
+            .await
+            .map_err(store_error)
+        })?;
+        Ok(count)
+    }
+
     // ---- audit -------------------------------------------------------------
 
     pub async fn audit_events(&self, account_user_id: &str) -> HubResult<Vec<AuditEvent>> {

@@ -55,11 +55,12 @@ pub struct ApiError {
     code: Code,
     message: String,
     details: Option<Value>,
+    retry_after_secs: Option<u64>,
 }
 
 impl ApiError {
     pub fn new(code: Code, message: impl Into<String>) -> Self {
-        Self { code, message: message.into(), details: None }
+        Self { code, message: message.into(), details: None, retry_after_secs: None }
     }
 
     #[must_use]
@@ -109,6 +110,10 @@ impl From<HubError> for ApiError {
             HubError::PreviewLimitReached { limit } => {
                 Self::new(Code::PreviewLimitReached, message).with_details(json!({ "limit": limit }))
             }
+            HubError::RateLimited { limit, retry_after_secs } => Self {
+                retry_after_secs: Some(retry_after_secs),
+                ..Self::new(Code::RateLimited, message).with_details(json!({ "limit_per_minute": limit }))
+            },
             HubError::TooLarge { limit } => {
                 Self::new(Code::PayloadTooLarge, message).with_details(json!({ "limit_bytes": limit }))
             }
@@ -137,8 +142,12 @@ impl IntoResponse for ApiError {
         if self.code == Code::InvalidToken {
             response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"hub\""));
         }
-        if self.code == Code::ServiceUnavailable {
-            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        let retry_after = match self.code {
+            Code::ServiceUnavailable => Some(1),
+            _ => self.retry_after_secs,
+        };
+        if let Some(secs) = retry_after {
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }
         response
     }

@@ -47,6 +47,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/projects/{slug}/upload-token", post(routes::uploads::rotate))
         .route("/api/projects/{slug}/upload", post(routes::uploads::upload))
         .route("/api/projects/{slug}/spec", get(routes::uploads::default_spec))
+        .route("/api/projects/{slug}/diff", get(routes::diffs::diff))
         .route("/api/cron/previews-prune", get(routes::cron::previews_prune).post(routes::cron::previews_prune))
         // Bodies are bounded where they are read (50 MB for specs, streamed
         // with an early refusal), not by axum's blanket 2 MB default.

@@ -1,6 +1,7 @@
 //! Route handlers: extract, call one use case, map the result to a wire type.
 
 pub mod cron;
+pub mod diffs;
 pub mod projects;
 pub mod uploads;
 pub mod versions;

@@ -11,6 +11,7 @@
 mod audit;
 mod auth;
 mod bad_specs;
+mod diffs;
 mod openapi;
 mod ops;
 mod previews;
