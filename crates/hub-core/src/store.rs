@@ -1347,7 +1347,10 @@ mod tests {
     #[test]
     fn version_transitions_follow_the_state_table() {
         // (default, active, preview) x (is_default, is_active) -> Ok(promoted, deactivated, reactivated) or the refused field
-        let cases: [((bool, bool, bool), (Option<bool>, Option<bool>), Result<(bool, bool, bool), &str>); 9] = [
+        type State = (bool, bool, bool);
+        type Patch = (Option<bool>, Option<bool>);
+        type Outcome = Result<(bool, bool, bool), &'static str>;
+        let cases: [(State, Patch, Outcome); 9] = [
             ((false, true, false), (Some(true), None), Ok((true, false, false))),
             ((true, true, false), (Some(true), None), Ok((false, false, false))),
             ((true, true, false), (Some(false), None), Err("is_default")),
