@@ -16,6 +16,7 @@ pub mod model;
 pub mod names;
 pub mod plans;
 pub mod projects;
+pub mod read_cache;
 pub mod roles;
 pub mod store;
 pub mod tokens;
@@ -50,6 +51,7 @@ pub struct Hub {
     blobs: Arc<dyn BlobStore>,
     clock: Arc<dyn Clock>,
     spec_limits: spec::Limits,
+    read_cache: Option<Arc<read_cache::ReadCache>>,
 }
 
 impl Hub {
@@ -61,7 +63,13 @@ impl Hub {
             platform::Backend::Sqlite => Arc::new(FsBlobStore::new(blob_dir)),
             platform::Backend::Postgres => Arc::new(DbBlobStore::new(db.clone())),
         };
-        Self { store: Store::new(db), blobs, clock, spec_limits: spec::Limits::default() }
+        let read_cache = match &db {
+            Db::Sqlite(pool) => {
+                Some(Arc::new(read_cache::ReadCache::for_sqlite(pool.connect_options().get_filename())))
+            }
+            Db::Postgres(_) => None,
+        };
+        Self { store: Store::new(db), blobs, clock, spec_limits: spec::Limits::default(), read_cache }
     }
 
     /// Opens the store named by the configuration and applies migrations.

@@ -8,6 +8,7 @@ use crate::error::{HubError, HubResult};
 use crate::model::{Principal, Project, ProjectAccess, Source};
 use crate::names::{Domain, HttpUrl, ProjectName, Slug};
 use crate::plans::Feature;
+use crate::read_cache::CallerProject;
 use crate::roles::{Action, Denial, authorize};
 use crate::store::{NewProject, ProjectChanges};
 use crate::tokens::hash_bearer;
@@ -72,11 +73,11 @@ impl Hub {
     ) -> HubResult<(Principal, ProjectAccess)> {
         let hash = hash_bearer(authorization).map_err(HubError::InvalidToken)?;
         let found = match Slug::parse(slug) {
-            Ok(slug) => self.store.caller_and_project(&hash, slug.as_str()).await?,
+            Ok(slug) => self.caller_and_project(&hash, slug.as_str()).await?,
             Err(_) => None,
         };
         match found {
-            Some((principal, expires_at, last_used_at, access)) => {
+            Some(CallerProject { principal, expires_at, last_used_at, access }) => {
                 self.accept_token(&principal, expires_at, last_used_at).await?;
                 Ok((principal, gate(access, action)?))
             }
@@ -159,6 +160,29 @@ impl Hub {
             }
         }
         Err(HubError::conflict("could not allocate a unique slug; pass one explicitly"))
+    }
+
+    /// The hot query, answered from the read cache while the SQLite database
+    /// is unchanged (see `read_cache`).
+    async fn caller_and_project(&self, token_hash: &str, slug: &str) -> HubResult<Option<CallerProject>> {
+        let stamp = self.read_cache.as_ref().and_then(|cache| cache.stamp().map(|stamp| (cache, stamp)));
+        if let Some((cache, stamp)) = &stamp
+            && let Some(hit) = cache.get(token_hash, slug, stamp)
+        {
+            return Ok(Some(hit));
+        }
+        let found = self.store.caller_and_project(token_hash, slug).await?.map(
+            |(principal, expires_at, last_used_at, access)| CallerProject {
+                principal,
+                expires_at,
+                last_used_at,
+                access,
+            },
+        );
+        if let (Some((cache, stamp)), Some(value)) = (stamp, &found) {
+            cache.put(token_hash, slug, stamp, value.clone());
+        }
+        Ok(found)
     }
 
     /// `base` if free, else the first free `base-N` (N from 2).

@@ -95,7 +95,7 @@ mod tests {
     #[test]
     fn formats_utc_with_milliseconds() {
         assert_eq!(Timestamp::from_millis(0).to_rfc3339(), "1970-01-01T00:00:00.000Z");
-        assert_eq!(Timestamp::from_millis(1_795_000_000_123).to_rfc3339(), "2026-11-18T08:26:40.123Z");
+        assert_eq!(Timestamp::from_millis(1_795_000_000_123).to_rfc3339(), "2026-11-18T11:06:40.123Z");
     }
 
     #[test]

@@ -106,6 +106,12 @@ impl TestApp {
         Self { hub, router, clock, backend, _dir: dir }
     }
 
+    /// The SQLite file of this app, for tests that open it from a second
+    /// handle as another process would.
+    pub fn sqlite_path(&self) -> Option<std::path::PathBuf> {
+        (self.backend == "sqlite").then(|| self._dir.path().join("hub.db"))
+    }
+
     /// Creates a user on `plan` and a token for them.
     pub async fn user(&self, email: &str, plan: Plan) -> (User, String) {
         let user = self.hub.create_user(email, plan, None).await.expect("user created");

@@ -79,3 +79,42 @@ async fn last_used_at_is_written_before_the_response(app: TestApp) {
         Some(test_kit::START.plus_millis(95_000))
     );
 }
+
+/// The read cache of project reads never outlives a change made by another
+/// process: revocation, a role override or a rename through a second handle
+/// on the same SQLite file is seen by the very next request.
+#[tokio::test]
+async fn cached_project_reads_see_changes_made_by_another_process() {
+    let app = TestApp::sqlite().await;
+    let (_, owner) = app.user("owner@example.com", Plan::Business).await;
+    let (_, member) = app.user("member@example.com", Plan::Free).await;
+    let slug = app.project(&owner, "Cached").await;
+    app.hub.add_collaborator("owner@example.com", "member@example.com", hub_core::Role::Viewer).await.unwrap();
+    let path = format!("/api/v1/projects/{slug}");
+    for _ in 0..3 {
+        assert_eq!(app.get(&path, &owner).await.json()["name"], "Cached");
+        assert_eq!(app.get(&path, &member).await.status, StatusCode::OK);
+    }
+    let other_process = {
+        let db = platform::Db::open_sqlite(&app.sqlite_path().unwrap()).await.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        hub_core::Hub::new(db, &dir.path().join("blobs"), std::sync::Arc::new(kernel::SystemClock))
+    };
+    other_process.set_project_role(&slug, "member@example.com", hub_core::Role::None).await.unwrap();
+    assert_eq!(app.get(&path, &member).await.status, StatusCode::NOT_FOUND, "the override applies at once");
+    let owner_principal = other_process.authenticate(Some(&format!("Bearer {owner}"))).await.unwrap();
+    other_process
+        .update_project(
+            &owner_principal,
+            &slug,
+            hub_core::projects::ProjectPatch { name: Some("Renamed".into()), ..Default::default() },
+            Source::Api,
+        )
+        .await
+        .unwrap();
+    assert_eq!(app.get(&path, &owner).await.json()["name"], "Renamed");
+    let tokens = other_process.list_tokens("owner@example.com").await.unwrap();
+    other_process.revoke_token("owner@example.com", &tokens[0].id, Source::System).await.unwrap();
+    let revoked = app.get(&path, &owner).await;
+    assert_eq!((revoked.status, revoked.error_code()), (StatusCode::UNAUTHORIZED, "INVALID_TOKEN".to_owned()));
+}
