@@ -265,8 +265,13 @@ async fn upload(
         }
         let wait = match sent {
             Ok(response) if response.status().is_success() => {
-                let value: Value =
-                    response.json().await.map_err(|e| Failure::Transient(format!("unreadable answer: {e}")))?;
+                let value: Value = response.json().await.map_err(|e| {
+                    // A success the CLI cannot read means it and the server
+                    // disagree about the protocol: an internal error (exit 3).
+                    anyhow::anyhow!(
+                        "the server accepted the push but its answer is not a version ({e}); is --server a hub?"
+                    )
+                })?;
                 if !out.is_json() && !std::io::stderr().is_terminal() {
                     eprintln!("uploaded");
                 }

@@ -175,6 +175,35 @@ fn exit_codes_for_broken_specs_and_stopped_servers() {
     assert_eq!(output.status.code(), Some(1));
 }
 
+/// A server that answers every request with 200 and a body that is not a
+/// version: the CLI cannot make sense of a success, which is exit 3.
+#[test]
+fn an_unreadable_success_is_an_internal_error() {
+    use std::io::{Read as _, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(1) {
+            let mut stream = stream.unwrap();
+            let mut buf = [0_u8; 65536];
+            let _ = stream.read(&mut buf);
+            let body = "<html>not a hub</html>";
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("ok.yaml"), SPEC).unwrap();
+    let token = "svc_pat_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+    let server = format!("http://{address}");
+    let output = push(dir.path(), &["ok.yaml", "--project", "p", "--server", &server, "--token", token], &[]);
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    assert!(stderr(&output).contains("is --server a hub?"));
+}
+
 #[tokio::test]
 async fn a_large_push_shows_progress_on_a_terminal() {
     let hub = hub_with_project("Large").await;
