@@ -14,5 +14,7 @@ pub mod db;
 pub mod http;
 pub mod jobs;
 pub mod telemetry;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use db::{Backend, Db, DbError, Migrations};

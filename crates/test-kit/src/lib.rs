@@ -10,7 +10,6 @@
 #![expect(clippy::expect_used, reason = "test helpers fail loudly with a message")]
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
@@ -69,31 +68,7 @@ impl TestApp {
     /// A hub on a fresh PostgreSQL database, or `None` (with a message) when
     /// no server is reachable and `REQUIRE_POSTGRES` is not set.
     pub async fn postgres() -> Option<Self> {
-        let admin_url = postgres_admin_url();
-        let admin = match tokio::time::timeout(Duration::from_secs(3), Db::connect_postgres(&admin_url)).await {
-            Ok(Ok(db)) => db,
-            outcome => {
-                let why = match outcome {
-                    Ok(Err(e)) => e.to_string(),
-                    _ => "timed out".to_owned(),
-                };
-                assert!(
-                    std::env::var("REQUIRE_POSTGRES").map_or(true, |v| v != "1"),
-                    "REQUIRE_POSTGRES=1 but PostgreSQL is unreachable at {admin_url}: {why}"
-                );
-                eprintln!("skipping the PostgreSQL variant: no server at {admin_url} ({why})");
-                return None;
-            }
-        };
-        let name = format!("hubtest_{}", uuid::Uuid::new_v4().simple());
-        let Db::Postgres(pool) = &admin else { unreachable!("connect_postgres returns a postgres pool") };
-        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
-            .execute(pool)
-            .await
-            .expect("create test database");
-        admin.close().await;
-        let url = database_url(&admin_url, &name);
-        let db = Db::connect_postgres(&url).await.expect("connect test database");
+        let db = platform::testing::fresh_postgres("hubtest").await?;
         let dir = tempfile::tempdir().expect("temp dir");
         Some(Self::build(db, dir, "postgres").await)
     }
@@ -162,16 +137,7 @@ impl TestApp {
     }
 }
 
-pub fn postgres_admin_url() -> String {
-    std::env::var("TEST_POSTGRES_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned())
-}
-
-/// `url` with its database name replaced by `name`.
-pub fn database_url(url: &str, name: &str) -> String {
-    let (base, query) = url.split_once('?').map_or((url, None), |(b, q)| (b, Some(q)));
-    let prefix = base.rsplit_once('/').map_or(base, |(p, _)| p);
-    query.map_or_else(|| format!("{prefix}/{name}"), |q| format!("{prefix}/{name}?{q}"))
-}
+pub use platform::testing::{database_url, postgres_admin_url};
 
 /// Runs each named scenario `async fn(TestApp)` once per store:
 /// `mod <name> { sqlite, postgres }`.

@@ -5,7 +5,6 @@
 //! variant is skipped with a message unless `REQUIRE_POSTGRES=1`.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
@@ -85,31 +84,7 @@ impl TestApp {
     }
 
     pub async fn postgres() -> Option<Self> {
-        let admin_url = std::env::var("TEST_POSTGRES_URL")
-            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_owned());
-        let admin = match tokio::time::timeout(Duration::from_secs(3), Db::connect_postgres(&admin_url)).await {
-            Ok(Ok(db)) => db,
-            outcome => {
-                let why = match outcome {
-                    Ok(Err(e)) => e.to_string(),
-                    _ => "timed out".to_owned(),
-                };
-                assert!(
-                    std::env::var("REQUIRE_POSTGRES").map_or(true, |v| v != "1"),
-                    "REQUIRE_POSTGRES=1 but PostgreSQL is unreachable: {why}"
-                );
-                eprintln!("skipping the PostgreSQL variant: no server ({why})");
-                return None;
-            }
-        };
-        let name = format!("coursestest_{}", uuid::Uuid::new_v4().simple());
-        let Db::Postgres(pool) = &admin else { unreachable!() };
-        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(pool).await.unwrap();
-        admin.close().await;
-        let (base, query) = admin_url.split_once('?').map_or((admin_url.as_str(), None), |(b, q)| (b, Some(q)));
-        let prefix = base.rsplit_once('/').map_or(base, |(p, _)| p);
-        let url = query.map_or_else(|| format!("{prefix}/{name}"), |q| format!("{prefix}/{name}?{q}"));
-        let db = Db::connect_postgres(&url).await.unwrap();
+        let db = platform::testing::fresh_postgres("coursestest").await?;
         Some(Self::build(db, tempfile::tempdir().unwrap()).await)
     }
 
