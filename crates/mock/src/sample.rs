@@ -1,0 +1,609 @@
+//! Sample values generated from JSON Schemas (rule 2's last resort).
+//!
+//! Generation is deterministic: the same schema always gives the same value,
+//! so a compiled spec can precompute its default responses and snapshot
+//! tests stay stable. Patterns are sampled with `rand_regex` from an RNG
+//! seeded by the pattern itself.
+//!
+//! The walk resolves `$ref`, merges `allOf`, takes the first usable branch of
+//! `oneOf`/`anyOf`, reads 3.0 `nullable` and 3.1 type arrays (preferring the
+//! non-null type), and honours `const`, `enum`, `default`, formats, numeric
+//! ranges with `multipleOf`, string lengths, patterns, array bounds and
+//! required properties. Recursive schemas are cut off: past a depth budget
+//! only required properties and minimum array lengths are generated.
+
+use rand::SeedableRng as _;
+use rand::rngs::StdRng;
+use serde_json::{Map, Number, Value, json};
+use spec::{Spec, schema_types};
+
+/// Which side of the wire a sample is for: responses leave out `writeOnly`
+/// properties, requests leave out `readOnly` ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    Request,
+    Response,
+}
+
+/// Objects nested deeper than this get only their required properties.
+const SOFT_DEPTH: usize = 6;
+/// Past this depth generation stops (a required recursion that cannot end).
+const HARD_DEPTH: usize = 24;
+/// Properties generated per object at most (huge inline objects stay bounded).
+const MAX_PROPERTIES: usize = 200;
+
+/// Generates a sample for `schema` as it appears in `spec`.
+#[must_use]
+pub fn sample(spec: &Spec, schema: &Value, direction: Direction) -> Value {
+    Walker { spec, direction }.walk(schema, 0, None)
+}
+
+/// A schema that says nothing (`{}` or absent): the caller answers with an
+/// explanatory placeholder instead of a sample.
+#[must_use]
+pub fn is_empty_schema(spec: &Spec, schema: &Value) -> bool {
+    match spec.resolve_value(schema) {
+        Some(Value::Object(map)) => map.keys().all(|key| {
+            matches!(key.as_str(), "description" | "title" | "nullable" | "x-nullable" | "readOnly" | "writeOnly")
+                || key.starts_with("x-")
+        }),
+        Some(Value::Bool(true)) => true,
+        _ => false,
+    }
+}
+
+struct Walker<'a> {
+    spec: &'a Spec,
+    direction: Direction,
+}
+
+impl Walker<'_> {
+    fn walk(&self, schema: &Value, depth: usize, name: Option<&str>) -> Value {
+        if depth > HARD_DEPTH {
+            return Value::Null;
+        }
+        let Some(schema) = self.spec.resolve_value(schema) else {
+            return Value::Null;
+        };
+        let Value::Object(map) = schema else {
+            // `true` or `false` schemas: anything (or nothing) goes.
+            return Value::Null;
+        };
+        if let Some(value) = map.get("const") {
+            return value.clone();
+        }
+        if let Some(Value::Array(values)) = map.get("enum") {
+            if let Some(first) = values.iter().find(|v| !v.is_null()).or_else(|| values.first()) {
+                return first.clone();
+            }
+        }
+        if let Some(default) = map.get("default") {
+            if self.fits(schema, default) {
+                return default.clone();
+            }
+        }
+        if let Some(Value::Array(parts)) = map.get("allOf") {
+            let merged = self.merge_all_of(schema, parts, 0);
+            return self.walk_merged(&merged, depth, name);
+        }
+        for key in ["oneOf", "anyOf"] {
+            if let Some(Value::Array(branches)) = map.get(key) {
+                let branch = branches
+                    .iter()
+                    .find(|b| {
+                        self.spec.resolve_value(b).is_some_and(|s| {
+                            let types = schema_types(s);
+                            !(types.types.is_empty() && types.nullable)
+                        })
+                    })
+                    .or_else(|| branches.first());
+                if let Some(branch) = branch {
+                    let mut value = self.walk(branch, depth + 1, name);
+                    // Properties declared beside the composition belong too.
+                    if let (Value::Object(extra), Some(Value::Object(props))) = (&mut value, map.get("properties")) {
+                        for (key, prop) in props {
+                            if !extra.contains_key(key) && self.include(prop) {
+                                extra.insert(key.clone(), self.walk(prop, depth + 1, Some(key)));
+                            }
+                        }
+                    }
+                    return value;
+                }
+            }
+        }
+        self.walk_merged(schema, depth, name)
+    }
+
+    fn walk_merged(&self, schema: &Value, depth: usize, name: Option<&str>) -> Value {
+        if let Some(example) = schema.get("example").or_else(|| schema.get("examples").and_then(|e| e.get(0))) {
+            if depth > 0 && self.fits(schema, example) {
+                return example.clone();
+            }
+        }
+        let types = schema_types(schema);
+        let ty = types.types.first().copied().unwrap_or_else(|| infer_type(schema));
+        match ty {
+            "object" => self.object(schema, depth),
+            "array" => self.array(schema, depth),
+            "string" => Value::String(string(schema, name)),
+            "integer" => integer(schema),
+            "number" => number(schema),
+            "boolean" => Value::Bool(true),
+            "null" => Value::Null,
+            _ if types.nullable => Value::Null,
+            _ => Value::Null,
+        }
+    }
+
+    /// Whether a declared example or default is safe to reuse: its JSON type
+    /// is one the schema admits and it is one of the `enum` values.
+    fn fits(&self, schema: &Value, value: &Value) -> bool {
+        let types = schema_types(schema);
+        if value.is_null() {
+            return types.nullable;
+        }
+        if let Some(Value::Array(values)) = schema.get("enum") {
+            if !values.contains(value) {
+                return false;
+            }
+        }
+        let ok_type = types.types.is_empty()
+            || types.types.iter().any(|ty| match (*ty, value) {
+                ("string", Value::String(_)) | ("boolean", Value::Bool(_)) | ("array", Value::Array(_)) => true,
+                ("object", Value::Object(_)) => true,
+                ("number", Value::Number(_)) => true,
+                ("integer", Value::Number(n)) => n.is_i64() || n.is_u64(),
+                _ => false,
+            });
+        if !ok_type {
+            return false;
+        }
+        match value {
+            Value::String(s) => {
+                let len = s.chars().count() as u64;
+                let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0);
+                let max = schema.get("maxLength").and_then(Value::as_u64).unwrap_or(u64::MAX);
+                // Patterns and formats are not re-checked here: a string
+                // example with either is only trusted when none is declared.
+                len >= min && len <= max && schema.get("pattern").is_none() && schema.get("format").is_none()
+            }
+            Value::Number(n) => {
+                let v = n.as_f64().unwrap_or(0.0);
+                let min_ok = schema.get("minimum").and_then(Value::as_f64).is_none_or(|m| v >= m);
+                let max_ok = schema.get("maximum").and_then(Value::as_f64).is_none_or(|m| v <= m);
+                min_ok && max_ok && schema.get("multipleOf").is_none()
+            }
+            // Structured examples are only reused at the top level.
+            Value::Array(_) | Value::Object(_) => false,
+            _ => true,
+        }
+    }
+
+    /// Merges `allOf` members (and the schema's own keywords) into one
+    /// schema: properties and required lists union, the tightest bounds win.
+    fn merge_all_of(&self, schema: &Value, parts: &[Value], nesting: usize) -> Value {
+        let mut merged = Map::new();
+        if let Value::Object(own) = schema {
+            for (key, value) in own {
+                if key != "allOf" {
+                    merge_keyword(&mut merged, key, value);
+                }
+            }
+        }
+        for part in parts {
+            let Some(resolved) = self.spec.resolve_value(part) else { continue };
+            let resolved = match resolved.get("allOf") {
+                Some(Value::Array(inner)) if nesting < 8 => self.merge_all_of(resolved, inner, nesting + 1),
+                _ => resolved.clone(),
+            };
+            if let Value::Object(map) = resolved {
+                for (key, value) in &map {
+                    merge_keyword(&mut merged, key, value);
+                }
+            }
+        }
+        Value::Object(merged)
+    }
+
+    fn include(&self, property: &Value) -> bool {
+        let Some(resolved) = self.spec.resolve_value(property) else { return true };
+        let flag = |key: &str| resolved.get(key).and_then(Value::as_bool) == Some(true);
+        match self.direction {
+            Direction::Response => !flag("writeOnly"),
+            Direction::Request => !flag("readOnly"),
+        }
+    }
+
+    fn object(&self, schema: &Value, depth: usize) -> Value {
+        let mut out = Map::new();
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|list| list.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if let Some(Value::Object(properties)) = schema.get("properties") {
+            for (key, property) in properties.iter().take(MAX_PROPERTIES) {
+                let is_required = required.contains(&key.as_str());
+                if !is_required && (depth >= SOFT_DEPTH || !self.include(property)) {
+                    continue;
+                }
+                out.insert(key.clone(), self.walk(property, depth + 1, Some(key)));
+            }
+        }
+        // Required names without a declared property still have to be there.
+        for key in &required {
+            if !out.contains_key(*key) {
+                let value = match schema.get("additionalProperties") {
+                    Some(extra @ Value::Object(_)) => self.walk(extra, depth + 1, Some(key)),
+                    _ => Value::String((*key).to_owned()),
+                };
+                out.insert((*key).to_owned(), value);
+            }
+        }
+        if out.is_empty() && depth < SOFT_DEPTH {
+            if let Some(extra @ Value::Object(_)) = schema.get("additionalProperties") {
+                out.insert("key".to_owned(), self.walk(extra, depth + 1, Some("key")));
+            }
+        }
+        let min = schema.get("minProperties").and_then(Value::as_u64).unwrap_or(0);
+        let mut filler = 1;
+        while (out.len() as u64) < min && filler < 64 {
+            let key = format!("property{filler}");
+            let value = match schema.get("additionalProperties") {
+                Some(extra @ Value::Object(_)) => self.walk(extra, depth + 1, Some(&key)),
+                _ => Value::String("value".to_owned()),
+            };
+            out.insert(key, value);
+            filler += 1;
+        }
+        Value::Object(out)
+    }
+
+    fn array(&self, schema: &Value, depth: usize) -> Value {
+        let min = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0);
+        let max = schema.get("maxItems").and_then(Value::as_u64).unwrap_or(u64::MAX);
+        let wanted = if depth >= SOFT_DEPTH { min } else { min.max(1) }.min(max).min(64);
+        let items = schema.get("items").filter(|items| items.is_object());
+        let Some(items) = items else {
+            return Value::Array((0..wanted).map(|i| Value::String(format!("item{i}"))).collect());
+        };
+        let first = self.walk(items, depth + 1, None);
+        let unique = schema.get("uniqueItems").and_then(Value::as_bool) == Some(true);
+        let mut out = Vec::new();
+        for i in 0..wanted {
+            let item = if i == 0 { first.clone() } else { self.walk(items, depth + 1, None) };
+            if unique && out.contains(&item) {
+                match vary(&item, i) {
+                    Some(varied) if !out.contains(&varied) => out.push(varied),
+                    // Cannot make a distinct item (an enum of one value, say).
+                    _ => break,
+                }
+            } else {
+                out.push(item);
+            }
+        }
+        Value::Array(out)
+    }
+}
+
+/// A variation of a generated item for `uniqueItems` arrays.
+fn vary(item: &Value, i: u64) -> Option<Value> {
+    match item {
+        // Same length (so `maxLength` still holds): the last character varies.
+        Value::String(s) => {
+            let mut chars: Vec<char> = s.chars().collect();
+            let digit = char::from_digit(u32::try_from(i % 36).unwrap_or(0), 36)?;
+            match chars.last_mut() {
+                Some(last) => *last = digit,
+                None => chars.push(digit),
+            }
+            Some(Value::String(chars.into_iter().collect()))
+        }
+        Value::Number(n) => n.as_i64().map(|v| json!(v.saturating_add(i64::try_from(i).unwrap_or(0)))),
+        Value::Object(map) => {
+            let mut map = map.clone();
+            for value in map.values_mut() {
+                if let Some(varied) = vary(value, i) {
+                    *value = varied;
+                    return Some(Value::Object(map));
+                }
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+fn merge_keyword(merged: &mut Map<String, Value>, key: &str, value: &Value) {
+    match (key, merged.get_mut(key)) {
+        ("properties", Some(Value::Object(existing))) => {
+            if let Value::Object(new) = value {
+                for (name, schema) in new {
+                    existing.entry(name.clone()).or_insert_with(|| schema.clone());
+                }
+            }
+        }
+        ("required", Some(Value::Array(existing))) => {
+            if let Value::Array(new) = value {
+                for name in new {
+                    if !existing.contains(name) {
+                        existing.push(name.clone());
+                    }
+                }
+            }
+        }
+        ("minimum" | "minLength" | "minItems" | "minProperties", Some(existing)) => {
+            if value.as_f64() > existing.as_f64() {
+                *existing = value.clone();
+            }
+        }
+        ("maximum" | "maxLength" | "maxItems" | "maxProperties", Some(existing)) => {
+            if value.as_f64() < existing.as_f64() {
+                *existing = value.clone();
+            }
+        }
+        // `nullable: false` in one member must not cancel another's type.
+        ("type", Some(_)) | ("nullable", Some(_)) => {}
+        (_, Some(_)) => {}
+        (_, None) => {
+            merged.insert(key.to_owned(), value.clone());
+        }
+    }
+}
+
+fn infer_type(schema: &Value) -> &'static str {
+    if schema.get("properties").is_some() || schema.get("additionalProperties").is_some() {
+        "object"
+    } else if schema.get("items").is_some() {
+        "array"
+    } else if schema.get("pattern").is_some() || schema.get("format").is_some() || schema.get("minLength").is_some() {
+        "string"
+    } else if schema.get("minimum").is_some() || schema.get("maximum").is_some() {
+        "number"
+    } else {
+        ""
+    }
+}
+
+fn string(schema: &Value, name: Option<&str>) -> String {
+    let min = usize::try_from(schema.get("minLength").and_then(Value::as_u64).unwrap_or(0)).unwrap_or(0);
+    let max = schema.get("maxLength").and_then(Value::as_u64).and_then(|m| usize::try_from(m).ok());
+    if let Some(pattern) = schema.get("pattern").and_then(Value::as_str) {
+        if let Some(text) = from_pattern(pattern, min, max) {
+            return text;
+        }
+    }
+    let format = schema.get("format").and_then(Value::as_str).unwrap_or("");
+    let base = by_format(format).map(str::to_owned).unwrap_or_else(|| by_name(name));
+    fit_length(base, min, max, !format.is_empty())
+}
+
+/// Pads or cuts a sample to the declared lengths. Formatted strings are not
+/// padded (that would break the format); a format with impossible lengths
+/// is the description's problem.
+fn fit_length(mut text: String, min: usize, max: Option<usize>, formatted: bool) -> String {
+    let len = text.chars().count();
+    if len < min && !formatted {
+        text.extend(std::iter::repeat_n('x', min - len));
+    }
+    if let Some(max) = max {
+        if text.chars().count() > max && !formatted {
+            text = text.chars().take(max).collect();
+        }
+    }
+    text
+}
+
+fn from_pattern(pattern: &str, min: usize, max: Option<usize>) -> Option<String> {
+    // JSON Schema patterns are unanchored; generating from the pattern as
+    // written gives a string that contains a match, which is what is needed.
+    let trimmed = pattern.strip_prefix('^').unwrap_or(pattern);
+    let trimmed = trimmed.strip_suffix('$').filter(|t| !t.ends_with('\\')).unwrap_or(trimmed);
+    let hir = regex_syntax::ParserBuilder::new()
+        .unicode(false)
+        .build()
+        .parse(trimmed)
+        .or_else(|_| regex_syntax::ParserBuilder::new().build().parse(trimmed))
+        .ok()?;
+    let generator = rand_regex::Regex::with_hir(hir, 8).ok()?;
+    let seed = pattern.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    let mut rng = StdRng::seed_from_u64(seed);
+    for _ in 0..32 {
+        let candidate: String = rand::Rng::sample(&mut rng, &generator);
+        let len = candidate.chars().count();
+        if len >= min && max.is_none_or(|m| len <= m) {
+            return Some(candidate);
+        }
+    }
+    None
+}
+
+fn by_format(format: &str) -> Option<&'static str> {
+    Some(match format {
+        "uuid" => "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+        "date-time" => "2024-01-15T09:30:00Z",
+        "date" => "2024-01-15",
+        "time" => "09:30:00Z",
+        "duration" => "P3D",
+        "email" | "idn-email" => "user@example.com",
+        "uri" | "url" | "iri" => "https://example.com/resource",
+        "uri-reference" | "iri-reference" => "/resource",
+        "uri-template" => "https://example.com/{id}",
+        "hostname" | "idn-hostname" => "example.com",
+        "ipv4" => "192.0.2.1",
+        "ipv6" => "2001:db8::1",
+        "byte" => "U3dhZ2dlciByb2Nrcw==",
+        "binary" => "binary-data",
+        "password" => "********",
+        "json-pointer" => "/path/to/field",
+        "relative-json-pointer" => "0/field",
+        "regex" => "^[a-z]+$",
+        "int32" | "int64" => "1",
+        "double" | "float" | "decimal" => "1.5",
+        "phone" => "+15555550123",
+        "color" => "#336699",
+        _ => return None,
+    })
+}
+
+/// A plausible string from the property's name when the schema has no format.
+fn by_name(name: Option<&str>) -> String {
+    let Some(name) = name else { return "string".to_owned() };
+    let lower = name.to_ascii_lowercase();
+    let pick = if lower.contains("email") {
+        "user@example.com"
+    } else if lower.ends_with("url") || lower.ends_with("uri") || lower == "href" || lower == "link" {
+        "https://example.com/resource"
+    } else if lower == "id" || lower.ends_with("_id") || lower.ends_with("id") && name.ends_with("Id") {
+        "3fa85f64-5717-4562-b3fc-2c963f66afa6"
+    } else if lower.ends_with("_at") || lower.ends_with("date") || lower.ends_with("time") {
+        "2024-01-15T09:30:00Z"
+    } else if lower.contains("name") {
+        "Ada Lovelace"
+    } else if lower.contains("phone") {
+        "+15555550123"
+    } else if lower == "country" {
+        "GB"
+    } else if lower.contains("city") {
+        "London"
+    } else {
+        return name.to_owned();
+    };
+    pick.to_owned()
+}
+
+fn bounds(schema: &Value) -> (Option<f64>, Option<f64>, bool, bool) {
+    // 3.0 writes `exclusiveMinimum: true` beside `minimum`; 3.1 writes the
+    // bound itself as `exclusiveMinimum: 5`.
+    let mut min = schema.get("minimum").and_then(Value::as_f64);
+    let mut max = schema.get("maximum").and_then(Value::as_f64);
+    let mut min_exclusive = schema.get("exclusiveMinimum").and_then(Value::as_bool) == Some(true);
+    let mut max_exclusive = schema.get("exclusiveMaximum").and_then(Value::as_bool) == Some(true);
+    if let Some(bound) = schema.get("exclusiveMinimum").and_then(Value::as_f64) {
+        if min.is_none_or(|m| bound >= m) {
+            min = Some(bound);
+            min_exclusive = true;
+        }
+    }
+    if let Some(bound) = schema.get("exclusiveMaximum").and_then(Value::as_f64) {
+        if max.is_none_or(|m| bound <= m) {
+            max = Some(bound);
+            max_exclusive = true;
+        }
+    }
+    (min, max, min_exclusive, max_exclusive)
+}
+
+fn integer(schema: &Value) -> Value {
+    let (min, max, min_ex, max_ex) = bounds(schema);
+    let step = schema.get("multipleOf").and_then(Value::as_f64).filter(|s| *s >= 1.0 && s.fract() == 0.0);
+    let low = min.map(|m| if min_ex { m.floor() + 1.0 } else { m.ceil() });
+    let high = max.map(|m| if max_ex { m.ceil() - 1.0 } else { m.floor() });
+    let mut value = match (low, high) {
+        (Some(low), _) => low,
+        (None, Some(high)) => high.min(1.0),
+        (None, None) => 1.0,
+    };
+    if let Some(step) = step {
+        value = (value / step).ceil() * step;
+        if high.is_some_and(|h| value > h) {
+            value -= step;
+        }
+    }
+    // Saturating float-to-int conversion is the intent.
+    #[allow(clippy::cast_possible_truncation, reason = "saturating conversion of a bounded sample")]
+    let int = value as i64;
+    Value::Number(Number::from(int))
+}
+
+fn number(schema: &Value) -> Value {
+    let (min, max, min_ex, max_ex) = bounds(schema);
+    let step = schema.get("multipleOf").and_then(Value::as_f64).filter(|s| *s > 0.0);
+    let mut value = match (min, max) {
+        (Some(low), Some(high)) => (low + high) / 2.0,
+        (Some(low), None) => low + if min_ex { 1.0 } else { 0.0 },
+        (None, Some(high)) => high - if max_ex { 1.0 } else { 0.0 },
+        (None, None) => 1.5,
+    };
+    if let Some(step) = step {
+        value = (value / step).ceil() * step;
+        if max.is_some_and(|h| value > h || (max_ex && value >= h)) {
+            value -= step;
+        }
+    }
+    Number::from_f64(value).map_or(Value::Null, |n| {
+        // Whole numbers print as integers, as a person would write them.
+        if value.fract() == 0.0 && value.abs() < 9.0e15 {
+            #[allow(clippy::cast_possible_truncation, reason = "checked whole and in range")]
+            let int = value as i64;
+            Value::Number(Number::from(int))
+        } else {
+            Value::Number(n)
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec_with(schemas: Value) -> Spec {
+        let doc = json!({"openapi": "3.0.3", "info": {"title": "t", "version": "1"}, "paths": {},
+            "components": {"schemas": schemas}});
+        spec::parse(doc.to_string().as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn honours_formats_bounds_and_required() {
+        let spec = spec_with(json!({}));
+        let schema = json!({"type": "object", "required": ["id", "age", "tags"], "properties": {
+            "id": {"type": "string", "format": "uuid"},
+            "age": {"type": "integer", "minimum": 18, "maximum": 30, "multipleOf": 5},
+            "tags": {"type": "array", "minItems": 3, "uniqueItems": true, "items": {"type": "string", "maxLength": 4}},
+            "code": {"type": "string", "pattern": "^[A-Z]{3}-[0-9]{2}$"},
+            "ratio": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+            "secret": {"type": "string", "writeOnly": true}
+        }});
+        let value = sample(&spec, &schema, Direction::Response);
+        assert_eq!(value["id"], "3fa85f64-5717-4562-b3fc-2c963f66afa6");
+        assert_eq!(value["age"], 20);
+        let tags = value["tags"].as_array().unwrap();
+        assert_eq!(tags.len(), 3);
+        assert!(tags.iter().all(|t| t.as_str().unwrap().len() <= 4));
+        assert_ne!(tags[0], tags[1]);
+        let code = value["code"].as_str().unwrap();
+        assert!(code.len() == 6 && code.as_bytes()[3] == b'-', "{code}");
+        assert_eq!(value["ratio"], 0.5);
+        assert!(value.get("secret").is_none());
+        assert_eq!(sample(&spec, &schema, Direction::Response), value, "deterministic");
+    }
+
+    #[test]
+    fn resolves_refs_compositions_and_nullability() {
+        let spec = spec_with(json!({
+            "Pet": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}},
+            "Dog": {"allOf": [{"$ref": "#/components/schemas/Pet"},
+                {"type": "object", "required": ["bark"], "properties": {"bark": {"type": "boolean"}}}]},
+            "Maybe": {"type": ["null", "integer"], "minimum": 3},
+            "Either": {"oneOf": [{"type": "null"}, {"$ref": "#/components/schemas/Pet"}]},
+            "Node": {"type": "object", "required": ["children"], "properties": {
+                "children": {"type": "array", "items": {"$ref": "#/components/schemas/Node"}}}}
+        }));
+        let dog = sample(&spec, &json!({"$ref": "#/components/schemas/Dog"}), Direction::Response);
+        assert_eq!(dog, json!({"name": "Ada Lovelace", "bark": true}));
+        assert_eq!(sample(&spec, &json!({"$ref": "#/components/schemas/Maybe"}), Direction::Response), json!(3));
+        let either = sample(&spec, &json!({"$ref": "#/components/schemas/Either"}), Direction::Response);
+        assert_eq!(either, json!({"name": "Ada Lovelace"}));
+        // Recursion ends: past the soft depth arrays stay at their minimum.
+        let node = sample(&spec, &json!({"$ref": "#/components/schemas/Node"}), Direction::Response);
+        assert!(node.to_string().len() < 400, "{node}");
+    }
+
+    #[test]
+    fn empty_schema_is_recognised() {
+        let spec = spec_with(json!({"Any": {"description": "anything"}}));
+        assert!(is_empty_schema(&spec, &json!({})));
+        assert!(is_empty_schema(&spec, &json!({"$ref": "#/components/schemas/Any"})));
+        assert!(!is_empty_schema(&spec, &json!({"type": "string"})));
+    }
+}
