@@ -30,6 +30,11 @@ pub enum AuditAction {
     TokenCreated,
     TokenRevoked,
     UploadTokenRotated,
+    MockSettingsUpdated,
+    MockOverrideCreated,
+    MockOverrideUpdated,
+    MockOverrideDeleted,
+    MockOverridesImported,
 }
 
 impl AuditAction {
@@ -53,6 +58,11 @@ impl AuditAction {
             Self::TokenCreated => "TOKEN_CREATED",
             Self::TokenRevoked => "TOKEN_REVOKED",
             Self::UploadTokenRotated => "UPLOAD_TOKEN_ROTATED",
+            Self::MockSettingsUpdated => "MOCK_SETTINGS_UPDATED",
+            Self::MockOverrideCreated => "MOCK_OVERRIDE_CREATED",
+            Self::MockOverrideUpdated => "MOCK_OVERRIDE_UPDATED",
+            Self::MockOverrideDeleted => "MOCK_OVERRIDE_DELETED",
+            Self::MockOverridesImported => "MOCK_OVERRIDES_IMPORTED",
         }
     }
 }

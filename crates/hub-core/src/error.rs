@@ -38,6 +38,11 @@ pub enum HubError {
     NotFound { resource: &'static str },
     #[error("{message}")]
     Conflict { message: String },
+    /// A field named at run time (mock settings and overrides).
+    #[error("{field}: {message}")]
+    InvalidField { field: String, message: String },
+    #[error("a project may hold at most {limit} mock overrides; delete one first")]
+    MockOverrideLimit { limit: usize },
     #[error("{}", token_message(*.0))]
     InvalidToken(TokenRejection),
     #[error("your role ({}) does not allow {}", .access.as_str(), .action.as_str())]

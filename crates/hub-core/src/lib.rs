@@ -12,6 +12,7 @@ pub mod audit;
 pub mod demo;
 pub mod diffs;
 pub mod error;
+pub mod mock;
 pub mod model;
 pub mod names;
 pub mod plans;
@@ -52,6 +53,9 @@ pub struct Hub {
     clock: Arc<dyn Clock>,
     spec_limits: spec::Limits,
     read_cache: Option<Arc<read_cache::ReadCache>>,
+    /// Bumped by every change this process makes that a mock snapshot
+    /// reads (projects, versions, mock settings and overrides).
+    mock_generation: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Hub {
@@ -69,7 +73,14 @@ impl Hub {
             }
             Db::Postgres(_) => None,
         };
-        Self { store: Store::new(db), blobs, clock, spec_limits: spec::Limits::default(), read_cache }
+        Self {
+            store: Store::new(db),
+            blobs,
+            clock,
+            spec_limits: spec::Limits::default(),
+            read_cache,
+            mock_generation: Arc::new(std::sync::atomic::AtomicU64::new(0)),
+        }
     }
 
     /// Opens the store named by the configuration and applies migrations.
@@ -89,6 +100,23 @@ impl Hub {
 
     pub fn db(&self) -> &Db {
         self.store.db()
+    }
+
+    /// Changes only when this process changed something a mock snapshot
+    /// reads; caches of snapshots compare it (with a short expiry for
+    /// changes made by other processes or nodes).
+    pub fn mock_generation(&self) -> u64 {
+        self.mock_generation.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// The SQLite WAL-index stamp, when the store is SQLite: it changes with
+    /// every commit of any process, so a cache keyed by it is exact.
+    pub fn change_stamp(&self) -> Option<read_cache::Stamp> {
+        self.read_cache.as_ref().and_then(|cache| cache.stamp())
+    }
+
+    fn mock_changed(&self) {
+        self.mock_generation.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     }
 
     /// An audit row for a mutation by `actor` on the account of

@@ -266,6 +266,7 @@ impl Hub {
             })
             .collect();
         self.store.update_project(&project.id, &changes, self.clock.now(), &audits).await?;
+        self.mock_changed();
         self.project(principal, slug).await
     }
 
@@ -282,6 +283,6 @@ impl Hub {
                 .project(&project.id)
                 .meta("slug", project.slug.as_str()),
         );
-        self.store.delete_project(&project.id, audit.as_ref()).await
+        self.store.delete_project(&project.id, audit.as_ref()).await.inspect(|()| self.mock_changed())
     }
 }

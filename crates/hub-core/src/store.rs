@@ -1376,3 +1376,5 @@ mod tests {
         assert_eq!(escape_like("50%_off\\"), "50\\%\\_off\\\\");
     }
 }
+
+mod mock;

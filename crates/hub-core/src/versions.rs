@@ -157,7 +157,8 @@ impl Hub {
                 }
                 self.audit_rows(&found, principal, source, drafts)
             })
-            .await?;
+            .await
+            .inspect(|_| self.mock_changed())?;
         Ok(PushOutcome { created: outcome == UploadOutcome::Created, version })
     }
 
@@ -198,6 +199,7 @@ impl Hub {
                 self.audit_rows(&found, principal, source, drafts)
             })
             .await
+            .inspect(|_| self.mock_changed())
     }
 
     pub async fn delete_version(
@@ -215,6 +217,7 @@ impl Hub {
                     .next()
             })
             .await
+            .inspect(|_| self.mock_changed())
     }
 
     /// Removes previews past their expiry. Run by the scheduler and by the
@@ -231,6 +234,7 @@ impl Hub {
                 )
             })
             .await
+            .inspect(|_| self.mock_changed())
     }
 
     fn audit_rows(

@@ -22,6 +22,8 @@ pub enum Code {
     MethodNotAllowed,
     Conflict,
     PreviewLimitReached,
+    MockOverrideLimitReached,
+    PasswordRequired,
     PayloadTooLarge,
     RateLimited,
     ServiceUnavailable,
@@ -41,6 +43,8 @@ impl Code {
             Self::MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED"),
             Self::Conflict => (StatusCode::CONFLICT, "CONFLICT"),
             Self::PreviewLimitReached => (StatusCode::CONFLICT, "PREVIEW_LIMIT_REACHED"),
+            Self::MockOverrideLimitReached => (StatusCode::CONFLICT, "MOCK_OVERRIDE_LIMIT_REACHED"),
+            Self::PasswordRequired => (StatusCode::UNAUTHORIZED, "PASSWORD_REQUIRED"),
             Self::PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE"),
             Self::RateLimited => (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED"),
             Self::ServiceUnavailable => (StatusCode::SERVICE_UNAVAILABLE, "SERVICE_UNAVAILABLE"),
@@ -70,6 +74,13 @@ impl ApiError {
     }
 
     /// A 400 naming the offending field.
+    /// The same error with a more specific message.
+    #[must_use]
+    pub fn with_message(mut self, message: impl Into<String>) -> Self {
+        self.message = message.into();
+        self
+    }
+
     pub fn field(field: &str, message: impl Into<String>) -> Self {
         Self::new(Code::ValidationError, message).with_details(json!({ "field": field }))
     }
@@ -95,6 +106,10 @@ impl From<HubError> for ApiError {
             }
             HubError::NotFound { .. } => Self::new(Code::NotFound, message),
             HubError::Conflict { .. } => Self::new(Code::Conflict, message),
+            HubError::InvalidField { field, .. } => Self::field(&field, message),
+            HubError::MockOverrideLimit { limit } => {
+                Self::new(Code::MockOverrideLimitReached, message).with_details(json!({ "limit": limit }))
+            }
             HubError::InvalidToken(reason) => {
                 Self::new(Code::InvalidToken, message).with_details(json!({ "reason": reason.as_str() }))
             }

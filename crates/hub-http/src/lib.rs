@@ -7,13 +7,14 @@
 
 pub mod error;
 pub mod extract;
+pub mod mock_server;
 pub mod routes;
 pub mod wire;
 
 use axum::Router;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{any, get, post};
 use hub_core::Hub;
 use kernel::Secret;
 
@@ -31,7 +32,20 @@ pub struct AppState {
 
 /// The complete hub router (without the process-level layers the binary adds).
 pub fn router(state: AppState) -> Router {
+    router_with(state, mock_server::MockConfig::default())
+}
+
+/// The hub router with the hosted mock's operator settings.
+pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Router {
     let db = state.hub.db().clone();
+    let mock_state = std::sync::Arc::new(mock_server::MockServer::new(state.hub.clone(), mock_config));
+    // Open CORS (preflight included) and no body limit beyond the mock's own.
+    let mock = Router::new()
+        .route("/mock/{*rest}", any(mock_server::serve))
+        .layer(tower_http::cors::CorsLayer::permissive())
+        .layer(axum::extract::DefaultBodyLimit::disable())
+        .with_state(mock_state);
+    let mock_admin = "/api/v1/projects/{slug}/mock";
     let api = Router::new()
         .route("/api/v1/projects", get(routes::projects::list).post(routes::projects::create))
         .route(
@@ -49,12 +63,26 @@ pub fn router(state: AppState) -> Router {
         .route("/api/projects/{slug}/spec", get(routes::uploads::default_spec))
         .route("/api/projects/{slug}/diff", get(routes::diffs::diff))
         .route("/api/cron/previews-prune", get(routes::cron::previews_prune).post(routes::cron::previews_prune))
+        .route("/api/cron/mock-log-prune", get(routes::cron::mock_log_prune).post(routes::cron::mock_log_prune))
+        .route(&format!("{mock_admin}/settings"), get(routes::mock::get_settings).patch(routes::mock::update_settings))
+        .route(
+            &format!("{mock_admin}/overrides"),
+            get(routes::mock::list_overrides).post(routes::mock::create_override),
+        )
+        .route(&format!("{mock_admin}/overrides/export"), get(routes::mock::export_overrides))
+        .route(&format!("{mock_admin}/overrides/import"), post(routes::mock::import_overrides))
+        .route(
+            &format!("{mock_admin}/overrides/{{id}}"),
+            get(routes::mock::get_override).patch(routes::mock::update_override).delete(routes::mock::delete_override),
+        )
+        .route(&format!("{mock_admin}/overrides/{{id}}/duplicate"), post(routes::mock::duplicate_override))
+        .route(&format!("{mock_admin}/requests"), get(routes::mock::requests))
         // Bodies are bounded where they are read (50 MB for specs, streamed
         // with an early refusal), not by axum's blanket 2 MB default.
         .layer(axum::extract::DefaultBodyLimit::disable())
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state);
-    platform::http::instrument(api.merge(platform::http::ops_routes(db)).fallback(not_found), "hub")
+    platform::http::instrument(api.merge(mock).merge(platform::http::ops_routes(db)).fallback(not_found), "hub")
 }
 
 async fn openapi_document() -> Response {

@@ -216,7 +216,7 @@ pub struct Engine {
 }
 
 enum Kind {
-    Rest(Rest),
+    Rest(Box<Rest>),
     GraphQl(Box<GraphQlEngine>),
 }
 
@@ -296,7 +296,7 @@ impl Engine {
         base_paths.sort();
         base_paths.dedup();
         let ops = spec.operations.iter().map(|_| Op { prepared: OnceLock::new(), checks: OnceLock::new() }).collect();
-        Ok(Self { spec, kind: Kind::Rest(Rest { router, paths, ops, base_paths, schemas: OnceLock::new() }) })
+        Ok(Self { spec, kind: Kind::Rest(Box::new(Rest { router, paths, ops, base_paths, schemas: OnceLock::new() })) })
     }
 
     /// The description this engine serves.
@@ -383,25 +383,25 @@ impl Engine {
         settings: &Settings,
         ctx: &mut Context<'_>,
     ) -> Reply {
-        if let Some(id) = &operation.operation_id {
-            if settings.is_disabled(ctx.version, id) {
-                return Reply::new(StatusCode::SERVICE_UNAVAILABLE, Synth::Disabled).json(&envelope(
-                    "OPERATION_DISABLED",
-                    &format!("operation `{id}` is disabled on this mock"),
-                    None,
-                ));
-            }
+        if let Some(id) = &operation.operation_id
+            && settings.is_disabled(ctx.version, id)
+        {
+            return Reply::new(StatusCode::SERVICE_UNAVAILABLE, Synth::Disabled).json(&envelope(
+                "OPERATION_DISABLED",
+                &format!("operation `{id}` is disabled on this mock"),
+                None,
+            ));
         }
-        if settings.enforce_auth {
-            if let Some(challenge) = security::check(&self.spec, operation, request) {
-                let mut reply = Reply::new(StatusCode::UNAUTHORIZED, Synth::AuthRequired).json(&envelope(
-                    "UNAUTHORIZED",
-                    &challenge.hint,
-                    Some(json!({ "schemes": challenge.schemes })),
-                ));
-                reply.header("www-authenticate", &challenge.www_authenticate);
-                return reply;
-            }
+        if settings.enforce_auth
+            && let Some(challenge) = security::check(&self.spec, operation, request)
+        {
+            let mut reply = Reply::new(StatusCode::UNAUTHORIZED, Synth::AuthRequired).json(&envelope(
+                "UNAUTHORIZED",
+                &challenge.hint,
+                Some(json!({ "schemes": challenge.schemes })),
+            ));
+            reply.header("www-authenticate", &challenge.www_authenticate);
+            return reply;
         }
         if settings.validate_requests {
             let schemas = rest.schemas.get_or_init(|| schema::SchemaSet::new(&self.spec));

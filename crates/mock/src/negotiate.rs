@@ -78,7 +78,7 @@ pub fn parse_query(query: &str) -> Vec<(String, String)> {
 }
 
 /// Picks the response entry for a status, following `NXX` and `default`.
-fn response_for<'a>(operation: &'a Operation, code: u16) -> Option<&'a Response> {
+fn response_for(operation: &Operation, code: u16) -> Option<&Response> {
     let exact = code.to_string();
     let range = format!("{}XX", code / 100);
     operation

@@ -193,15 +193,15 @@ impl Compiled {
                 return None;
             }
         }
-        if let Some(want) = &matcher.body {
-            if !contains(facts.json?, want) {
-                return None;
-            }
+        if let Some(want) = &matcher.body
+            && !contains(facts.json?, want)
+        {
+            return None;
         }
-        if let Some(want) = &matcher.operation_name {
-            if facts.operation_name != Some(want.as_str()) {
-                return None;
-            }
+        if let Some(want) = &matcher.operation_name
+            && facts.operation_name != Some(want.as_str())
+        {
+            return None;
         }
         Some(params.into_iter().filter(|(name, _)| name != "*").collect())
     }

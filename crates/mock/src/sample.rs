@@ -72,19 +72,20 @@ impl Walker<'_> {
         if let Some(value) = map.get("const") {
             return value.clone();
         }
-        if let Some(Value::Array(values)) = map.get("enum") {
-            if let Some(first) = values.iter().find(|v| !v.is_null()).or_else(|| values.first()) {
-                return first.clone();
-            }
+        if let Some(Value::Array(values)) = map.get("enum")
+            && let Some(first) = values.iter().find(|v| !v.is_null()).or_else(|| values.first())
+        {
+            return first.clone();
         }
-        if let Some(default) = map.get("default") {
-            if self.fits(schema, default) {
-                return default.clone();
-            }
+        if let Some(default) = map.get("default")
+            && self.fits(schema, default)
+        {
+            return default.clone();
         }
         if let Some(Value::Array(parts)) = map.get("allOf") {
             let merged = self.merge_all_of(schema, parts, 0);
-            return self.walk_merged(&merged, depth, name);
+            // The merged schema may still carry `oneOf`/`anyOf`/`enum`.
+            return self.walk(&merged, depth, name);
         }
         for key in ["oneOf", "anyOf"] {
             if let Some(Value::Array(branches)) = map.get(key) {
@@ -115,10 +116,11 @@ impl Walker<'_> {
     }
 
     fn walk_merged(&self, schema: &Value, depth: usize, name: Option<&str>) -> Value {
-        if let Some(example) = schema.get("example").or_else(|| schema.get("examples").and_then(|e| e.get(0))) {
-            if depth > 0 && self.fits(schema, example) {
-                return example.clone();
-            }
+        if let Some(example) = schema.get("example").or_else(|| schema.get("examples").and_then(|e| e.get(0)))
+            && depth > 0
+            && self.fits(schema, example)
+        {
+            return example.clone();
         }
         let types = schema_types(schema);
         let ty = types.types.first().copied().unwrap_or_else(|| infer_type(schema));
@@ -142,10 +144,10 @@ impl Walker<'_> {
         if value.is_null() {
             return types.nullable;
         }
-        if let Some(Value::Array(values)) = schema.get("enum") {
-            if !values.contains(value) {
-                return false;
-            }
+        if let Some(Value::Array(values)) = schema.get("enum")
+            && !values.contains(value)
+        {
+            return false;
         }
         let ok_type = types.types.is_empty()
             || types.types.iter().any(|ty| match (*ty, value) {
@@ -240,10 +242,11 @@ impl Walker<'_> {
                 out.insert((*key).to_owned(), value);
             }
         }
-        if out.is_empty() && depth < SOFT_DEPTH {
-            if let Some(extra @ Value::Object(_)) = schema.get("additionalProperties") {
-                out.insert("key".to_owned(), self.walk(extra, depth + 1, Some("key")));
-            }
+        if out.is_empty()
+            && depth < SOFT_DEPTH
+            && let Some(extra @ Value::Object(_)) = schema.get("additionalProperties")
+        {
+            out.insert("key".to_owned(), self.walk(extra, depth + 1, Some("key")));
         }
         let min = schema.get("minProperties").and_then(Value::as_u64).unwrap_or(0);
         let mut filler = 1;
@@ -368,10 +371,10 @@ fn infer_type(schema: &Value) -> &'static str {
 fn string(schema: &Value, name: Option<&str>) -> String {
     let min = usize::try_from(schema.get("minLength").and_then(Value::as_u64).unwrap_or(0)).unwrap_or(0);
     let max = schema.get("maxLength").and_then(Value::as_u64).and_then(|m| usize::try_from(m).ok());
-    if let Some(pattern) = schema.get("pattern").and_then(Value::as_str) {
-        if let Some(text) = from_pattern(pattern, min, max) {
-            return text;
-        }
+    if let Some(pattern) = schema.get("pattern").and_then(Value::as_str)
+        && let Some(text) = from_pattern(pattern, min, max)
+    {
+        return text;
     }
     let format = schema.get("format").and_then(Value::as_str).unwrap_or("");
     let base = by_format(format).map(str::to_owned).unwrap_or_else(|| by_name(name));
@@ -386,10 +389,11 @@ fn fit_length(mut text: String, min: usize, max: Option<usize>, formatted: bool)
     if len < min && !formatted {
         text.extend(std::iter::repeat_n('x', min - len));
     }
-    if let Some(max) = max {
-        if text.chars().count() > max && !formatted {
-            text = text.chars().take(max).collect();
-        }
+    if let Some(max) = max
+        && text.chars().count() > max
+        && !formatted
+    {
+        text = text.chars().take(max).collect();
     }
     text
 }
@@ -403,8 +407,8 @@ fn from_pattern(pattern: &str, min: usize, max: Option<usize>) -> Option<String>
         .unicode(false)
         .build()
         .parse(trimmed)
-        .or_else(|_| regex_syntax::ParserBuilder::new().build().parse(trimmed))
-        .ok()?;
+        .ok()
+        .or_else(|| regex_syntax::ParserBuilder::new().build().parse(trimmed).ok())?;
     let generator = rand_regex::Regex::with_hir(hir, 8).ok()?;
     let seed = pattern.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
     let mut rng = StdRng::seed_from_u64(seed);
@@ -479,17 +483,17 @@ fn bounds(schema: &Value) -> (Option<f64>, Option<f64>, bool, bool) {
     let mut max = schema.get("maximum").and_then(Value::as_f64);
     let mut min_exclusive = schema.get("exclusiveMinimum").and_then(Value::as_bool) == Some(true);
     let mut max_exclusive = schema.get("exclusiveMaximum").and_then(Value::as_bool) == Some(true);
-    if let Some(bound) = schema.get("exclusiveMinimum").and_then(Value::as_f64) {
-        if min.is_none_or(|m| bound >= m) {
-            min = Some(bound);
-            min_exclusive = true;
-        }
+    if let Some(bound) = schema.get("exclusiveMinimum").and_then(Value::as_f64)
+        && min.is_none_or(|m| bound >= m)
+    {
+        min = Some(bound);
+        min_exclusive = true;
     }
-    if let Some(bound) = schema.get("exclusiveMaximum").and_then(Value::as_f64) {
-        if max.is_none_or(|m| bound <= m) {
-            max = Some(bound);
-            max_exclusive = true;
-        }
+    if let Some(bound) = schema.get("exclusiveMaximum").and_then(Value::as_f64)
+        && max.is_none_or(|m| bound <= m)
+    {
+        max = Some(bound);
+        max_exclusive = true;
     }
     (min, max, min_exclusive, max_exclusive)
 }

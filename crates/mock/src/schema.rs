@@ -44,14 +44,13 @@ impl SchemaSet {
             SpecFormat::OpenApi3 if spec.source_version.starts_with("3.1") => Draft::Draft202012,
             _ => Draft::Draft4,
         };
-        let legacy = draft == Draft::Draft4;
         let mut components = Map::new();
         let schemas: Map<String, Value> =
-            spec.schemas.iter().map(|(name, schema)| (name.clone(), convert(spec, schema, legacy, 0))).collect();
+            spec.schemas.iter().map(|(name, schema)| (name.clone(), convert(spec, schema, 0))).collect();
         components.insert("schemas".to_owned(), Value::Object(schemas));
         for (section, entries) in &spec.components {
             let converted: Map<String, Value> =
-                entries.iter().map(|(name, value)| (name.clone(), convert(spec, value, legacy, 0))).collect();
+                entries.iter().map(|(name, value)| (name.clone(), convert(spec, value, 0))).collect();
             components.insert(section.clone(), Value::Object(converted));
         }
         let document = json!({ "components": components });
@@ -65,7 +64,7 @@ impl SchemaSet {
     #[must_use]
     pub fn validator(&self, spec: &Spec, schema: &Value) -> Option<Validator> {
         let registry = self.registry.as_ref()?;
-        let converted = convert(spec, schema, self.draft == Draft::Draft4, 0);
+        let converted = convert(spec, schema, 0);
         jsonschema::options()
             .with_draft(self.draft)
             .with_registry(registry)
@@ -93,17 +92,17 @@ pub fn issues(validator: &Validator, instance: &Value, prefix: &str) -> Vec<Issu
         .collect()
 }
 
-fn convert(spec: &Spec, value: &Value, legacy: bool, depth: usize) -> Value {
+fn convert(spec: &Spec, value: &Value, depth: usize) -> Value {
     match value {
         Value::Object(map) => {
             if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
                 if reference.starts_with("#/components/") {
                     return json!({ "$ref": format!("{BASE}{reference}") });
                 }
-                if depth < MAX_INLINE_DEPTH {
-                    if let Some(target) = spec.resolve(reference) {
-                        return convert(spec, target, legacy, depth + 1);
-                    }
+                if depth < MAX_INLINE_DEPTH
+                    && let Some(target) = spec.resolve(reference)
+                {
+                    return convert(spec, target, depth + 1);
                 }
                 return json!({});
             }
@@ -113,7 +112,20 @@ fn convert(spec: &Spec, value: &Value, legacy: bool, depth: usize) -> Value {
                 // are: validators ignore unknown keywords.
                 let converted = match key.as_str() {
                     "example" | "examples" | "default" | "enum" | "const" => child.clone(),
-                    _ => convert(spec, child, legacy, depth),
+                    // Draft 4 wants unique names; descriptions repeat them.
+                    "required" => match child {
+                        Value::Array(names) => {
+                            let mut unique: Vec<Value> = Vec::with_capacity(names.len());
+                            for name in names {
+                                if !unique.contains(name) {
+                                    unique.push(name.clone());
+                                }
+                            }
+                            Value::Array(unique)
+                        }
+                        other => other.clone(),
+                    },
+                    _ => convert(spec, child, depth),
                 };
                 out.insert(key.clone(), converted);
             }
@@ -124,7 +136,7 @@ fn convert(spec: &Spec, value: &Value, legacy: bool, depth: usize) -> Value {
             }
             Value::Object(out)
         }
-        Value::Array(items) => Value::Array(items.iter().map(|item| convert(spec, item, legacy, depth)).collect()),
+        Value::Array(items) => Value::Array(items.iter().map(|item| convert(spec, item, depth)).collect()),
         other => other.clone(),
     }
 }
@@ -132,10 +144,10 @@ fn convert(spec: &Spec, value: &Value, legacy: bool, depth: usize) -> Value {
 fn make_nullable(mut schema: Map<String, Value>) -> Value {
     schema.remove("nullable");
     schema.remove("x-nullable");
-    if let Some(Value::Array(values)) = schema.get_mut("enum") {
-        if !values.contains(&Value::Null) {
-            values.push(Value::Null);
-        }
+    if let Some(Value::Array(values)) = schema.get_mut("enum")
+        && !values.contains(&Value::Null)
+    {
+        values.push(Value::Null);
     }
     let composed = schema.contains_key("allOf") || schema.contains_key("oneOf") || schema.contains_key("anyOf");
     match schema.get_mut("type") {

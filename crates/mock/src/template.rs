@@ -103,10 +103,10 @@ impl Renderer<'_> {
     pub fn render_json(&mut self, value: &Value) -> Value {
         match value {
             Value::String(text) => {
-                if let Some(token) = sole_token(text) {
-                    if let Some(value) = self.value(token) {
-                        return value;
-                    }
+                if let Some(token) = sole_token(text)
+                    && let Some(value) = self.value(token)
+                {
+                    return value;
                 }
                 Value::String(self.render_text(text))
             }

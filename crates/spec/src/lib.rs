@@ -86,6 +86,12 @@ pub fn parse_with(input: &[u8], limits: &Limits) -> Result<Spec, SpecError> {
     from_tree(tree)
 }
 
+/// Decodes a description's bytes to text the way [`parse`] does (UTF-8,
+/// or UTF-8/UTF-16 with a byte-order mark).
+pub fn decode(input: &[u8]) -> Result<String, SpecError> {
+    text::decode(input).map(std::borrow::Cow::into_owned)
+}
+
 /// Guesses the format from the text without parsing it: the first
 /// meaningful token decides JSON, YAML or GraphQL, and an `openapi` or
 /// `swagger` key decides the rest. `None` when nothing fits.

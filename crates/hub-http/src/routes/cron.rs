@@ -27,3 +27,9 @@ pub async fn previews_prune(State(state): State<AppState>, headers: HeaderMap) -
     let removed = state.hub.prune_expired_previews().await?;
     Ok(Json(json!({ "job": "previews-prune", "removed": removed })).into_response())
 }
+
+pub async fn mock_log_prune(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+    check_cron_secret(&state, &headers)?;
+    let removed = state.hub.prune_mock_log().await?;
+    Ok(Json(json!({ "job": "mock-log-prune", "removed": removed })).into_response())
+}

@@ -2,6 +2,7 @@
 
 pub mod cron;
 pub mod diffs;
+pub mod mock;
 pub mod projects;
 pub mod uploads;
 pub mod versions;

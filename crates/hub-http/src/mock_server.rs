@@ -1,0 +1,370 @@
+//! `/mock/<slug>/...`: the hosted mock server, and the HTTP glue `svc mock`
+//! shares with it.
+//!
+//! Per request: rate limits (per client IP and per project, in memory on
+//! each node), the project's snapshot (cached; exact on SQLite through the
+//! WAL-index stamp, at most a second old on PostgreSQL for changes made by
+//! other nodes), overrides, the version to serve (rule 11), the engine
+//! (compiled once per document and cached), the simulated latency, and a
+//! request-log row handed to a background writer that batches them.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::num::NonZeroU32;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{HeaderValue, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use governor::clock::{Clock as _, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use hub_core::Hub;
+use hub_core::mock::{LogEntry, MockClosed, MockSnapshot, MockVersion};
+use mock::{Context, Engine, ExampleChoice, Prefer, Reply};
+use rand::SeedableRng as _;
+use tokio::sync::mpsc;
+
+use crate::error::{ApiError, Code};
+
+/// Largest request body the mock reads.
+pub const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
+/// Compiled documents kept in memory per node.
+const ENGINE_CACHE: usize = 64;
+/// How long a snapshot may be reused when the store cannot say it changed.
+const SNAPSHOT_TTL: Duration = Duration::from_secs(1);
+/// Request-log rows buffered before new ones are dropped.
+const LOG_QUEUE: usize = 8192;
+const LOG_BATCH: usize = 500;
+
+/// Operator settings of the hosted mock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MockConfig {
+    /// Requests per minute per project; 0 turns the limit off.
+    pub per_project_per_minute: u32,
+    /// Requests per minute per client IP; 0 turns the limit off.
+    pub per_ip_per_minute: u32,
+}
+
+impl Default for MockConfig {
+    fn default() -> Self {
+        Self { per_project_per_minute: 120, per_ip_per_minute: 60 }
+    }
+}
+
+struct CachedSnapshot {
+    snapshot: Arc<Loaded>,
+    stamp: Option<hub_core::read_cache::Stamp>,
+    generation: u64,
+    loaded: Instant,
+}
+
+/// A snapshot with its overrides compiled.
+struct Loaded {
+    snapshot: MockSnapshot,
+    overrides: Vec<mock::overrides::Compiled>,
+}
+
+/// Shared state of the hosted mock.
+pub struct MockServer {
+    hub: Hub,
+    per_project: Option<DefaultKeyedRateLimiter<String>>,
+    per_ip: Option<DefaultKeyedRateLimiter<IpAddr>>,
+    limits: MockConfig,
+    engines: Mutex<HashMap<String, Arc<Engine>>>,
+    snapshots: Mutex<HashMap<String, CachedSnapshot>>,
+    log: OnceLock<mpsc::Sender<LogEntry>>,
+}
+
+impl std::fmt::Debug for MockServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MockServer").field("limits", &self.limits).finish_non_exhaustive()
+    }
+}
+
+fn limiter<K: std::hash::Hash + Eq + Clone>(per_minute: u32) -> Option<DefaultKeyedRateLimiter<K>> {
+    NonZeroU32::new(per_minute).map(|n| RateLimiter::keyed(Quota::per_minute(n)))
+}
+
+impl MockServer {
+    #[must_use]
+    pub fn new(hub: Hub, config: MockConfig) -> Self {
+        Self {
+            hub,
+            per_project: limiter(config.per_project_per_minute),
+            per_ip: limiter(config.per_ip_per_minute),
+            limits: config,
+            engines: Mutex::new(HashMap::new()),
+            snapshots: Mutex::new(HashMap::new()),
+            log: OnceLock::new(),
+        }
+    }
+
+    fn snapshot_cached(&self, slug: &str) -> Option<Arc<Loaded>> {
+        let stamp = self.hub.change_stamp();
+        let generation = self.hub.mock_generation();
+        let snapshots = self.snapshots.lock().ok()?;
+        let cached = snapshots.get(slug)?;
+        let fresh = match (&stamp, &cached.stamp) {
+            (Some(now), Some(then)) => now == then,
+            _ => cached.loaded.elapsed() < SNAPSHOT_TTL,
+        };
+        (fresh && cached.generation == generation).then(|| cached.snapshot.clone())
+    }
+
+    async fn snapshot(&self, slug: &str) -> Result<Result<Arc<Loaded>, MockClosed>, ApiError> {
+        if let Some(found) = self.snapshot_cached(slug) {
+            return Ok(Ok(found));
+        }
+        // Read the markers first: a change committed while loading leaves
+        // the entry already stale.
+        let stamp = self.hub.change_stamp();
+        let generation = self.hub.mock_generation();
+        let snapshot = match self.hub.mock_snapshot(slug).await? {
+            Ok(snapshot) => snapshot,
+            Err(closed) => return Ok(Err(closed)),
+        };
+        let rules = snapshot.overrides.iter().cloned().map(Into::into).collect();
+        let loaded = Arc::new(Loaded { overrides: mock::overrides::compile(rules), snapshot });
+        if let Ok(mut snapshots) = self.snapshots.lock() {
+            if snapshots.len() >= 10_000 {
+                snapshots.clear();
+            }
+            snapshots.insert(
+                slug.to_owned(),
+                CachedSnapshot { snapshot: loaded.clone(), stamp, generation, loaded: Instant::now() },
+            );
+        }
+        Ok(Ok(loaded))
+    }
+
+    async fn engine(&self, version: &MockVersion) -> Result<Arc<Engine>, ApiError> {
+        if let Some(engine) = self.engines.lock().ok().and_then(|e| e.get(&version.spec_sha256).cloned()) {
+            return Ok(engine);
+        }
+        let document = self.hub.mock_document(&version.spec_sha256).await?;
+        let engine = tokio::task::spawn_blocking(move || compile(&document))
+            .await
+            .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("mock compile task failed: {e}"))))?
+            .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("stored spec does not compile: {e}"))))?;
+        let engine = Arc::new(engine);
+        if let Ok(mut engines) = self.engines.lock() {
+            if engines.len() >= ENGINE_CACHE {
+                engines.clear();
+            }
+            engines.insert(version.spec_sha256.clone(), engine.clone());
+        }
+        Ok(engine)
+    }
+
+    fn check_rate(&self, ip: IpAddr, project: &str) -> Result<(), ApiError> {
+        let now = DefaultClock::default().now();
+        if let Some(limiter) = &self.per_ip
+            && let Err(not_until) = limiter.check_key(&ip)
+        {
+            return Err(rate_limited(self.limits.per_ip_per_minute, not_until.wait_time_from(now), "this client"));
+        }
+        if let Some(limiter) = &self.per_project
+            && let Err(not_until) = limiter.check_key(&project.to_owned())
+        {
+            let wait = not_until.wait_time_from(now);
+            return Err(rate_limited(self.limits.per_project_per_minute, wait, "this project"));
+        }
+        Ok(())
+    }
+
+    fn record(&self, entry: LogEntry) {
+        let sender = self.log.get_or_init(|| {
+            let (tx, rx) = mpsc::channel(LOG_QUEUE);
+            tokio::spawn(write_log(self.hub.clone(), rx));
+            tx
+        });
+        if sender.try_send(entry).is_err() {
+            tracing::debug!("mock request log queue full; a row was dropped");
+        }
+        if let Some(limiter) = &self.per_ip
+            && limiter.len() > 100_000
+        {
+            limiter.retain_recent();
+        }
+    }
+}
+
+/// Parses and compiles a stored document.
+pub fn compile(document: &[u8]) -> Result<Engine, String> {
+    let spec = spec::parse(document).map_err(|e| e.to_string())?;
+    let source =
+        if spec.format.is_rest() { String::new() } else { spec::decode(document).map_err(|e| e.to_string())? };
+    Engine::compile(spec, &source)
+}
+
+fn rate_limited(limit: u32, wait: Duration, whom: &str) -> ApiError {
+    let retry_after_secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+    ApiError::from(hub_core::HubError::RateLimited { limit, retry_after_secs: retry_after_secs.max(1) }).with_message(
+        format!("the mock allows {limit} requests per minute for {whom}; retry in {} s", retry_after_secs.max(1)),
+    )
+}
+
+async fn write_log(hub: Hub, mut rx: mpsc::Receiver<LogEntry>) {
+    let mut batch = Vec::with_capacity(LOG_BATCH);
+    while let Some(first) = rx.recv().await {
+        batch.push(first);
+        let deadline = tokio::time::sleep(Duration::from_millis(500));
+        tokio::pin!(deadline);
+        while batch.len() < LOG_BATCH {
+            tokio::select! {
+                () = &mut deadline => break,
+                next = rx.recv() => match next {
+                    Some(entry) => batch.push(entry),
+                    None => break,
+                },
+            }
+        }
+        if let Err(err) = hub.record_mock_requests(&batch).await {
+            tracing::warn!(error = %err, rows = batch.len(), "mock request log write failed");
+        }
+        batch.clear();
+    }
+}
+
+/// `/mock/<slug>[@<version>]/<path...>` for any method.
+pub async fn serve(State(server): State<Arc<MockServer>>, request: Request) -> Response {
+    match serve_inner(&server, request).await {
+        Ok(response) => response,
+        Err(error) => {
+            let mut response = error.into_response();
+            response.headers_mut().insert("x-mock-server", HeaderValue::from_static(mock::SERVER_NAME));
+            response
+        }
+    }
+}
+
+async fn serve_inner(server: &MockServer, request: Request) -> Result<Response, ApiError> {
+    let started = Instant::now();
+    let ip = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |info| info.0.ip());
+    let (parts, body) = request.into_parts();
+    let full = parts.uri.path();
+    let rest = full.strip_prefix("/mock/").unwrap_or("");
+    let (head, path) = match rest.split_once('/') {
+        Some((head, tail)) => (head, format!("/{tail}")),
+        None => (rest, "/".to_owned()),
+    };
+    let (slug, label) = match head.split_once('@') {
+        Some((slug, label)) => (slug, Some(label)),
+        None => (head, None),
+    };
+    server.check_rate(ip, slug)?;
+    let loaded = match server.snapshot(slug).await? {
+        Ok(loaded) => loaded,
+        Err(MockClosed::NotFound) => return Err(ApiError::new(Code::NotFound, "project not found")),
+        Err(MockClosed::PasswordProtected) => {
+            return Err(ApiError::new(
+                Code::PasswordRequired,
+                "this project is password-protected; its mock is open only to signed-in visitors of its docs",
+            ));
+        }
+    };
+    let body = platform::http::read_body_limited(&parts.headers, body, MAX_BODY_BYTES)
+        .await
+        .map_err(|e| ApiError::new(Code::PayloadTooLarge, e.to_string()))?;
+    let query = parts.uri.query().unwrap_or("");
+    let mock_request =
+        mock::Request { method: &parts.method, path: &path, query, headers: &parts.headers, body: &body };
+    let snapshot = &loaded.snapshot;
+    let version = pick_version(server, snapshot, label, &path).await?;
+    let mut rng = rand::rngs::SmallRng::from_rng(&mut rand::rng());
+    let now = chrono::Utc::now();
+    let reply = if let Some(reply) = {
+        let mut ctx = Context { now, rng: &mut rng, sequence: None, version: &version.0.label };
+        mock::respond_override(&loaded.overrides, &mock_request, &mut ctx)
+    } {
+        reply
+    } else {
+        let (version, engine) = version;
+        let sequence = if Prefer::parse(&parts.headers, query).example == Some(ExampleChoice::Sequential) {
+            match engine.route(&parts.method, &path) {
+                Some(route) => Some(
+                    server
+                        .hub
+                        .mock_sequence(&snapshot.project_id, &version.label, parts.method.as_str(), &route.template)
+                        .await?,
+                ),
+                None => None,
+            }
+        } else {
+            None
+        };
+        let mut ctx = Context { now, rng: &mut rng, sequence, version: &version.label };
+        engine.respond(&mock_request, &snapshot.settings, &mut ctx)
+    };
+    let label = reply.headers.get("x-mock-version").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+    let entry = LogEntry {
+        id: None,
+        project_id: snapshot.project_id.clone(),
+        at: now.timestamp_millis(),
+        method: parts.method.to_string(),
+        path: path.chars().take(2048).collect(),
+        query: query.chars().take(2048).collect(),
+        status: i32::from(reply.status.as_u16()),
+        synth: reply.synth().unwrap_or_default().to_owned(),
+        override_id: reply.headers.get("x-mock-override-id").and_then(|v| v.to_str().ok()).map(str::to_owned),
+        version: label,
+        duration_us: i64::try_from(started.elapsed().as_micros()).unwrap_or(i64::MAX),
+        client_ip: ip.to_string(),
+    };
+    server.record(entry);
+    Ok(into_response(reply, &parts.method).await)
+}
+
+type Chosen = (MockVersion, Arc<Engine>);
+
+/// Rule 11: an explicit `@label`; else the default version; in projects
+/// whose versions are all REST, the first other version that has the path
+/// when the default does not.
+async fn pick_version(
+    server: &MockServer,
+    snapshot: &MockSnapshot,
+    label: Option<&str>,
+    path: &str,
+) -> Result<Chosen, ApiError> {
+    if let Some(label) = label {
+        let version = snapshot
+            .versions
+            .iter()
+            .find(|v| v.label == label)
+            .ok_or_else(|| ApiError::new(Code::NotFound, format!("version `{label}` not found")))?;
+        return Ok((version.clone(), server.engine(version).await?));
+    }
+    let Some(default) = snapshot.versions.first() else {
+        return Err(ApiError::new(Code::NotFound, "the project has no version to mock yet; push a spec first"));
+    };
+    let engine = server.engine(default).await?;
+    let all_rest = snapshot.versions.iter().all(|v| v.spec_format != "graphql");
+    if !all_rest || engine.has_path(path) {
+        return Ok((default.clone(), engine));
+    }
+    for version in snapshot.versions.iter().skip(1).filter(|v| !v.is_preview) {
+        let other = server.engine(version).await?;
+        if other.has_path(path) {
+            return Ok((version.clone(), other));
+        }
+    }
+    Ok((default.clone(), engine))
+}
+
+/// Waits the simulated latency, then turns the engine's reply into a
+/// response (HEAD answers carry no body).
+pub async fn into_response(reply: Reply, method: &Method) -> Response {
+    if reply.delay_ms > 0 {
+        tokio::time::sleep(Duration::from_millis(reply.delay_ms.min(60_000))).await;
+    }
+    let body = if method == Method::HEAD { Body::empty() } else { Body::from(reply.body) };
+    let mut response = Response::new(body);
+    *response.status_mut() = StatusCode::from_u16(reply.status.as_u16()).unwrap_or(StatusCode::OK);
+    *response.headers_mut() = reply.headers;
+    response
+}
