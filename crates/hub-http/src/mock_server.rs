@@ -277,7 +277,7 @@ async fn serve_inner(server: &MockServer, request: Request) -> Result<Response, 
     let snapshot = &loaded.snapshot;
     let version = pick_version(server, snapshot, label, &path).await?;
     let mut rng = rand::rngs::SmallRng::from_rng(&mut rand::rng());
-    let now = chrono::Utc::now();
+    let now = chrono::DateTime::from_timestamp_millis(server.hub.clock().now().as_millis()).unwrap_or_default();
     let reply = if let Some(reply) = {
         let mut ctx = Context { now, rng: &mut rng, sequence: None, version: &version.0.label };
         mock::respond_override(&loaded.overrides, &mock_request, &mut ctx)

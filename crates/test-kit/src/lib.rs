@@ -30,6 +30,9 @@ pub const START: Timestamp = Timestamp::from_millis(1_795_305_600_000);
 pub struct TestApp {
     pub hub: Hub,
     pub router: Router,
+    /// The same hub with the mock's rate limits off, for tests that send
+    /// many mock requests (the default router keeps the seed's limits).
+    pub unlimited: Router,
     pub clock: ManualClock,
     pub backend: &'static str,
     _dir: tempfile::TempDir,
@@ -77,8 +80,11 @@ impl TestApp {
         db.migrate(&hub_core::MIGRATIONS).await.expect("migrations apply");
         let clock = ManualClock::new(START);
         let hub = Hub::new(db, &dir.path().join("blobs"), Arc::new(clock.clone()));
-        let router = hub_http::router(AppState { hub: hub.clone(), cron_secret: Secret::new(CRON_SECRET.to_owned()) });
-        Self { hub, router, clock, backend, _dir: dir }
+        let state = AppState { hub: hub.clone(), cron_secret: Secret::new(CRON_SECRET.to_owned()) };
+        let router = hub_http::router(state.clone());
+        let off = hub_http::mock_server::MockConfig { per_project_per_minute: 0, per_ip_per_minute: 0 };
+        let unlimited = hub_http::router_with(state, off);
+        Self { hub, router, unlimited, clock, backend, _dir: dir }
     }
 
     /// The SQLite file of this app, for tests that open it from a second
@@ -105,6 +111,26 @@ impl TestApp {
         let headers = response.headers().clone();
         let body = response.into_body().collect().await.expect("body reads").to_bytes();
         TestResponse { status, headers, body }
+    }
+
+    /// Sends `request` to `router` and reads the whole response.
+    pub async fn send(router: &Router, request: Request<Body>) -> TestResponse {
+        let response = router.clone().oneshot(request).await.expect("router answers");
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response.into_body().collect().await.expect("body reads").to_bytes();
+        TestResponse { status, headers, body }
+    }
+
+    /// A request to the mock (rate limits off) with extra headers.
+    pub async fn mock(&self, method: Method, path: &str, headers: &[(&str, &str)], body: Option<&str>) -> TestResponse {
+        let mut builder = Request::builder().method(method).uri(path);
+        for (name, value) in headers {
+            builder = builder.header(*name, *value);
+        }
+        let request =
+            builder.body(body.map_or_else(Body::empty, |b| Body::from(b.to_owned()))).expect("request builds");
+        Self::send(&self.unlimited, request).await
     }
 
     pub async fn get(&self, path: &str, token: &str) -> TestResponse {
