@@ -368,3 +368,120 @@ pub async fn into_response(reply: Reply, method: &Method) -> Response {
     *response.headers_mut() = reply.headers;
     response
 }
+
+/// The engine behind `svc mock`: one local document, no store. Sequential
+/// counters live in memory; the document can be swapped while serving.
+pub struct LocalMock {
+    engine: std::sync::RwLock<Arc<Engine>>,
+    settings: mock::Settings,
+    overrides: Vec<mock::overrides::Compiled>,
+    per_ip: Option<DefaultKeyedRateLimiter<IpAddr>>,
+    per_ip_limit: u32,
+    sequences: Mutex<HashMap<(String, String), u64>>,
+    label: String,
+}
+
+impl std::fmt::Debug for LocalMock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalMock").field("label", &self.label).finish_non_exhaustive()
+    }
+}
+
+impl LocalMock {
+    /// `per_ip_per_minute` 0 leaves rate limiting off (the default of `svc mock`).
+    #[must_use]
+    pub fn new(
+        engine: Engine,
+        settings: mock::Settings,
+        overrides: Vec<mock::overrides::Override>,
+        per_ip_per_minute: u32,
+        label: String,
+    ) -> Self {
+        Self {
+            engine: std::sync::RwLock::new(Arc::new(engine)),
+            settings,
+            overrides: mock::overrides::compile(overrides),
+            per_ip: limiter(per_ip_per_minute),
+            per_ip_limit: per_ip_per_minute,
+            sequences: Mutex::new(HashMap::new()),
+            label,
+        }
+    }
+
+    /// Serves `engine` from now on (the file changed).
+    pub fn replace(&self, engine: Engine) {
+        if let Ok(mut current) = self.engine.write() {
+            *current = Arc::new(engine);
+        }
+        if let Ok(mut sequences) = self.sequences.lock() {
+            sequences.clear();
+        }
+    }
+
+    fn current(&self) -> Option<Arc<Engine>> {
+        self.engine.read().ok().map(|engine| engine.clone())
+    }
+}
+
+/// The router of `svc mock`: every path of the document at the root, open CORS.
+pub fn local_router(local: Arc<LocalMock>) -> axum::Router {
+    axum::Router::new()
+        .route("/", axum::routing::any(serve_local))
+        .route("/{*path}", axum::routing::any(serve_local))
+        .layer(tower_http::cors::CorsLayer::permissive())
+        .layer(axum::extract::DefaultBodyLimit::disable())
+        .with_state(local)
+}
+
+async fn serve_local(State(local): State<Arc<LocalMock>>, request: Request) -> Response {
+    match serve_local_inner(&local, request).await {
+        Ok(response) => response,
+        Err(error) => error.into_response(),
+    }
+}
+
+async fn serve_local_inner(local: &LocalMock, request: Request) -> Result<Response, ApiError> {
+    if let Some(limiter) = &local.per_ip {
+        let ip = request
+            .extensions()
+            .get::<ConnectInfo<SocketAddr>>()
+            .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |info| info.0.ip());
+        if let Err(not_until) = limiter.check_key(&ip) {
+            return Err(rate_limited(
+                local.per_ip_limit,
+                not_until.wait_time_from(DefaultClock::default().now()),
+                "this client",
+            ));
+        }
+    }
+    let (parts, body) = request.into_parts();
+    let body = platform::http::read_body_limited(&parts.headers, body, MAX_BODY_BYTES)
+        .await
+        .map_err(|e| ApiError::new(Code::PayloadTooLarge, e.to_string()))?;
+    let path = parts.uri.path();
+    let query = parts.uri.query().unwrap_or("");
+    let mock_request = mock::Request { method: &parts.method, path, query, headers: &parts.headers, body: &body };
+    let engine =
+        local.current().ok_or_else(|| ApiError::from(hub_core::HubError::Internal("engine lock poisoned".into())))?;
+    let reply = respond_local(local, &engine, &mock_request);
+    Ok(into_response(reply, &parts.method).await)
+}
+
+/// Answers synchronously (the RNG must not live across an await).
+fn respond_local(local: &LocalMock, engine: &Engine, request: &mock::Request<'_>) -> Reply {
+    let mut rng = rand::rngs::SmallRng::from_rng(&mut rand::rng());
+    let mut ctx = Context { now: chrono::Utc::now(), rng: &mut rng, sequence: None, version: &local.label };
+    if let Some(reply) = mock::respond_override(&local.overrides, request, &mut ctx) {
+        return reply;
+    }
+    if Prefer::parse(request.headers, request.query).example == Some(ExampleChoice::Sequential) {
+        if let Some(route) = engine.route(request.method, request.path) {
+            if let Ok(mut sequences) = local.sequences.lock() {
+                let counter = sequences.entry((request.method.to_string(), route.template)).or_insert(0);
+                ctx.sequence = Some(*counter);
+                *counter += 1;
+            }
+        }
+    }
+    engine.respond(request, &local.settings, &mut ctx)
+}

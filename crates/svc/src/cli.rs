@@ -52,6 +52,33 @@ pub enum Command {
     Push(PushArgs),
     /// Compare two spec files: every change, its kind and a semver bump.
     Diff(DiffArgs),
+    /// Serve a mock of a local spec file (no hub needed); reloads on change.
+    Mock(MockArgs),
+}
+
+/// `svc mock <spec_file> [--listen ADDR]`.
+#[derive(Args, Debug)]
+pub struct MockArgs {
+    pub spec_file: PathBuf,
+    #[arg(long, env = "SVC_MOCK_LISTEN", default_value = "127.0.0.1:4010")]
+    pub listen: SocketAddr,
+    /// Refuse requests that do not match the description (400).
+    #[arg(long)]
+    pub validate: bool,
+    /// Answer 401 when the credentials the description requires are missing.
+    #[arg(long)]
+    pub enforce_auth: bool,
+    /// Simulated latency band in milliseconds (uniform per request).
+    #[arg(long, default_value_t = 0)]
+    pub latency_min_ms: u32,
+    #[arg(long, default_value_t = 0)]
+    pub latency_max_ms: u32,
+    /// An override bundle exported from a hub project.
+    #[arg(long)]
+    pub overrides: Option<PathBuf>,
+    /// Requests per minute per client IP; 0 (the default) is unlimited.
+    #[arg(long, default_value_t = 0)]
+    pub rate_limit: u32,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,6 +174,12 @@ pub struct ServeArgs {
     /// Do not create the demo account on an empty store.
     #[arg(long, env = "SVC_NO_DEMO")]
     pub no_demo: bool,
+    /// Hosted mock: requests per minute per project (0: unlimited).
+    #[arg(long, env = "SVC_MOCK_RATE_PER_PROJECT", default_value_t = 120)]
+    pub mock_rate_per_project: u32,
+    /// Hosted mock: requests per minute per client IP (0: unlimited).
+    #[arg(long, env = "SVC_MOCK_RATE_PER_IP", default_value_t = 60)]
+    pub mock_rate_per_ip: u32,
 }
 
 #[derive(Subcommand, Debug)]

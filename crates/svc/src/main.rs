@@ -11,6 +11,7 @@ mod cli;
 mod config;
 mod courses;
 mod diff_cmd;
+mod mock_cmd;
 mod output;
 mod push;
 mod serve;
@@ -43,6 +44,7 @@ fn main() -> ExitCode {
             Command::Courses(command) => courses::run(command, &cli.global, &out).await,
             Command::Push(args) => push::run(args, &out).await,
             Command::Diff(args) => diff_cmd::run(args, &out),
+            Command::Mock(args) => mock_cmd::run(args, &out).await,
         }
     });
     match result {

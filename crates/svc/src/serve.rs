@@ -125,11 +125,36 @@ async fn serve_hub(
             },
         )
     };
-    let router = hub_http::router(AppState { hub: hub.clone(), cron_secret });
+    let log_pruner = {
+        let hub = hub.clone();
+        platform::jobs::spawn_periodic(
+            hub.db().clone(),
+            Arc::new(SystemClock),
+            "hub.mock-log-prune",
+            PREVIEW_PRUNE_PERIOD,
+            stopped.clone(),
+            move || {
+                let hub = hub.clone();
+                async move {
+                    match hub.prune_mock_log().await {
+                        Ok(0) => {}
+                        Ok(n) => tracing::info!(removed = n, "pruned mock request log rows older than 14 days"),
+                        Err(err) => tracing::warn!(error = %err, "mock request log pruning failed"),
+                    }
+                }
+            },
+        )
+    };
+    let mock_config = hub_http::mock_server::MockConfig {
+        per_project_per_minute: args.mock_rate_per_project,
+        per_ip_per_minute: args.mock_rate_per_ip,
+    };
+    let router = hub_http::router_with(AppState { hub: hub.clone(), cron_secret }, mock_config);
     Ok(async move {
         platform::http::serve(listener, router, until_stopped(stopped)).await.context("the hub server failed")?;
         tracing::info!("hub stopped: in-flight requests finished");
         pruner.await.ok();
+        log_pruner.await.ok();
         hub.db().close().await;
         Ok(())
     })

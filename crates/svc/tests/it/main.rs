@@ -9,6 +9,7 @@
 )]
 
 mod commands;
+mod mock;
 mod multinode;
 mod push;
 mod support;
