@@ -94,7 +94,7 @@ pids+=($!); hub_pid=$!
 wait_http http://127.0.0.1:18403/healthz
 api=http://127.0.0.1:18403/api/v1/projects
 for p in pets github; do
-  curl -sf -o /dev/null -H "Authorization: Bearer $token" -H 'content-type: application/json' -d "{\"name\":\"$p\",\"is_public\":true}" "$api"
+  curl -sf -o /dev/null -H "Authorization: Bearer $token" -H 'content-type: application/json' -d "{\"name\":\"$p\"}" "$api"
   curl -sf -o /dev/null -X PATCH -H "Authorization: Bearer $token" -H 'content-type: application/json' -d '{"is_public":true}' "$api/$p"
 done
 curl -sf -o /dev/null -H "Authorization: Bearer $token" --data-binary "@$PET" "$api/pets/versions?label=v1"

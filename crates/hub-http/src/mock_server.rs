@@ -474,14 +474,13 @@ fn respond_local(local: &LocalMock, engine: &Engine, request: &mock::Request<'_>
     if let Some(reply) = mock::respond_override(&local.overrides, request, &mut ctx) {
         return reply;
     }
-    if Prefer::parse(request.headers, request.query).example == Some(ExampleChoice::Sequential) {
-        if let Some(route) = engine.route(request.method, request.path) {
-            if let Ok(mut sequences) = local.sequences.lock() {
-                let counter = sequences.entry((request.method.to_string(), route.template)).or_insert(0);
-                ctx.sequence = Some(*counter);
-                *counter += 1;
-            }
-        }
+    if Prefer::parse(request.headers, request.query).example == Some(ExampleChoice::Sequential)
+        && let Some(route) = engine.route(request.method, request.path)
+        && let Ok(mut sequences) = local.sequences.lock()
+    {
+        let counter = sequences.entry((request.method.to_string(), route.template)).or_insert(0);
+        ctx.sequence = Some(*counter);
+        *counter += 1;
     }
     engine.respond(request, &local.settings, &mut ctx)
 }

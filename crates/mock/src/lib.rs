@@ -114,8 +114,10 @@ impl Settings {
         if !(0.0..=100.0).contains(&self.chaos_error_rate) || self.chaos_error_rate.is_nan() {
             return bad("chaosErrorRate", "must be a percentage between 0 and 100");
         }
-        if self.chaos_error_rate > 0.0 && !(400..=599).contains(&self.chaos_status) {
-            return bad("chaosStatus", "must be a 4xx or 5xx status");
+        let status_ok =
+            (400..=599).contains(&self.chaos_status) || (self.chaos_status == 0 && self.chaos_error_rate == 0.0);
+        if !status_ok {
+            return bad("chaosStatus", "must be a 4xx or 5xx status (0 only while chaosErrorRate is 0)");
         }
         let too_many = self.disabled_operations.len() > 1000 || self.disabled_by_version.len() > 100;
         if too_many {
