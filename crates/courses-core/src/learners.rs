@@ -16,7 +16,7 @@ use crate::model::{
 use crate::plans::Feature;
 use crate::store::{
     Bind, CERTIFICATE_COLUMNS, COMPLETION_COLUMNS, CertificateRow, CompletionRow, IDENTITY_COLUMNS, IdentityRow,
-    IdentityUpsert, Table,
+    IdentityUpsert, Table, View,
 };
 use crate::{Courses, content, plans};
 
@@ -457,11 +457,10 @@ impl Courses {
             None => None,
         };
         let view_id = format!("view_{}", platform::crypto::random_token(24));
+        let opening = View { workspace_id: ws.id.clone(), course_id: course.id.clone(), identity_id: None };
         let month = plans::month_of(now);
         let cap = ws.plan.hard_capped().then(|| ws.plan.course_views());
-        let Some(identity) =
-            self.store.open_view(&view_id, &ws.id, &course.id, learner.as_ref(), &month, cap, now).await?
-        else {
+        let Some(identity) = self.store.open_view(&view_id, &opening, learner.as_ref(), &month, cap, now).await? else {
             return Err(CoursesError::Suspended(Suspension::AllowanceUsed {
                 plan: ws.plan,
                 allowance: ws.plan.course_views(),

@@ -615,14 +615,13 @@ impl Store {
     /// Records one opening of a course in one transaction: the month's view
     /// counter (conditional on `cap`, so a hard cap holds across nodes), the
     /// learner met for the first time (an existing learner is left as it
-    /// is), and the view row that the player's later calls name. Returns
+    /// is; `view.identity_id` is ignored), and the view row that the player's later calls name. Returns
     /// `None`, with nothing written, when the cap is reached; else the
     /// learner, if one was named.
     pub async fn open_view(
         &self,
         view_id: &str,
-        workspace_id: &str,
-        course_id: &str,
+        view: &View,
         learner: Option<&IdentityUpsert>,
         month: &str,
         cap: Option<u64>,
@@ -636,7 +635,7 @@ impl Store {
                  ON CONFLICT (workspace_id, month, metric) DO UPDATE SET count = usage_counters.count + 1
                  WHERE usage_counters.count < $3",
             )
-            .bind(workspace_id)
+            .bind(&view.workspace_id)
             .bind(month)
             .bind(cap)
             .execute(&mut *tx)
@@ -657,7 +656,7 @@ impl Store {
                          RETURNING {IDENTITY_COLUMNS}"
                     )))
                     .bind(&item.id)
-                    .bind(workspace_id)
+                    .bind(&view.workspace_id)
                     .bind(&item.external_id)
                     .bind(now.as_millis())
                     .fetch_one(&mut *tx)
@@ -670,8 +669,8 @@ impl Store {
                 "INSERT INTO course_views (id, workspace_id, course_id, identity_id, created_at) VALUES ($1, $2, $3, $4, $5)",
             )
             .bind(view_id)
-            .bind(workspace_id)
-            .bind(course_id)
+            .bind(&view.workspace_id)
+            .bind(&view.course_id)
             .bind(identity.as_ref().map(|i| i.id.clone()))
             .bind(now.as_millis())
             .execute(&mut *tx)
