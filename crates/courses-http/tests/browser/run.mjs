@@ -8,11 +8,15 @@
 // 2. The learner player of a published course: open, answer, finish, and the
 //    certificate PDF must carry the learner's name (read with pdftotext).
 // 3. A translation applied in the player.
+// 4. The webhook sender of the running service: a receiver on loopback
+//    (allowed with SVC_OUTBOUND_ALLOW by the runner) gets the player's
+//    completion, signed the Standard Webhooks way.
 //
 // Usage: node run.mjs BASE_URL API_KEY   (a Scale workspace's key)
 // Environment: BROWSER_MODULES (folder holding node_modules with
 // playwright-core and scorm-again), CHROMIUM (default /usr/bin/chromium).
 
+import { createHmac } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
@@ -139,6 +143,18 @@ with zipfile.ZipFile(src) as a, zipfile.ZipFile(dst, 'w', zipfile.ZIP_DEFLATED) 
 }
 server.close();
 
+// --- 4. (set up first) a webhook receiver on loopback -----------------------------
+const hooks = [];
+const receiver = createServer((req, res) => {
+  let body = '';
+  req.on('data', chunk => { body += chunk; });
+  req.on('end', () => { hooks.push({ path: req.url, headers: req.headers, body }); res.writeHead(204); res.end(); });
+});
+await new Promise(resolve => receiver.listen(0, '127.0.0.1', resolve));
+const webhook = await api('POST', '/v1/webhooks', {
+  url: `http://127.0.0.1:${receiver.address().port}/hooks/courses`, events: ['completion.created'],
+});
+
 // --- 2. the learner player end to end ------------------------------------------
 await api('POST', '/v1/identities/bulk', { identities: [{ externalId: 'ada-1', name: 'Ada Lovelace', email: 'ada@example.com' }] });
 {
@@ -183,5 +199,19 @@ await api('POST', '/v1/translations', {
 }
 
 await browser.close();
+
+// --- 4. the completion reached the receiver, signed --------------------------------
+for (let i = 0; i < 100 && hooks.length === 0; i++) await new Promise(r => setTimeout(r, 100));
+receiver.close();
+equal('webhooks: one message for the one completion', hooks.map(h => [h.path, JSON.parse(h.body).type]), [['/hooks/courses', 'completion.created']]);
+if (hooks.length === 1) {
+  const h = hooks[0];
+  const secret = Buffer.from(webhook.secret.replace(/^whsec_/, ''), 'base64');
+  const expected = 'v1,' + createHmac('sha256', secret).update(`${h.headers['webhook-id']}.${h.headers['webhook-timestamp']}.${h.body}`).digest('base64');
+  equal('webhooks: the signature verifies with the secret', h.headers['webhook-signature'], expected);
+  equal('webhooks: the payload names the learner\'s score', JSON.parse(h.body).data.score, 100);
+  const deliveries = await api('GET', `/v1/webhook-deliveries?webhookId=${webhook.id}`);
+  equal('webhooks: the delivery record', deliveries.data.map(d => [d.status, d.attempts, d.responseStatus]), [['delivered', 1, 204]]);
+}
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
