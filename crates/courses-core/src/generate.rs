@@ -248,10 +248,39 @@ pub fn offline_course(req: &GenerationRequest) -> Value {
     })
 }
 
+/// `sentence` with the first occurrence of `phrase` (any case) blanked out.
+fn blank_out(sentence: &str, phrase: &str) -> Option<String> {
+    let len = phrase.chars().count();
+    sentence.char_indices().map(|(i, _)| i).find_map(|at| {
+        let rest = sentence.get(at..)?;
+        let end = at + rest.char_indices().nth(len).map_or(rest.len(), |(i, _)| i);
+        let word = sentence.get(at..end)?;
+        let before = sentence.get(..at)?.chars().last();
+        let after = sentence.get(end..)?.chars().next();
+        (word.to_lowercase() == phrase
+            && before.is_none_or(|c| !c.is_alphanumeric())
+            && after.is_none_or(|c| !c.is_alphanumeric()))
+        .then(|| format!("{}_____{}", sentence.get(..at).unwrap_or_default(), sentence.get(end..).unwrap_or_default()))
+    })
+}
+
+/// A scored check of one key phrase: a sentence of the prompt with the
+/// phrase blanked out, and options among which only the phrase fits (the
+/// other options are key phrases that the sentence does not contain), then
+/// a true/false statement.
 fn knowledge_check(phrase: &str, phrases: &[String], related: &[String], seed: usize) -> Value {
     let correct = title_case(phrase);
-    let mut distractors: Vec<String> =
-        phrases.iter().filter(|p| p.as_str() != phrase).take(2).map(|p| title_case(p)).collect();
+    // The sentence that mentions the fewest other key phrases.
+    let sentence = related.iter().filter_map(|s| blank_out(s, phrase).map(|blank| (s, blank))).min_by_key(|(s, _)| {
+        phrases.iter().filter(|p| p.as_str() != phrase && s.to_lowercase().contains(p.as_str())).count()
+    });
+    let lower = sentence.as_ref().map(|(s, _)| s.to_lowercase()).unwrap_or_default();
+    let mut distractors: Vec<String> = phrases
+        .iter()
+        .filter(|p| p.as_str() != phrase && !lower.contains(p.as_str()))
+        .take(2)
+        .map(|p| if sentence.is_some() { p.clone() } else { title_case(p) })
+        .collect();
     for filler in ["None of these", "Something unrelated to this course"] {
         if distractors.len() < 2 {
             distractors.push(filler.to_owned());
@@ -259,12 +288,20 @@ fn knowledge_check(phrase: &str, phrases: &[String], related: &[String], seed: u
     }
     let position = seed % (distractors.len() + 1);
     let mut options = distractors;
-    options.insert(position.min(options.len()), correct.clone());
-    let statement = related.first().cloned().unwrap_or_else(|| format!("{correct} is covered in this course."));
+    let question = match sentence {
+        Some((_, blank)) => {
+            options.insert(position.min(options.len()), phrase.to_owned());
+            format!("Complete the sentence: \u{201c}{blank}\u{201d}")
+        }
+        None => {
+            options.insert(position.min(options.len()), correct.clone());
+            "Which of these is a topic of this course?".to_owned()
+        }
+    };
     json!({
         "title": "Knowledge check",
         "blocks": [
-            { "type": "multiple_choice", "question": format!("Which topic does this describe? \u{201c}{statement}\u{201d}"), "options": options, "correctIndex": position },
+            { "type": "multiple_choice", "question": question, "options": options, "correctIndex": position },
             { "type": "true_false", "statement": format!("{correct} is one of the topics of this course."), "answer": true },
         ],
     })
@@ -580,6 +617,42 @@ mod tests {
             .map(|b| b["properties"]["type"]["enum"][0].as_str().unwrap())
             .collect();
         assert!(kinds.contains(&"multiple_choice") && kinds.contains(&"stack"), "{kinds:?}");
+    }
+
+    #[test]
+    fn checks_blank_out_the_phrase_and_offer_only_one_fitting_option() {
+        assert_eq!(
+            blank_out("Forklift operators must inspect brakes before each shift.", "shift").as_deref(),
+            Some("Forklift operators must inspect brakes before each _____.")
+        );
+        assert_eq!(blank_out("Shifting loads.", "shift"), None, "whole words only");
+        assert_eq!(blank_out("Über alles.", "über").as_deref(), Some("_____ alles."));
+        let phrases: Vec<String> = ["brakes", "forklift", "pallets", "walkways"].map(str::to_owned).to_vec();
+        let related = vec!["Forklift operators must inspect brakes before each shift.".to_owned()];
+        let check = knowledge_check("brakes", &phrases, &related, 1);
+        let question = &check["blocks"][0];
+        assert_eq!(
+            question["question"],
+            "Complete the sentence: \u{201c}Forklift operators must inspect _____ before each shift.\u{201d}"
+        );
+        assert_eq!(
+            question["options"],
+            json!(["pallets", "brakes", "walkways"]),
+            "forklift is in the sentence: not an option"
+        );
+        assert_eq!(question["correctIndex"], 1);
+    }
+
+    #[test]
+    fn offline_draft_snapshot() {
+        // The whole draft for one prompt: reviewing a change to the
+        // generator is reading this file's diff.
+        insta::assert_json_snapshot!("offline_draft_forklift_6", offline_course(&request(PROMPT, 6)));
+    }
+
+    #[test]
+    fn course_schema_snapshot() {
+        insta::assert_json_snapshot!("course_schema", course_schema());
     }
 
     #[test]
