@@ -42,8 +42,34 @@ fn safe_name(name: &str) -> bool {
 
 type Archive<'a> = ZipArchive<Cursor<&'a [u8]>>;
 
+/// The entry count the end-of-central-directory record declares (ZIP64's
+/// when the classic field is saturated), read before the directory itself is
+/// parsed, so a package declaring millions of entries is refused without
+/// allocating for them.
+fn declared_entries(zip: &[u8]) -> Option<u64> {
+    let from = zip.len().saturating_sub(22 + 65_535);
+    let eocd = (from..zip.len().saturating_sub(21)).rev().find(|&at| zip.get(at..at + 4) == Some(b"PK\x05\x06"))?;
+    let count = u16::from_le_bytes(zip.get(eocd + 10..eocd + 12)?.try_into().ok()?);
+    if count != u16::MAX {
+        return Some(u64::from(count));
+    }
+    // The ZIP64 locator sits just before the classic record.
+    let locator = eocd.checked_sub(20)?;
+    if zip.get(locator..locator + 4) != Some(b"PK\x06\x07") {
+        return Some(u64::from(count));
+    }
+    let record = usize::try_from(u64::from_le_bytes(zip.get(locator + 8..locator + 16)?.try_into().ok()?)).ok()?;
+    if zip.get(record..record.checked_add(4)?) != Some(b"PK\x06\x06") {
+        return None;
+    }
+    Some(u64::from_le_bytes(zip.get(record.checked_add(32)?..record.checked_add(40)?)?.try_into().ok()?))
+}
+
 /// Opens the zip and checks every entry of its central directory.
 fn open(zip: &[u8]) -> CoursesResult<Archive<'_>> {
+    if declared_entries(zip).is_some_and(|n| n > MAX_ENTRIES as u64) {
+        return Err(bad(format!("the package has more than {MAX_ENTRIES} entries")));
+    }
     let mut archive =
         ZipArchive::new(Cursor::new(zip)).map_err(|e| bad(format!("the package is not a readable zip file ({e})")))?;
     if archive.len() > MAX_ENTRIES {
@@ -235,7 +261,15 @@ mod tests {
         // Too many entries.
         let names: Vec<String> = (0..=MAX_ENTRIES).map(|i| format!("f{i}")).collect();
         let many: Vec<(&str, Vec<u8>)> = names.iter().map(|n| (n.as_str(), Vec::new())).collect();
-        let Err(CoursesError::Invalid { message, .. }) = course_from_package(&zip_stored(&many)) else { panic!() };
+        let many = zip_stored(&many);
+        assert_eq!(declared_entries(&many), Some(10_001));
+        let Err(CoursesError::Invalid { message, .. }) = course_from_package(&many) else { panic!() };
+        assert!(message.contains("more than 10000 entries"), "{message}");
+        // A directory that claims 60,000 entries is refused before it is read.
+        let mut claims = honest.clone();
+        let eocd = claims.len() - 22;
+        claims[eocd + 8..eocd + 12].copy_from_slice(&[0x60, 0xea, 0x60, 0xea]);
+        let Err(CoursesError::Invalid { message, .. }) = course_from_package(&claims) else { panic!() };
         assert!(message.contains("more than 10000 entries"), "{message}");
     }
 }
