@@ -56,4 +56,7 @@ url="$(sed -n 's/.*"service":"courses".*"url":"\([^"]*\)".*/\1/p' "$data/serve.o
 field() { sed -n "s/.*\"$1\":\"\\([^\"]*\\)\".*/\\1/p"; }
 workspace="$("$svc" --json --data-dir "$data" courses workspace create --name browser --plan scale | field id)"
 key="$("$svc" --json --data-dir "$data" courses key create --workspace "$workspace" | field key)"
-BROWSER_MODULES="$modules" CHROMIUM="$chromium" timeout 300 node "$here/run.mjs" "$url" "$key"
+read_only="$("$svc" --json --data-dir "$data" courses key create --workspace "$workspace" --read-only | field key)"
+sandbox="$("$svc" --json --data-dir "$data" courses workspace create --name other --plan sandbox | field id)"
+sandbox_key="$("$svc" --json --data-dir "$data" courses key create --workspace "$sandbox" | field key)"
+BROWSER_MODULES="$modules" CHROMIUM="$chromium" timeout 300 node "$here/run.mjs" "$url" "$key" "$read_only" "$sandbox_key"

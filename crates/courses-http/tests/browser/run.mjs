@@ -11,8 +11,10 @@
 // 4. The webhook sender of the running service: a receiver on loopback
 //    (allowed with SVC_OUTBOUND_ALLOW by the runner) gets the player's
 //    completion, signed the Standard Webhooks way.
+// 5. The rows of the error table that need no clock, over real HTTP.
 //
-// Usage: node run.mjs BASE_URL API_KEY   (a Scale workspace's key)
+// Usage: node run.mjs BASE_URL API_KEY READ_ONLY_KEY SANDBOX_KEY
+// (a Scale workspace's read-write and read-only keys, a Sandbox workspace's key)
 // Environment: BROWSER_MODULES (folder holding node_modules with
 // playwright-core and scorm-again), CHROMIUM (default /usr/bin/chromium).
 
@@ -25,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { join, normalize, extname, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const [base, key] = process.argv.slice(2);
+const [base, key, readOnlyKey, sandboxKey] = process.argv.slice(2);
 const modules = join(process.env.BROWSER_MODULES || '.', 'node_modules');
 const require = createRequire(join(modules, 'noop.js'));
 const { chromium } = require('playwright-core');
@@ -199,6 +201,40 @@ await api('POST', '/v1/translations', {
 }
 
 await browser.close();
+
+// --- 5. the error table over HTTP --------------------------------------------------
+async function call(method, path, { auth = key, body, raw } = {}) {
+  const headers = auth ? { authorization: `Bearer ${auth}` } : {};
+  const res = await fetch(base + path, { method, headers, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)) });
+  const text = await res.text();
+  let json = null;
+  try { json = JSON.parse(text); } catch { /* not JSON */ }
+  return { status: res.status, json, headers: res.headers };
+}
+const row = (r) => [r.status, r.json && r.json.error, typeof (r.json && r.json.message)];
+equal('errors: no key is 401 unauthorized', row(await call('GET', '/v1/courses', { auth: null })), [401, 'unauthorized', 'string']);
+equal('errors: a wrong key is 401 unauthorized', row(await call('GET', '/v1/courses', { auth: 'sk_live_wrong' })), [401, 'unauthorized', 'string']);
+equal('errors: a read-only key may read', (await call('GET', '/v1/courses', { auth: readOnlyKey })).status, 200);
+equal('errors: a read-only key writing is 403 insufficient_scope', row(await call('POST', '/v1/courses', { auth: readOnlyKey, body: { title: 'x' } })), [403, 'insufficient_scope', 'string']);
+const planRequired = await call('POST', '/v1/generate', { auth: sandboxKey, body: { prompt: 'Fire safety' } });
+equal('errors: a feature above the plan is 403 plan_required', row(planRequired), [403, 'plan_required', 'string']);
+check('errors: ... and the message names the plan', /Build/.test(planRequired.json.message), planRequired.json.message);
+equal('errors: another workspace\'s course is 404 not_found', row(await call('GET', `/v1/courses/${course.id}`, { auth: sandboxKey })), [404, 'not_found', 'string']);
+await api('POST', `/v1/courses/${course.id}/unpublish`, {});
+const draft = await call('GET', `/v1/embed/${course.id}`, { auth: null });
+const missing = await call('GET', '/v1/embed/crs_missing', { auth: null });
+equal('errors: a draft\'s embed link is 404 like a missing course', [draft.status, draft.json], [404, missing.json]);
+const invalid = await call('POST', '/v1/courses', { body: { title: 'T', screens: [{ blocks: [{ type: 'stack', stackCards: Array(11).fill({ front: 'f' }) }] }] } });
+equal('errors: 11 stack cards is 400 invalid_request with the path', [invalid.status, invalid.json.error, invalid.json.issues.map(i => i.path)], [400, 'invalid_request', [['screens', '0', 'blocks', '0', 'stackCards']]]);
+const big = await call('POST', '/v1/courses/import/scorm', { raw: Buffer.alloc(100 * 1024 * 1024 + 1) });
+equal('errors: a SCORM package over 100 MB is 413 payload_too_large', row(big), [413, 'payload_too_large', 'string']);
+let limited = null;
+for (let i = 0; i < 130 && !limited; i++) {
+  const r = await call('GET', '/v1/usage', { auth: readOnlyKey });
+  if (r.status === 429) limited = r;
+}
+check('errors: past 120 requests a minute, 429 rate_limited', limited && limited.json.error === 'rate_limited', limited && limited.status);
+check('errors: ... with Retry-After in seconds', limited && /^[0-9]+$/.test(limited.headers.get('retry-after') || ''), limited && limited.headers.get('retry-after'));
 
 // --- 4. the completion reached the receiver, signed --------------------------------
 for (let i = 0; i < 100 && hooks.length === 0; i++) await new Promise(r => setTimeout(r, 100));
