@@ -468,6 +468,10 @@ impl Courses {
                 resets_at: plans::next_month_start(now),
             }));
         };
+        // A learner the player met for the first time is a new identity.
+        if let (Some(asked), Some(stored)) = (&learner, &identity) {
+            self.emit_created_identities(&ws.id, std::slice::from_ref(asked), std::slice::from_ref(stored)).await;
+        }
         let theme = match &course.theme_id {
             Some(id) => self.store.resource(&ws.id, ResourceKind::Theme, id).await?,
             None => None,

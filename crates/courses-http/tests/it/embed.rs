@@ -175,6 +175,13 @@ async fn a_refused_opening_writes_nothing(app: TestApp) {
     let course = app.course(&key, &quiz_course(None)).await;
     let id = course["id"].as_str().unwrap();
     app.post(&format!("/v1/courses/{id}/publish"), &key, &json!({})).await;
+    let hook = app
+        .post("/v1/webhooks", &key, &json!({ "url": "https://example.com/hook", "events": ["identity.created"] }))
+        .await
+        .json()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     app.set_usage(&ws, "course_views", 500).await;
     let refused = app.send(Method::GET, &format!("/v1/embed/{id}?learner=late-learner"), None, None).await;
     assert_eq!(refused.status, StatusCode::PAYMENT_REQUIRED);
@@ -186,5 +193,11 @@ async fn a_refused_opening_writes_nothing(app: TestApp) {
     assert_eq!(opened.status, StatusCode::OK);
     let learners = app.get("/v1/identities", &key).await.json();
     assert_eq!(learners["data"][0]["externalId"], "late-learner", "the view and its learner are written together");
-    assert_eq!(app.get("/v1/usage", &key).await.json()["courseViews"]["used"], 501);
+    // Only the opening that created the learner announces it.
+    app.send(Method::GET, &format!("/v1/embed/{id}?learner=late-learner"), None, None).await;
+    let deliveries = app.get(&format!("/v1/webhook-deliveries?webhookId={hook}"), &key).await.json();
+    let events: Vec<_> =
+        deliveries["data"].as_array().unwrap().iter().map(|d| d["payload"]["data"]["externalId"].clone()).collect();
+    assert_eq!(events, [json!("late-learner")]);
+    assert_eq!(app.get("/v1/usage", &key).await.json()["courseViews"]["used"], 502, "each opening counts");
 }

@@ -140,10 +140,13 @@ async fn scorm_reimport_reproduces_the_course_and_large_packages_are_413(app: Te
     assert_eq!(refused.status, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(refused.error(), "payload_too_large");
     let (_, build) = app.workspace(Plan::Build).await;
-    let gated =
-        app.send(axum::http::Method::POST, "/v1/courses/import/scorm", Some(&build), Some(vec![0_u8; 10].into())).await;
-    assert_eq!(gated.status, StatusCode::FORBIDDEN);
-    assert_eq!(gated.error(), "plan_required");
+    for size in [10, courses_core::scorm_import::MAX_PACKAGE_BYTES + 1] {
+        let body = vec![0_u8; size];
+        let gated =
+            app.send(axum::http::Method::POST, "/v1/courses/import/scorm", Some(&build), Some(body.into())).await;
+        assert_eq!(gated.status, StatusCode::FORBIDDEN, "the plan gate answers first, at any size");
+        assert_eq!(gated.error(), "plan_required");
+    }
 }
 
 /// Every entry of `zip` again, deflated.
