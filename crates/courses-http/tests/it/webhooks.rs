@@ -11,7 +11,11 @@ use crate::on_both_stores;
 use crate::plans::b64_decode;
 use crate::support::{Receiver, START, TestApp, quiz_course};
 
-on_both_stores!(messages_are_delivered_signed_and_retried, private_and_loopback_receivers_are_refused);
+on_both_stores!(
+    messages_are_delivered_signed_and_retried,
+    private_and_loopback_receivers_are_refused,
+    concurrent_senders_send_each_message_once
+);
 
 async fn publish(app: &TestApp, key: &str) -> String {
     let course = app.course(key, &quiz_course(None)).await;
@@ -116,4 +120,28 @@ async fn private_and_loopback_receivers_are_refused(app: TestApp) {
     assert!(receiver.requests().is_empty(), "nothing reached the loopback receiver");
     app.clock.advance_days(1);
     assert_eq!(app.courses.deliver_due().await.unwrap(), 0, "failed messages are not retried");
+}
+
+async fn concurrent_senders_send_each_message_once(app: TestApp) {
+    let receiver = Receiver::start(|_, _| (200, "{}".into())).await;
+    let app = app.with_courses(|c| c.with_outbound(Outbound::guarded(AllowList::parse("127.0.0.0/8").unwrap())));
+    let (_, key) = app.workspace(Plan::Build).await;
+    let hook = app
+        .post("/v1/webhooks", &key, &json!({ "url": format!("{}/h", receiver.url), "events": ["course.published"] }))
+        .await
+        .json();
+    for _ in 0..6 {
+        publish(&app, &key).await;
+    }
+    // Two senders (two nodes, say) at once: the lease gives each message to one.
+    let (a, b, c) = tokio::join!(app.courses.deliver_due(), app.courses.deliver_due(), app.courses.deliver_due());
+    assert_eq!(a.unwrap() + b.unwrap() + c.unwrap(), 6);
+    let mut ids: Vec<String> =
+        receiver.requests().iter().map(|r| r.headers["webhook-id"].to_str().unwrap().to_owned()).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 6, "six messages, each sent once");
+    assert_eq!(receiver.requests().len(), 6);
+    let all = deliveries(&app, &key, hook["id"].as_str().unwrap()).await;
+    assert!(all.iter().all(|d| d["status"] == "delivered" && d["attempts"] == 1), "{all:?}");
 }
