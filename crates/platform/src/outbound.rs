@@ -420,6 +420,7 @@ mod tests {
             for reply in [
                 "HTTP/1.1 204 No Content\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
                 "HTTP/1.1 302 Found\r\nlocation: http://10.0.0.1/\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+                "HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok",
             ] {
                 let (mut socket, _) = listener.accept().await.unwrap();
                 let mut buf = Vec::new();
@@ -453,7 +454,13 @@ mod tests {
         assert_eq!(first.status, 204);
         let second = client.post(&url, &[], b"{}".to_vec()).await.unwrap();
         assert_eq!(second.status, 302, "the redirect is reported, not followed");
+        // A host name allowed by name: the connection goes to the address
+        // resolved and checked once.
+        let by_name = Outbound::guarded(AllowList::parse("localhost").unwrap());
+        let third = by_name.post(&format!("http://localhost:{port}/named"), &[], Vec::new()).await.unwrap();
+        assert_eq!((third.status, third.body.as_slice()), (200, b"ok".as_slice()));
         let seen = server.await.unwrap();
+        assert!(seen[2].starts_with("POST /named HTTP/1.1"), "{}", seen[2]);
         assert!(seen[0].starts_with("POST /hook HTTP/1.1") && seen[0].contains("x-test: 1"), "{}", seen[0]);
         assert!(seen[0].ends_with("{\"a\":1}"), "{}", seen[0]);
         // A refused address is never contacted.
