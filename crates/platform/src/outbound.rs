@@ -234,20 +234,28 @@ impl Outbound {
         self
     }
 
+    /// The guard's verdict without resolving names: a bad URL, or an IP
+    /// address the guard refuses, is an error; a host name passes (it is
+    /// judged by its addresses when a request is sent). For checking a URL
+    /// when it is saved.
+    pub fn precheck(&self, url: &str) -> Result<(), OutboundError> {
+        let parsed = parse(url)?;
+        let host = host_of(&parsed)?;
+        if let (Some(allow), Ok(ip)) = (&self.guard, host.parse::<IpAddr>())
+            && let Some(kind) = non_public_kind(ip)
+            && !allow.allows_ip(ip)
+            && !allow.allows_host(&host)
+        {
+            return Err(OutboundError::Refused { host, ip, kind });
+        }
+        Ok(())
+    }
+
     /// Resolves the URL's host and checks every address against the guard.
     /// Returns the URL and the addresses to connect to.
     pub async fn check(&self, url: &str) -> Result<(reqwest::Url, Vec<SocketAddr>), OutboundError> {
-        let parsed = reqwest::Url::parse(url).map_err(|e| OutboundError::InvalidUrl(e.to_string()))?;
-        if !matches!(parsed.scheme(), "http" | "https") {
-            return Err(OutboundError::InvalidUrl("only http and https URLs are allowed".to_owned()));
-        }
-        if !parsed.username().is_empty() || parsed.password().is_some() {
-            return Err(OutboundError::InvalidUrl("credentials in the URL are not allowed".to_owned()));
-        }
-        let host = match parsed.host_str() {
-            Some(h) if !h.is_empty() => h.trim_start_matches('[').trim_end_matches(']').to_owned(),
-            _ => return Err(OutboundError::InvalidUrl("the URL has no host".to_owned())),
-        };
+        let parsed = parse(url)?;
+        let host = host_of(&parsed)?;
         let port = parsed.port_or_known_default().unwrap_or(80);
         let addrs: Vec<SocketAddr> = match host.parse::<IpAddr>() {
             Ok(ip) => vec![SocketAddr::new(ip, port)],
@@ -307,6 +315,25 @@ impl Outbound {
         }
         kept.truncate(self.max_response);
         Ok(OutboundResponse { status, body: kept })
+    }
+}
+
+fn parse(url: &str) -> Result<reqwest::Url, OutboundError> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| OutboundError::InvalidUrl(e.to_string()))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(OutboundError::InvalidUrl("only http and https URLs are allowed".to_owned()));
+    }
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Err(OutboundError::InvalidUrl("credentials in the URL are not allowed".to_owned()));
+    }
+    Ok(parsed)
+}
+
+/// The host of a URL, IPv6 brackets removed.
+fn host_of(url: &reqwest::Url) -> Result<String, OutboundError> {
+    match url.host_str() {
+        Some(h) if !h.is_empty() => Ok(h.trim_start_matches('[').trim_end_matches(']').to_owned()),
+        _ => Err(OutboundError::InvalidUrl("the URL has no host".to_owned())),
     }
 }
 
@@ -408,6 +435,12 @@ mod tests {
         let by_host = Outbound::guarded(AllowList::parse("localhost").unwrap());
         assert!(by_host.check("http://localhost:9/x").await.is_ok());
         assert!(Outbound::trusted().check("http://127.0.0.1:9/x").await.is_ok());
+        // Without resolving: literals are judged, names wait for the send.
+        assert!(matches!(strict.precheck("http://10.1.2.3/h"), Err(OutboundError::Refused { kind: "private", .. })));
+        assert!(matches!(strict.precheck("http://[::1]:8/h"), Err(OutboundError::Refused { kind: "loopback", .. })));
+        assert!(strict.precheck("http://localhost:9/h").is_ok() && strict.precheck("https://8.8.8.8/h").is_ok());
+        assert!(matches!(strict.precheck("gopher://x/"), Err(OutboundError::InvalidUrl(_))));
+        assert!(allowed.precheck("http://127.0.0.1:9/x").is_ok());
     }
 
     #[tokio::test]

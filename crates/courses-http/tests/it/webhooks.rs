@@ -97,26 +97,38 @@ async fn private_and_loopback_receivers_are_refused(app: TestApp) {
     // The default guard: public addresses only, no exceptions configured.
     let receiver = Receiver::start(|_, _| (200, "{}".into())).await;
     let (_, key) = app.workspace(Plan::Build).await;
-    let mut hooks = Vec::new();
+    // Addresses are refused when the webhook is saved...
     for (url, kind) in [
         (format!("{}/hook", receiver.url), "loopback"),
         ("http://10.0.0.1/hook".to_owned(), "private"),
+        ("http://192.168.1.20:8080/hook".to_owned(), "private"),
         ("http://169.254.169.254/latest/meta-data".to_owned(), "link-local"),
+        ("http://[::1]:9/hook".to_owned(), "loopback"),
     ] {
-        let hook = app.post("/v1/webhooks", &key, &json!({ "url": url, "events": ["course.published"] })).await;
-        assert_eq!(hook.status, StatusCode::CREATED);
-        hooks.push((hook.json()["id"].as_str().unwrap().to_owned(), kind));
+        let refused = app.post("/v1/webhooks", &key, &json!({ "url": url, "events": ["course.published"] })).await;
+        assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{url}");
+        assert_eq!(refused.issue_paths(), vec!["url"]);
+        let message = refused.json()["issues"][0]["message"].as_str().unwrap().to_owned();
+        assert!(message.contains(&format!("a {kind} address")) && message.contains("SVC_OUTBOUND_ALLOW"), "{message}");
     }
+    // ...and a host name by the addresses it resolves to, when sending.
+    let port = receiver.url.rsplit(':').next().unwrap().to_owned();
+    let hook = app
+        .post(
+            "/v1/webhooks",
+            &key,
+            &json!({ "url": format!("http://localhost:{port}/hook"), "events": ["course.published"] }),
+        )
+        .await;
+    assert_eq!(hook.status, StatusCode::CREATED, "{}", hook.text());
     publish(&app, &key).await;
-    assert_eq!(app.courses.deliver_due().await.unwrap(), 3);
-    for (id, kind) in hooks {
-        let [delivery] = deliveries(&app, &key, &id).await.try_into().unwrap();
-        assert_eq!(delivery["status"], "failed", "the guard's refusal is final");
-        assert_eq!(delivery["attempts"], 1);
-        assert_eq!(delivery["responseStatus"], Value::Null);
-        let error = delivery["lastError"].as_str().unwrap();
-        assert!(error.contains(&format!("a {kind} address")) && error.contains("SVC_OUTBOUND_ALLOW"), "{error}");
-    }
+    assert_eq!(app.courses.deliver_due().await.unwrap(), 1);
+    let [delivery] = deliveries(&app, &key, hook.json()["id"].as_str().unwrap()).await.try_into().unwrap();
+    assert_eq!(delivery["status"], "failed", "the guard's refusal is final");
+    assert_eq!(delivery["attempts"], 1);
+    assert_eq!(delivery["responseStatus"], Value::Null);
+    let error = delivery["lastError"].as_str().unwrap();
+    assert!(error.contains("localhost resolves to") && error.contains("a loopback address"), "{error}");
     assert!(receiver.requests().is_empty(), "nothing reached the loopback receiver");
     app.clock.advance_days(1);
     assert_eq!(app.courses.deliver_due().await.unwrap(), 0, "failed messages are not retried");
