@@ -8,6 +8,13 @@
 //! sentences and key phrases (an intro with objectives, content screens that
 //! alternate text, lists and stacks, a knowledge check every third screen, a
 //! summary) and its output passes the same block validation as the API.
+//!
+//! With a model configured ([`LlmConfig`], from `SVC_LLM_URL`) the draft
+//! comes from an OpenAI-compatible chat completions endpoint asked for
+//! structured output ([`course_schema`]); the answer is validated like an
+//! API body and must contain a scored question. A model that fails, times
+//! out or answers something invalid does not cost the user a draft: the
+//! built-in generator produces it, and `generation.fallbackFrom` says why.
 
 use std::collections::HashMap;
 
@@ -21,6 +28,8 @@ use crate::model::{Access, Course};
 use crate::plans::Feature;
 
 pub const MAX_PROMPT_CHARS: usize = 2_000;
+/// The largest model answer read.
+const MAX_MODEL_RESPONSE: usize = 2 * 1024 * 1024;
 pub const MAX_SCREENS_TARGET: u64 = 20;
 pub const DEFAULT_SCREENS_TARGET: u64 = 6;
 
@@ -239,10 +248,39 @@ pub fn offline_course(req: &GenerationRequest) -> Value {
     })
 }
 
+/// `sentence` with the first occurrence of `phrase` (any case) blanked out.
+fn blank_out(sentence: &str, phrase: &str) -> Option<String> {
+    let len = phrase.chars().count();
+    sentence.char_indices().map(|(i, _)| i).find_map(|at| {
+        let rest = sentence.get(at..)?;
+        let end = at + rest.char_indices().nth(len).map_or(rest.len(), |(i, _)| i);
+        let word = sentence.get(at..end)?;
+        let before = sentence.get(..at)?.chars().last();
+        let after = sentence.get(end..)?.chars().next();
+        (word.to_lowercase() == phrase
+            && before.is_none_or(|c| !c.is_alphanumeric())
+            && after.is_none_or(|c| !c.is_alphanumeric()))
+        .then(|| format!("{}_____{}", sentence.get(..at).unwrap_or_default(), sentence.get(end..).unwrap_or_default()))
+    })
+}
+
+/// A scored check of one key phrase: a sentence of the prompt with the
+/// phrase blanked out, and options among which only the phrase fits (the
+/// other options are key phrases that the sentence does not contain), then
+/// a true/false statement.
 fn knowledge_check(phrase: &str, phrases: &[String], related: &[String], seed: usize) -> Value {
     let correct = title_case(phrase);
-    let mut distractors: Vec<String> =
-        phrases.iter().filter(|p| p.as_str() != phrase).take(2).map(|p| title_case(p)).collect();
+    // The sentence that mentions the fewest other key phrases.
+    let sentence = related.iter().filter_map(|s| blank_out(s, phrase).map(|blank| (s, blank))).min_by_key(|(s, _)| {
+        phrases.iter().filter(|p| p.as_str() != phrase && s.to_lowercase().contains(p.as_str())).count()
+    });
+    let lower = sentence.as_ref().map(|(s, _)| s.to_lowercase()).unwrap_or_default();
+    let mut distractors: Vec<String> = phrases
+        .iter()
+        .filter(|p| p.as_str() != phrase && !lower.contains(p.as_str()))
+        .take(2)
+        .map(|p| if sentence.is_some() { p.clone() } else { title_case(p) })
+        .collect();
     for filler in ["None of these", "Something unrelated to this course"] {
         if distractors.len() < 2 {
             distractors.push(filler.to_owned());
@@ -250,15 +288,221 @@ fn knowledge_check(phrase: &str, phrases: &[String], related: &[String], seed: u
     }
     let position = seed % (distractors.len() + 1);
     let mut options = distractors;
-    options.insert(position.min(options.len()), correct.clone());
-    let statement = related.first().cloned().unwrap_or_else(|| format!("{correct} is covered in this course."));
+    let question = match sentence {
+        Some((_, blank)) => {
+            options.insert(position.min(options.len()), phrase.to_owned());
+            format!("Complete the sentence: \u{201c}{blank}\u{201d}")
+        }
+        None => {
+            options.insert(position.min(options.len()), correct.clone());
+            "Which of these is a topic of this course?".to_owned()
+        }
+    };
     json!({
         "title": "Knowledge check",
         "blocks": [
-            { "type": "multiple_choice", "question": format!("Which topic does this describe? \u{201c}{statement}\u{201d}"), "options": options, "correctIndex": position },
+            { "type": "multiple_choice", "question": question, "options": options, "correctIndex": position },
             { "type": "true_false", "statement": format!("{correct} is one of the topics of this course."), "answer": true },
         ],
     })
+}
+
+/// An OpenAI-compatible chat completions endpoint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LlmConfig {
+    /// The endpoint: a base URL (`.../v1`) or the full `.../chat/completions`.
+    pub url: String,
+    pub model: String,
+    pub api_key: Option<String>,
+    pub timeout_secs: u64,
+}
+
+impl LlmConfig {
+    /// `SVC_LLM_URL`, `SVC_LLM_MODEL` (default `gpt-4o-mini`),
+    /// `SVC_LLM_API_KEY` and `SVC_LLM_TIMEOUT_SECS` (default 60); `None`
+    /// without `SVC_LLM_URL`.
+    pub fn from_env() -> Option<Self> {
+        let url = std::env::var("SVC_LLM_URL").ok().filter(|u| !u.trim().is_empty())?;
+        Some(Self {
+            url: url.trim().to_owned(),
+            model: std::env::var("SVC_LLM_MODEL")
+                .ok()
+                .filter(|m| !m.is_empty())
+                .unwrap_or_else(|| "gpt-4o-mini".to_owned()),
+            api_key: std::env::var("SVC_LLM_API_KEY").ok().filter(|k| !k.is_empty()),
+            timeout_secs: std::env::var("SVC_LLM_TIMEOUT_SECS").ok().and_then(|t| t.parse().ok()).unwrap_or(60),
+        })
+    }
+
+    /// The chat completions URL.
+    pub fn endpoint(&self) -> String {
+        let base = self.url.trim_end_matches('/');
+        if base.ends_with("/chat/completions") { base.to_owned() } else { format!("{base}/chat/completions") }
+    }
+}
+
+/// The JSON Schema of a generated course (strict structured output: every
+/// property required, no others).
+pub fn course_schema() -> Value {
+    let text = json!({ "type": "string" });
+    let strings = json!({ "type": "array", "items": { "type": "string" } });
+    let block = |kind: &str, props: Value| {
+        let mut properties = Map::new();
+        properties.insert("type".to_owned(), json!({ "type": "string", "enum": [kind] }));
+        let mut required = vec![Value::String("type".to_owned())];
+        if let Value::Object(props) = props {
+            for (k, v) in props {
+                required.push(Value::String(k.clone()));
+                properties.insert(k, v);
+            }
+        }
+        json!({ "type": "object", "properties": properties, "required": required, "additionalProperties": false })
+    };
+    let blocks = json!({ "anyOf": [
+        block("heading", json!({ "text": text })),
+        block("text", json!({ "text": text })),
+        block("list", json!({ "items": strings })),
+        block("stack", json!({ "stackCards": { "type": "array", "items": {
+            "type": "object", "properties": { "front": text, "back": text },
+            "required": ["front", "back"], "additionalProperties": false } } })),
+        block("multiple_choice", json!({ "question": text, "options": strings, "correctIndex": { "type": "integer" } })),
+        block("multiple_response", json!({ "question": text, "options": strings, "correctIndexes": { "type": "array", "items": { "type": "integer" } } })),
+        block("true_false", json!({ "statement": text, "answer": { "type": "boolean" } })),
+    ] });
+    json!({
+        "type": "object",
+        "properties": {
+            "title": text,
+            "screens": { "type": "array", "items": {
+                "type": "object",
+                "properties": { "title": text, "blocks": { "type": "array", "items": blocks } },
+                "required": ["title", "blocks"], "additionalProperties": false,
+            } },
+        },
+        "required": ["title", "screens"],
+        "additionalProperties": false,
+    })
+}
+
+const SYSTEM_PROMPT: &str = "You write short, accurate e-learning courses. Answer with one JSON object that follows the \
+    given schema: a course title and its screens in order, each with a title and blocks. Start with an introduction \
+    that lists the learning objectives, teach with text, list and stack blocks, check understanding with scored \
+    questions (multiple_choice with 2 to 10 options and a 0-based correctIndex, multiple_response, true_false), and end \
+    with a summary. Stacks have 1 to 10 cards. Texts are plain, at most a few sentences each.";
+
+/// The chat completions request for a generation.
+pub fn model_request(config: &LlmConfig, req: &GenerationRequest) -> Value {
+    json!({
+        "model": config.model,
+        "temperature": 0.3,
+        "messages": [
+            { "role": "system", "content": SYSTEM_PROMPT },
+            { "role": "user", "content": format!(
+                "Write a course of exactly {} screens, with at least one scored question, about:\n\n{}",
+                req.screens_target, req.prompt) },
+        ],
+        "response_format": { "type": "json_schema", "json_schema": { "name": "course", "strict": true, "schema": course_schema() } },
+    })
+}
+
+/// Reads a chat completions answer into a draft course body, validated
+/// like an API body: the screens pass the block rules and at least one
+/// block is scored. The error says what was wrong.
+pub fn draft_from_model_answer(
+    answer: &[u8],
+    req: &GenerationRequest,
+    model: &str,
+) -> Result<Map<String, Value>, String> {
+    let answer: Value = serde_json::from_slice(answer).map_err(|e| format!("the answer is not JSON: {e}"))?;
+    let content = answer
+        .pointer("/choices/0/message/content")
+        .and_then(Value::as_str)
+        .ok_or_else(|| "the answer has no choices[0].message.content".to_owned())?;
+    let content = content.trim();
+    let content = content
+        .strip_prefix("```json")
+        .or_else(|| content.strip_prefix("```"))
+        .and_then(|c| c.strip_suffix("```"))
+        .unwrap_or(content);
+    let course: Value = serde_json::from_str(content).map_err(|e| format!("the course is not JSON: {e}"))?;
+    let title = course
+        .get("title")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| "the course has no title".to_owned())?;
+    let screens = course.get("screens").cloned().unwrap_or(Value::Null);
+    let count = screens.as_array().map_or(0, Vec::len);
+    if count == 0 || count > usize::try_from(MAX_SCREENS_TARGET).unwrap_or(20) {
+        return Err(format!("the course has {count} screens (1 to {MAX_SCREENS_TARGET} expected)"));
+    }
+    let mut issues = Issues::default();
+    let stored = crate::content::validate_screens(&screens, &["screens".to_owned()], &mut issues);
+    if let Some(first) = issues.into_vec().first() {
+        return Err(format!("the course is not valid: {}: {}", first.path_text(), first.message));
+    }
+    if !crate::content::has_scored_blocks(&stored) {
+        return Err("the course has no scored question".to_owned());
+    }
+    let mut draft = Map::new();
+    draft.insert("title".to_owned(), Value::String(title.chars().take(200).collect()));
+    draft.insert("passingScore".to_owned(), json!(req.passing_score));
+    draft.insert("screens".to_owned(), screens);
+    draft.insert(
+        "generation".to_owned(),
+        json!({
+            "provider": "llm",
+            "model": model,
+            "promptHash": platform::crypto::sha256_hex(req.prompt.as_bytes()),
+            "screensRequested": req.screens_target,
+            "screensProduced": count,
+        }),
+    );
+    Ok(draft)
+}
+
+impl Courses {
+    /// Asks the configured model for a draft.
+    async fn model_draft(&self, config: &LlmConfig, req: &GenerationRequest) -> Result<Map<String, Value>, String> {
+        let client = platform::outbound::Outbound::trusted()
+            .with_timeout(std::time::Duration::from_secs(config.timeout_secs.max(1)))
+            .with_max_response(MAX_MODEL_RESPONSE);
+        let mut headers = vec![("content-type", "application/json".to_owned())];
+        if let Some(key) = &config.api_key {
+            headers.push(("authorization", format!("Bearer {key}")));
+        }
+        let body = model_request(config, req).to_string().into_bytes();
+        let response = client.post(&config.endpoint(), &headers, body).await.map_err(|e| e.to_string())?;
+        if !(200..300).contains(&response.status) {
+            let text = String::from_utf8_lossy(&response.body);
+            return Err(format!(
+                "the model endpoint answered {}: {}",
+                response.status,
+                text.chars().take(200).collect::<String>()
+            ));
+        }
+        draft_from_model_answer(&response.body, req, &config.model)
+    }
+
+    /// The draft from the model when one is configured and answers well,
+    /// else from the built-in generator.
+    async fn draft(&self, req: &GenerationRequest) -> Value {
+        let Some(config) = &self.llm else { return offline_course(req) };
+        match self.model_draft(config, req).await {
+            Ok(draft) => Value::Object(draft),
+            Err(reason) => {
+                tracing::warn!(model = %config.model, reason, "the model's draft was unusable; using the built-in generator");
+                let mut draft = offline_course(req);
+                if let Some(Value::Object(generation)) = draft.get_mut("generation") {
+                    generation.insert(
+                        "fallbackFrom".to_owned(),
+                        json!({ "provider": "llm", "model": config.model, "error": reason }),
+                    );
+                }
+                draft
+            }
+        }
+    }
 }
 
 impl Courses {
@@ -268,7 +512,7 @@ impl Courses {
         self.require(access, Feature::Generation)?;
         let request = parse_request(body)?;
         self.take_generation(&access.workspace).await?;
-        let draft = offline_course(&request);
+        let draft = self.draft(&request).await;
         let Value::Object(draft) = draft else {
             return Err(CoursesError::Internal("the generator produced no course".to_owned()));
         };
@@ -311,6 +555,104 @@ mod tests {
         let draft = offline_course(&request(PROMPT, 6));
         assert_eq!(draft["title"], "Teach new warehouse staff forklift safety");
         assert!(draft.to_string().contains("Forklift"));
+    }
+
+    fn model_answer(course: &Value) -> Vec<u8> {
+        json!({ "choices": [{ "index": 0, "message": { "role": "assistant", "content": course.to_string() } }] })
+            .to_string()
+            .into_bytes()
+    }
+
+    #[test]
+    fn model_answers_are_validated_like_api_bodies() {
+        let req = request("Forklift safety for warehouse staff", 2);
+        let good = json!({ "title": "Forklift safety", "screens": [
+            { "title": "Why it matters", "blocks": [{ "type": "text", "text": "Forklifts weigh tonnes." }] },
+            { "title": "Check", "blocks": [{ "type": "true_false", "statement": "Carry passengers.", "answer": false }] },
+        ] });
+        let draft = draft_from_model_answer(&model_answer(&good), &req, "m1").unwrap();
+        assert_eq!(draft["title"], "Forklift safety");
+        assert_eq!(draft["generation"]["provider"], "llm");
+        assert_eq!(draft["generation"]["model"], "m1");
+        assert_eq!(draft["passingScore"], 70);
+        // Fenced content is accepted too.
+        let fenced = json!({ "choices": [{ "message": { "content": format!("```json\n{good}\n```") } }] });
+        assert!(draft_from_model_answer(fenced.to_string().as_bytes(), &req, "m1").is_ok());
+        let no_quiz =
+            json!({ "title": "T", "screens": [{ "title": "S", "blocks": [{ "type": "text", "text": "x" }] }] });
+        let too_many_cards = json!({ "title": "T", "screens": [{ "title": "S", "blocks": [
+            { "type": "stack", "stackCards": (0..11).map(|i| json!({ "front": i.to_string(), "back": "b" })).collect::<Vec<_>>() },
+            { "type": "true_false", "statement": "s", "answer": true },
+        ] }] });
+        for (answer, expected) in [
+            (model_answer(&no_quiz), "no scored question"),
+            (model_answer(&too_many_cards), "screens.0.blocks.0.stackCards"),
+            (model_answer(&json!({ "title": "T", "screens": [] })), "0 screens"),
+            (model_answer(&json!({ "screens": [] })), "no title"),
+            (b"{}".to_vec(), "no choices"),
+            (b"<html>".to_vec(), "not JSON"),
+        ] {
+            let err = draft_from_model_answer(&answer, &req, "m1").unwrap_err();
+            assert!(err.contains(expected), "{err} should mention {expected}");
+        }
+    }
+
+    #[test]
+    fn model_requests_ask_for_the_course_schema() {
+        let config =
+            LlmConfig { url: "http://127.0.0.1:9/v1/".into(), model: "m1".into(), api_key: None, timeout_secs: 5 };
+        assert_eq!(config.endpoint(), "http://127.0.0.1:9/v1/chat/completions");
+        let full = LlmConfig { url: "http://h/x/chat/completions".into(), ..config.clone() };
+        assert_eq!(full.endpoint(), "http://h/x/chat/completions");
+        let body = model_request(&config, &request("Fire safety basics", 4));
+        assert_eq!(body["model"], "m1");
+        assert_eq!(body["response_format"]["json_schema"]["strict"], true);
+        assert!(body["messages"][1]["content"].as_str().unwrap().contains("exactly 4 screens"));
+        let schema = course_schema();
+        assert_eq!(schema["required"], json!(["title", "screens"]));
+        let kinds: Vec<&str> = schema["properties"]["screens"]["items"]["properties"]["blocks"]["items"]["anyOf"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["properties"]["type"]["enum"][0].as_str().unwrap())
+            .collect();
+        assert!(kinds.contains(&"multiple_choice") && kinds.contains(&"stack"), "{kinds:?}");
+    }
+
+    #[test]
+    fn checks_blank_out_the_phrase_and_offer_only_one_fitting_option() {
+        assert_eq!(
+            blank_out("Forklift operators must inspect brakes before each shift.", "shift").as_deref(),
+            Some("Forklift operators must inspect brakes before each _____.")
+        );
+        assert_eq!(blank_out("Shifting loads.", "shift"), None, "whole words only");
+        assert_eq!(blank_out("Über alles.", "über").as_deref(), Some("_____ alles."));
+        let phrases: Vec<String> = ["brakes", "forklift", "pallets", "walkways"].map(str::to_owned).to_vec();
+        let related = vec!["Forklift operators must inspect brakes before each shift.".to_owned()];
+        let check = knowledge_check("brakes", &phrases, &related, 1);
+        let question = &check["blocks"][0];
+        assert_eq!(
+            question["question"],
+            "Complete the sentence: \u{201c}Forklift operators must inspect _____ before each shift.\u{201d}"
+        );
+        assert_eq!(
+            question["options"],
+            json!(["pallets", "brakes", "walkways"]),
+            "forklift is in the sentence: not an option"
+        );
+        assert_eq!(question["correctIndex"], 1);
+    }
+
+    #[test]
+    fn offline_draft_snapshot() {
+        // The whole draft for one prompt: reviewing a change to the
+        // generator is reading this file's diff.
+        insta::assert_json_snapshot!("offline_draft_forklift_6", offline_course(&request(PROMPT, 6)));
+    }
+
+    #[test]
+    fn course_schema_snapshot() {
+        insta::assert_json_snapshot!("course_schema", course_schema());
     }
 
     #[test]

@@ -13,6 +13,7 @@ use crate::issues::{Issues, child, code};
 use crate::model::{
     Access, Completion, Course, CourseStatus, Identity, IssuedCertificate, ListItem, Resource, ResourceKind,
 };
+use crate::plans::Feature;
 use crate::store::{
     Bind, CERTIFICATE_COLUMNS, COMPLETION_COLUMNS, CertificateRow, CompletionRow, IDENTITY_COLUMNS, IdentityRow,
     IdentityUpsert, Table, View,
@@ -133,6 +134,12 @@ pub struct EmbedSession {
     pub screens: Vec<Value>,
     pub identity: Option<Identity>,
     pub theme: Option<Resource>,
+    /// The course title in the learner's language.
+    pub title: String,
+    /// The locale of the translation applied, if any.
+    pub locale: Option<String>,
+    /// The player's own words in that language (`ui.*` strings).
+    pub ui: Map<String, Value>,
 }
 
 impl Courses {
@@ -421,7 +428,15 @@ impl Courses {
     /// Opens a published course for a learner: counts one course view (each
     /// opening counts) and returns what the player needs. A draft answers
     /// exactly like a missing course.
-    pub async fn open_embed(&self, course_id: &str, learner: Option<&str>) -> CoursesResult<EmbedSession> {
+    ///
+    /// With `locale`, a translation of the course for that language (Scale
+    /// and up) is applied to what the learner sees.
+    pub async fn open_embed(
+        &self,
+        course_id: &str,
+        learner: Option<&str>,
+        locale: Option<&str>,
+    ) -> CoursesResult<EmbedSession> {
         let course = self
             .store
             .course_by_id(course_id)
@@ -431,41 +446,61 @@ impl Courses {
         let ws = self.store.workspace(&course.workspace_id).await?.ok_or(CoursesError::not_found("course"))?;
         let now = self.clock.now();
         self.check_standing(&ws, now).await?;
-        let identity = match learner.map(str::trim).filter(|l| !l.is_empty()) {
-            Some(external_id) => {
-                let batch = parse_identities(
-                    &serde_json::json!({ "identities": [{ "externalId": external_id }] })
-                        .as_object()
-                        .cloned()
-                        .unwrap_or_default(),
-                )?;
-                let (mut stored, _) = self.store.upsert_identities(&ws.id, &batch, now).await?;
-                stored.pop()
-            }
+        let learner = match learner.map(str::trim).filter(|l| !l.is_empty()) {
+            Some(external_id) => parse_identities(
+                &serde_json::json!({ "identities": [{ "externalId": external_id }] })
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default(),
+            )?
+            .pop(),
             None => None,
         };
         let view_id = format!("view_{}", platform::crypto::random_token(24));
-        let view = View {
-            workspace_id: ws.id.clone(),
-            course_id: course.id.clone(),
-            identity_id: identity.as_ref().map(|i| i.id.clone()),
-        };
+        let opening = View { workspace_id: ws.id.clone(), course_id: course.id.clone(), identity_id: None };
         let month = plans::month_of(now);
         let cap = ws.plan.hard_capped().then(|| ws.plan.course_views());
-        if !self.store.record_view(&view_id, &view, &month, cap, now).await? {
+        let Some(identity) = self.store.open_view(&view_id, &opening, learner.as_ref(), &month, cap, now).await? else {
             return Err(CoursesError::Suspended(Suspension::AllowanceUsed {
                 plan: ws.plan,
                 allowance: ws.plan.course_views(),
                 month,
                 resets_at: plans::next_month_start(now),
             }));
+        };
+        // A learner the player met for the first time is a new identity.
+        if let (Some(asked), Some(stored)) = (&learner, &identity) {
+            self.emit_created_identities(&ws.id, std::slice::from_ref(asked), std::slice::from_ref(stored)).await;
         }
         let theme = match &course.theme_id {
             Some(id) => self.store.resource(&ws.id, ResourceKind::Theme, id).await?,
             None => None,
         };
-        let screens = content::learner_view(&course.screens);
-        Ok(EmbedSession { view_id, course, screens, identity, theme })
+        let translation = match locale.map(str::trim).filter(|l| !l.is_empty()) {
+            Some(locale) if ws.plan.allows(Feature::Translations) => {
+                let all = self.store.resources_of_kind(&ws.id, ResourceKind::Translation).await?;
+                crate::translate::pick(&all, &course.id, locale).cloned()
+            }
+            _ => None,
+        };
+        let strings = translation
+            .as_ref()
+            .and_then(|t| t.data.get("strings"))
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let (title, screens) = crate::translate::apply(&course.title, &course.screens, &strings);
+        let screens = content::learner_view(&screens);
+        Ok(EmbedSession {
+            view_id,
+            title,
+            locale: translation.as_ref().and_then(|t| t.data.get("locale")).and_then(Value::as_str).map(str::to_owned),
+            ui: crate::translate::ui_strings(&strings),
+            course,
+            screens,
+            identity,
+            theme,
+        })
     }
 
     async fn view_context(&self, view_id: &str) -> CoursesResult<(Course, Identity)> {

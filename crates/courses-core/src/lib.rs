@@ -26,12 +26,14 @@ pub mod resources;
 pub mod scorm;
 pub mod scorm_import;
 pub mod store;
+pub mod translate;
 pub mod webhooks;
 
 use std::path::Path;
 use std::sync::Arc;
 
 use kernel::Clock;
+use platform::outbound::Outbound;
 use platform::{Db, DbError, Migrations};
 
 pub use error::{CoursesError, CoursesResult, KeyRejection, Suspension, Throttle};
@@ -55,12 +57,30 @@ pub const MIGRATIONS: Migrations = Migrations { sqlite: &SQLITE_MIGRATIONS, post
 pub struct Courses {
     store: Store,
     clock: Arc<dyn Clock>,
+    outbound: Outbound,
+    llm: Option<generate::LlmConfig>,
 }
 
 impl Courses {
     /// Builds the service over an open, migrated database.
     pub fn new(db: Db, clock: Arc<dyn Clock>) -> Self {
-        Self { store: Store::new(db), clock }
+        Self { store: Store::new(db), clock, outbound: Outbound::default(), llm: None }
+    }
+
+    /// The client webhook messages go out through (by default the guard
+    /// with no exceptions: public addresses only).
+    #[must_use]
+    pub fn with_outbound(mut self, outbound: Outbound) -> Self {
+        self.outbound = outbound;
+        self
+    }
+
+    /// Generates courses with this model endpoint instead of the built-in
+    /// generator.
+    #[must_use]
+    pub fn with_llm(mut self, llm: Option<generate::LlmConfig>) -> Self {
+        self.llm = llm;
+        self
     }
 
     /// Opens the store named by the configuration (PostgreSQL for a

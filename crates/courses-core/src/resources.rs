@@ -66,7 +66,13 @@ impl Courses {
             }
             ResourceKind::Webhook => {
                 match doc.get("url").and_then(Value::as_str) {
-                    Some(u) if u.starts_with("https://") || u.starts_with("http://") => {}
+                    Some(u) if u.starts_with("https://") || u.starts_with("http://") => {
+                        // An address the sender would refuse is refused now;
+                        // host names are judged by their addresses at send time.
+                        if let Err(err) = self.outbound.precheck(u) {
+                            issues.push(code::INVALID_VALUE, &[], Some("url"), err.to_string());
+                        }
+                    }
                     Some(_) => issues.push(code::INVALID_VALUE, &[], Some("url"), "url must be an http or https URL"),
                     None => issues.push(code::REQUIRED, &[], Some("url"), "url is required"),
                 }

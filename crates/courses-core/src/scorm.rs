@@ -415,6 +415,12 @@ mod tests {
     }
 
     #[test]
+    fn manifest_snapshots() {
+        insta::assert_snapshot!("manifest_scorm12", manifest(&course(), ScormVersion::Scorm12));
+        insta::assert_snapshot!("manifest_scorm2004", manifest(&course(), ScormVersion::Scorm2004));
+    }
+
+    #[test]
     fn crc32_matches_the_standard_check_value() {
         assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
     }

@@ -1,13 +1,17 @@
-//! SCORM import: reads a package (zip, up to 100 MB) without extracting it
-//! to disk. Entry names are checked (no absolute paths, no `..`, no
-//! backslashes: zip-slip), entry count and total declared size are capped
-//! (zip bombs), `imsmanifest.xml` must sit at the root and name a SCORM 1.2
-//! or 2004 schema version. Packages exported by this service carry
-//! `course.json` and come back as an editable draft course; their entries
-//! are stored, so no decompression is needed. Compressed third-party
-//! packages are refused with an issue naming the entry.
+//! SCORM import: reads a package (zip, up to 100 MB, entries stored or
+//! deflated) in memory without extracting it to disk. Entry names are
+//! checked (no absolute paths, no `..`, no backslashes, no drive letters:
+//! zip-slip), the entry count, the declared total size and each entry's
+//! expansion ratio are capped, and every read is bounded by the declared
+//! size, so a header that lies about its size cannot expand further (zip
+//! bombs). `imsmanifest.xml` must sit at the root and name a SCORM 1.2 or
+//! 2004 schema version. Packages exported by this service carry
+//! `course.json` and come back as an editable draft course.
+
+use std::io::{Cursor, Read as _};
 
 use serde_json::{Map, Value};
+use zip::ZipArchive;
 
 use crate::Courses;
 use crate::error::{CoursesError, CoursesResult};
@@ -18,28 +22,10 @@ use crate::plans::Feature;
 pub const MAX_PACKAGE_BYTES: usize = 100 * 1024 * 1024;
 pub const MAX_ENTRIES: usize = 10_000;
 pub const MAX_TOTAL_UNCOMPRESSED: u64 = 500 * 1024 * 1024;
-
-#[derive(Debug)]
-struct Entry {
-    name: String,
-    method: u16,
-    compressed: u64,
-    uncompressed: u64,
-    local_offset: usize,
-}
-
-/// `len` bytes at `at`, or `None` past the end (never panics on overflow).
-fn slice(data: &[u8], at: usize, len: usize) -> Option<&[u8]> {
-    data.get(at..at.checked_add(len)?)
-}
-
-fn u16_at(data: &[u8], at: usize) -> Option<u16> {
-    slice(data, at, 2).and_then(|b| b.try_into().ok()).map(u16::from_le_bytes)
-}
-
-fn u32_at(data: &[u8], at: usize) -> Option<u32> {
-    slice(data, at, 4).and_then(|b| b.try_into().ok()).map(u32::from_le_bytes)
-}
+/// The largest expansion of one entry (uncompressed / compressed).
+pub const MAX_RATIO: u64 = 1_000;
+/// The largest single entry read (the manifest or `course.json`).
+pub const MAX_ENTRY_READ: u64 = 50 * 1024 * 1024;
 
 fn bad(message: impl Into<String>) -> CoursesError {
     CoursesError::field(&["package"], code::INVALID_VALUE, message)
@@ -54,34 +40,46 @@ fn safe_name(name: &str) -> bool {
         && name.get(1..2).is_none_or(|c| c != ":")
 }
 
-/// The central directory of a zip, checked.
-fn entries(zip: &[u8]) -> CoursesResult<Vec<Entry>> {
-    let search_from = zip.len().saturating_sub(22 + 65_535);
-    let eocd = (search_from..zip.len().saturating_sub(21))
-        .rev()
-        .find(|&at| slice(zip, at, 4) == Some(b"PK\x05\x06"))
-        .ok_or_else(|| bad("the package is not a zip file"))?;
-    let count = usize::from(u16_at(zip, eocd + 10).unwrap_or(0));
-    if count > MAX_ENTRIES {
+type Archive<'a> = ZipArchive<Cursor<&'a [u8]>>;
+
+/// The entry count the end-of-central-directory record declares (ZIP64's
+/// when the classic field is saturated), read before the directory itself is
+/// parsed, so a package declaring millions of entries is refused without
+/// allocating for them.
+fn declared_entries(zip: &[u8]) -> Option<u64> {
+    let from = zip.len().saturating_sub(22 + 65_535);
+    let eocd = (from..zip.len().saturating_sub(21)).rev().find(|&at| zip.get(at..at + 4) == Some(b"PK\x05\x06"))?;
+    let count = u16::from_le_bytes(zip.get(eocd + 10..eocd + 12)?.try_into().ok()?);
+    if count != u16::MAX {
+        return Some(u64::from(count));
+    }
+    // The ZIP64 locator sits just before the classic record.
+    let locator = eocd.checked_sub(20)?;
+    if zip.get(locator..locator + 4) != Some(b"PK\x06\x07") {
+        return Some(u64::from(count));
+    }
+    let record = usize::try_from(u64::from_le_bytes(zip.get(locator + 8..locator + 16)?.try_into().ok()?)).ok()?;
+    if zip.get(record..record.checked_add(4)?) != Some(b"PK\x06\x06") {
+        return None;
+    }
+    Some(u64::from_le_bytes(zip.get(record.checked_add(32)?..record.checked_add(40)?)?.try_into().ok()?))
+}
+
+/// Opens the zip and checks every entry of its central directory.
+fn open(zip: &[u8]) -> CoursesResult<Archive<'_>> {
+    if declared_entries(zip).is_some_and(|n| n > MAX_ENTRIES as u64) {
         return Err(bad(format!("the package has more than {MAX_ENTRIES} entries")));
     }
-    let mut at = usize::try_from(u32_at(zip, eocd + 16).unwrap_or(0)).unwrap_or(usize::MAX);
-    let mut out = Vec::with_capacity(count);
+    let mut archive =
+        ZipArchive::new(Cursor::new(zip)).map_err(|e| bad(format!("the package is not a readable zip file ({e})")))?;
+    if archive.len() > MAX_ENTRIES {
+        return Err(bad(format!("the package has more than {MAX_ENTRIES} entries")));
+    }
     let mut total: u64 = 0;
-    for _ in 0..count {
-        if slice(zip, at, 4) != Some(b"PK\x01\x02") {
-            return Err(bad("the zip's central directory is damaged"));
-        }
-        let field =
-            |off: usize| u16_at(zip, at.saturating_add(off)).map(usize::from).ok_or_else(|| bad("truncated zip entry"));
-        let method = u16_at(zip, at.saturating_add(10)).unwrap_or(0);
-        let compressed = u64::from(u32_at(zip, at.saturating_add(20)).unwrap_or(0));
-        let uncompressed = u64::from(u32_at(zip, at.saturating_add(24)).unwrap_or(0));
-        let (name_len, extra_len, comment_len) = (field(28)?, field(30)?, field(32)?);
-        let local_offset = usize::try_from(u32_at(zip, at.saturating_add(42)).unwrap_or(0)).unwrap_or(usize::MAX);
-        let name = slice(zip, at.saturating_add(46), name_len)
-            .map(|b| String::from_utf8_lossy(b).into_owned())
-            .ok_or_else(|| bad("truncated zip entry name"))?;
+    for index in 0..archive.len() {
+        let entry =
+            archive.by_index_raw(index).map_err(|e| bad(format!("the zip's central directory is damaged ({e})")))?;
+        let name = entry.name().map_err(|_| bad("an entry name is not valid text"))?.into_owned();
         if !safe_name(&name) {
             return Err(CoursesError::field(
                 &["package", &name],
@@ -89,42 +87,57 @@ fn entries(zip: &[u8]) -> CoursesResult<Vec<Entry>> {
                 "entry names must be relative paths inside the package",
             ));
         }
-        total = total.saturating_add(uncompressed);
-        if total > MAX_TOTAL_UNCOMPRESSED || (compressed > 0 && uncompressed / compressed > 1_000) {
+        if !matches!(entry.compression(), zip::CompressionMethod::Stored | zip::CompressionMethod::Deflated) {
+            return Err(CoursesError::field(
+                &["package", &name],
+                code::INVALID_VALUE,
+                "entries must be stored or deflated (the methods every LMS reads)",
+            ));
+        }
+        let (size, compressed) = (entry.size(), entry.compressed_size());
+        total = total.saturating_add(size);
+        if total > MAX_TOTAL_UNCOMPRESSED || size > compressed.max(1).saturating_mul(MAX_RATIO) {
             return Err(bad("the package expands beyond the allowed size (possible zip bomb)"));
         }
-        out.push(Entry { name, method, compressed, uncompressed, local_offset });
-        at = at.saturating_add(46 + name_len + extra_len + comment_len);
+    }
+    Ok(archive)
+}
+
+/// One entry's bytes, reading at most its declared size (plus one byte to
+/// notice a lie) and at most [`MAX_ENTRY_READ`].
+fn read_entry(archive: &mut Archive<'_>, name: &str) -> CoursesResult<Vec<u8>> {
+    let entry = archive.by_name(name).map_err(|e| {
+        CoursesError::field(&["package", name], code::INVALID_VALUE, format!("the entry cannot be read ({e})"))
+    })?;
+    let declared = entry.size();
+    if declared > MAX_ENTRY_READ {
+        return Err(CoursesError::field(
+            &["package", name],
+            code::TOO_BIG,
+            format!("the entry is larger than {MAX_ENTRY_READ} bytes"),
+        ));
+    }
+    let mut out = Vec::with_capacity(usize::try_from(declared).unwrap_or(0));
+    entry.take(declared.saturating_add(1)).read_to_end(&mut out).map_err(|e| {
+        CoursesError::field(&["package", name], code::INVALID_VALUE, format!("the entry is damaged ({e})"))
+    })?;
+    if u64::try_from(out.len()).unwrap_or(u64::MAX) != declared {
+        return Err(bad("an entry expands beyond its declared size (possible zip bomb)"));
     }
     Ok(out)
 }
 
-fn read_stored<'a>(zip: &'a [u8], entry: &Entry) -> CoursesResult<&'a [u8]> {
-    if entry.method != 0 || entry.compressed != entry.uncompressed {
-        return Err(CoursesError::field(
-            &["package", &entry.name],
-            code::INVALID_VALUE,
-            "compressed entries cannot be read yet; re-export the package without compression",
-        ));
-    }
-    let at = entry.local_offset;
-    if slice(zip, at, 4) != Some(b"PK\x03\x04") {
-        return Err(bad("a zip entry header is damaged"));
-    }
-    let name_len = usize::from(u16_at(zip, at.saturating_add(26)).unwrap_or(0));
-    let extra_len = usize::from(u16_at(zip, at.saturating_add(28)).unwrap_or(0));
-    let start = at.saturating_add(30 + name_len + extra_len);
-    let len = usize::try_from(entry.uncompressed).unwrap_or(usize::MAX);
-    slice(zip, start, len).ok_or_else(|| bad("a zip entry is truncated"))
-}
-
 /// The draft course body a package describes.
 pub fn course_from_package(zip: &[u8]) -> CoursesResult<Map<String, Value>> {
-    let entries = entries(zip)?;
-    let manifest = entries.iter().find(|e| e.name == "imsmanifest.xml").ok_or_else(|| {
-        CoursesError::field(&["imsmanifest.xml"], code::REQUIRED, "imsmanifest.xml must be at the root of the package")
-    })?;
-    let manifest = String::from_utf8_lossy(read_stored(zip, manifest)?).into_owned();
+    let mut archive = open(zip)?;
+    if archive.index_for_name("imsmanifest.xml").is_none() {
+        return Err(CoursesError::field(
+            &["imsmanifest.xml"],
+            code::REQUIRED,
+            "imsmanifest.xml must be at the root of the package",
+        ));
+    }
+    let manifest = String::from_utf8_lossy(&read_entry(&mut archive, "imsmanifest.xml")?).into_owned();
     let mut issues = Issues::default();
     let path = ["imsmanifest.xml".to_owned()];
     if !manifest.contains("<manifest") {
@@ -143,14 +156,14 @@ pub fn course_from_package(zip: &[u8]) -> CoursesResult<Map<String, Value>> {
         issues.push(code::REQUIRED, &path, Some("resources"), "the manifest lists no resource");
     }
     issues.finish(())?;
-    let document = entries.iter().find(|e| e.name == "course.json").ok_or_else(|| {
-        CoursesError::field(
+    if archive.index_for_name("course.json").is_none() {
+        return Err(CoursesError::field(
             &["course.json"],
             code::REQUIRED,
             "only packages exported by this service (with course.json) can be imported as editable courses",
-        )
-    })?;
-    match serde_json::from_slice::<Value>(read_stored(zip, document)?) {
+        ));
+    }
+    match serde_json::from_slice::<Value>(&read_entry(&mut archive, "course.json")?) {
         Ok(Value::Object(mut map)) => {
             map.remove("sourceKind");
             map.remove("exportedFrom");
@@ -196,5 +209,67 @@ mod tests {
         let paths: Vec<String> = issues.iter().map(|i| i.path.join(".")).collect();
         assert_eq!(paths, ["imsmanifest.xml.schemaversion", "imsmanifest.xml.resources"]);
         assert!(course_from_package(b"not a zip").is_err());
+    }
+
+    fn deflated(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        use std::io::Write as _;
+        let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+        for (name, data) in entries {
+            writer.start_file(*name, options).unwrap();
+            writer.write_all(data).unwrap();
+        }
+        writer.finish().unwrap().into_inner()
+    }
+
+    const MANIFEST: &[u8] = b"<manifest><metadata><schemaversion>2004 4th Edition</schemaversion></metadata><resources><resource href=\"index.html\"/></resources></manifest>";
+
+    #[test]
+    fn deflated_packages_are_read() {
+        let course = serde_json::json!({ "title": "Deflated", "screens": [{ "title": "One", "blocks": [{ "type": "text", "text": "x".repeat(5000) }] }], "sourceKind": "scorm", "exportedFrom": "crs_1" });
+        let zip = deflated(&[("imsmanifest.xml", MANIFEST), ("course.json", course.to_string().as_bytes())]);
+        assert!(zip.len() < 2000, "the text compressed ({} bytes)", zip.len());
+        let body = course_from_package(&zip).unwrap();
+        assert_eq!(body["title"], "Deflated");
+        assert_eq!(body["screens"][0]["blocks"][0]["text"].as_str().unwrap().len(), 5000);
+        assert!(!body.contains_key("sourceKind") && !body.contains_key("exportedFrom"));
+    }
+
+    /// The package with course.json's declared (uncompressed) size patched.
+    fn with_declared_size(zip: &[u8], size: u32) -> Vec<u8> {
+        let mut out = zip.to_vec();
+        let central = out.windows(4).rposition(|w| w == b"PK\x01\x02").unwrap();
+        assert_eq!(&out[central + 46..central + 57], b"course.json", "course.json is the last central entry");
+        out[central + 24..central + 28].copy_from_slice(&size.to_le_bytes());
+        out
+    }
+
+    #[test]
+    fn zip_bombs_are_refused() {
+        let honest = deflated(&[("imsmanifest.xml", MANIFEST), ("course.json", b"{\"title\":\"T\",\"screens\":[]}")]);
+        assert!(course_from_package(&honest).is_ok());
+        // An entry that claims to expand 400 MB from a few bytes.
+        let Err(CoursesError::Invalid { message, .. }) = course_from_package(&with_declared_size(&honest, 400_000_000))
+        else {
+            panic!("accepted a bomb")
+        };
+        assert!(message.contains("zip bomb"), "{message}");
+        // An entry that understates its size: the read stops just past the
+        // declared size and the lie is refused.
+        let err = course_from_package(&with_declared_size(&honest, 5)).unwrap_err();
+        assert!(matches!(err, CoursesError::Invalid { .. }), "{err}");
+        // Too many entries.
+        let names: Vec<String> = (0..=MAX_ENTRIES).map(|i| format!("f{i}")).collect();
+        let many: Vec<(&str, Vec<u8>)> = names.iter().map(|n| (n.as_str(), Vec::new())).collect();
+        let many = zip_stored(&many);
+        assert_eq!(declared_entries(&many), Some(10_001));
+        let Err(CoursesError::Invalid { message, .. }) = course_from_package(&many) else { panic!() };
+        assert!(message.contains("more than 10000 entries"), "{message}");
+        // A directory that claims 60,000 entries is refused before it is read.
+        let mut claims = honest.clone();
+        let eocd = claims.len() - 22;
+        claims[eocd + 8..eocd + 12].copy_from_slice(&[0x60, 0xea, 0x60, 0xea]);
+        let Err(CoursesError::Invalid { message, .. }) = course_from_package(&claims) else { panic!() };
+        assert!(message.contains("more than 10000 entries"), "{message}");
     }
 }

@@ -35,6 +35,11 @@ pub struct Delivery {
     pub status: String,
     pub attempts: i64,
     pub created_at: Timestamp,
+    pub next_attempt_at: Option<Timestamp>,
+    pub last_attempt_at: Option<Timestamp>,
+    pub response_status: Option<i64>,
+    pub last_error: Option<String>,
+    pub delivered_at: Option<Timestamp>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -48,10 +53,16 @@ pub struct DeliveryRow {
     status: String,
     attempts: i64,
     created_at: i64,
+    next_attempt_at: i64,
+    last_attempt_at: Option<i64>,
+    response_status: Option<i64>,
+    last_error: Option<String>,
+    delivered_at: Option<i64>,
 }
 
 impl From<DeliveryRow> for Delivery {
     fn from(r: DeliveryRow) -> Self {
+        let pending = r.status == "pending";
         Self {
             id: r.id,
             webhook_id: r.webhook_id,
@@ -62,12 +73,29 @@ impl From<DeliveryRow> for Delivery {
             status: r.status,
             attempts: r.attempts,
             created_at: ts(r.created_at),
+            next_attempt_at: pending.then(|| ts(r.next_attempt_at)),
+            last_attempt_at: r.last_attempt_at.map(ts),
+            response_status: r.response_status,
+            last_error: r.last_error,
+            delivered_at: r.delivered_at.map(ts),
         }
     }
 }
 
-pub const DELIVERY_COLUMNS: &str =
-    "id, webhook_id, event, payload, sent_at_secs, signature, status, attempts, created_at";
+pub const DELIVERY_COLUMNS: &str = "id, webhook_id, event, payload, sent_at_secs, signature, status, attempts, created_at, \
+     next_attempt_at, last_attempt_at, response_status, last_error, delivered_at";
+
+/// What one delivery attempt came to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AttemptOutcome {
+    /// `delivered`, `pending` (retry at `next_attempt_at`) or `failed`.
+    pub status: &'static str,
+    pub next_attempt_at: Timestamp,
+    pub response_status: Option<i64>,
+    pub error: Option<String>,
+    pub sent_at_secs: i64,
+    pub signature: String,
+}
 
 /// A bound parameter of a streamed list query.
 #[derive(Clone, Debug)]
@@ -584,14 +612,21 @@ impl Store {
 
     /// Counts a course view within `cap` and records the view row in one
     /// transaction. Returns false (and writes nothing) when capped.
-    pub async fn record_view(
+    /// Records one opening of a course in one transaction: the month's view
+    /// counter (conditional on `cap`, so a hard cap holds across nodes), the
+    /// learner met for the first time (an existing learner is left as it
+    /// is; `view.identity_id` is ignored), and the view row that the player's later calls name. Returns
+    /// `None`, with nothing written, when the cap is reached; else the
+    /// learner, if one was named.
+    pub async fn open_view(
         &self,
         view_id: &str,
         view: &View,
+        learner: Option<&IdentityUpsert>,
         month: &str,
         cap: Option<u64>,
         now: Timestamp,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<Option<Option<Identity>>, StoreError> {
         let cap = cap.and_then(|c| i64::try_from(c).ok()).unwrap_or(i64::MAX);
         with_db!(&self.db, |pool| {
             let mut tx = pool.begin().await.map_err(store_error)?;
@@ -608,21 +643,41 @@ impl Store {
             .map_err(store_error)?
             .rows_affected()
                 == 1;
-            if counted {
-                sqlx::query(
-                    "INSERT INTO course_views (id, workspace_id, course_id, identity_id, created_at) VALUES ($1, $2, $3, $4, $5)",
-                )
-                .bind(view_id)
-                .bind(&view.workspace_id)
-                .bind(&view.course_id)
-                .bind(&view.identity_id)
-                .bind(now.as_millis())
-                .execute(&mut *tx)
-                .await
-                .map_err(store_error)?;
+            if !counted {
+                tx.rollback().await.map_err(store_error)?;
+                return Ok(None);
             }
+            let identity = match learner {
+                Some(item) => Some(Identity::from(
+                    sqlx::query_as::<_, IdentityRow>(sqlx::AssertSqlSafe(format!(
+                        "INSERT INTO identities (id, workspace_id, external_id, email, name, data, created_at, updated_at)
+                         VALUES ($1, $2, $3, NULL, NULL, '{{}}', $4, $4)
+                         ON CONFLICT (workspace_id, external_id) DO UPDATE SET updated_at = identities.updated_at
+                         RETURNING {IDENTITY_COLUMNS}"
+                    )))
+                    .bind(&item.id)
+                    .bind(&view.workspace_id)
+                    .bind(&item.external_id)
+                    .bind(now.as_millis())
+                    .fetch_one(&mut *tx)
+                    .await
+                    .map_err(store_error)?,
+                )),
+                None => None,
+            };
+            sqlx::query(
+                "INSERT INTO course_views (id, workspace_id, course_id, identity_id, created_at) VALUES ($1, $2, $3, $4, $5)",
+            )
+            .bind(view_id)
+            .bind(&view.workspace_id)
+            .bind(&view.course_id)
+            .bind(identity.as_ref().map(|i| i.id.clone()))
+            .bind(now.as_millis())
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?;
             tx.commit().await.map_err(store_error)?;
-            Ok(counted)
+            Ok(Some(identity))
         })
     }
 
@@ -820,8 +875,8 @@ impl Store {
     pub async fn insert_delivery(&self, workspace_id: &str, d: &Delivery) -> Result<(), StoreError> {
         with_db!(&self.db, |pool| {
             sqlx::query(
-                "INSERT INTO webhook_deliveries (id, workspace_id, webhook_id, event, payload, sent_at_secs, signature, status, attempts, created_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                "INSERT INTO webhook_deliveries (id, workspace_id, webhook_id, event, payload, sent_at_secs, signature, status, attempts, created_at, next_attempt_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)",
             )
             .bind(&d.id)
             .bind(workspace_id)
@@ -833,6 +888,87 @@ impl Store {
             .bind(&d.status)
             .bind(d.attempts)
             .bind(d.created_at.as_millis())
+            .execute(pool)
+            .await
+            .map(drop)
+            .map_err(store_error)
+        })
+    }
+
+    /// Claims up to `limit` pending messages that are due: each claimed
+    /// message's next attempt moves `lease_ms` ahead, so another node (or
+    /// the next tick) skips it while it is being sent. Returns the messages
+    /// with their workspace ids.
+    pub async fn claim_due_deliveries(
+        &self,
+        now: Timestamp,
+        lease_ms: i64,
+        limit: i64,
+    ) -> Result<Vec<(String, Delivery)>, StoreError> {
+        let due: Vec<(String, String)> = with_db!(&self.db, |pool| {
+            sqlx::query_as::<_, (String, String)>(
+                "SELECT id, workspace_id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $1
+                 ORDER BY next_attempt_at, created_at, id LIMIT $2",
+            )
+            .bind(now.as_millis())
+            .bind(limit)
+            .fetch_all(pool)
+            .await
+            .map_err(store_error)
+        })?;
+        let mut claimed = Vec::with_capacity(due.len());
+        for (id, workspace_id) in due {
+            let row = with_db!(&self.db, |pool| {
+                sqlx::query_as::<_, DeliveryRow>(sqlx::AssertSqlSafe(format!(
+                    "UPDATE webhook_deliveries SET next_attempt_at = $2
+                     WHERE id = $1 AND status = 'pending' AND next_attempt_at <= $3
+                     RETURNING {DELIVERY_COLUMNS}"
+                )))
+                .bind(&id)
+                .bind(now.as_millis().saturating_add(lease_ms))
+                .bind(now.as_millis())
+                .fetch_optional(pool)
+                .await
+                .map_err(store_error)
+            })?;
+            if let Some(row) = row {
+                claimed.push((workspace_id, Delivery::from(row)));
+            }
+        }
+        Ok(claimed)
+    }
+
+    /// Puts a claimed message back without counting an attempt.
+    pub async fn record_paused(&self, id: &str, outcome: &AttemptOutcome) -> Result<(), StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query("UPDATE webhook_deliveries SET next_attempt_at = $2, last_error = $3 WHERE id = $1")
+                .bind(id)
+                .bind(outcome.next_attempt_at.as_millis())
+                .bind(&outcome.error)
+                .execute(pool)
+                .await
+                .map(drop)
+                .map_err(store_error)
+        })
+    }
+
+    /// Records one attempt of a claimed message.
+    pub async fn record_attempt(&self, id: &str, outcome: &AttemptOutcome, now: Timestamp) -> Result<(), StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query(
+                "UPDATE webhook_deliveries SET status = $2, attempts = attempts + 1, next_attempt_at = $3,
+                   last_attempt_at = $4, response_status = $5, last_error = $6, sent_at_secs = $7, signature = $8,
+                   delivered_at = CASE WHEN $2 = 'delivered' THEN $4 ELSE delivered_at END
+                 WHERE id = $1",
+            )
+            .bind(id)
+            .bind(outcome.status)
+            .bind(outcome.next_attempt_at.as_millis())
+            .bind(now.as_millis())
+            .bind(outcome.response_status)
+            .bind(&outcome.error)
+            .bind(outcome.sent_at_secs)
+            .bind(&outcome.signature)
             .execute(pool)
             .await
             .map(drop)

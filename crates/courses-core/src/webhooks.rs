@@ -4,6 +4,15 @@
 //! `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">`,
 //! secret `whsec_<base64 key>`), which the official Standard Webhooks and
 //! Svix libraries verify.
+//!
+//! The sender ([`Courses::deliver_due`]) claims due messages (a lease, so
+//! nodes never send one message twice at once), signs each attempt afresh
+//! with the attempt's timestamp, POSTs it through the guarded
+//! [`platform::outbound::Outbound`] client (no private, loopback or
+//! link-local addresses unless the operator allows them) and records the
+//! answer: a 2xx delivers the message; anything else is retried with
+//! backoff ([`RETRY_DELAYS_SECS`]) and fails after [`MAX_ATTEMPTS`]; a URL the
+//! guard refuses fails at once.
 
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
@@ -12,7 +21,7 @@ use tokio::sync::mpsc;
 use crate::courses::ListRequest;
 use crate::error::{CoursesError, CoursesResult};
 use crate::model::{Access, ListItem, ResourceKind};
-use crate::store::{Bind, DELIVERY_COLUMNS, Delivery, DeliveryRow};
+use crate::store::{AttemptOutcome, Bind, DELIVERY_COLUMNS, Delivery, DeliveryRow};
 use crate::{Courses, content};
 
 /// HMAC-SHA256 (RFC 2104).
@@ -114,6 +123,11 @@ impl Courses {
                 status: "pending".to_owned(),
                 attempts: 0,
                 created_at: now,
+                next_attempt_at: Some(now),
+                last_attempt_at: None,
+                response_status: None,
+                last_error: None,
+                delivered_at: None,
             };
             self.store.insert_delivery(workspace_id, &delivery).await?;
         }
@@ -143,9 +157,129 @@ impl Courses {
 /// Where a webhook's key bytes (hex) are kept inside its document.
 pub const WEBHOOK_SIGNING_KEY: &str = "_signingKey";
 
+/// Delays before the 2nd, 3rd, ... attempt of a message.
+pub const RETRY_DELAYS_SECS: [i64; 5] = [10, 60, 300, 1_800, 7_200];
+/// Attempts before a message is given up (`failed`).
+pub const MAX_ATTEMPTS: i64 = 6;
+/// How long a claimed message is hidden from other senders.
+const LEASE_MS: i64 = 60_000;
+/// Messages claimed per tick.
+const BATCH: i64 = 50;
+
+/// What the attempt numbered `attempt` (1-based) came to, given the
+/// receiver's answer: delivered, retried later, or failed for good.
+pub fn next_step(attempt: i64, answer: &Result<u16, (bool, String)>) -> (&'static str, Option<i64>) {
+    match answer {
+        Ok(status) if (200..300).contains(status) => ("delivered", None),
+        Err((true, _)) => ("failed", None),
+        _ if attempt >= MAX_ATTEMPTS => ("failed", None),
+        _ => {
+            let index = usize::try_from(attempt.saturating_sub(1)).unwrap_or(0);
+            let delay = RETRY_DELAYS_SECS.get(index).copied().unwrap_or(7_200);
+            ("pending", Some(delay))
+        }
+    }
+}
+
+impl Courses {
+    /// Sends every due webhook message once (one tick of the sender) and
+    /// returns how many attempts were made.
+    pub async fn deliver_due(&self) -> CoursesResult<usize> {
+        let now = self.clock.now();
+        let claimed = self.store.claim_due_deliveries(now, LEASE_MS, BATCH).await?;
+        let count = claimed.len();
+        for (workspace_id, delivery) in claimed {
+            self.attempt(&workspace_id, &delivery).await?;
+        }
+        Ok(count)
+    }
+
+    async fn attempt(&self, workspace_id: &str, delivery: &Delivery) -> CoursesResult<()> {
+        let hook = self.store.resource(workspace_id, ResourceKind::Webhook, &delivery.webhook_id).await?;
+        let now = self.clock.now();
+        let secs = now.as_millis().div_euclid(1000);
+        let url = hook.as_ref().and_then(|h| h.data.get("url")).and_then(Value::as_str).map(str::to_owned);
+        let key = hook.as_ref().and_then(|h| h.data.get(WEBHOOK_SIGNING_KEY)).and_then(Value::as_str);
+        let active = hook.as_ref().and_then(|h| h.data.get("active")).and_then(Value::as_bool).unwrap_or(true);
+        let (Some(url), Some(key)) = (url, key) else {
+            let outcome = AttemptOutcome {
+                status: "failed",
+                next_attempt_at: now,
+                response_status: None,
+                error: Some("the webhook has no URL or signing key".to_owned()),
+                sent_at_secs: delivery.sent_at_secs,
+                signature: delivery.signature.clone(),
+            };
+            return Ok(self.store.record_attempt(&delivery.id, &outcome, now).await?);
+        };
+        if !active {
+            // Paused: keep the message and look again later, without
+            // counting an attempt.
+            let outcome = AttemptOutcome {
+                status: "pending",
+                next_attempt_at: kernel::Timestamp::from_millis(now.as_millis().saturating_add(60_000)),
+                response_status: None,
+                error: Some("the webhook is paused".to_owned()),
+                sent_at_secs: delivery.sent_at_secs,
+                signature: delivery.signature.clone(),
+            };
+            return Ok(self.store.record_paused(&delivery.id, &outcome).await?);
+        }
+        // Each attempt is signed with its own timestamp, so receivers that
+        // reject stale timestamps accept retries.
+        let signature = sign(&key_from_hex(key), &delivery.id, secs, &delivery.payload);
+        let headers = [
+            ("content-type", "application/json".to_owned()),
+            ("user-agent", "svc-courses-webhooks/1".to_owned()),
+            ("webhook-id", delivery.id.clone()),
+            ("webhook-timestamp", secs.to_string()),
+            ("webhook-signature", signature.clone()),
+        ];
+        let answer = self
+            .outbound
+            .post(&url, &headers, delivery.payload.clone().into_bytes())
+            .await
+            .map(|r| r.status)
+            .map_err(|e| (e.is_permanent(), e.to_string()));
+        let (status, delay) = next_step(delivery.attempts.saturating_add(1), &answer);
+        let finished = self.clock.now();
+        let outcome = AttemptOutcome {
+            status,
+            next_attempt_at: kernel::Timestamp::from_millis(
+                finished.as_millis().saturating_add(delay.unwrap_or(0).saturating_mul(1000)),
+            ),
+            response_status: answer.as_ref().ok().map(|s| i64::from(*s)),
+            error: match &answer {
+                Ok(s) if (200..300).contains(s) => None,
+                Ok(s) => Some(format!("the receiver answered {s}")),
+                Err((_, e)) => Some(e.clone()),
+            },
+            sent_at_secs: secs,
+            signature,
+        };
+        if status != "delivered" {
+            tracing::info!(message = %delivery.id, url, status, error = ?outcome.error, "webhook attempt failed");
+        }
+        Ok(self.store.record_attempt(&delivery.id, &outcome, finished).await?)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn retries_back_off_and_give_up() {
+        assert_eq!(next_step(1, &Ok(200)), ("delivered", None));
+        assert_eq!(next_step(3, &Ok(204)), ("delivered", None));
+        assert_eq!(next_step(1, &Ok(500)), ("pending", Some(10)));
+        assert_eq!(next_step(2, &Err((false, "timeout".to_owned()))), ("pending", Some(60)));
+        assert_eq!(next_step(5, &Ok(302)), ("pending", Some(7_200)));
+        assert_eq!(next_step(MAX_ATTEMPTS, &Ok(503)), ("failed", None));
+        assert_eq!(next_step(1, &Err((true, "refused".to_owned()))), ("failed", None), "the guard's no is final");
+        let total: i64 = RETRY_DELAYS_SECS.iter().sum();
+        assert!(total < 3 * 3600, "a message is given up within a few hours");
+    }
 
     #[test]
     fn hmac_matches_rfc_4231() {

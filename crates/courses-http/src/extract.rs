@@ -52,24 +52,19 @@ impl<S: Send + Sync> FromRequest<S> for RawBody {
     }
 }
 
-/// A SCORM package body, up to 100 MB (413 `payload_too_large` above).
-pub struct PackageBody(pub Bytes);
-
-impl<S: Send + Sync> FromRequest<S> for PackageBody {
-    type Rejection = ApiError;
-
-    async fn from_request(req: Request, _: &S) -> Result<Self, Self::Rejection> {
-        let (parts, body) = req.into_parts();
-        let limit = courses_core::scorm_import::MAX_PACKAGE_BYTES;
-        platform::http::read_body_limited(&parts.headers, body, limit).await.map(Self).map_err(|err| match err {
-            platform::http::BodyError::TooLarge { limit } => {
-                ApiError::new(Code::PayloadTooLarge, format!("the SCORM package exceeds {limit} bytes (100 MB)"))
-            }
-            platform::http::BodyError::Read(e) => {
-                ApiError::new(Code::InvalidRequest, format!("could not read the body: {e}"))
-            }
-        })
-    }
+/// Reads a SCORM package body (up to 100 MB, else 413).
+/// The handler reads it after the plan gate, so a workspace below the plan
+/// is refused before up to 100 MB are read.
+pub async fn read_package(headers: &axum::http::HeaderMap, body: Body) -> Result<Bytes, ApiError> {
+    let limit = courses_core::scorm_import::MAX_PACKAGE_BYTES;
+    platform::http::read_body_limited(headers, body, limit).await.map_err(|err| match err {
+        platform::http::BodyError::TooLarge { limit } => {
+            ApiError::new(Code::PayloadTooLarge, format!("the SCORM package exceeds {limit} bytes (100 MB)"))
+        }
+        platform::http::BodyError::Read(e) => {
+            ApiError::new(Code::InvalidRequest, format!("could not read the body: {e}"))
+        }
+    })
 }
 
 async fn read(headers: &axum::http::HeaderMap, body: Body) -> Result<Bytes, ApiError> {

@@ -111,14 +111,14 @@ pub const OPERATIONS: &[(&str, &str, &str, u16, &str)] = &[
     (
         "get",
         "/v1/webhook-deliveries",
-        "The signed messages of a webhook (?webhookId=), with their Standard Webhooks headers",
+        "The signed messages of a webhook (?webhookId=), with their Standard Webhooks headers and delivery attempts",
         200,
         "resources",
     ),
     (
         "get",
         "/v1/embed/{courseId}",
-        "The learner player of a published course (public; counts a course view)",
+        "The learner player of a published course (public; counts a course view; ?learner= and ?lang=)",
         200,
         "embed",
     ),

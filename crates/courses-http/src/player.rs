@@ -14,20 +14,24 @@ use crate::error::ApiError;
 use crate::extract::{JsonBody, query_param};
 use crate::wire;
 
-/// `GET /v1/embed/{courseId}?learner=<externalId>`: counts one course view.
+/// `GET /v1/embed/{courseId}?learner=<externalId>&lang=<locale>`: counts one
+/// course view; `lang` applies the course's translation for that locale.
 pub async fn open(
     State(s): State<AppState>,
     Path(course_id): Path<String>,
     RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
     let learner = query_param(query.as_deref(), "learner");
-    let session = s.courses.open_embed(&course_id, learner.as_deref()).await?;
+    let lang = query_param(query.as_deref(), "lang");
+    let session = s.courses.open_embed(&course_id, learner.as_deref(), lang.as_deref()).await?;
     let course = &session.course;
     let data = json!({
         "viewId": session.view_id,
+        "locale": session.locale,
+        "ui": session.ui,
         "course": {
             "id": course.id,
-            "title": course.title,
+            "title": session.title,
             "passingScore": course.passing_score,
             "navigation": course.settings.get("navigation"),
             "quizFeedback": course.settings.get("quizFeedback"),
@@ -37,8 +41,11 @@ pub async fn open(
         "learner": session.identity.as_ref().map(|i| json!({ "id": i.id, "name": i.name, "externalId": i.external_id })),
         "theme": session.theme.as_ref().map(wire::resource),
     });
+    let locale: String =
+        session.locale.as_deref().unwrap_or("en").chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
     let html = PAGE
-        .replace("{{title}}", &escape_html(&course.title))
+        .replace("{{lang}}", &locale)
+        .replace("{{title}}", &escape_html(&session.title))
         .replace(
             "{{dir}}",
             if course.settings.get("direction").and_then(Value::as_str) == Some("rtl") { "rtl" } else { "ltr" },
@@ -96,7 +103,7 @@ fn escape_html(text: &str) -> String {
 }
 
 const PAGE: &str = r#"<!doctype html>
-<html lang="en" dir="{{dir}}">
+<html lang="{{lang}}" dir="{{dir}}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -128,6 +135,9 @@ const PAGE: &str = r#"<!doctype html>
   const answers = {};
   let index = 0;
   const root = document.getElementById('player');
+  const ui = Object.assign({ back: 'Back', continue: 'Continue', finish: 'Finish', score: 'Your score:', completed: 'Completed.',
+    passed: 'You passed.', failed: 'You did not reach the passing score of {passingScore}%.', certificate: 'Download your certificate (PDF)',
+    retry: 'Try again', true: 'True', false: 'False', correct: 'Correct.', incorrect: 'Not quite.' }, data.ui || {});
   if (data.theme && data.theme.accentColor) document.documentElement.style.setProperty('--accent', data.theme.accentColor);
 
   function el(tag, attrs, text) {
@@ -145,7 +155,7 @@ const PAGE: &str = r#"<!doctype html>
     const result = await res.json();
     let note = box.querySelector('.feedback');
     if (!note) { note = el('p', { class: 'feedback' }); box.appendChild(note); }
-    note.textContent = result.correct ? 'Correct.' : 'Not quite.';
+    note.textContent = result.correct ? ui.correct : ui.incorrect;
   }
 
   function renderBlock(block) {
@@ -184,7 +194,7 @@ const PAGE: &str = r#"<!doctype html>
       }
       case 'true_false': {
         box.appendChild(el('p', {}, block.statement));
-        [['True', true], ['False', false]].forEach(([text, value]) => {
+        [[ui.true, true], [ui.false, false]].forEach(([text, value]) => {
           const label = el('label', { class: 'option' });
           const input = el('input', { type: 'radio', name: block.id, value: String(value) });
           input.checked = answers[block.id] === value;
@@ -213,9 +223,9 @@ const PAGE: &str = r#"<!doctype html>
     }
     if (course.navigation !== 'hidden') {
       const nav = el('nav');
-      const back = el('button', { id: 'back', type: 'button' }, 'Back'); back.disabled = index === 0; back.onclick = () => { index--; render(); };
+      const back = el('button', { id: 'back', type: 'button' }, ui.back); back.disabled = index === 0; back.onclick = () => { index--; render(); };
       const last = index >= screens.length - 1;
-      const fwd = el('button', { id: last ? 'finish' : 'continue', type: 'button' }, last ? 'Finish' : 'Continue');
+      const fwd = el('button', { id: last ? 'finish' : 'continue', type: 'button' }, last ? ui.finish : ui.continue);
       fwd.onclick = next;
       nav.appendChild(back); nav.appendChild(fwd); root.appendChild(nav);
     }
@@ -233,18 +243,18 @@ const PAGE: &str = r#"<!doctype html>
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ answers }) });
     const completion = await res.json();
     if (!res.ok) { root.appendChild(el('p', { class: 'result' }, completion.message || 'Could not record the completion.')); return; }
-    const scoreText = completion.score === null ? 'Completed.' : 'Your score: ' + completion.score + '%';
+    const scoreText = completion.score === null ? ui.completed : ui.score + ' ' + completion.score + '%';
     root.appendChild(el('p', { class: 'result', id: 'score' }, scoreText));
-    root.appendChild(el('p', { id: 'outcome' }, completion.passed ? 'You passed.' : 'You did not reach the passing score of ' + course.passingScore + '%.'));
+    root.appendChild(el('p', { id: 'outcome' }, completion.passed ? ui.passed : ui.failed.replace('{passingScore}', String(course.passingScore))));
     if (completion.passed) {
       const cert = await fetch('/v1/embed/views/' + data.viewId + '/certificate', { method: 'POST' });
       if (cert.ok) {
         const body = await cert.json();
-        const link = el('a', { id: 'certificate', href: body.pdfPath, target: '_blank' }, 'Download your certificate (PDF)');
+        const link = el('a', { id: 'certificate', href: body.pdfPath, target: '_blank' }, ui.certificate);
         root.appendChild(link);
       }
     } else {
-      const retry = el('button', { id: 'retry', type: 'button' }, 'Try again');
+      const retry = el('button', { id: 'retry', type: 'button' }, ui.retry);
       retry.onclick = () => { index = 0; render(); };
       root.appendChild(retry);
     }

@@ -177,8 +177,12 @@ pub async fn import_csv(
 pub async fn import_scorm(
     State(s): State<AppState>,
     Caller(access): Caller,
-    crate::extract::PackageBody(zip): crate::extract::PackageBody,
+    headers: axum::http::HeaderMap,
+    body: axum::body::Body,
 ) -> ApiResult {
+    // The plan gate answers before up to 100 MB are read.
+    s.courses.require(&access, courses_core::Feature::ScormApi)?;
+    let zip = crate::extract::read_package(&headers, body).await?;
     created(wire::course(&s.courses.import_scorm(&access, &zip).await?))
 }
 

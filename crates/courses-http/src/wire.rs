@@ -111,6 +111,11 @@ pub fn delivery(d: &courses_core::store::Delivery) -> Value {
         "body": d.payload,
         "payload": payload,
         "createdAt": time(d.created_at),
+        "nextAttemptAt": d.next_attempt_at.map(time),
+        "lastAttemptAt": d.last_attempt_at.map(time),
+        "responseStatus": d.response_status,
+        "lastError": d.last_error,
+        "deliveredAt": d.delivered_at.map(time),
     })
 }
 

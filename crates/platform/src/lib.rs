@@ -2,7 +2,8 @@
 //!
 //! `platform` owns the database pools and embedded migrations for SQLite and
 //! PostgreSQL, the HTTP kit (request ids, tracing, health and readiness,
-//! Prometheus metrics, bounded body reading, graceful shutdown), scheduled
+//! Prometheus metrics, bounded body reading, graceful shutdown), outbound
+//! HTTP with a guard against server-side request forgery, scheduled
 //! jobs with a cross-node lease, and the cryptographic helpers every service
 //! needs (hashing, random tokens, constant-time comparison). It knows nothing
 //! about projects, tracks or courses: the `*-core` crates own those, and wire
@@ -13,6 +14,7 @@ pub mod crypto;
 pub mod db;
 pub mod http;
 pub mod jobs;
+pub mod outbound;
 pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;

@@ -156,7 +156,13 @@ pub async fn serve_courses(
     out: &Output,
     mut stopped: tokio::sync::watch::Receiver<bool>,
 ) -> anyhow::Result<impl std::future::Future<Output = anyhow::Result<()>> + Send + 'static> {
-    let courses = open_courses(store).await?;
+    let outbound = platform::outbound::Outbound::guarded_from_env()
+        .context("SVC_OUTBOUND_ALLOW lists the hosts and networks webhooks may reach")?;
+    let llm = courses_core::generate::LlmConfig::from_env();
+    if let Some(llm) = &llm {
+        tracing::info!(endpoint = %llm.endpoint(), model = %llm.model, "AI generation uses the configured model");
+    }
+    let courses = open_courses(store).await?.with_outbound(outbound).with_llm(llm);
     let listener = tokio::net::TcpListener::bind(args.courses_listen)
         .await
         .with_context(|| format!("could not listen on {}", args.courses_listen))?;
@@ -198,6 +204,25 @@ pub async fn serve_courses(
             },
         )
     };
+    // The webhook sender: every node polls; a claimed message is leased, so
+    // no message is sent twice at once.
+    let sender = {
+        let courses = courses.clone();
+        let mut stopped = stopped.clone();
+        tokio::spawn(async move {
+            let mut ticker = tokio::time::interval(Duration::from_secs(2));
+            ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    _ = ticker.tick() => {}
+                    _ = stopped.changed() => break,
+                }
+                if let Err(err) = courses.deliver_due().await {
+                    tracing::warn!(error = %err, "webhook sending failed");
+                }
+            }
+        })
+    };
     let router = courses_http::router(courses_http::AppState { courses: courses.clone() });
     Ok(async move {
         let until = async move {
@@ -210,6 +235,7 @@ pub async fn serve_courses(
         platform::http::serve(listener, router, until).await.context("the courses server failed")?;
         tracing::info!("courses stopped: in-flight requests finished");
         pruner.await.ok();
+        sender.await.ok();
         courses.db().close().await;
         Ok(())
     })

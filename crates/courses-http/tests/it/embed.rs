@@ -116,3 +116,88 @@ async fn immediate_feedback_checks_one_answer(app: TestApp) {
     assert_eq!(check("q2", json!(true)).await.json(), json!({ "correct": false }));
     assert_eq!(check("t1", json!(0)).await.status, StatusCode::NOT_FOUND, "not a question");
 }
+
+on_both_stores!(translations_apply_in_the_player, a_refused_opening_writes_nothing);
+
+async fn translations_apply_in_the_player(app: TestApp) {
+    let (ws, key) = app.workspace(Plan::Scale).await;
+    let course = app.course(&key, &quiz_course(Some(50))).await;
+    let id = course["id"].as_str().unwrap();
+    app.post(&format!("/v1/courses/{id}/publish"), &key, &json!({})).await;
+    let translation = app
+        .post(
+            "/v1/translations",
+            &key,
+            &json!({ "courseId": id, "locale": "fr", "strings": {
+                "title": "Sécurité incendie",
+                "quiz.title": "Vérification",
+                "q1.question": "Quel extincteur pour l'huile ?",
+                "q1.options.1": "mousse",
+                "q1.correctIndex": "0",
+                "ui.continue": "Continuer",
+            } }),
+        )
+        .await;
+    assert_eq!(translation.status, StatusCode::CREATED, "{}", translation.text());
+    // Learners (existing ones are kept as they are) carry their names.
+    app.post("/v1/identities", &key, &json!({ "externalId": "fr-1", "name": "Amélie" })).await;
+
+    let page = app.send(Method::GET, &format!("/v1/embed/{id}?learner=fr-1&lang=fr-CA"), None, None).await;
+    assert_eq!(page.status, StatusCode::OK);
+    let html = page.text();
+    assert!(html.starts_with("<!doctype html>\n<html lang=\"fr\""), "{}", &html[..60]);
+    assert!(html.contains("<title>Sécurité incendie</title>"));
+    let data: serde_json::Value = serde_json::from_str(
+        html.split("type=\"application/json\">").nth(1).unwrap().split("</script>").next().unwrap(),
+    )
+    .unwrap();
+    assert_eq!(data["locale"], "fr");
+    assert_eq!(data["ui"], json!({ "continue": "Continuer" }));
+    assert_eq!(data["course"]["title"], "Sécurité incendie");
+    let quiz = &data["course"]["screens"][1];
+    assert_eq!(quiz["title"], "Vérification");
+    assert_eq!(quiz["blocks"][0]["question"], "Quel extincteur pour l'huile ?");
+    assert_eq!(quiz["blocks"][0]["options"], json!(["water", "mousse"]), "untranslated strings stay");
+    assert_eq!(quiz["blocks"][0].get("correctIndex"), None, "answers never reach the browser");
+    assert_eq!(data["course"]["screens"][0]["title"], "Welcome");
+    assert_eq!(data["learner"]["name"], "Amélie", "opening the player keeps the learner's details");
+
+    let plain = app.send(Method::GET, &format!("/v1/embed/{id}?lang=de"), None, None).await.text();
+    assert!(plain.contains("<title>Fire safety</title>") && plain.contains("<html lang=\"en\""));
+    // Below Scale, translations are not applied (never a partial result).
+    app.courses.set_plan(&ws, Plan::Build).await.unwrap();
+    let build = app.send(Method::GET, &format!("/v1/embed/{id}?lang=fr"), None, None).await.text();
+    assert!(build.contains("<title>Fire safety</title>"));
+}
+
+async fn a_refused_opening_writes_nothing(app: TestApp) {
+    let (ws, key) = app.workspace(Plan::Sandbox).await;
+    let course = app.course(&key, &quiz_course(None)).await;
+    let id = course["id"].as_str().unwrap();
+    app.post(&format!("/v1/courses/{id}/publish"), &key, &json!({})).await;
+    let hook = app
+        .post("/v1/webhooks", &key, &json!({ "url": "https://example.com/hook", "events": ["identity.created"] }))
+        .await
+        .json()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.set_usage(&ws, "course_views", 500).await;
+    let refused = app.send(Method::GET, &format!("/v1/embed/{id}?learner=late-learner"), None, None).await;
+    assert_eq!(refused.status, StatusCode::PAYMENT_REQUIRED);
+    app.courses.set_plan(&ws, Plan::Build).await.unwrap();
+    let learners = app.get("/v1/identities", &key).await.json();
+    assert_eq!(learners["data"], json!([]), "the learner of a refused opening is not created");
+    assert_eq!(app.get("/v1/usage", &key).await.json()["courseViews"]["used"], 500);
+    let opened = app.send(Method::GET, &format!("/v1/embed/{id}?learner=late-learner"), None, None).await;
+    assert_eq!(opened.status, StatusCode::OK);
+    let learners = app.get("/v1/identities", &key).await.json();
+    assert_eq!(learners["data"][0]["externalId"], "late-learner", "the view and its learner are written together");
+    // Only the opening that created the learner announces it.
+    app.send(Method::GET, &format!("/v1/embed/{id}?learner=late-learner"), None, None).await;
+    let deliveries = app.get(&format!("/v1/webhook-deliveries?webhookId={hook}"), &key).await.json();
+    let events: Vec<_> =
+        deliveries["data"].as_array().unwrap().iter().map(|d| d["payload"]["data"]["externalId"].clone()).collect();
+    assert_eq!(events, [json!("late-learner")]);
+    assert_eq!(app.get("/v1/usage", &key).await.json()["courseViews"]["used"], 502, "each opening counts");
+}

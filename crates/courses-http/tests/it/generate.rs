@@ -63,3 +63,91 @@ async fn generation_allowance_is_rate_limited(app: TestApp) {
         "unlimited"
     );
 }
+
+on_both_stores!(generation_uses_the_configured_model, an_unusable_model_answer_falls_back_to_the_built_in_generator);
+
+fn chat_answer(content: &str) -> String {
+    json!({
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "model": "fake-1",
+        "choices": [{ "index": 0, "finish_reason": "stop", "message": { "role": "assistant", "content": content } }],
+    })
+    .to_string()
+}
+
+fn model(url: &str) -> courses_core::generate::LlmConfig {
+    courses_core::generate::LlmConfig {
+        url: format!("{url}/v1"),
+        model: "fake-1".to_owned(),
+        api_key: Some("llm-key-123".to_owned()),
+        timeout_secs: 5,
+    }
+}
+
+async fn generation_uses_the_configured_model(app: TestApp) {
+    let draft = json!({ "title": "Ladder safety", "screens": [
+        { "title": "Before you climb", "blocks": [
+            { "type": "text", "text": "Inspect the feet and rungs of the ladder." },
+            { "type": "list", "items": ["Three points of contact", "Face the ladder"] },
+        ] },
+        { "title": "Check", "blocks": [
+            { "type": "multiple_choice", "question": "How many points of contact?", "options": ["Two", "Three"], "correctIndex": 1 },
+            { "type": "true_false", "statement": "Stand on the top rung.", "answer": false },
+        ] },
+    ] });
+    let answer = chat_answer(&draft.to_string());
+    let endpoint = crate::support::Receiver::start(move |_, _| (200, answer.clone())).await;
+    let app = app.with_courses(|c| c.with_llm(Some(model(&endpoint.url))));
+    let (_, key) = app.workspace(Plan::Build).await;
+    let prompt = "Ladder safety for maintenance staff: inspection and climbing.";
+    let generated = app.post("/v1/generate", &key, &json!({ "prompt": prompt, "screensTarget": 2 })).await;
+    assert_eq!(generated.status, StatusCode::CREATED, "{}", generated.text());
+    let course = generated.json();
+    assert_eq!(course["title"], "Ladder safety");
+    assert_eq!(course["sourceKind"], "generated");
+    assert_eq!(course["generation"]["provider"], "llm");
+    assert_eq!(course["generation"]["model"], "fake-1");
+    assert_eq!(course["passingScore"], 70);
+    let screens = course["screens"].as_array().unwrap();
+    assert_eq!(screens.len(), 2);
+    assert_eq!(screens[1]["blocks"][0]["question"], "How many points of contact?");
+    assert!(screens[1]["blocks"][0]["id"].as_str().unwrap().starts_with("blk_"), "ids are the service's");
+    let id = course["id"].as_str().unwrap();
+    assert_eq!(app.get(&format!("/v1/courses/{id}"), &key).await.json(), course, "the API serves it");
+
+    let [request] = endpoint.requests().try_into().unwrap();
+    assert_eq!(request.path, "/v1/chat/completions");
+    assert_eq!(request.headers["authorization"], "Bearer llm-key-123");
+    let body: serde_json::Value = serde_json::from_str(&request.body).unwrap();
+    assert_eq!(body["model"], "fake-1");
+    assert_eq!(body["response_format"]["type"], "json_schema");
+    assert_eq!(body["response_format"]["json_schema"]["schema"], courses_core::generate::course_schema());
+    assert!(body["messages"][1]["content"].as_str().unwrap().contains(prompt));
+    let usage = app.get("/v1/usage", &key).await.json();
+    assert_eq!(usage["generations"]["used"], 1);
+}
+
+async fn an_unusable_model_answer_falls_back_to_the_built_in_generator(app: TestApp) {
+    let no_quiz = json!({ "title": "T", "screens": [{ "title": "S", "blocks": [{ "type": "text", "text": "x" }] }] });
+    let endpoint = crate::support::Receiver::start(move |n, _| match n {
+        0 => (200, chat_answer("Sure! Here is your course.")),
+        1 => (200, chat_answer(&no_quiz.to_string())),
+        _ => (503, "{\"error\":\"overloaded\"}".to_owned()),
+    })
+    .await;
+    let app = app.with_courses(|c| c.with_llm(Some(model(&endpoint.url))));
+    let (_, key) = app.workspace(Plan::Build).await;
+    for expected in ["the course is not JSON", "no scored question", "answered 503"] {
+        let generated = app.post("/v1/generate", &key, &json!({ "prompt": PROMPT, "screensTarget": 4 })).await;
+        assert_eq!(generated.status, StatusCode::CREATED, "{}", generated.text());
+        let course = generated.json();
+        assert_eq!(course["generation"]["provider"], "offline-template");
+        assert_eq!(course["generation"]["fallbackFrom"]["model"], "fake-1");
+        let error = course["generation"]["fallbackFrom"]["error"].as_str().unwrap();
+        assert!(error.contains(expected), "{error}");
+        assert_eq!(course["screens"].as_array().unwrap().len(), 4);
+        assert_eq!(course["title"], "Onboarding for support agents", "built from the prompt");
+    }
+    assert_eq!(endpoint.requests().len(), 3);
+}

@@ -164,3 +164,35 @@ async fn certificates_need_the_passing_score(app: TestApp) {
     assert!(pdf.text().contains("(Grace Hopper)") && pdf.text().contains("(Fire safety)"));
     assert_eq!(app.get("/v1/issued-certificates", &key).await.json()["data"][0]["id"], issued["id"]);
 }
+
+on_both_stores!(completion_and_certificate_lists_default_to_50_and_have_no_maximum);
+
+async fn completion_and_certificate_lists_default_to_50_and_have_no_maximum(app: TestApp) {
+    let (_, key) = app.workspace(Plan::Build).await;
+    let course = app.course(&key, &quiz_course(None)).await;
+    let created = app.post("/v1/identities/bulk", &key, &json!({ "identities": learners(0..60) })).await.json();
+    let ids: Vec<String> =
+        created["data"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap().to_owned()).collect();
+    for (n, id) in ids.iter().enumerate() {
+        // Stay under 120 requests per rolling minute.
+        if n == 50 {
+            app.clock.advance_millis(61_000);
+        }
+        let body = json!({ "courseId": course["id"], "identityId": id, "answers": { "q1": 1, "q2": false } });
+        assert_eq!(app.post("/v1/completions", &key, &body).await.status, StatusCode::CREATED);
+        let body = json!({ "courseId": course["id"], "identityId": id });
+        assert_eq!(app.post("/v1/issued-certificates", &key, &body).await.status, StatusCode::CREATED);
+    }
+    app.clock.advance_millis(61_000);
+    for path in ["/v1/completions", "/v1/issued-certificates"] {
+        let page = app.get(path, &key).await.json();
+        assert_eq!(page["data"].as_array().unwrap().len(), 50, "{path}");
+        assert_eq!(page["pagination"], json!({ "limit": 50, "offset": 0, "hasMore": true }));
+        let all = app.get(&format!("{path}?limit=100000"), &key).await.json();
+        assert_eq!(all["data"].as_array().unwrap().len(), 60, "{path}: no maximum");
+        assert_eq!(all["pagination"]["hasMore"], false);
+        let tail = app.get(&format!("{path}?limit=50&offset=50"), &key).await.json();
+        assert_eq!(tail["data"].as_array().unwrap().len(), 10);
+        assert_eq!(tail["data"][9]["identityId"], json!(ids[59]), "{path}: oldest first");
+    }
+}

@@ -19,3 +19,4 @@ mod openapi;
 mod plans;
 mod scorm;
 mod support;
+mod webhooks;

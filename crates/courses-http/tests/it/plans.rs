@@ -108,7 +108,7 @@ async fn unpaid_invoice_suspends_after_the_grace_period(app: TestApp) {
 
 on_both_stores!(webhooks_receive_signed_events);
 
-fn b64_decode(s: &str) -> Vec<u8> {
+pub fn b64_decode(s: &str) -> Vec<u8> {
     let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut bits = 0_u32;
     let mut n = 0;

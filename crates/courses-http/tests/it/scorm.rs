@@ -114,6 +114,21 @@ async fn scorm_reimport_reproduces_the_course_and_large_packages_are_413(app: Te
             assert_eq!(imported[field], course[field], "{field} survives the round trip");
         }
     }
+    // The same package deflated, as other tools write it, imports too.
+    let exported = app.get(&format!("/v1/courses/{id}/scorm?version=2004"), &key).await.body.to_vec();
+    let deflated = imported_deflated(&exported);
+    assert!(deflated.len() < exported.len(), "compressed");
+    let imported = post_zip(deflated).await;
+    assert_eq!(imported.status, StatusCode::CREATED, "{}", imported.text());
+    assert_eq!(imported.json()["screens"], course["screens"]);
+    // Zip-slip and zip-bomb packages are refused with issues.
+    let slip = post_zip(courses_core::scorm::zip_stored(&[("../../etc/cron.d/x", b"x".to_vec())])).await;
+    assert_eq!(slip.status, StatusCode::BAD_REQUEST);
+    assert_eq!(slip.issue_paths(), vec!["package.../../etc/cron.d/x"]);
+    let bomb = post_zip(declared_size(&exported, "course.json", 400_000_000)).await;
+    assert_eq!(bomb.status, StatusCode::BAD_REQUEST);
+    assert!(bomb.json()["message"].as_str().unwrap().contains("zip bomb"), "{}", bomb.text());
+
     let bad = post_zip(b"PK not really".to_vec()).await;
     assert_eq!(bad.status, StatusCode::BAD_REQUEST);
     assert_eq!(bad.error(), "invalid_request");
@@ -125,8 +140,44 @@ async fn scorm_reimport_reproduces_the_course_and_large_packages_are_413(app: Te
     assert_eq!(refused.status, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(refused.error(), "payload_too_large");
     let (_, build) = app.workspace(Plan::Build).await;
-    let gated =
-        app.send(axum::http::Method::POST, "/v1/courses/import/scorm", Some(&build), Some(vec![0_u8; 10].into())).await;
-    assert_eq!(gated.status, StatusCode::FORBIDDEN);
-    assert_eq!(gated.error(), "plan_required");
+    for size in [10, courses_core::scorm_import::MAX_PACKAGE_BYTES + 1] {
+        let body = vec![0_u8; size];
+        let gated =
+            app.send(axum::http::Method::POST, "/v1/courses/import/scorm", Some(&build), Some(body.into())).await;
+        assert_eq!(gated.status, StatusCode::FORBIDDEN, "the plan gate answers first, at any size");
+        assert_eq!(gated.error(), "plan_required");
+    }
+}
+
+/// Every entry of `zip` again, deflated.
+fn imported_deflated(zip: &[u8]) -> Vec<u8> {
+    use std::io::{Read as _, Write as _};
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(zip)).unwrap();
+    let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    for i in 0..archive.len() {
+        let mut entry = archive.by_index(i).unwrap();
+        let name = entry.name().unwrap().into_owned();
+        let mut data = Vec::new();
+        entry.read_to_end(&mut data).unwrap();
+        writer.start_file(name, options).unwrap();
+        writer.write_all(&data).unwrap();
+    }
+    writer.finish().unwrap().into_inner()
+}
+
+/// `zip` with the central directory's uncompressed size of `name` patched.
+fn declared_size(zip: &[u8], name: &str, size: u32) -> Vec<u8> {
+    let mut out = zip.to_vec();
+    let mut at = 0;
+    while let Some(found) = out[at..].windows(4).position(|w| w == b"PK\x01\x02") {
+        let header = at + found;
+        let name_len = u16::from_le_bytes([out[header + 28], out[header + 29]]) as usize;
+        if &out[header + 46..header + 46 + name_len] == name.as_bytes() {
+            out[header + 24..header + 28].copy_from_slice(&size.to_le_bytes());
+            return out;
+        }
+        at = header + 4;
+    }
+    panic!("{name} not found")
 }

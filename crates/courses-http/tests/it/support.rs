@@ -96,6 +96,14 @@ impl TestApp {
         Self { courses, router, clock, _dir: dir }
     }
 
+    /// The same app with the service reconfigured (outbound guard, model).
+    #[must_use]
+    pub fn with_courses(mut self, configure: impl FnOnce(Courses) -> Courses) -> Self {
+        self.courses = configure(self.courses);
+        self.router = courses_http::router(AppState { courses: self.courses.clone() });
+        self
+    }
+
     /// A workspace on `plan` and a read-write key for it.
     pub async fn workspace(&self, plan: Plan) -> (String, String) {
         let ws = self.courses.create_workspace("Acme", plan).await.unwrap();
@@ -208,4 +216,67 @@ macro_rules! on_both_stores {
             }
         )+
     };
+}
+
+/// One request a [`Receiver`] got.
+#[derive(Clone, Debug)]
+pub struct Received {
+    pub path: String,
+    pub headers: HeaderMap,
+    pub body: String,
+}
+
+type Reply = Arc<dyn Fn(usize, &Received) -> (u16, String) + Send + Sync>;
+
+/// A real HTTP server on loopback that records what it gets and answers
+/// with `reply(n, request)` (n counts from 0): a webhook receiver, or a
+/// stand-in for an external model endpoint.
+pub struct Receiver {
+    pub url: String,
+    pub received: Arc<std::sync::Mutex<Vec<Received>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Receiver {
+    pub async fn start(reply: impl Fn(usize, &Received) -> (u16, String) + Send + Sync + 'static) -> Self {
+        let received: Arc<std::sync::Mutex<Vec<Received>>> = Arc::default();
+        let reply: Reply = Arc::new(reply);
+        let log = received.clone();
+        let app = Router::new().fallback(move |request: Request<Body>| {
+            let log = log.clone();
+            let reply = reply.clone();
+            async move {
+                let (parts, body) = request.into_parts();
+                let body = body.collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+                let got = Received {
+                    path: parts.uri.path().to_owned(),
+                    headers: parts.headers,
+                    body: String::from_utf8_lossy(&body).into_owned(),
+                };
+                let n = {
+                    let mut log = log.lock().unwrap();
+                    log.push(got.clone());
+                    log.len() - 1
+                };
+                let (status, text) = reply(n, &got);
+                (StatusCode::from_u16(status).unwrap(), [(axum::http::header::CONTENT_TYPE, "application/json")], text)
+            }
+        });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let task = tokio::spawn(async move {
+            axum::serve(listener, app).await.ok();
+        });
+        Self { url, received, task }
+    }
+
+    pub fn requests(&self) -> Vec<Received> {
+        self.received.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Receiver {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
 }
