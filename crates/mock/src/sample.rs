@@ -31,11 +31,17 @@ const SOFT_DEPTH: usize = 6;
 const HARD_DEPTH: usize = 24;
 /// Properties generated per object at most (huge inline objects stay bounded).
 const MAX_PROPERTIES: usize = 200;
+/// Values generated per sample before only required properties and minimum
+/// array lengths are produced: wide schemas nested a few levels deep would
+/// otherwise grow exponentially (50 properties, 6 levels: 15 billion values).
+const SOFT_BUDGET: usize = 2_000;
+/// Values generated per sample at most; past it, `null`.
+const HARD_BUDGET: usize = 20_000;
 
 /// Generates a sample for `schema` as it appears in `spec`.
 #[must_use]
 pub fn sample(spec: &Spec, schema: &Value, direction: Direction) -> Value {
-    Walker { spec, direction }.walk(schema, 0, None)
+    Walker { spec, direction, spent: std::cell::Cell::new(0) }.walk(schema, 0, None)
 }
 
 /// A schema that says nothing (`{}` or absent): the caller answers with an
@@ -55,11 +61,14 @@ pub fn is_empty_schema(spec: &Spec, schema: &Value) -> bool {
 struct Walker<'a> {
     spec: &'a Spec,
     direction: Direction,
+    /// Values generated so far (see [`SOFT_BUDGET`]).
+    spent: std::cell::Cell<usize>,
 }
 
 impl Walker<'_> {
     fn walk(&self, schema: &Value, depth: usize, name: Option<&str>) -> Value {
-        if depth > HARD_DEPTH {
+        self.spent.set(self.spent.get() + 1);
+        if depth > HARD_DEPTH || self.spent.get() > HARD_BUDGET {
             return Value::Null;
         }
         let Some(schema) = self.spec.resolve_value(schema) else {
@@ -226,7 +235,8 @@ impl Walker<'_> {
         if let Some(Value::Object(properties)) = schema.get("properties") {
             for (key, property) in properties.iter().take(MAX_PROPERTIES) {
                 let is_required = required.contains(&key.as_str());
-                if !is_required && (depth >= SOFT_DEPTH || !self.include(property)) {
+                let frugal = depth >= SOFT_DEPTH || self.spent.get() > SOFT_BUDGET;
+                if !is_required && (frugal || !self.include(property)) {
                     continue;
                 }
                 out.insert(key.clone(), self.walk(property, depth + 1, Some(key)));
@@ -265,7 +275,8 @@ impl Walker<'_> {
     fn array(&self, schema: &Value, depth: usize) -> Value {
         let min = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0);
         let max = schema.get("maxItems").and_then(Value::as_u64).unwrap_or(u64::MAX);
-        let wanted = if depth >= SOFT_DEPTH { min } else { min.max(1) }.min(max).min(64);
+        let frugal = depth >= SOFT_DEPTH || self.spent.get() > SOFT_BUDGET;
+        let wanted = if frugal { min } else { min.max(1) }.min(max).min(64);
         let items = schema.get("items").filter(|items| items.is_object());
         let Some(items) = items else {
             return Value::Array((0..wanted).map(|i| Value::String(format!("item{i}"))).collect());
@@ -601,6 +612,25 @@ mod tests {
         // Recursion ends: past the soft depth arrays stay at their minimum.
         let node = sample(&spec, &json!({"$ref": "#/components/schemas/Node"}), Direction::Response);
         assert!(node.to_string().len() < 400, "{node}");
+    }
+
+    #[test]
+    fn wide_nested_schemas_stay_bounded() {
+        // 30 optional properties per level, 8 levels: 30^8 values unbounded.
+        let mut schemas = serde_json::Map::new();
+        schemas.insert("L0".to_owned(), json!({"type": "string"}));
+        for level in 1..=8 {
+            let props: serde_json::Map<String, Value> = (0..30)
+                .map(|i| (format!("p{i}"), json!({"$ref": format!("#/components/schemas/L{}", level - 1)})))
+                .collect();
+            schemas.insert(format!("L{level}"), json!({"type": "object", "properties": props}));
+        }
+        let spec = spec_with(Value::Object(schemas));
+        let schema = json!({"$ref": "#/components/schemas/L8"});
+        let started = std::time::Instant::now();
+        let value = sample(&spec, &schema, Direction::Response);
+        assert!(value.to_string().len() < 1_000_000);
+        assert!(started.elapsed().as_secs() < 5);
     }
 
     #[test]
