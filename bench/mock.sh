@@ -41,8 +41,10 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
 
-wait_http() { for _ in $(seq 1 600); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "no answer from $1" >&2; return 1; }
+wait_http() { for _ in $(seq 1 1200); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "no answer from $1" >&2; return 1; }
 peak_kib() { awk '/VmHWM/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
+# The process listening on a port (Prism's launcher forks the server).
+listener_pid() { ss -ltnpH "sport = :$1" | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -n 1; }
 
 # wrk -> "rps p50_ms p99_ms"
 measure() {
@@ -81,9 +83,10 @@ pids+=($!); wait_http http://127.0.0.1:18401/pets/7
 run_scenarios "svc-mock" http://127.0.0.1:18401 "${pids[-1]}"
 RUST_LOG=warn "$svc" mock "$GITHUB" --listen 127.0.0.1:18402 >/dev/null 2>&1 &
 pids+=($!); wait_http http://127.0.0.1:18402/repos/o/r
+curl -sf -o /dev/null http://127.0.0.1:18402/repos/o/r
 RESULT["svc-mock github"]="$(measure http://127.0.0.1:18402/repos/o/r)"
 RESULT["svc-mock github-memory"]="$(peak_kib "${pids[-1]}")"
-kill "${pids[-2]}" "${pids[-1]}"
+kill "${pids[-2]}" "${pids[-1]}" 2>/dev/null || true
 
 echo "== hub /mock/<slug> (rate limits raised)"
 data="$work/hub"
@@ -101,15 +104,17 @@ curl -sf -o /dev/null -H "Authorization: Bearer $token" --data-binary "@$PET" "$
 curl -sf -o /dev/null -H "Authorization: Bearer $token" --data-binary "@$GITHUB" "$api/github/versions?label=v1"
 curl -sf -o /dev/null -X PATCH -H "Authorization: Bearer $token" -H 'content-type: application/json' -d '{"validateRequests":true}' "$api/pets/mock/settings"
 run_scenarios "hub-mock" http://127.0.0.1:18403/mock/pets "$hub_pid"
+curl -sf -o /dev/null http://127.0.0.1:18403/mock/github/repos/o/r
 RESULT["hub-mock github"]="$(measure http://127.0.0.1:18403/mock/github/repos/o/r)"
-kill "$hub_pid"
+kill "$hub_pid" 2>/dev/null || true
 
 echo "== Prism $("$PRISM" --version 2>/dev/null || true)"
 "$PRISM" mock "$PET" -h 127.0.0.1 -p 18404 >"$work/prism.out" 2>&1 &
 pids+=($!); prism_pid=$!
-wait_http http://127.0.0.1:18404/pets/7
-run_scenarios "prism" http://127.0.0.1:18404 "$prism_pid"
-kill "$prism_pid"
+wait_http http://127.0.0.1:18404/pets/7 || { tail -n 20 "$work/prism.out"; exit 1; }
+prism_server="$(listener_pid 18404)"
+run_scenarios "prism" http://127.0.0.1:18404 "${prism_server:-$prism_pid}"
+kill "$prism_pid" "$prism_server" 2>/dev/null || true
 "$PRISM" mock "$GITHUB" -h 127.0.0.1 -p 18405 >"$work/prism-gh.out" 2>&1 &
 pids+=($!); prism_gh=$!
 if wait_http http://127.0.0.1:18405/repos/o/r; then
@@ -117,7 +122,7 @@ if wait_http http://127.0.0.1:18405/repos/o/r; then
 else
   RESULT["prism github"]="0 0 0"
 fi
-kill "$prism_gh" 2>/dev/null || true
+kill "$prism_gh" "$(listener_pid 18405)" 2>/dev/null || true
 
 printf '\n%-10s %-11s %12s %10s %10s %12s\n' server scenario req/s p50_ms p99_ms peak_MiB
 for server in svc-mock hub-mock prism; do

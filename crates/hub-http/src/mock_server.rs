@@ -36,6 +36,11 @@ const ENGINE_CACHE: usize = 64;
 const SNAPSHOT_TTL: Duration = Duration::from_secs(1);
 /// Request-log rows buffered before new ones are dropped.
 const LOG_QUEUE: usize = 8192;
+/// Request-log rows written per project per second at most: the log keeps
+/// the last 5000 requests for people to read, so above this rate it keeps a
+/// sample instead of spending the database on rows that would be trimmed
+/// within seconds.
+const LOG_ROWS_PER_SECOND: u32 = 100;
 const LOG_BATCH: usize = 500;
 
 /// Operator settings of the hosted mock.
@@ -72,9 +77,11 @@ pub struct MockServer {
     per_project: Option<DefaultKeyedRateLimiter<String>>,
     per_ip: Option<DefaultKeyedRateLimiter<IpAddr>>,
     limits: MockConfig,
-    engines: Mutex<HashMap<String, Arc<Engine>>>,
+    /// One cell per document, so concurrent first requests compile it once.
+    engines: Mutex<HashMap<String, Arc<tokio::sync::OnceCell<Arc<Engine>>>>>,
     snapshots: Mutex<HashMap<String, CachedSnapshot>>,
     log: OnceLock<mpsc::Sender<LogEntry>>,
+    log_sample: DefaultKeyedRateLimiter<String>,
 }
 
 impl std::fmt::Debug for MockServer {
@@ -98,6 +105,9 @@ impl MockServer {
             engines: Mutex::new(HashMap::new()),
             snapshots: Mutex::new(HashMap::new()),
             log: OnceLock::new(),
+            log_sample: RateLimiter::keyed(Quota::per_second(
+                NonZeroU32::new(LOG_ROWS_PER_SECOND).unwrap_or(NonZeroU32::MIN),
+            )),
         }
     }
 
@@ -140,22 +150,29 @@ impl MockServer {
     }
 
     async fn engine(&self, version: &MockVersion) -> Result<Arc<Engine>, ApiError> {
-        if let Some(engine) = self.engines.lock().ok().and_then(|e| e.get(&version.spec_sha256).cloned()) {
-            return Ok(engine);
-        }
-        let document = self.hub.mock_document(&version.spec_sha256).await?;
-        let engine = tokio::task::spawn_blocking(move || compile(&document))
-            .await
-            .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("mock compile task failed: {e}"))))?
-            .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("stored spec does not compile: {e}"))))?;
-        let engine = Arc::new(engine);
-        if let Ok(mut engines) = self.engines.lock() {
-            if engines.len() >= ENGINE_CACHE {
-                engines.clear();
+        let cell = {
+            let Ok(mut engines) = self.engines.lock() else {
+                return Err(ApiError::from(hub_core::HubError::Internal("engine cache poisoned".into())));
+            };
+            if let Some(ready) = engines.get(&version.spec_sha256).and_then(|cell| cell.get().cloned()) {
+                return Ok(ready);
             }
-            engines.insert(version.spec_sha256.clone(), engine.clone());
-        }
-        Ok(engine)
+            if engines.len() >= ENGINE_CACHE {
+                engines.retain(|_, cell| !cell.initialized());
+            }
+            engines.entry(version.spec_sha256.clone()).or_default().clone()
+        };
+        let engine = cell
+            .get_or_try_init(|| async {
+                let document = self.hub.mock_document(&version.spec_sha256).await?;
+                let engine = tokio::task::spawn_blocking(move || compile(&document))
+                    .await
+                    .map_err(|e| hub_core::HubError::Internal(format!("mock compile task failed: {e}")))?
+                    .map_err(|e| hub_core::HubError::Internal(format!("stored spec does not compile: {e}")))?;
+                Ok::<_, hub_core::HubError>(Arc::new(engine))
+            })
+            .await?;
+        Ok(engine.clone())
     }
 
     fn check_rate(&self, ip: IpAddr, project: &str) -> Result<(), ApiError> {
@@ -175,6 +192,9 @@ impl MockServer {
     }
 
     fn record(&self, entry: LogEntry) {
+        if self.log_sample.check_key(&entry.project_id).is_err() {
+            return;
+        }
         let sender = self.log.get_or_init(|| {
             let (tx, rx) = mpsc::channel(LOG_QUEUE);
             tokio::spawn(write_log(self.hub.clone(), rx));
@@ -187,6 +207,9 @@ impl MockServer {
             && limiter.len() > 100_000
         {
             limiter.retain_recent();
+        }
+        if self.log_sample.len() > 100_000 {
+            self.log_sample.retain_recent();
         }
     }
 }
