@@ -19,6 +19,7 @@ pub mod plans;
 pub mod projects;
 pub mod read_cache;
 pub mod roles;
+pub mod sdks;
 pub mod store;
 pub mod tokens;
 pub mod uploads;

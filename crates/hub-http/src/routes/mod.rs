@@ -4,5 +4,6 @@ pub mod cron;
 pub mod diffs;
 pub mod mock;
 pub mod projects;
+pub mod sdks;
 pub mod uploads;
 pub mod versions;

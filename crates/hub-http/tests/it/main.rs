@@ -18,6 +18,7 @@ mod ops;
 mod previews;
 mod projects;
 mod roles;
+mod sdks;
 mod uploads;
 mod versions;
 
