@@ -54,6 +54,9 @@ pub enum Command {
     Diff(DiffArgs),
     /// Serve a mock of a local spec file (no hub needed); reloads on change.
     Mock(MockArgs),
+    /// Generate a client SDK from a spec file (the hub's `/sdk` route, locally).
+    #[command(hide = true)]
+    Sdk(SdkArgs),
 }
 
 /// `svc mock <spec_file> [--listen ADDR]`.
@@ -79,6 +82,24 @@ pub struct MockArgs {
     /// Requests per minute per client IP; 0 (the default) is unlimited.
     #[arg(long, default_value_t = 0)]
     pub rate_limit: u32,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SdkLanguage {
+    #[value(alias = "ts")]
+    Typescript,
+    #[value(alias = "py")]
+    Python,
+}
+
+#[derive(Args, Debug)]
+pub struct SdkArgs {
+    pub spec_file: PathBuf,
+    #[arg(long, value_enum)]
+    pub language: SdkLanguage,
+    /// Write the SDK to this file instead of standard output.
+    #[arg(long, short = 'o')]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -14,6 +14,7 @@ mod diff_cmd;
 mod mock_cmd;
 mod output;
 mod push;
+mod sdk_cmd;
 mod serve;
 
 use std::process::ExitCode;
@@ -45,6 +46,7 @@ fn main() -> ExitCode {
             Command::Push(args) => push::run(args, &out).await,
             Command::Diff(args) => diff_cmd::run(args, &out),
             Command::Mock(args) => mock_cmd::run(args, &out).await,
+            Command::Sdk(args) => sdk_cmd::run(args, &out),
         }
     });
     match result {

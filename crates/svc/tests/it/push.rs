@@ -345,6 +345,26 @@ fn local_diff_reports_changes_and_fails_on_the_threshold() {
     assert_eq!(incompatible.status.code(), Some(1));
 }
 
+#[test]
+fn local_sdk_writes_the_same_bytes_every_time() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("v1.yaml"), SPEC).unwrap();
+    std::fs::write(dir.path().join("schema.graphql"), "type Query { a: Int }").unwrap();
+    let run = |args: &[&str]| svc().current_dir(dir.path()).arg("sdk").args(args).output().unwrap();
+    let ts = run(&["v1.yaml", "--language", "ts"]);
+    assert!(ts.status.success(), "{}", stderr(&ts));
+    let source = String::from_utf8_lossy(&ts.stdout);
+    assert!(source.contains("export class Client extends BaseClient"), "{source}");
+    let written = run(&["v1.yaml", "--language", "typescript", "-o", "client.ts"]);
+    assert!(written.status.success(), "{}", stderr(&written));
+    assert_eq!(std::fs::read(dir.path().join("client.ts")).unwrap(), ts.stdout, "byte-identical");
+    let py = run(&["v1.yaml", "--language", "python"]);
+    assert!(String::from_utf8_lossy(&py.stdout).contains("class Client(_BaseClient):"));
+    let graphql = run(&["schema.graphql", "--language", "python"]);
+    assert_eq!(graphql.status.code(), Some(1));
+    assert!(stderr(&graphql).contains("GraphQL"), "{}", stderr(&graphql));
+}
+
 #[tokio::test]
 async fn push_refuses_breaking_changes_against_the_default() {
     let hub = hub_with_project("Guarded").await;
