@@ -16,24 +16,8 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
-CACHE="${SVC_TEST_CACHE:-$HOME/.cache/svc-test}"
-TYPESCRIPT_VERSION="5.9.3"
-MYPY_VERSION="2.4.1"
-
-ensure_tools() {
-  local node_dir="$CACHE/sdk-node"
-  if [ "$(node -e 'try{process.stdout.write(require(process.argv[1]).version)}catch(e){}' "$node_dir/node_modules/typescript/package.json" 2>/dev/null)" != "$TYPESCRIPT_VERSION" ]; then
-    mkdir -p "$node_dir"
-    npm install --prefix "$node_dir" --no-audit --no-fund --loglevel=error "typescript@$TYPESCRIPT_VERSION" >/dev/null
-  fi
-  TSC="$node_dir/node_modules/.bin/tsc"
-  local venv="$CACHE/venv-sdk"
-  if [ ! -x "$venv/bin/python" ]; then python3 -m venv "$venv"; fi
-  if ! "$venv/bin/pip" freeze 2>/dev/null | grep -qx "mypy==$MYPY_VERSION"; then
-    "$venv/bin/pip" install -q --disable-pip-version-check "mypy==$MYPY_VERSION"
-  fi
-  MYPY="$venv/bin/mypy"
-}
+# shellcheck source=tools.sh
+. "$(dirname "${BASH_SOURCE[0]}")/tools.sh"
 
 if [ "$#" -gt 0 ]; then
   dirs=("$@")
@@ -47,11 +31,8 @@ else
   exit 0
 fi
 
-if [ -z "${SDKGEN:-}" ]; then
-  (cd "$ROOT" && cargo build --quiet --release --locked -p sdkgen --example sdkgen)
-  SDKGEN="${CARGO_TARGET_DIR:-$ROOT/target}/release/examples/sdkgen"
-fi
-ensure_tools
+ensure_sdkgen "$ROOT"
+ensure_sdk_tools
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
