@@ -357,7 +357,7 @@ pub(crate) fn py_quote(text: &str) -> String {
 /// paragraph, no comment terminators, no triple quotes, bounded length.
 pub(crate) fn doc_line(text: &str) -> Option<String> {
     let first = text.split("\n\n").next().unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut cleaned = first.replace("*/", "* /").replace('\\', "/").replace("\"\"\"", "'''");
+    let mut cleaned = first.replace('\\', "/").replace("*/", "* /").replace("\"\"\"", "'''");
     if cleaned.chars().count() > 300 {
         cleaned = cleaned.chars().take(297).collect::<String>() + "...";
     }
@@ -411,5 +411,7 @@ mod tests {
         assert_eq!(py_quote("available"), "'available'");
         assert_eq!(py_quote("it's"), "\"it's\"");
         assert_eq!(doc_line("ends */ here\n\nsecond").as_deref(), Some("ends * / here"));
+        // An escaped star next to a slash must not close the comment either.
+        assert!(!doc_line(r"ending in **\*@example.com**").unwrap().contains("*/"));
     }
 }
