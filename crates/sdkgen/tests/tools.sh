@@ -5,6 +5,10 @@ SDK_TYPESCRIPT_VERSION="5.9.3"
 SDK_MYPY_VERSION="2.4.1"
 
 ensure_sdk_tools() {
+  if ! command -v npm >/dev/null || ! command -v python3 >/dev/null; then
+    echo "skipping: npm and python3 are needed to type-check the generated SDKs"
+    exit 0
+  fi
   local cache="${SVC_TEST_CACHE:-$HOME/.cache/svc-test}"
   local node_dir="$cache/sdk-node"
   local have
