@@ -3,10 +3,11 @@ petstore.yaml: typed results, typed errors, and a retry after a 429."""
 
 from __future__ import annotations
 
+import email.utils
 import os
 import time
 
-from petstore import ApiError, Client, ErrorModel, Pet
+from petstore import ApiError, Client, ErrorModel, Pet, retry_delay
 
 
 def check(condition: bool, message: str) -> None:
@@ -48,7 +49,12 @@ def main() -> None:
     waited = time.monotonic() - started
     check(len(again) == 2 and again[0]["name"] == "Rex", "the retried request succeeds")
     check(waited >= 0.9, f"Retry-After was honoured (waited {waited:.2f} s)")
-    print(f"python: 6 checks passed (retry waited {waited:.2f} s)")
+    # Retry-After as an HTTP date, and the jittered backoff without it.
+    dated = retry_delay(0, email.utils.formatdate(time.time() + 3, usegmt=True))
+    check(1.0 < dated <= 3.0, f"an HTTP-date Retry-After ({dated:.2f} s)")
+    backoff = retry_delay(3, None)
+    check(2.0 <= backoff <= 4.0, f"backoff of the fourth retry ({backoff:.2f} s)")
+    print(f"python: 8 checks passed (retry waited {waited:.2f} s)")
 
 
 if __name__ == "__main__":

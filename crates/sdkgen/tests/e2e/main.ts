@@ -1,6 +1,6 @@
 // End-to-end check of the generated TypeScript SDK against a running mock of
 // petstore.yaml: typed results, typed errors, and a retry after a 429.
-import { ApiError, Client } from "./petstore";
+import { ApiError, Client, retryDelayMs } from "./petstore";
 import type { ErrorModel, Pet } from "./petstore";
 
 declare const process: { env: Record<string, string | undefined>; exitCode?: number };
@@ -46,7 +46,12 @@ async function main(): Promise<void> {
   const waited = Date.now() - started;
   check(again.length === 2 && again[0]?.name === "Rex", "the retried request succeeds");
   check(waited >= 900, `Retry-After was honoured (waited ${waited} ms)`);
-  console.log(`typescript: 6 checks passed (retry waited ${waited} ms)`);
+  // Retry-After as an HTTP date, and the jittered backoff without it.
+  const dated = retryDelayMs(0, new Date(Date.now() + 3_000).toUTCString());
+  check(dated > 1_000 && dated <= 3_000, `an HTTP-date Retry-After (${dated} ms)`);
+  const backoff = retryDelayMs(3, null);
+  check(backoff >= 2_000 && backoff <= 4_000, `backoff of the fourth retry (${backoff} ms)`);
+  console.log(`typescript: 8 checks passed (retry waited ${waited} ms)`);
 }
 
 main().catch((error: unknown) => {
