@@ -38,7 +38,8 @@ if [ -z "$base_url" ]; then
     exit 0
   fi
   port="$(free_port)"
-  "$SVC" mock "$HERE/petstore.yaml" --listen "127.0.0.1:$port" >"$work/mock.log" 2>&1 &
+  # Strict: requests must match the description and carry the API key.
+  "$SVC" mock "$HERE/petstore.yaml" --listen "127.0.0.1:$port" --validate --enforce-auth >"$work/mock.log" 2>&1 &
   pids+=("$!")
   wait_port "$port" || { cat "$work/mock.log"; echo "the mock did not start"; exit 1; }
   base_url="http://127.0.0.1:$port"
