@@ -75,24 +75,35 @@ done
 echo "generated $generated TypeScript and $generated Python SDKs ($refused GraphQL refused, $skipped unparseable)"
 [ "$generated" -gt 0 ] || { echo "no SDK was generated"; exit 1; }
 
+# One tsc and one mypy invocation per batch of files (one for all of
+# ../shared/specs; the whole corpus needs several to stay within memory).
+BATCH="${SDK_TYPECHECK_BATCH:-400}"
+summarise() { # $1 = checker output; counts errors per generated file and names its spec
+  grep -oE 'sdk_[0-9]+\.(ts|py)' "$1" | sort | uniq -c | sort -rn | head -n 20 | while read -r count name; do
+    echo "  $count errors in $(grep "^${name%.*} " "$work/index" | cut -d' ' -f2-)"
+  done
+}
 status=0
-echo "tsc --strict --noEmit --noUncheckedIndexedAccess over $generated files"
-if ! "$TSC" --strict --noEmit --noUncheckedIndexedAccess --target es2022 --lib es2022,dom --module esnext \
-    --moduleResolution bundler --skipLibCheck --pretty false "$work"/ts/*.ts >"$work/tsc.out" 2>&1; then
-  status=1
-  sed -E 's#^.*/(sdk_[0-9]+)\.ts#\1.ts#' "$work/tsc.out" | head -n 40
-  cut -d'(' -f1 "$work/tsc.out" | sort | uniq -c | sort -rn | head -n 20 | while read -r count path; do
-    stem="$(basename "$path" .ts)"; echo "  $count errors in $(grep "^$stem " "$work/index" | cut -d' ' -f2-)"
-  done
-fi
-echo "mypy --strict over $generated files"
-if ! (cd "$work/py" && "$MYPY" --strict --no-incremental --hide-error-context --no-error-summary ./*.py) >"$work/mypy.out" 2>&1; then
-  status=1
-  head -n 40 "$work/mypy.out"
-  cut -d: -f1 "$work/mypy.out" | sort | uniq -c | sort -rn | head -n 20 | while read -r count path; do
-    stem="$(basename "$path" .py)"; echo "  $count errors in $(grep "^$stem " "$work/index" | cut -d' ' -f2-)"
-  done
-fi
+mapfile -t stems < <(cut -d' ' -f1 "$work/index")
+echo "tsc --strict --noEmit --noUncheckedIndexedAccess and mypy --strict over $generated files, $BATCH at a time"
+for ((i = 0; i < ${#stems[@]}; i += BATCH)); do
+  batch=("${stems[@]:i:BATCH}")
+  ts_files=() py_files=()
+  for stem in "${batch[@]}"; do ts_files+=("$work/ts/$stem.ts"); py_files+=("$stem.py"); done
+  if ! NODE_OPTIONS="--max-old-space-size=6144" "$TSC" --strict --noEmit --noUncheckedIndexedAccess --target es2022 \
+      --lib es2022,dom --module esnext --moduleResolution bundler --skipLibCheck --pretty false \
+      "${ts_files[@]}" >"$work/tsc.out" 2>&1; then
+    status=1
+    sed -E 's#^.*/(sdk_[0-9]+)\.ts#\1.ts#' "$work/tsc.out" | head -n 30 || true
+    summarise "$work/tsc.out" || true
+  fi
+  if ! (cd "$work/py" && "$MYPY" --strict --no-incremental --hide-error-context --no-error-summary "${py_files[@]}") \
+      >"$work/mypy.out" 2>&1; then
+    status=1
+    head -n 30 "$work/mypy.out"
+    summarise "$work/mypy.out" || true
+  fi
+done
 if [ "$status" = 0 ]; then
   echo "$((generated * 2)) passed, 0 failed"
 else
