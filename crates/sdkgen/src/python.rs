@@ -362,12 +362,12 @@ pub(crate) fn generate(spec: &Spec) -> String {
     let _ = writeln!(out, "DEFAULT_BASE_URL = {}\n", quote(&plan::default_base_url(spec)));
     let _ = writeln!(out, "_SCHEMES: dict[str, tuple[str, str, str]] = {{\n{schemes}}}\n\n");
     out.push_str(RUNTIME);
-    out.push_str("\n\n# Types\n\n");
+    out.push_str("\n\n# Types\n");
     for block in &gen_.blocks {
+        out.push_str("\n\n");
         out.push_str(block);
-        out.push('\n');
     }
-    out.push_str("\nclass Client(_BaseClient):\n    def __init__(\n        self,\n        base_url: str = DEFAULT_BASE_URL,\n        *,\n");
+    out.push_str("\n\nclass Client(_BaseClient):\n    def __init__(\n        self,\n        base_url: str = DEFAULT_BASE_URL,\n        *,\n");
     for (_, option, shape) in &credentials {
         let _ = writeln!(out, "        {option}: {shape} | None = None,");
     }
