@@ -260,6 +260,15 @@ pub(crate) const PY_RESERVED: &[&str] = &[
     "OSError",
     "Ellipsis",
     "NotImplemented",
+    "IndexError",
+    "TimeoutError",
+    "ConnectionError",
+    "tuple",
+    "set",
+    "frozenset",
+    "bytearray",
+    "super",
+    "datetime",
     "DEFAULT_BASE_URL",
 ];
 

@@ -239,7 +239,7 @@ class _BaseClient:
                 status = int(error.code)
                 response_headers = {k.lower(): v for k, v in error.headers.items()}
                 payload = error.read()
-            except (urllib.error.URLError, TimeoutError, ConnectionError):
+            except OSError:  # URLError, timeouts and refused connections
                 if attempt >= retries:
                     raise
                 time.sleep(retry_delay(attempt, None))
