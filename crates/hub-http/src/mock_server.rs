@@ -18,7 +18,7 @@ use axum::body::Body;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use governor::clock::{Clock as _, DefaultClock};
+use governor::clock::Clock as _;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use hub_core::Hub;
 use hub_core::mock::{LogEntry, MockClosed, MockSnapshot, MockVersion};
@@ -176,16 +176,18 @@ impl MockServer {
     }
 
     fn check_rate(&self, ip: IpAddr, project: &str) -> Result<(), ApiError> {
-        let now = DefaultClock::default().now();
+        // The limiter's own clock: building a clock per request would
+        // recalibrate it (a CPUID probe) every time.
         if let Some(limiter) = &self.per_ip
             && let Err(not_until) = limiter.check_key(&ip)
         {
-            return Err(rate_limited(self.limits.per_ip_per_minute, not_until.wait_time_from(now), "this client"));
+            let wait = not_until.wait_time_from(limiter.clock().now());
+            return Err(rate_limited(self.limits.per_ip_per_minute, wait, "this client"));
         }
         if let Some(limiter) = &self.per_project
             && let Err(not_until) = limiter.check_key(&project.to_owned())
         {
-            let wait = not_until.wait_time_from(now);
+            let wait = not_until.wait_time_from(limiter.clock().now());
             return Err(rate_limited(self.limits.per_project_per_minute, wait, "this project"));
         }
         Ok(())
@@ -472,7 +474,7 @@ async fn serve_local_inner(local: &LocalMock, request: Request) -> Result<Respon
         if let Err(not_until) = limiter.check_key(&ip) {
             return Err(rate_limited(
                 local.per_ip_limit,
-                not_until.wait_time_from(DefaultClock::default().now()),
+                not_until.wait_time_from(limiter.clock().now()),
                 "this client",
             ));
         }
