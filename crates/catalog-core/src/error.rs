@@ -51,6 +51,9 @@ pub enum CatalogError {
     OAuth { kind: OAuthErrorKind, message: String },
     #[error("{0}")]
     Conflict(String),
+    /// Too many calls by one app; retry after this many whole seconds.
+    #[error("API rate limit exceeded")]
+    RateLimited { retry_after_secs: u64 },
     #[error("audio could not be read: {0}")]
     Audio(String),
     #[error(transparent)]

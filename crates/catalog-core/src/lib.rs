@@ -13,6 +13,7 @@ pub mod audio;
 pub mod error;
 pub mod ids;
 pub mod library;
+pub mod limits;
 pub mod model;
 pub mod oauth;
 pub mod playlists;
@@ -36,6 +37,7 @@ pub use model::{
 };
 pub use scopes::Scopes;
 
+use crate::limits::{RateLimit, RateLimiter};
 use crate::store::Store;
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
@@ -49,12 +51,24 @@ pub const MIGRATIONS: Migrations = Migrations { sqlite: &SQLITE_MIGRATIONS, post
 pub struct Catalog {
     store: Store,
     clock: Arc<dyn Clock>,
+    limiter: Arc<RateLimiter>,
 }
 
 impl Catalog {
     /// Builds the catalog over an open, migrated database.
     pub fn new(db: Db, clock: Arc<dyn Clock>) -> Self {
-        Self { store: Store::new(db), clock }
+        Self { store: Store::new(db), clock, limiter: Arc::new(RateLimiter::new(RateLimit::default())) }
+    }
+
+    /// The same catalog with another rate limit per app.
+    #[must_use]
+    pub fn with_rate_limit(mut self, limit: RateLimit) -> Self {
+        self.limiter = Arc::new(RateLimiter::new(limit));
+        self
+    }
+
+    pub fn rate_limit(&self) -> RateLimit {
+        self.limiter.limit()
     }
 
     /// Opens the store named by the configuration (PostgreSQL for a

@@ -81,6 +81,10 @@ pub struct Access {
     /// `None` for a client-credentials token, which may read only the catalog.
     pub user_id: Option<String>,
     pub scopes: Scopes,
+    /// The call's `market` (or `country`), upper case; `from_token` is
+    /// resolved to the user's country. `None` when none was given (or
+    /// `from_token` with an app token, which has no user).
+    pub market: Option<String>,
 }
 
 /// What `/api/token` hands out.

@@ -16,6 +16,7 @@ use sha2::{Digest as _, Sha256};
 use crate::Catalog;
 use crate::error::{CatalogError, CatalogResult, OAuthErrorKind, TokenRejection};
 use crate::ids::derived_id;
+use crate::limits::{MarketParam, parse_market};
 use crate::model::{Access, App, IssuedToken, User};
 use crate::scopes::Scopes;
 use crate::store::{AppRow, CodeRow, RefreshRow, TokenRow, UserKey};
@@ -368,7 +369,29 @@ impl Catalog {
         if row.expires_at <= self.clock.now().as_millis() {
             return Err(CatalogError::Unauthorized(TokenRejection::Expired));
         }
-        Ok(Access { client_id: row.client_id, user_id: row.user_id, scopes: Scopes::from_stored(&row.scope) })
+        Ok(Access {
+            client_id: row.client_id,
+            user_id: row.user_id,
+            scopes: Scopes::from_stored(&row.scope),
+            market: None,
+        })
+    }
+
+    /// Everything a Web API call passes before its handler: the token
+    /// ([`Self::authenticate`]), the app's rate limit, and the `market`
+    /// parameter (validated; `from_token` resolved to the user's country).
+    pub async fn admit(&self, authorization: Option<&str>, market: Option<&str>) -> CatalogResult<Access> {
+        let mut access = self.authenticate(authorization).await?;
+        self.limiter.check(&access.client_id, self.clock.now())?;
+        access.market = match market.filter(|m| !m.is_empty()).map(parse_market).transpose()? {
+            None => None,
+            Some(MarketParam::Code(code)) => Some(code),
+            Some(MarketParam::FromToken) => match access.user_id.as_deref() {
+                Some(user) => Some(self.user(user).await?.country),
+                None => None,
+            },
+        };
+        Ok(access)
     }
 }
 

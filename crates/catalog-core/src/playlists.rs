@@ -23,6 +23,56 @@ pub fn snapshot_id(version: i64) -> String {
     URL_SAFE_NO_PAD.encode(format!("snapshot:{version}"))
 }
 
+/// The version a `snapshot_id` names, when it is one of ours.
+pub fn snapshot_version(snapshot: &str) -> Option<i64> {
+    let raw = URL_SAFE_NO_PAD.decode(snapshot.trim()).ok()?;
+    let text = std::str::from_utf8(&raw).ok()?;
+    text.strip_prefix("snapshot:")?.parse::<i64>().ok().filter(|v| *v >= 1)
+}
+
+/// A change names the snapshot it was made against: it must be a version
+/// this playlist has had (`1..=current`). An older one is accepted, as
+/// Spotify does: positions are then checked against the current items.
+pub fn check_snapshot(snapshot: Option<&str>, current: i64) -> CatalogResult<()> {
+    match snapshot.filter(|s| !s.is_empty()) {
+        None => Ok(()),
+        Some(s) => match snapshot_version(s) {
+            Some(v) if v <= current => Ok(()),
+            _ => Err(CatalogError::invalid("Invalid snapshot_id")),
+        },
+    }
+}
+
+/// One removal: every occurrence of `track_id`, or only those at `positions`
+/// (each of which must hold that track).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Removal {
+    pub track_id: String,
+    pub positions: Option<Vec<usize>>,
+}
+
+/// Removes items from a list of track ids, as Spotify defines it.
+pub fn remove_items<T>(items: Vec<T>, removals: &[Removal], track_of: impl Fn(&T) -> &str) -> CatalogResult<Vec<T>> {
+    for removal in removals {
+        for &position in removal.positions.iter().flatten() {
+            if items.get(position).map(&track_of) != Some(removal.track_id.as_str()) {
+                return Err(CatalogError::invalid(format!(
+                    "Could not remove tracks: the item at position {position} is not spotify:track:{}",
+                    removal.track_id
+                )));
+            }
+        }
+    }
+    Ok(items
+        .into_iter()
+        .enumerate()
+        .filter(|(i, item)| {
+            !removals.iter().any(|r| r.track_id == track_of(item) && r.positions.as_ref().is_none_or(|p| p.contains(i)))
+        })
+        .map(|(_, item)| item)
+        .collect())
+}
+
 /// A reorder: move `range_length` items from `range_start` to before
 /// `insert_before` (positions in the list before the move).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -223,7 +273,7 @@ impl Catalog {
             .collect();
         let version = self
             .store
-            .edit_playlist_items(id, now, move |mut items| {
+            .edit_playlist_items(id, now, move |_, mut items| {
                 if items.len() + new.len() > MAX_PLAYLIST_ITEMS {
                     return Err(CatalogError::invalid(format!("a playlist holds at most {MAX_PLAYLIST_ITEMS} items")));
                 }
@@ -240,31 +290,26 @@ impl Catalog {
         Ok(snapshot_id(version))
     }
 
-    /// Removes every occurrence of the tracks (or only the given positions).
+    /// Removes every occurrence of the tracks (or only the given positions),
+    /// against `snapshot` when given.
     pub async fn remove_playlist_items(
         &self,
         id: &str,
         user_id: &str,
-        removals: &[(String, Option<Vec<usize>>)],
+        removals: &[Removal],
+        snapshot: Option<&str>,
     ) -> CatalogResult<String> {
         if removals.is_empty() || removals.len() > MAX_ITEMS_PER_REQUEST {
             return Err(CatalogError::invalid(format!("remove 1 to {MAX_ITEMS_PER_REQUEST} items per request")));
         }
         self.editable(id, user_id).await?;
         let removals = removals.to_vec();
+        let snapshot = snapshot.map(str::to_owned);
         let version = self
             .store
-            .edit_playlist_items(id, self.clock.now(), move |items| {
-                Ok(items
-                    .into_iter()
-                    .enumerate()
-                    .filter(|(i, item)| {
-                        !removals.iter().any(|(track, positions)| {
-                            *track == item.track_id && positions.as_ref().is_none_or(|p| p.contains(i))
-                        })
-                    })
-                    .map(|(_, item)| item)
-                    .collect())
+            .edit_playlist_items(id, self.clock.now(), move |current, items| {
+                check_snapshot(snapshot.as_deref(), current)?;
+                remove_items(items, &removals, |item| item.track_id.as_str())
             })
             .await?;
         Ok(snapshot_id(version))
@@ -282,13 +327,27 @@ impl Catalog {
             .iter()
             .map(|t| PlaylistItemRow { track_id: t.clone(), added_by: user_id.to_owned(), added_at: now.as_millis() })
             .collect();
-        let version = self.store.edit_playlist_items(id, now, move |_| Ok(new)).await?;
+        let version = self.store.edit_playlist_items(id, now, move |_, _| Ok(new)).await?;
         Ok(snapshot_id(version))
     }
 
-    pub async fn reorder_playlist_items(&self, id: &str, user_id: &str, r: Reorder) -> CatalogResult<String> {
+    /// Reorders items, against `snapshot` when given.
+    pub async fn reorder_playlist_items(
+        &self,
+        id: &str,
+        user_id: &str,
+        r: Reorder,
+        snapshot: Option<&str>,
+    ) -> CatalogResult<String> {
         self.editable(id, user_id).await?;
-        let version = self.store.edit_playlist_items(id, self.clock.now(), move |items| reorder(items, r)).await?;
+        let snapshot = snapshot.map(str::to_owned);
+        let version = self
+            .store
+            .edit_playlist_items(id, self.clock.now(), move |current, items| {
+                check_snapshot(snapshot.as_deref(), current)?;
+                reorder(items, r)
+            })
+            .await?;
         Ok(snapshot_id(version))
     }
 
@@ -330,5 +389,28 @@ mod tests {
     #[test]
     fn snapshots_differ_per_version() {
         assert_ne!(snapshot_id(1), snapshot_id(2));
+        assert_eq!(snapshot_version(&snapshot_id(7)), Some(7));
+    }
+
+    #[test]
+    fn a_snapshot_must_be_one_the_playlist_has_had() {
+        assert!(check_snapshot(None, 3).is_ok());
+        assert!(check_snapshot(Some(""), 3).is_ok());
+        assert!(check_snapshot(Some(&snapshot_id(3)), 3).is_ok());
+        assert!(check_snapshot(Some(&snapshot_id(1)), 3).is_ok(), "an older snapshot is accepted");
+        for bad in [snapshot_id(4), snapshot_id(0), "not-a-snapshot".to_owned(), "c25hcHNob3Q6eA".to_owned()] {
+            assert!(matches!(check_snapshot(Some(&bad), 3), Err(CatalogError::Invalid(_))), "{bad}");
+        }
+    }
+
+    #[test]
+    fn removals_by_track_or_checked_positions() {
+        let list = || vec!["a", "b", "a", "c"];
+        let rm = |t: &str, p: Option<Vec<usize>>| Removal { track_id: t.to_owned(), positions: p };
+        assert_eq!(remove_items(list(), &[rm("a", None)], |s| s).unwrap(), vec!["b", "c"]);
+        assert_eq!(remove_items(list(), &[rm("a", Some(vec![2]))], |s| s).unwrap(), vec!["a", "b", "c"]);
+        let err = remove_items(list(), &[rm("a", Some(vec![1]))], |s| s).unwrap_err();
+        assert!(err.to_string().contains("position 1"), "{err}");
+        assert!(remove_items(list(), &[rm("c", Some(vec![9]))], |s| s).is_err());
     }
 }

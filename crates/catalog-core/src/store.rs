@@ -1261,7 +1261,9 @@ impl Store {
         edit: F,
     ) -> Result<i64, crate::error::CatalogError>
     where
-        F: FnOnce(Vec<PlaylistItemRow>) -> Result<Vec<PlaylistItemRow>, crate::error::CatalogError> + Send,
+        // The edit sees the version before it (what the current `snapshot_id`
+        // names) and the items in order.
+        F: FnOnce(i64, Vec<PlaylistItemRow>) -> Result<Vec<PlaylistItemRow>, crate::error::CatalogError> + Send,
     {
         with_db!(&self.db, |pool| {
             let mut tx = pool.begin().await.map_err(store_error)?;
@@ -1283,7 +1285,7 @@ impl Store {
             .fetch_all(&mut *tx)
             .await
             .map_err(store_error)?;
-            let next = edit(current)?;
+            let next = edit(version - 1, current)?;
             sqlx::query("DELETE FROM playlist_items WHERE playlist_id = $1")
                 .bind(id)
                 .execute(&mut *tx)

@@ -31,11 +31,13 @@ pub struct ApiError {
     status: StatusCode,
     message: String,
     reason: Option<PlayerReason>,
+    /// `Retry-After` in whole seconds (429 and 503 only).
+    retry_after: Option<u64>,
 }
 
 impl ApiError {
     pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
-        Self { status, message: message.into(), reason: None }
+        Self { status, message: message.into(), reason: None, retry_after: None }
     }
 
     pub fn bad_request(message: impl Into<String>) -> Self {
@@ -43,7 +45,7 @@ impl ApiError {
     }
 
     pub fn player(status: StatusCode, message: impl Into<String>, reason: PlayerReason) -> Self {
-        Self { status, message: message.into(), reason: Some(reason) }
+        Self { status, message: message.into(), reason: Some(reason), retry_after: None }
     }
 
     pub const fn status(&self) -> StatusCode {
@@ -61,6 +63,9 @@ impl From<CatalogError> for ApiError {
             CatalogError::Unauthorized(_) => Self::new(StatusCode::UNAUTHORIZED, message),
             CatalogError::InsufficientScope | CatalogError::Forbidden(_) => Self::new(StatusCode::FORBIDDEN, message),
             CatalogError::Conflict(_) => Self::new(StatusCode::CONFLICT, message),
+            CatalogError::RateLimited { retry_after_secs } => {
+                Self { retry_after: Some(retry_after_secs), ..Self::new(StatusCode::TOO_MANY_REQUESTS, message) }
+            }
             CatalogError::Store(StoreError::Busy(cause)) => {
                 tracing::warn!(%cause, "store busy");
                 Self::new(StatusCode::SERVICE_UNAVAILABLE, "The service is busy; retry shortly")
@@ -87,7 +92,8 @@ impl IntoResponse for ApiError {
             );
         }
         if self.status == StatusCode::SERVICE_UNAVAILABLE || self.status == StatusCode::TOO_MANY_REQUESTS {
-            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            let seconds = self.retry_after.unwrap_or(1).max(1);
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
         response
     }

@@ -11,7 +11,9 @@ use crate::AppState;
 use crate::error::ApiError;
 
 /// The authenticated caller. A handler that takes `Auth` cannot run without
-/// a valid, unexpired access token; scope checks happen in `Access::user`.
+/// a valid, unexpired access token, within its app's rate limit, and with a
+/// valid `market` (or `country`) when one is given; scope checks happen in
+/// `Access::user`.
 pub struct Auth(pub Access);
 
 impl FromRequestParts<AppState> for Auth {
@@ -19,7 +21,10 @@ impl FromRequestParts<AppState> for Auth {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
         let header = parts.headers.get(AUTHORIZATION).map(|v| v.to_str().unwrap_or(""));
-        Ok(Self(state.catalog.authenticate(header).await?))
+        let query = parts.uri.query().unwrap_or("");
+        let pairs = serde_urlencoded::from_str::<Vec<(String, String)>>(query).unwrap_or_default();
+        let market = Query { path: String::new(), pairs }.market().map(str::to_owned);
+        Ok(Self(state.catalog.admit(header, market.as_deref()).await?))
     }
 }
 

@@ -1,8 +1,12 @@
 //! Spotify's object shapes, built from domain types.
 //!
-//! Every field of Spotify's schema is emitted, with `null`, `[]` or `{}`
-//! where the catalog has no value: strict clients (tekore's pydantic models,
-//! rspotify's serde types) reject a missing key but accept a null.
+//! Every field of Spotify's schema is emitted, with `null`, `[]`, `""` or
+//! `{}` where the catalog has no value: strict clients (tekore's models,
+//! rspotify's serde types) reject a missing key but accept a null. `null` is
+//! used only where the schema allows it (or Spotify itself answers it);
+//! a string the schema does not let be null is `""`. The exceptions are
+//! what Spotify itself leaves out when it does not apply: `restrictions`,
+//! `linked_from`, and the `external_ids` the catalog does not know.
 
 use catalog_core::audio::{AudioAnalysis, AudioFeatures};
 use catalog_core::{Album, Artist, ArtistRef, Playlist, PlaylistItem, Track, User, Window};
@@ -83,7 +87,6 @@ impl Wire<'_> {
             "name": a.name,
             "release_date": a.release_date,
             "release_date_precision": a.release_date_precision,
-            "restrictions": null,
             "type": "album",
             "uri": format!("spotify:album:{}", a.id),
             "artists": a.artists.iter().map(|r| self.artist_simple(r)).collect::<Vec<_>>(),
@@ -111,7 +114,7 @@ impl Wire<'_> {
             );
             map.insert("external_ids".to_owned(), json!({}));
             map.insert("genres".to_owned(), json!(a.genres));
-            map.insert("label".to_owned(), json!(a.label));
+            map.insert("label".to_owned(), json!(a.label.as_deref().unwrap_or("")));
             map.insert("popularity".to_owned(), json!(a.popularity));
         }
         v
@@ -128,8 +131,6 @@ impl Wire<'_> {
             "href": self.href("tracks", &t.id),
             "id": t.id,
             "is_playable": true,
-            "linked_from": null,
-            "restrictions": null,
             "name": t.name,
             "preview_url": null,
             "track_number": t.track_number,

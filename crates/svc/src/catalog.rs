@@ -121,7 +121,10 @@ pub async fn serve_catalog(
     out: &Output,
     mut stopped: tokio::sync::watch::Receiver<bool>,
 ) -> anyhow::Result<impl std::future::Future<Output = anyhow::Result<()>> + Send + 'static> {
-    let catalog = open_catalog(store).await?;
+    let catalog = open_catalog(store).await?.with_rate_limit(catalog_core::limits::RateLimit {
+        requests: args.catalog_rate_limit,
+        window_secs: catalog_core::limits::WINDOW_SECS,
+    });
     if !args.no_demo
         && let Some(added) = catalog.seed_demo_if_empty(&store.data_dir).await?
     {

@@ -195,6 +195,9 @@ pub struct ServeArgs {
     /// Do not create the demo account on an empty store.
     #[arg(long, env = "SVC_NO_DEMO")]
     pub no_demo: bool,
+    /// Catalog: Web API calls per app per 30 seconds before 429 (0: unlimited).
+    #[arg(long, env = "SVC_CATALOG_RATE_LIMIT", default_value_t = catalog_core::limits::DEFAULT_REQUESTS)]
+    pub catalog_rate_limit: u32,
     /// Hosted mock: requests per minute per project (0: unlimited).
     #[arg(long, env = "SVC_MOCK_RATE_PER_PROJECT", default_value_t = 120)]
     pub mock_rate_per_project: u32,

@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use catalog_core::ids::{ItemKind, ItemUri, parse_id};
-use catalog_core::playlists::Reorder;
+use catalog_core::playlists::{Removal, Reorder};
 use catalog_core::store::PlaylistDetails;
 use catalog_core::{Access, CatalogError, Window};
 use serde_json::{Value, json};
@@ -195,7 +195,8 @@ pub async fn update(
                 v => num(v, "range_length")?,
             },
         };
-        s.catalog.reorder_playlist_items(&id, user, reorder).await?
+        let snapshot = body.get("snapshot_id").and_then(Value::as_str);
+        s.catalog.reorder_playlist_items(&id, user, reorder, snapshot).await?
     } else {
         let uris: Vec<String> = match q.get("uris") {
             Some(list) => list.split(',').filter(|s| !s.is_empty()).map(str::to_owned).collect(),
@@ -222,9 +223,10 @@ pub async fn remove(State(s): State<AppState>, Auth(a): Auth, Path(id): Path<Str
             .get("positions")
             .and_then(Value::as_array)
             .map(|p| p.iter().filter_map(Value::as_u64).filter_map(|n| usize::try_from(n).ok()).collect());
-        removals.push((id, positions));
+        removals.push(Removal { track_id: id, positions });
     }
-    let snapshot = s.catalog.remove_playlist_items(&id, user, &removals).await?;
+    let against = body.get("snapshot_id").and_then(Value::as_str);
+    let snapshot = s.catalog.remove_playlist_items(&id, user, &removals, against).await?;
     Ok(Json(json!({ "snapshot_id": snapshot })))
 }
 

@@ -10,5 +10,7 @@
 
 mod catalog_reads;
 mod library;
+mod limits;
 mod oauth;
+mod spotify_schema;
 mod support;

@@ -235,8 +235,6 @@ pub const TRACK_KEYS: &[&str] = &[
     "href",
     "id",
     "is_playable",
-    "linked_from",
-    "restrictions",
     "name",
     "popularity",
     "preview_url",

@@ -1,0 +1,153 @@
+//! Request rate limiting and the `market` parameter: two rules every
+//! authenticated Web API call passes through.
+//!
+//! The rate limit counts calls per app (OAuth client), as Spotify does, in a
+//! window that starts with the app's first call and lasts
+//! [`RateLimit::window_secs`]; once the window's budget is spent, calls are
+//! refused until it ends, with the wait in whole seconds (rounded up, at
+//! least 1) for `Retry-After`.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use kernel::Timestamp;
+
+use crate::error::{CatalogError, CatalogResult};
+
+/// The catalog's default: 600 calls per app per 30 seconds.
+pub const DEFAULT_REQUESTS: u32 = 600;
+/// Spotify's rolling window is 30 seconds.
+pub const WINDOW_SECS: u64 = 30;
+/// Above this many tracked apps, ended windows are dropped.
+const PRUNE_ABOVE: usize = 10_000;
+
+/// `requests` per `window_secs` per app; `requests == 0` disables the limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateLimit {
+    pub requests: u32,
+    pub window_secs: u64,
+}
+
+impl Default for RateLimit {
+    fn default() -> Self {
+        Self { requests: DEFAULT_REQUESTS, window_secs: WINDOW_SECS }
+    }
+}
+
+impl RateLimit {
+    pub const fn unlimited() -> Self {
+        Self { requests: 0, window_secs: WINDOW_SECS }
+    }
+}
+
+/// Fixed windows per key, started by the key's first call.
+#[derive(Debug)]
+pub struct RateLimiter {
+    limit: RateLimit,
+    windows: Mutex<HashMap<String, (i64, u32)>>,
+}
+
+impl RateLimiter {
+    pub fn new(limit: RateLimit) -> Self {
+        Self { limit, windows: Mutex::new(HashMap::new()) }
+    }
+
+    pub const fn limit(&self) -> RateLimit {
+        self.limit
+    }
+
+    /// Counts one call of `key` at `now`; `RateLimited` when over budget.
+    pub fn check(&self, key: &str, now: Timestamp) -> CatalogResult<()> {
+        if self.limit.requests == 0 {
+            return Ok(());
+        }
+        let window_ms = i64::try_from(self.limit.window_secs.saturating_mul(1000)).unwrap_or(i64::MAX).max(1);
+        let now = now.as_millis();
+        let mut windows = self.windows.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if windows.len() > PRUNE_ABOVE {
+            windows.retain(|_, (start, _)| now.saturating_sub(*start) < window_ms);
+        }
+        let entry = windows.entry(key.to_owned()).or_insert((now, 0));
+        if now.saturating_sub(entry.0) >= window_ms || now < entry.0 {
+            *entry = (now, 0);
+        }
+        if entry.1 >= self.limit.requests {
+            let wait_ms = entry.0.saturating_add(window_ms).saturating_sub(now).max(1);
+            let secs = u64::try_from(wait_ms).unwrap_or(1).div_ceil(1000);
+            return Err(CatalogError::RateLimited { retry_after_secs: secs.max(1) });
+        }
+        entry.1 += 1;
+        Ok(())
+    }
+}
+
+/// What a `market` (or `country`) parameter asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MarketParam {
+    /// An ISO 3166-1 alpha-2 code, upper case.
+    Code(String),
+    /// `from_token`: the market of the user the token belongs to.
+    FromToken,
+}
+
+/// Parses `market`: two ASCII letters (any case) or `from_token`.
+pub fn parse_market(raw: &str) -> CatalogResult<MarketParam> {
+    let raw = raw.trim();
+    if raw == "from_token" {
+        return Ok(MarketParam::FromToken);
+    }
+    if raw.len() == 2 && raw.bytes().all(|b| b.is_ascii_alphabetic()) {
+        return Ok(MarketParam::Code(raw.to_ascii_uppercase()));
+    }
+    Err(CatalogError::invalid("Invalid market code"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T0: Timestamp = Timestamp::from_millis(1_800_000_000_000);
+
+    fn at(ms: i64) -> Timestamp {
+        Timestamp::from_millis(T0.as_millis() + ms)
+    }
+
+    #[test]
+    fn budget_per_key_then_whole_seconds_until_the_window_ends() {
+        let limiter = RateLimiter::new(RateLimit { requests: 3, window_secs: 30 });
+        for i in 0..3 {
+            limiter.check("app", at(i * 100)).unwrap();
+        }
+        // Another app has its own budget.
+        limiter.check("other", at(300)).unwrap();
+        match limiter.check("app", at(1_500)) {
+            Err(CatalogError::RateLimited { retry_after_secs }) => assert_eq!(retry_after_secs, 29),
+            other => panic!("expected a rate limit, got {other:?}"),
+        }
+        // 200 ms before the end still asks for a whole second.
+        match limiter.check("app", at(29_800)) {
+            Err(CatalogError::RateLimited { retry_after_secs }) => assert_eq!(retry_after_secs, 1),
+            other => panic!("expected a rate limit, got {other:?}"),
+        }
+        // A new window starts when the old one ends.
+        limiter.check("app", at(30_000)).unwrap();
+    }
+
+    #[test]
+    fn zero_disables_the_limit() {
+        let limiter = RateLimiter::new(RateLimit::unlimited());
+        for i in 0..10_000 {
+            limiter.check("app", at(i)).unwrap();
+        }
+    }
+
+    #[test]
+    fn markets_are_two_letters_or_from_token() {
+        assert_eq!(parse_market("se").unwrap(), MarketParam::Code("SE".to_owned()));
+        assert_eq!(parse_market("US").unwrap(), MarketParam::Code("US".to_owned()));
+        assert_eq!(parse_market("from_token").unwrap(), MarketParam::FromToken);
+        for bad in ["", "USA", "1A", "from-token", "ü"] {
+            assert!(matches!(parse_market(bad), Err(CatalogError::Invalid(_))), "{bad}");
+        }
+    }
+}
