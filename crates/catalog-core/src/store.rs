@@ -852,20 +852,39 @@ impl Store {
             SearchKind::Album => ("albums a", "a.name, a.id"),
             SearchKind::Artist => ("artists r", "r.name, r.id"),
         };
-        let text_col = match kind {
-            SearchKind::Track => "t.search_text",
-            SearchKind::Album => "a.search_text",
-            SearchKind::Artist => "r.name_key",
+        // Free words and artist names go through the full-text index: FTS5
+        // trigram tables on SQLite, pg_trgm GIN indexes on PostgreSQL; both
+        // answer `LIKE '%word%'` from the index.
+        let postgres = matches!(self.db, Db::Postgres(_));
+        let indexed = |alias: &str, base: &str, column: &str, patterns: &[String]| -> String {
+            if postgres {
+                patterns.iter().map(|p| format!("{alias}.{column} LIKE {p}")).collect::<Vec<_>>().join(" AND ")
+            } else {
+                let likes = patterns.iter().map(|p| format!("{column} LIKE {p}")).collect::<Vec<_>>().join(" AND ");
+                format!("{alias}.rowid IN (SELECT rowid FROM {base}_fts WHERE {likes})")
+            }
         };
-        for term in &q.terms {
-            let p = bind(like(term), &mut binds);
-            conds.push(format!("{text_col} LIKE {p}"));
+        let (alias, base, column) = match kind {
+            SearchKind::Track => ("t", "tracks", "search_text"),
+            SearchKind::Album => ("a", "albums", "search_text"),
+            SearchKind::Artist => ("r", "artists", "name_key"),
+        };
+        let patterns: Vec<String> = q.terms.iter().map(|term| bind(like(term), &mut binds)).collect();
+        if !patterns.is_empty() {
+            conds.push(indexed(alias, base, column, &patterns));
         }
+        let artist_ids = |p: &str| {
+            let matched = indexed("r", "artists", "name_key", &[p.to_owned()]);
+            format!("SELECT r.id FROM artists r WHERE {matched}")
+        };
         match kind {
             SearchKind::Track => {
                 if let Some(artist) = &q.artist {
                     let p = bind(like(artist), &mut binds);
-                    conds.push(format!("EXISTS (SELECT 1 FROM track_artists ta JOIN artists r ON r.id = ta.artist_id WHERE ta.track_id = t.id AND r.name_key LIKE {p})"));
+                    conds.push(format!(
+                        "EXISTS (SELECT 1 FROM track_artists ta WHERE ta.track_id = t.id AND ta.artist_id IN ({}))",
+                        artist_ids(&p)
+                    ));
                 }
                 if let Some(album) = &q.album {
                     let p = bind(like(album), &mut binds);
@@ -895,7 +914,10 @@ impl Store {
                 }
                 if let Some(artist) = &q.artist {
                     let p = bind(like(artist), &mut binds);
-                    conds.push(format!("EXISTS (SELECT 1 FROM album_artists aa JOIN artists r ON r.id = aa.artist_id WHERE aa.album_id = a.id AND r.name_key LIKE {p})"));
+                    conds.push(format!(
+                        "EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = a.id AND aa.artist_id IN ({}))",
+                        artist_ids(&p)
+                    ));
                 }
                 if let Some(album) = &q.album {
                     let p = bind(like(album), &mut binds);
@@ -921,7 +943,7 @@ impl Store {
                 }
                 if let Some(artist) = &q.artist {
                     let p = bind(like(artist), &mut binds);
-                    conds.push(format!("r.name_key LIKE {p}"));
+                    conds.push(indexed("r", "artists", "name_key", &[p]));
                 }
                 if let Some(genre) = &q.genre {
                     let p = bind(like(genre), &mut binds);

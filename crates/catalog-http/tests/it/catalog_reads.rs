@@ -4,7 +4,12 @@ use serde_json::Value;
 use crate::on_both_stores;
 use crate::support::{ALBUM_KEYS, ARTIST_KEYS, BASE, PAGING_KEYS, TRACK_KEYS, TestApp, has_keys};
 
-on_both_stores!(objects_paging_and_id_limits, search_with_field_filters, audio_features_analysis_and_recommendations);
+on_both_stores!(
+    objects_paging_and_id_limits,
+    search_with_field_filters,
+    search_index_follows_rescans,
+    audio_features_analysis_and_recommendations
+);
 
 async fn objects_paging_and_id_limits(app: TestApp) {
     let token = app.user_token("ada", "").await;
@@ -111,6 +116,73 @@ async fn search_with_field_filters(app: TestApp) {
     assert_eq!(page2["tracks"]["offset"], 2);
     app.get("/v1/search?q=x&type=nope", &token).await.spotify_error(400);
     app.get("/v1/search?type=track", &token).await.spotify_error(400);
+}
+
+/// Search runs on a full-text index (FTS5 trigram tables on SQLite, pg_trgm
+/// GIN indexes on PostgreSQL) that stays in step with rescans, and keeps
+/// substring matching inside words.
+async fn search_index_follows_rescans(app: TestApp) {
+    let token = app.user_token("ada", "").await;
+    let names = |body: &Value, key: &str| -> Vec<String> {
+        body[key]["items"].as_array().unwrap().iter().map(|i| i["name"].as_str().unwrap().to_owned()).collect()
+    };
+    let db = app.catalog.db().clone();
+    match &db {
+        platform::Db::Sqlite(pool) => {
+            let plan: Vec<(i64, i64, i64, String)> =
+                sqlx::query_as("EXPLAIN QUERY PLAN SELECT rowid FROM tracks_fts WHERE search_text LIKE '%scill%'")
+                    .fetch_all(pool)
+                    .await
+                    .unwrap();
+            assert!(plan.iter().any(|row| row.3.contains("VIRTUAL TABLE INDEX")), "{plan:?}");
+        }
+        platform::Db::Postgres(pool) => {
+            let indexes: Vec<(String,)> = sqlx::query_as(
+                "SELECT indexname::text FROM pg_indexes WHERE indexdef LIKE '%gin_trgm_ops%' ORDER BY 1",
+            )
+            .fetch_all(pool)
+            .await
+            .unwrap();
+            let names: Vec<&str> = indexes.iter().map(|(n,)| n.as_str()).collect();
+            assert_eq!(names, ["albums_search_trgm", "artists_name_trgm", "tracks_search_trgm"], "{}", app.backend);
+        }
+    }
+    // Inside a word, across the name, album and artist.
+    let body = app.get("/v1/search?q=scill%20light%20sine&type=track,album,artist", &token).await.json();
+    assert_eq!(names(&body, "tracks"), vec!["Dawn Oscillator"]);
+    let body = app.get("/v1/search?q=armon&type=artist", &token).await.json();
+    assert_eq!(names(&body, "artists"), vec!["The Harmonics"]);
+    let body = app.get("/v1/search?q=artist:tronom%20ninety&type=track", &token).await.json();
+    assert_eq!(names(&body, "tracks"), vec!["Ninety Beats"]);
+
+    // A file that is gone leaves the index with its track.
+    let library = app.library();
+    let gone = walk(&library).into_iter().find(|p| p.to_string_lossy().contains("Dawn Oscillator")).unwrap();
+    std::fs::remove_file(&gone).unwrap();
+    let summary = app.catalog.scan(&library, |_| {}).await.unwrap();
+    assert_eq!(summary.removed, 1);
+    let body = app.get("/v1/search?q=oscillator&type=track", &token).await.json();
+    assert_eq!(body["tracks"]["total"], 0, "{body}");
+    // A new file (a copy of "Blue Pulse", tags and all) enters it.
+    let source = walk(&library).into_iter().find(|p| p.to_string_lossy().contains("Blue Pulse")).unwrap();
+    std::fs::copy(&source, gone.with_file_name("09 Copy.wav")).unwrap();
+    assert_eq!(app.catalog.scan(&library, |_| {}).await.unwrap().added, 1);
+    let body = app.get("/v1/search?q=lue%20puls&type=track", &token).await.json();
+    assert_eq!(body["tracks"]["total"], 2, "{body}");
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
 }
 
 async fn audio_features_analysis_and_recommendations(app: TestApp) {

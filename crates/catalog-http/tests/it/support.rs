@@ -24,7 +24,6 @@ pub struct TestApp {
     pub catalog: Catalog,
     pub router: Router,
     pub clock: ManualClock,
-    #[expect(dead_code, reason = "kept for failure messages while debugging a store")]
     pub backend: &'static str,
     _dir: tempfile::TempDir,
 }
@@ -53,6 +52,11 @@ impl TestResponse {
 }
 
 impl TestApp {
+    /// The folder the test library was synthesised into and scanned from.
+    pub fn library(&self) -> std::path::PathBuf {
+        self._dir.path().join("library")
+    }
+
     pub async fn sqlite() -> Self {
         let dir = tempfile::tempdir().unwrap();
         let db = Db::open_sqlite(&dir.path().join("catalog.db")).await.unwrap();
