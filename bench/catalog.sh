@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Catalog benchmark over a synthetic library of N tracks (default 100,000).
+# Prints
+#   1. scan throughput: `svc catalog scan` of the whole library, in files
+#      per second, and the scanner's peak memory;
+#   2. search latency: p50, p99 and max of /v1/search over a mix of free
+#      words, partial words, field filters and year ranges, sent one at a
+#      time on a kept-alive connection, and the server's peak memory.
+# Target: search p99 under 10 ms.
+#
+# The library is cheap to make: one tiny WAV (0.1 s of a tone, 8 kHz mono,
+# 1.6 KB) copied to N paths `Artist/Album/NN Title.wav`, so artist, album and
+# title come from the path (the scan's convention for untagged files) and
+# each file is still decoded and analysed. Names are drawn from word lists
+# with a fixed seed: 2,000 artists, 10 tracks an album.
+#
+# Usage: bench/catalog.sh [N] [QUERIES]   (defaults 100000 and 2000)
+#        CATALOG_DATABASE_URL=postgres://... bench/catalog.sh   for PostgreSQL
+#        SVC_BIN=path/to/svc bench/catalog.sh   to use a built binary
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+CACHE="${SVC_TEST_CACHE:-$HOME/.cache/svc-test}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/svc-target}"
+N="${1:-100000}"
+QUERIES="${2:-2000}"
+mkdir -p "$CACHE/bench"
+
+if [ -n "${SVC_BIN:-}" ]; then
+  svc="$SVC_BIN"
+else
+  cargo build --release --locked -p svc -q
+  svc="$CARGO_TARGET_DIR/release/svc"
+fi
+library="$CACHE/bench/catalog-library-$N"
+data="$(mktemp -d)"
+server=""
+cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$data"; }
+trap cleanup EXIT
+
+if [ ! -f "$library/.complete" ]; then
+  echo "writing a synthetic library of $N tracks to $library"
+  rm -rf "$library"
+  python3 - "$library" "$N" <<'PY'
+import math, os, random, struct, sys, wave
+root, n = sys.argv[1], int(sys.argv[2])
+rng = random.Random(8)
+words = ("night dawn blue river glass ember static velvet hollow silver paper echo lantern copper "
+         "meadow signal orbit cinder harbor willow neon marble thunder quiet golden feather tide "
+         "mirror canyon atlas north winter summer violet amber crimson shadow light fire stone "
+         "ocean desert forest city garden engine motor radio cloud rain snow storm star moon sun").split()
+def name(k):
+    return " ".join(rng.choice(words).capitalize() for _ in range(k))
+os.makedirs(root, exist_ok=True)
+template = os.path.join(root, ".template.wav")
+with wave.open(template, "wb") as w:
+    w.setnchannels(1); w.setsampwidth(2); w.setframerate(8000)
+    w.writeframes(b"".join(struct.pack("<h", int(8000 * math.sin(2 * math.pi * 440 * i / 8000))) for i in range(800)))
+data = open(template, "rb").read()
+artists = [f"{name(2)} {i}" for i in range(2000)]
+made = 0
+album = 0
+while made < n:
+    artist = artists[album % len(artists)]
+    folder = os.path.join(root, artist, f"{name(2)} {album}")
+    os.makedirs(folder, exist_ok=True)
+    for track in range(1, 11):
+        if made == n:
+            break
+        with open(os.path.join(folder, f"{track:02d} {name(3)}.wav"), "wb") as f:
+            f.write(data)
+        made += 1
+    album += 1
+os.remove(template)
+open(os.path.join(root, ".complete"), "w").close()
+PY
+fi
+
+echo "== scan"
+start=$(date +%s.%N)
+/usr/bin/time -f "%M" -o "$data/scan.mem" "$svc" --data-dir "$data" catalog scan "$library" 2>"$data/scan.err" >/dev/null \
+  || { tail -n 5 "$data/scan.err"; exit 1; }
+end=$(date +%s.%N)
+python3 - "$N" "$start" "$end" "$(cat "$data/scan.mem")" <<'PY'
+import sys
+n, start, end, kb = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+secs = end - start
+print(f"scanned {n} files in {secs:.1f} s: {n / secs:.0f} files/s; peak memory {kb / 1024:.0f} MB")
+PY
+
+echo "== search"
+creds="$("$svc" --json --data-dir "$data" catalog app create --name bench --redirect-uri http://127.0.0.1:1/cb)"
+"$svc" --json --data-dir "$data" serve catalog --catalog-listen 127.0.0.1:0 --no-demo --catalog-rate-limit 0 \
+  >"$data/serve.out" 2>"$data/serve.err" &
+server=$!
+for _ in $(seq 1 200); do grep -q '"service":"catalog"' "$data/serve.out" 2>/dev/null && break; sleep 0.1; done
+listen="$(sed -n 's/.*"listen":"\([^"]*\)".*/\1/p' "$data/serve.out" | head -n 1)"
+[ -n "$listen" ] || { cat "$data/serve.err"; echo "the catalog did not start"; exit 1; }
+python3 - "$listen" "$creds" "$QUERIES" <<'PY'
+import base64, http.client, json, random, sys, time, urllib.parse
+host, port = sys.argv[1].rsplit(":", 1)
+creds, total = json.loads(sys.argv[2]), int(sys.argv[3])
+conn = http.client.HTTPConnection(host, int(port))
+basic = base64.b64encode(f"{creds['client_id']}:{creds['client_secret']}".encode()).decode()
+conn.request("POST", "/api/token", "grant_type=client_credentials",
+             {"Authorization": f"Basic {basic}", "Content-Type": "application/x-www-form-urlencoded"})
+token = json.loads(conn.getresponse().read())["access_token"]
+rng = random.Random(1)
+words = ("night dawn blue river glass ember static velvet hollow silver paper echo lantern copper "
+         "meadow signal orbit cinder harbor willow neon marble thunder quiet golden feather tide").split()
+def query():
+    w = rng.choice(words)
+    kind = rng.randrange(6)
+    if kind == 0: return w, "track"
+    if kind == 1: return w[1:4], "track"                      # a partial word
+    if kind == 2: return f"{w} {rng.choice(words)}", "track"  # two words
+    if kind == 3: return f"artist:{w} {rng.choice(words)}", "track"
+    if kind == 4: return f"{w} year:1990-2030", "album"
+    return w, "track,album,artist"
+def get(path):
+    conn.request("GET", path, headers={"Authorization": f"Bearer {token}"})
+    r = conn.getresponse(); body = r.read()
+    if r.status != 200:
+        raise SystemExit(f"{path}: {r.status} {body[:200]!r}")
+    return json.loads(body)
+for _ in range(50):  # warm up
+    q, t = query(); get(f"/v1/search?q={urllib.parse.quote(q)}&type={t}&limit=20")
+times, hits = [], 0
+for _ in range(total):
+    q, t = query()
+    path = f"/v1/search?q={urllib.parse.quote(q)}&type={t}&limit=20"
+    start = time.perf_counter()
+    body = get(path)
+    times.append((time.perf_counter() - start) * 1000)
+    hits += sum(v["total"] for v in body.values())
+times.sort()
+pick = lambda p: times[min(len(times) - 1, int(len(times) * p))]
+print(f"{total} searches: p50 {pick(0.50):.2f} ms, p99 {pick(0.99):.2f} ms, max {times[-1]:.2f} ms "
+      f"({hits / total:.0f} matches a query on average); target p99 < 10 ms")
+PY
+echo "server peak memory $(awk '/VmHWM/ {printf "%.0f MB", $2 / 1024}' "/proc/$server/status")"
