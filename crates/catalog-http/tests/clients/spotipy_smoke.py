@@ -94,6 +94,9 @@ check(sp.search("year:2020", type="album")["albums"]["total"] == 1, "search year
 check(sp.new_releases()["albums"]["total"] == 3, "new_releases")
 check(len(sp.categories()["categories"]["items"]) == 3, "categories")
 check(sp.recommendation_genre_seeds()["genres"] == ["electronic", "jazz", "rock"], "genre seeds")
+check(sp.track(tid, market="from_token")["id"] == tid, "market=from_token")
+check(sp.search("scill", type="track")["tracks"]["items"][0]["id"] == tid, "search inside a word (full-text index)")
+check(sp.available_markets()["markets"] == ["US"], "available_markets")
 features = sp.audio_features([tid])[0]
 check(abs(features["tempo"] - 120) < 2 and features["key"] == 9 and features["mode"] == 1, f"audio_features {features}")
 analysis = sp.audio_analysis(tid)
@@ -125,8 +128,14 @@ check(snap, "playlist add items")
 check([i["track"]["id"] for i in sp.playlist_items(pl["id"])["items"]] == ids[:4], "playlist items")
 sp.playlist_reorder_items(pl["id"], range_start=0, insert_before=4)
 check(sp.playlist_items(pl["id"])["items"][-1]["track"]["id"] == ids[0], "playlist reorder")
-sp.playlist_remove_all_occurrences_of_items(pl["id"], [uris[1]])
-check(sp.playlist(pl["id"])["tracks"]["total"] == 3, "playlist remove")
+current = sp.playlist(pl["id"])["snapshot_id"]
+sp.playlist_remove_all_occurrences_of_items(pl["id"], [uris[1]], snapshot_id=current)
+check(sp.playlist(pl["id"])["tracks"]["total"] == 3, "playlist remove against the current snapshot")
+try:
+    sp.playlist_remove_all_occurrences_of_items(pl["id"], [uris[2]], snapshot_id="bm90LWEtc25hcHNob3Q")
+    check(False, "a snapshot the playlist never had is refused")
+except spotipy.SpotifyException as e:
+    check(e.http_status == 400, f"unknown snapshot_id refused ({e.http_status})")
 sp.playlist_change_details(pl["id"], name="Smoke 2")
 check(sp.playlist(pl["id"])["name"] == "Smoke 2", "playlist change details")
 jpeg = base64.b64encode(bytes([0xFF, 0xD8, 0xFF, 0xE0, 0, 16]) + b"JFIF" + bytes(32)).decode()
