@@ -52,6 +52,22 @@ impl SearchQuery {
     }
 }
 
+/// Words shorter than this cannot use a trigram index.
+pub const TRIGRAM: usize = 3;
+
+/// An FTS5 query requiring every word of at least [`TRIGRAM`] characters as
+/// a quoted phrase (`"night" AND "ember"`; a quote inside a word is
+/// doubled). With the trigram tokenizer a phrase matches any substring.
+/// `None` when no word is long enough.
+pub fn fts_phrases(words: &[String]) -> Option<String> {
+    let phrases: Vec<String> = words
+        .iter()
+        .filter(|w| w.chars().count() >= TRIGRAM)
+        .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
+        .collect();
+    if phrases.is_empty() { None } else { Some(phrases.join(" AND ")) }
+}
+
 fn parse_years(value: &str) -> Option<(i64, i64)> {
     match value.split_once('-') {
         Some((a, b)) => {
@@ -100,5 +116,13 @@ mod tests {
         assert_eq!(SearchQuery::parse("year:2001").years, Some((2001, 2001)));
         assert_eq!(SearchQuery::parse("a  b").terms, vec!["a", "b"]);
         assert_eq!(SearchQuery::parse("http://x").terms, vec!["http://x"]);
+    }
+
+    #[test]
+    fn long_words_become_fts_phrases() {
+        let words = |list: &[&str]| list.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>();
+        assert_eq!(fts_phrases(&words(&["night", "ab", "ember"])).as_deref(), Some(r#""night" AND "ember""#));
+        assert_eq!(fts_phrases(&words(&["say \"hi\"", "ünï"])).as_deref(), Some(r#""say ""hi""" AND "ünï""#));
+        assert_eq!(fts_phrases(&words(&["a", "bc"])), None);
     }
 }

@@ -852,38 +852,27 @@ impl Store {
             SearchKind::Album => ("albums a", "a.name, a.id"),
             SearchKind::Artist => ("artists r", "r.name, r.id"),
         };
-        // Free words and artist names go through the full-text index: FTS5
-        // trigram tables on SQLite, pg_trgm GIN indexes on PostgreSQL; both
-        // answer `LIKE '%word%'` from the index.
+        // Free words and artist names go through the full-text index (see
+        // `text_condition`).
         let postgres = matches!(self.db, Db::Postgres(_));
-        let indexed = |alias: &str, base: &str, column: &str, patterns: &[String]| -> String {
-            if postgres {
-                patterns.iter().map(|p| format!("{alias}.{column} LIKE {p}")).collect::<Vec<_>>().join(" AND ")
-            } else {
-                let likes = patterns.iter().map(|p| format!("{column} LIKE {p}")).collect::<Vec<_>>().join(" AND ");
-                format!("{alias}.rowid IN (SELECT rowid FROM {base}_fts WHERE {likes})")
-            }
-        };
         let (alias, base, column) = match kind {
             SearchKind::Track => ("t", "tracks", "search_text"),
             SearchKind::Album => ("a", "albums", "search_text"),
             SearchKind::Artist => ("r", "artists", "name_key"),
         };
-        let patterns: Vec<String> = q.terms.iter().map(|term| bind(like(term), &mut binds)).collect();
-        if !patterns.is_empty() {
-            conds.push(indexed(alias, base, column, &patterns));
+        if !q.terms.is_empty() {
+            conds.push(text_condition(postgres, (alias, base, column), &q.terms, &mut binds));
         }
-        let artist_ids = |p: &str| {
-            let matched = indexed("r", "artists", "name_key", &[p.to_owned()]);
+        let artist_ids = |artist: &str, binds: &mut Vec<String>| {
+            let matched = text_condition(postgres, ("r", "artists", "name_key"), &[artist.to_owned()], binds);
             format!("SELECT r.id FROM artists r WHERE {matched}")
         };
         match kind {
             SearchKind::Track => {
                 if let Some(artist) = &q.artist {
-                    let p = bind(like(artist), &mut binds);
+                    let ids = artist_ids(artist, &mut binds);
                     conds.push(format!(
-                        "EXISTS (SELECT 1 FROM track_artists ta WHERE ta.track_id = t.id AND ta.artist_id IN ({}))",
-                        artist_ids(&p)
+                        "EXISTS (SELECT 1 FROM track_artists ta WHERE ta.track_id = t.id AND ta.artist_id IN ({ids}))"
                     ));
                 }
                 if let Some(album) = &q.album {
@@ -913,10 +902,9 @@ impl Store {
                     conds.push("1 = 0".to_owned());
                 }
                 if let Some(artist) = &q.artist {
-                    let p = bind(like(artist), &mut binds);
+                    let ids = artist_ids(artist, &mut binds);
                     conds.push(format!(
-                        "EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = a.id AND aa.artist_id IN ({}))",
-                        artist_ids(&p)
+                        "EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = a.id AND aa.artist_id IN ({ids}))"
                     ));
                 }
                 if let Some(album) = &q.album {
@@ -942,8 +930,7 @@ impl Store {
                     conds.push("1 = 0".to_owned());
                 }
                 if let Some(artist) = &q.artist {
-                    let p = bind(like(artist), &mut binds);
-                    conds.push(indexed("r", "artists", "name_key", &[p]));
+                    conds.push(text_condition(postgres, ("r", "artists", "name_key"), &[artist.clone()], &mut binds));
                 }
                 if let Some(genre) = &q.genre {
                     let p = bind(like(genre), &mut binds);
@@ -1421,6 +1408,44 @@ impl Store {
 pub enum UserKey {
     Id,
     Username,
+}
+
+/// The condition "every word of `words` occurs in `column`" (a
+/// case-insensitive substring), answered from the full-text index, with its
+/// values appended to `binds`. PostgreSQL: `LIKE '%word%'`, which its
+/// pg_trgm GIN index answers. SQLite: the `<table>_fts` FTS5 trigram table,
+/// matched with a phrase per word of three or more characters (a trigram
+/// phrase is a substring match, read from the index alone) and `LIKE` for
+/// shorter words (which trigrams cannot index).
+fn text_condition(
+    postgres: bool,
+    (alias, table, column): (&str, &str, &str),
+    words: &[String],
+    binds: &mut Vec<String>,
+) -> String {
+    let mut push = |value: String| {
+        binds.push(value);
+        format!("${}", binds.len())
+    };
+    let like = |word: &str| format!("%{}%", word.replace(['%', '_'], ""));
+    if postgres {
+        return words
+            .iter()
+            .map(|w| format!("{alias}.{column} LIKE {}", push(like(w))))
+            .collect::<Vec<_>>()
+            .join(" AND ");
+    }
+    let mut inner = Vec::new();
+    if let Some(phrases) = crate::search::fts_phrases(words) {
+        inner.push(format!("{table}_fts MATCH {}", push(phrases)));
+    }
+    for word in words.iter().filter(|w| w.chars().count() < crate::search::TRIGRAM) {
+        inner.push(format!("{column} LIKE {}", push(like(word))));
+    }
+    if inner.is_empty() {
+        return "1 = 1".to_owned();
+    }
+    format!("{alias}.rowid IN (SELECT rowid FROM {table}_fts WHERE {})", inner.join(" AND "))
 }
 
 /// Which catalog type a search covers.

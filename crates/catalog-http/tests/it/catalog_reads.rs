@@ -130,7 +130,7 @@ async fn search_index_follows_rescans(app: TestApp) {
     match &db {
         platform::Db::Sqlite(pool) => {
             let plan: Vec<(i64, i64, i64, String)> =
-                sqlx::query_as("EXPLAIN QUERY PLAN SELECT rowid FROM tracks_fts WHERE search_text LIKE '%scill%'")
+                sqlx::query_as(r#"EXPLAIN QUERY PLAN SELECT rowid FROM tracks_fts WHERE tracks_fts MATCH '"scill"'"#)
                     .fetch_all(pool)
                     .await
                     .unwrap();
