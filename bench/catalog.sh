@@ -15,6 +15,7 @@
 # with a fixed seed: 2,000 artists, 10 tracks an album.
 #
 # Usage: bench/catalog.sh [N] [QUERIES]   (defaults 100000 and 2000)
+#        SVC_BENCH_KEEP=1 keeps the data directory (catalog.db) for inspection
 #        CATALOG_DATABASE_URL=postgres://... bench/catalog.sh   for PostgreSQL
 #        SVC_BIN=path/to/svc bench/catalog.sh   to use a built binary
 set -euo pipefail
@@ -35,7 +36,10 @@ fi
 library="$CACHE/bench/catalog-library-$N"
 data="$(mktemp -d)"
 server=""
-cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$data"; }
+cleanup() {
+  [ -n "$server" ] && kill "$server" 2>/dev/null
+  if [ -n "${SVC_BENCH_KEEP:-}" ]; then echo "data kept in $data"; else rm -rf "$data"; fi
+}
 trap cleanup EXIT
 
 if [ ! -f "$library/.complete" ]; then
@@ -108,15 +112,16 @@ token = json.loads(conn.getresponse().read())["access_token"]
 rng = random.Random(1)
 words = ("night dawn blue river glass ember static velvet hollow silver paper echo lantern copper "
          "meadow signal orbit cinder harbor willow neon marble thunder quiet golden feather tide").split()
+KINDS = ("word", "partial word", "two words", "artist: filter", "album year range", "all types")
 def query():
     w = rng.choice(words)
     kind = rng.randrange(6)
-    if kind == 0: return w, "track"
-    if kind == 1: return w[1:4], "track"                      # a partial word
-    if kind == 2: return f"{w} {rng.choice(words)}", "track"  # two words
-    if kind == 3: return f"artist:{w} {rng.choice(words)}", "track"
-    if kind == 4: return f"{w} year:1990-2030", "album"
-    return w, "track,album,artist"
+    if kind == 0: return kind, w, "track"
+    if kind == 1: return kind, w[1:4], "track"
+    if kind == 2: return kind, f"{w} {rng.choice(words)}", "track"
+    if kind == 3: return kind, f"artist:{w} {rng.choice(words)}", "track"
+    if kind == 4: return kind, f"{w} year:1990-2030", "album"
+    return kind, w, "track,album,artist"
 def get(path):
     conn.request("GET", path, headers={"Authorization": f"Bearer {token}"})
     r = conn.getresponse(); body = r.read()
@@ -124,18 +129,23 @@ def get(path):
         raise SystemExit(f"{path}: {r.status} {body[:200]!r}")
     return json.loads(body)
 for _ in range(50):  # warm up
-    q, t = query(); get(f"/v1/search?q={urllib.parse.quote(q)}&type={t}&limit=20")
-times, hits = [], 0
+    _, q, t = query(); get(f"/v1/search?q={urllib.parse.quote(q)}&type={t}&limit=20")
+times, hits, by_kind = [], 0, {}
 for _ in range(total):
-    q, t = query()
+    kind, q, t = query()
     path = f"/v1/search?q={urllib.parse.quote(q)}&type={t}&limit=20"
     start = time.perf_counter()
     body = get(path)
-    times.append((time.perf_counter() - start) * 1000)
+    took = (time.perf_counter() - start) * 1000
+    times.append(took)
+    by_kind.setdefault(kind, []).append(took)
     hits += sum(v["total"] for v in body.values())
-times.sort()
-pick = lambda p: times[min(len(times) - 1, int(len(times) * p))]
-print(f"{total} searches: p50 {pick(0.50):.2f} ms, p99 {pick(0.99):.2f} ms, max {times[-1]:.2f} ms "
+def pick(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(len(values) * p))]
+print(f"{total} searches: p50 {pick(times, 0.50):.2f} ms, p99 {pick(times, 0.99):.2f} ms, max {max(times):.2f} ms "
       f"({hits / total:.0f} matches a query on average); target p99 < 10 ms")
+for kind, values in sorted(by_kind.items()):
+    print(f"  {KINDS[kind]:<17} p50 {pick(values, 0.50):7.2f} ms  p99 {pick(values, 0.99):7.2f} ms  ({len(values)} queries)")
 PY
 echo "server peak memory $(awk '/VmHWM/ {printf "%.0f MB", $2 / 1024}' "/proc/$server/status")"

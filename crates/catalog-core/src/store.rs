@@ -863,6 +863,8 @@ impl Store {
         if !q.terms.is_empty() {
             conds.push(text_condition(postgres, (alias, base, column), &q.terms, &mut binds));
         }
+        // Artist filters are uncorrelated `IN` lists (a correlated EXISTS per
+        // candidate row was 25 times slower on SQLite at 10,000 tracks).
         let artist_ids = |artist: &str, binds: &mut Vec<String>| {
             let matched = text_condition(postgres, ("r", "artists", "name_key"), &[artist.to_owned()], binds);
             format!("SELECT r.id FROM artists r WHERE {matched}")
@@ -872,7 +874,7 @@ impl Store {
                 if let Some(artist) = &q.artist {
                     let ids = artist_ids(artist, &mut binds);
                     conds.push(format!(
-                        "EXISTS (SELECT 1 FROM track_artists ta WHERE ta.track_id = t.id AND ta.artist_id IN ({ids}))"
+                        "t.id IN (SELECT ta.track_id FROM track_artists ta WHERE ta.artist_id IN ({ids}))"
                     ));
                 }
                 if let Some(album) = &q.album {
@@ -904,7 +906,7 @@ impl Store {
                 if let Some(artist) = &q.artist {
                     let ids = artist_ids(artist, &mut binds);
                     conds.push(format!(
-                        "EXISTS (SELECT 1 FROM album_artists aa WHERE aa.album_id = a.id AND aa.artist_id IN ({ids}))"
+                        "a.id IN (SELECT aa.album_id FROM album_artists aa WHERE aa.artist_id IN ({ids}))"
                     ));
                 }
                 if let Some(album) = &q.album {
