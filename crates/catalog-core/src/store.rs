@@ -932,7 +932,12 @@ impl Store {
                     conds.push("1 = 0".to_owned());
                 }
                 if let Some(artist) = &q.artist {
-                    conds.push(text_condition(postgres, ("r", "artists", "name_key"), &[artist.clone()], &mut binds));
+                    conds.push(text_condition(
+                        postgres,
+                        ("r", "artists", "name_key"),
+                        std::slice::from_ref(artist),
+                        &mut binds,
+                    ));
                 }
                 if let Some(genre) = &q.genre {
                     let p = bind(like(genre), &mut binds);
