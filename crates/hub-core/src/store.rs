@@ -1377,4 +1377,7 @@ mod tests {
     }
 }
 
+mod docs;
 mod mock;
+
+pub use docs::DocsProjectRow;

@@ -12,6 +12,7 @@ mod audit;
 mod auth;
 mod bad_specs;
 mod diffs;
+mod docs;
 mod mock;
 mod openapi;
 mod ops;

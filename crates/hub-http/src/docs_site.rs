@@ -1,0 +1,385 @@
+//! `/docs/<slug>[/<version>]/...`: the hosted docs pages, their assets,
+//! `/widget.js` and the widget's `embed.json`.
+//!
+//! Per request: the project's docs view (one query for the project, one for
+//! its versions, one for its settings), the prepared document (parsed once
+//! per content hash and kept), and the page (rendered once per document
+//! hash, settings fingerprint and page, and kept). Private projects answer
+//! 404 here exactly like missing ones: there is no browser session for
+//! members yet, and a token in the URL would leak through logs and
+//! referrers.
+
+use std::collections::HashMap;
+use std::hash::{Hash as _, Hasher as _};
+use std::sync::{Arc, Mutex};
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use docs_render::{Chrome, Page, Site};
+use hub_core::docs::{DocsClosed, DocsSite, DocsVersion};
+use hub_core::{Feature, Hub};
+
+use crate::error::{ApiError, Code};
+use crate::extract::QueryParams;
+
+/// Prepared documents kept in memory per node.
+const SITE_CACHE: usize = 32;
+/// Rendered pages kept in memory per node.
+const PAGE_CACHE: usize = 4096;
+/// Content-Security-Policy of every docs page: scripts and styles only from
+/// the hub (the theme's `<style>` and layout attributes are inline), images
+/// from anywhere (owner logos), requests anywhere (Try-It).
+const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' https: http: data:; connect-src *; form-action 'self'; base-uri 'none'; frame-ancestors 'self'";
+
+/// Shared state of the docs routes.
+pub struct DocsServer {
+    hub: Hub,
+    sites: Mutex<HashMap<String, Arc<Site>>>,
+    pages: Mutex<HashMap<(String, u64, String), Arc<str>>>,
+}
+
+impl std::fmt::Debug for DocsServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DocsServer").finish_non_exhaustive()
+    }
+}
+
+impl DocsServer {
+    #[must_use]
+    pub fn new(hub: Hub) -> Self {
+        Self { hub, sites: Mutex::new(HashMap::new()), pages: Mutex::new(HashMap::new()) }
+    }
+
+    async fn site(&self, version: &DocsVersion) -> Result<Arc<Site>, ApiError> {
+        if let Some(site) = self.sites.lock().ok().and_then(|s| s.get(&version.spec_sha256).cloned()) {
+            return Ok(site);
+        }
+        let document = self.hub.docs_document(&version.spec_sha256).await?;
+        let site = tokio::task::spawn_blocking(move || spec::parse(&document).map(|spec| Arc::new(Site::new(spec))))
+            .await
+            .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("docs parse task failed: {e}"))))?
+            .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("stored spec does not parse: {e}"))))?;
+        if let Ok(mut sites) = self.sites.lock() {
+            if sites.len() >= SITE_CACHE {
+                sites.clear();
+            }
+            sites.insert(version.spec_sha256.clone(), site.clone());
+        }
+        Ok(site)
+    }
+}
+
+/// Where a request found the project (custom domains come later).
+fn base_path(slug: &str) -> String {
+    format!("/docs/{slug}")
+}
+
+async fn open(server: &DocsServer, slug: &str) -> Result<DocsSite, ApiError> {
+    match server.hub.docs_site(slug, false).await? {
+        Ok(site) => Ok(site),
+        Err(DocsClosed::NotFound) => Err(ApiError::new(Code::NotFound, "project not found")),
+        Err(DocsClosed::PasswordRequired) => {
+            Err(ApiError::new(Code::PasswordRequired, "these docs are password-protected"))
+        }
+    }
+}
+
+async fn chrome(
+    server: &DocsServer,
+    site: &DocsSite,
+    version: &DocsVersion,
+    with_markdown: bool,
+) -> Result<Chrome, ApiError> {
+    let endpoint_markdown = if with_markdown && site.owner_plan.allows(Feature::DocsBuilder) {
+        server
+            .hub
+            .docs_endpoint_markdown(&site.project_id, &version.label)
+            .await?
+            .into_iter()
+            .map(|m| (m.endpoint, docs_render::EndpointMarkdown { intro: m.intro, extras: m.extras }))
+            .collect()
+    } else {
+        std::collections::BTreeMap::new()
+    };
+    let theme = site.theme.as_ref().map(|t| docs_render::Theme {
+        light: palette(&t.light),
+        dark: palette(&t.dark),
+        radius: t.radius,
+        lock: t.lock.clone(),
+    });
+    Ok(Chrome {
+        project_name: site.name.clone(),
+        base: base_path(&site.slug),
+        asset_base: docs_render::assets::BASE.to_owned(),
+        versions: site
+            .versions
+            .iter()
+            .filter(|v| !v.is_preview || v.label == version.label)
+            .map(|v| docs_render::VersionLink {
+                label: v.label.clone(),
+                is_default: v.is_default,
+                is_preview: v.is_preview,
+            })
+            .collect(),
+        label: version.label.clone(),
+        base_url: version.base_url.clone().or_else(|| site.base_url.clone()),
+        mock_url: site.mock_open.then(|| format!("/mock/{}@{}", site.slug, docs_render::encode(&version.label))),
+        logo_url: site.branding.logo_url.clone(),
+        favicon_url: site.branding.favicon_url.clone(),
+        theme,
+        header: docs_render::Header {
+            logo_url: site.header.logo_url.clone(),
+            title: site.header.title.clone(),
+            buttons: site
+                .header
+                .buttons
+                .iter()
+                .map(|b| docs_render::HeaderButton {
+                    label: b.label.clone(),
+                    url: b.url.clone(),
+                    variant: b.variant.clone(),
+                })
+                .collect(),
+            links: site
+                .header
+                .links
+                .iter()
+                .map(|l| docs_render::HeaderLink { label: l.label.clone(), url: l.url.clone() })
+                .collect(),
+            search: site.header.search,
+        },
+        show_badge: site.show_badge,
+        endpoint_markdown,
+        search: None,
+    })
+}
+
+fn palette(p: &hub_core::docs::Palette) -> docs_render::Palette {
+    docs_render::Palette {
+        primary: p.primary.clone(),
+        background: p.background.clone(),
+        foreground: p.foreground.clone(),
+        muted: p.muted.clone(),
+        border: p.border.clone(),
+        card: p.card.clone(),
+    }
+}
+
+fn fingerprint(chrome: &Chrome) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    serde_json::to_string(chrome).unwrap_or_default().hash(&mut hasher);
+    hasher.finish()
+}
+
+fn html(body: Arc<str>) -> Response {
+    let mut response = (StatusCode::OK, body.to_string()).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("strict-origin-when-cross-origin"));
+    response
+}
+
+/// Which page a route asks for, owned (it outlives the request's borrows).
+#[derive(Clone, Debug)]
+enum Wanted {
+    Overview,
+    Operation(String),
+    Tag(String),
+    Schemas,
+    Schema(String),
+    Type(String),
+}
+
+impl Wanted {
+    fn key(&self) -> String {
+        match self {
+            Self::Overview => "overview".to_owned(),
+            Self::Operation(k) => format!("op/{k}"),
+            Self::Tag(k) => format!("tag/{k}"),
+            Self::Schemas => "schemas".to_owned(),
+            Self::Schema(k) => format!("schema/{k}"),
+            Self::Type(k) => format!("type/{k}"),
+        }
+    }
+
+    fn page(&self) -> Page<'_> {
+        match self {
+            Self::Overview => Page::Overview,
+            Self::Operation(k) => Page::Operation(k),
+            Self::Tag(k) => Page::Tag(k),
+            Self::Schemas => Page::Schemas,
+            Self::Schema(k) => Page::Schema(k),
+            Self::Type(k) => Page::Type(k),
+        }
+    }
+}
+
+async fn page(server: &DocsServer, slug: &str, label: Option<&str>, wanted: Wanted) -> Result<Response, ApiError> {
+    let site = open(server, slug).await?;
+    let version = site.version(label).ok_or_else(|| match label {
+        Some(label) => ApiError::new(Code::NotFound, format!("version `{label}` not found")),
+        None => ApiError::new(Code::NotFound, "this project has no published version yet"),
+    })?;
+    let prepared = server.site(version).await?;
+    let with_markdown = matches!(wanted, Wanted::Operation(_))
+        || (matches!(wanted, Wanted::Overview) && prepared.spec().graphql.is_some());
+    let chrome = chrome(server, &site, version, with_markdown).await?;
+    let key = (version.spec_sha256.clone(), fingerprint(&chrome), wanted.key());
+    if let Some(hit) = server.pages.lock().ok().and_then(|p| p.get(&key).cloned()) {
+        return Ok(html(hit));
+    }
+    let rendered = tokio::task::spawn_blocking(move || docs_render::render(&prepared, &chrome, wanted.page()))
+        .await
+        .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("docs render task failed: {e}"))))?
+        .ok_or_else(|| ApiError::new(Code::NotFound, "no such page in these docs"))?;
+    let rendered: Arc<str> = Arc::from(rendered);
+    if let Ok(mut pages) = server.pages.lock() {
+        if pages.len() >= PAGE_CACHE {
+            pages.clear();
+        }
+        pages.insert(key, rendered.clone());
+    }
+    Ok(html(rendered))
+}
+
+fn respond(result: Result<Response, ApiError>) -> Response {
+    result.unwrap_or_else(ApiError::into_html_response)
+}
+
+pub async fn overview(State(server): State<Arc<DocsServer>>, Path(slug): Path<String>) -> Response {
+    respond(page(&server, &slug, None, Wanted::Overview).await)
+}
+
+pub async fn version_overview(
+    State(server): State<Arc<DocsServer>>,
+    Path((slug, label)): Path<(String, String)>,
+) -> Response {
+    respond(page(&server, &slug, Some(&label), Wanted::Overview).await)
+}
+
+pub async fn operation(
+    State(server): State<Arc<DocsServer>>,
+    Path((slug, label, key)): Path<(String, String, String)>,
+) -> Response {
+    respond(page(&server, &slug, Some(&label), Wanted::Operation(key)).await)
+}
+
+pub async fn tag(
+    State(server): State<Arc<DocsServer>>,
+    Path((slug, label, name)): Path<(String, String, String)>,
+) -> Response {
+    respond(page(&server, &slug, Some(&label), Wanted::Tag(name)).await)
+}
+
+pub async fn schemas(State(server): State<Arc<DocsServer>>, Path((slug, label)): Path<(String, String)>) -> Response {
+    respond(page(&server, &slug, Some(&label), Wanted::Schemas).await)
+}
+
+pub async fn schema(
+    State(server): State<Arc<DocsServer>>,
+    Path((slug, label, name)): Path<(String, String, String)>,
+) -> Response {
+    respond(page(&server, &slug, Some(&label), Wanted::Schema(name)).await)
+}
+
+pub async fn graphql_type(
+    State(server): State<Arc<DocsServer>>,
+    Path((slug, label, name)): Path<(String, String, String)>,
+) -> Response {
+    respond(page(&server, &slug, Some(&label), Wanted::Type(name)).await)
+}
+
+/// `/docs/<slug>/<version>/search?q=`: full-text search over the version.
+pub async fn search(
+    State(server): State<Arc<DocsServer>>,
+    Path((slug, label)): Path<(String, String)>,
+    query: QueryParams,
+) -> Response {
+    respond(search_inner(&server, &slug, &label, query.get("q").unwrap_or("")).await)
+}
+
+async fn search_inner(server: &DocsServer, slug: &str, label: &str, q: &str) -> Result<Response, ApiError> {
+    let site = open(server, slug).await?;
+    let version = site.version(Some(label)).ok_or_else(|| ApiError::new(Code::NotFound, "version not found"))?;
+    let prepared = server.site(version).await?;
+    let q: String = q.chars().take(200).collect();
+    let hits = {
+        let prepared = prepared.clone();
+        server
+            .hub
+            .docs_search(&version.spec_sha256, &q, move || {
+                prepared
+                    .sections()
+                    .into_iter()
+                    .map(|s| hub_core::docs::SearchSection { target: s.target, title: s.title, body: s.body })
+                    .collect()
+            })
+            .await?
+    };
+    let mut chrome = chrome(server, &site, version, false).await?;
+    chrome.search = Some(docs_render::SearchResults {
+        query: q,
+        hits: hits
+            .into_iter()
+            .map(|h| docs_render::SearchHit { target: h.target, title: h.title, snippet: h.body })
+            .collect(),
+    });
+    let rendered = tokio::task::spawn_blocking(move || docs_render::render(&prepared, &chrome, Page::Search))
+        .await
+        .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("docs render task failed: {e}"))))?
+        .ok_or_else(|| ApiError::new(Code::NotFound, "no such page in these docs"))?;
+    Ok(html(Arc::from(rendered)))
+}
+
+/// `/docs/<slug>/embed.json?operation=<key>[&version=<label>]`: what the
+/// widget needs for one operation. Embedding is a Pro feature.
+pub async fn embed(State(server): State<Arc<DocsServer>>, Path(slug): Path<String>, query: QueryParams) -> Response {
+    match embed_inner(&server, &slug, &query).await {
+        Ok(response) => response,
+        Err(error) => error.into_response(),
+    }
+}
+
+async fn embed_inner(server: &DocsServer, slug: &str, query: &QueryParams) -> Result<Response, ApiError> {
+    let site = open(server, slug).await?;
+    if !site.owner_plan.allows(Feature::Embed) {
+        return Err(hub_core::HubError::PlanRequired { feature: Feature::Embed, current: site.owner_plan }.into());
+    }
+    let key = query.get("operation").ok_or_else(|| ApiError::field("operation", "operation is required"))?;
+    let version =
+        site.version(query.get("version")).ok_or_else(|| ApiError::new(Code::NotFound, "version not found"))?;
+    let prepared = server.site(version).await?;
+    let chrome = chrome(server, &site, version, false).await?;
+    let value = docs_render::embed(&prepared, &chrome, key)
+        .ok_or_else(|| ApiError::new(Code::NotFound, format!("operation `{key}` not found")))?;
+    Ok(Json(value).into_response())
+}
+
+/// `/_docs/<file>` and `/widget.js`: the assets, compiled in.
+pub async fn asset(Path(name): Path<String>) -> Response {
+    serve_asset(&name)
+}
+
+pub async fn widget() -> Response {
+    serve_asset("widget.js")
+}
+
+fn serve_asset(name: &str) -> Response {
+    match docs_render::assets::get(name) {
+        Some((content_type, body)) => {
+            let mut response = body.into_response();
+            let headers = response.headers_mut();
+            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+            headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=3600"));
+            headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+            headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
+            response
+        }
+        None => ApiError::new(Code::NotFound, "no such asset").into_response(),
+    }
+}
