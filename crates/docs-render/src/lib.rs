@@ -29,6 +29,9 @@ pub use theme::{Palette, Theme};
 /// Above this many operations the navigation lists tags, and the operations
 /// of the current tag only (each page stays small for huge descriptions).
 pub const FULL_NAV_MAX_OPERATIONS: usize = 150;
+/// Above this many root fields the GraphQL overview lists fields and types
+/// by name, each field on its own page.
+pub const GRAPHQL_FULL_MAX_FIELDS: usize = 60;
 /// Examples are cut past this many bytes on a page.
 const MAX_EXAMPLE_BYTES: usize = 16 * 1024;
 
@@ -145,6 +148,8 @@ pub enum Page<'a> {
     Schema(&'a str),
     /// A GraphQL type.
     Type(&'a str),
+    /// A GraphQL root field: `query`, `mutation` or `subscription`, and its name.
+    Field(&'a str, &'a str),
     Search,
 }
 
@@ -261,7 +266,7 @@ impl Site {
             for (kind, fields) in [("query", &model.queries), ("mutation", &model.mutations)] {
                 for field in fields {
                     out.push(Section {
-                        target: format!("#{kind}-{}", field.name),
+                        target: format!("graphql/{kind}/{}", encode(&field.name)),
                         title: format!("{kind} {}", field.name),
                         body: field.description.clone().unwrap_or_default(),
                     });
@@ -343,6 +348,7 @@ fn environment() -> &'static Environment<'static> {
             ("search.html", include_str!("../templates/search.html")),
             ("macros.html", include_str!("../templates/macros.html")),
             ("message.html", include_str!("../templates/message.html")),
+            ("field.html", include_str!("../templates/field.html")),
         ] {
             if let Err(err) = env.add_template(name, source) {
                 // A template that does not compile is a build defect the
@@ -767,10 +773,16 @@ pub fn render(site: &Site, chrome: &Chrome, page: Page<'_>) -> Option<String> {
                     let custom = chrome.endpoint_markdown.get(&format!("{kind} {name}"));
                     (md(custom.and_then(|c| c.intro.as_ref())), md(custom.and_then(|c| c.extras.as_ref())))
                 };
+                let compact =
+                    model.queries.len() + model.mutations.len() + model.subscriptions.len() > GRAPHQL_FULL_MAX_FIELDS;
                 let section = |kind: &'static str, fields: &[GraphQlField]| {
                     fields
                         .iter()
                         .map(|f| {
+                            if compact {
+                                let summary = f.description.as_deref().map(|d| markdown::first_line(d, 100));
+                                return context! { field => context! { name => f.name, ty => f.ty.to_string() }, summary => summary, kind => kind };
+                            }
                             let (intro, extras) = op_md(kind, &f.name);
                             context! { field => gql_field(f), intro_html => intro, extras_html => extras, kind => kind }
                         })
@@ -784,6 +796,7 @@ pub fn render(site: &Site, chrome: &Chrome, page: Page<'_>) -> Option<String> {
                         subscriptions => section("subscription", &model.subscriptions),
                         types => types,
                         roots => roots,
+                        compact => compact,
                         targets => try_targets(site, chrome, None),
                         ..common.clone()
                     })
@@ -902,6 +915,26 @@ pub fn render(site: &Site, chrome: &Chrome, page: Page<'_>) -> Option<String> {
                     used_by => used_by,
                     ..common.clone()
                 })
+            })
+        }
+        Page::Field(kind, name) => {
+            let model = graphql?;
+            let fields = match kind {
+                "query" => &model.queries,
+                "mutation" => &model.mutations,
+                "subscription" => &model.subscriptions,
+                _ => return None,
+            };
+            let field = fields.iter().find(|f| f.name == name)?;
+            let custom = chrome.endpoint_markdown.get(&format!("{kind} {name}"));
+            let f = context! {
+                field => gql_field(field),
+                intro_html => md(custom.and_then(|c| c.intro.as_ref())),
+                extras_html => md(custom.and_then(|c| c.extras.as_ref())),
+                kind => kind,
+            };
+            env.get_template("field.html").and_then(|t| {
+                t.render(context! { f => f, targets => try_targets(site, chrome, None), ..common.clone() })
             })
         }
         Page::Search => env

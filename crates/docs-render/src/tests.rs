@@ -184,3 +184,23 @@ fn message_page_escapes() {
     let html = message_page("<x>", "a & b", Some("/docs/p/_login"), Some("wrong"));
     assert!(html.contains("&lt;x&gt;") && html.contains("a &amp; b") && html.contains("type=\"password\""), "{html}");
 }
+
+#[test]
+fn large_graphql_schemas_get_a_page_per_field() {
+    let mut sdl = String::from("type Query {\n");
+    for i in 0..70 {
+        sdl.push_str(&format!("  \"Field {i}\" f{i}(id: ID!): Book\n"));
+    }
+    sdl.push_str("}\ntype Book { id: ID! }\n");
+    let site = Site::new(spec::parse(sdl.as_bytes()).unwrap_or_else(|e| panic!("{e}")));
+    let html = render(&site, &chrome(), Page::Overview).unwrap_or_default();
+    assert!(html.contains("href=\"/docs/pets/1.0/graphql/query/f69\""), "{html}");
+    assert!(!html.contains("id=\"query-f1\""), "no full sections: {html}");
+    let field = render(&site, &chrome(), Page::Field("query", "f3")).unwrap_or_default();
+    assert!(
+        field.contains("id=\"query-f3\"") && field.contains("Field 3") && field.contains("data-graphql"),
+        "{field}"
+    );
+    assert!(render(&site, &chrome(), Page::Field("query", "nope")).is_none());
+    assert!(render(&site, &chrome(), Page::Field("bogus", "f3")).is_none());
+}

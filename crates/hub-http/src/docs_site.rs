@@ -193,6 +193,7 @@ enum Wanted {
     Schemas,
     Schema(String),
     Type(String),
+    Field(String, String),
 }
 
 impl Wanted {
@@ -204,6 +205,7 @@ impl Wanted {
             Self::Schemas => "schemas".to_owned(),
             Self::Schema(k) => format!("schema/{k}"),
             Self::Type(k) => format!("type/{k}"),
+            Self::Field(kind, name) => format!("field/{kind}/{name}"),
         }
     }
 
@@ -215,6 +217,7 @@ impl Wanted {
             Self::Schemas => Page::Schemas,
             Self::Schema(k) => Page::Schema(k),
             Self::Type(k) => Page::Type(k),
+            Self::Field(kind, name) => Page::Field(kind, name),
         }
     }
 }
@@ -226,7 +229,7 @@ async fn page(server: &DocsServer, slug: &str, label: Option<&str>, wanted: Want
         None => ApiError::new(Code::NotFound, "this project has no published version yet"),
     })?;
     let prepared = server.site(version).await?;
-    let with_markdown = matches!(wanted, Wanted::Operation(_))
+    let with_markdown = matches!(wanted, Wanted::Operation(_) | Wanted::Field(..))
         || (matches!(wanted, Wanted::Overview) && prepared.spec().graphql.is_some());
     let chrome = chrome(server, &site, version, with_markdown).await?;
     let key = (version.spec_sha256.clone(), fingerprint(&chrome), wanted.key());
@@ -292,6 +295,13 @@ pub async fn graphql_type(
     Path((slug, label, name)): Path<(String, String, String)>,
 ) -> Response {
     respond(page(&server, &slug, Some(&label), Wanted::Type(name)).await)
+}
+
+pub async fn graphql_field(
+    State(server): State<Arc<DocsServer>>,
+    Path((slug, label, kind, name)): Path<(String, String, String, String)>,
+) -> Response {
+    respond(page(&server, &slug, Some(&label), Wanted::Field(kind, name)).await)
 }
 
 /// `/docs/<slug>/<version>/search?q=`: full-text search over the version.

@@ -13,6 +13,7 @@ mod auth;
 mod bad_specs;
 mod diffs;
 mod docs;
+mod docs_weight;
 mod mock;
 mod openapi;
 mod ops;
