@@ -170,7 +170,7 @@ impl Hub {
     }
 }
 
-fn hash_password(password: &str) -> HubResult<String> {
+pub(crate) fn hash_password(password: &str) -> HubResult<String> {
     use argon2::password_hash::{PasswordHasher as _, SaltString};
     use rand::RngCore as _;
     if password.chars().count() < 8 {

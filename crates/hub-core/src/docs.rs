@@ -11,6 +11,7 @@
 //!   survive a downgrade and apply again after an upgrade; while the plan
 //!   lacks the feature they are kept but not applied.
 
+use kernel::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -439,20 +440,22 @@ impl Hub {
     /// The public side: what `/docs/<slug>` may show. `unlocked` says the
     /// visitor presented a valid docs session for a password-protected
     /// project.
-    pub async fn docs_site(&self, slug: &str, unlocked: bool) -> HubResult<Result<DocsSite, DocsClosed>> {
+    pub async fn docs_site(&self, slug: &str, session: Option<&str>) -> HubResult<Result<DocsSite, DocsClosed>> {
         let Some(row) = self.store.docs_project(slug).await? else { return Ok(Err(DocsClosed::NotFound)) };
-        self.docs_site_from(row, unlocked).await
+        self.docs_site_from(row, session).await
     }
 
     async fn docs_site_from(
         &self,
         row: crate::store::DocsProjectRow,
-        unlocked: bool,
+        session: Option<&str>,
     ) -> HubResult<Result<DocsSite, DocsClosed>> {
         if !row.is_public {
             return Ok(Err(DocsClosed::NotFound));
         }
-        if row.has_password && !unlocked {
+        if let Some(hash) = &row.password_hash
+            && !session.is_some_and(|s| session_valid(hash, &row.id, s, self.clock.now()))
+        {
             return Ok(Err(DocsClosed::PasswordRequired));
         }
         let owner_plan: Plan = row.owner_plan.parse().unwrap_or(Plan::Free);
@@ -472,7 +475,7 @@ impl Hub {
             theme,
             header,
             show_badge,
-            mock_open: !row.has_password,
+            mock_open: true,
         }))
     }
 
@@ -641,6 +644,97 @@ impl Hub {
     }
 }
 
+/// The value of a docs session cookie: `<expiry ms>.<HMAC-SHA256 hex>`,
+/// keyed by the project's password hash (which holds a random salt no
+/// client ever sees), so changing or removing the password ends every
+/// session at once and the hub needs no separate signing secret.
+pub fn session_value(password_hash: &str, project_id: &str, expires: Timestamp) -> String {
+    format!("{}.{}", expires.as_millis(), session_mac(password_hash, project_id, expires.as_millis()))
+}
+
+fn session_mac(password_hash: &str, project_id: &str, expires_ms: i64) -> String {
+    use hmac::Mac as _;
+    let Ok(mut mac) = hmac::Hmac::<sha2::Sha256>::new_from_slice(password_hash.as_bytes()) else {
+        return String::new();
+    };
+    mac.update(format!("docs-session\n{project_id}\n{expires_ms}").as_bytes());
+    hex::encode(mac.finalize().into_bytes())
+}
+
+/// Whether `value` is an unexpired session of this project and password.
+pub fn session_valid(password_hash: &str, project_id: &str, value: &str, now: Timestamp) -> bool {
+    let Some((expires, mac)) = value.split_once('.') else { return false };
+    let Ok(expires_ms) = expires.parse::<i64>() else { return false };
+    if expires_ms <= now.as_millis() {
+        return false;
+    }
+    let expected = session_mac(password_hash, project_id, expires_ms);
+    !expected.is_empty() && platform::crypto::constant_time_eq(expected.as_bytes(), mac.as_bytes())
+}
+
+/// Characters of a docs password at most (at least 8, as for accounts).
+pub const MAX_DOCS_PASSWORD_CHARS: usize = 256;
+
+impl Hub {
+    /// Sets or (with `None`) removes the password of a project's docs and
+    /// mock; audited as `PROJECT_UPDATED` with `fields: ["password"]`.
+    pub async fn set_docs_password(
+        &self,
+        principal: &Principal,
+        slug: &str,
+        password: Option<&str>,
+        source: Source,
+    ) -> HubResult<bool> {
+        let found = self.authorize_project(principal, slug, Action::UpdateProject).await?;
+        let hash = match password {
+            Some(p) if p.chars().count() > MAX_DOCS_PASSWORD_CHARS => {
+                return Err(HubError::validation(
+                    "password",
+                    format!("password must be at most {MAX_DOCS_PASSWORD_CHARS} characters"),
+                ));
+            }
+            Some(p) => Some(crate::accounts::hash_password(p)?),
+            None => None,
+        };
+        let project = &found.project;
+        let audit = self.audit_row(
+            &project.owner_id,
+            found.owner_plan,
+            &principal.user_id,
+            source,
+            AuditDraft::new(AuditAction::ProjectUpdated, "project", &project.id)
+                .project(&project.id)
+                .meta("fields", vec!["password"]),
+        );
+        self.store.set_password_hash(&project.id, hash.as_deref(), self.clock.now(), audit.as_ref()).await?;
+        self.mock_changed();
+        Ok(hash.is_some())
+    }
+
+    /// Checks a docs password; on success returns the session cookie value
+    /// and its expiry. `None` for a wrong password, a project without one,
+    /// or a project that is not public.
+    pub async fn docs_login(&self, slug: &str, password: &str) -> HubResult<Option<(String, Timestamp)>> {
+        use argon2::password_hash::{PasswordHash, PasswordVerifier as _};
+        let Some(row) = self.store.docs_project(slug).await? else { return Ok(None) };
+        let Some(hash) = row.password_hash.filter(|_| row.is_public) else { return Ok(None) };
+        let parsed = PasswordHash::new(&hash).map_err(|e| HubError::Internal(format!("stored password hash: {e}")))?;
+        if argon2::Argon2::default().verify_password(password.as_bytes(), &parsed).is_err() {
+            return Ok(None);
+        }
+        let expires = self.clock.now().plus_millis(DOCS_SESSION_SECONDS * 1000);
+        Ok(Some((session_value(&hash, &row.id, expires), expires)))
+    }
+
+    /// Whether `session` opens the password-protected project `slug` (the
+    /// mock asks this before serving such a project).
+    pub async fn docs_session_opens(&self, slug: &str, session: &str) -> HubResult<bool> {
+        let Some(row) = self.store.docs_project(slug).await? else { return Ok(false) };
+        Ok(row.is_public
+            && row.password_hash.as_deref().is_some_and(|h| session_valid(h, &row.id, session, self.clock.now())))
+    }
+}
+
 fn require(plan: Plan, feature: Feature) -> HubResult<()> {
     if plan.allows(feature) { Ok(()) } else { Err(HubError::PlanRequired { feature, current: plan }) }
 }
@@ -736,6 +830,20 @@ mod tests {
         let tokens = ThemeTokens { radius: Some(4), ..ThemeTokens::default() };
         let (_, theme, _, badge) = apply(Plan::Business, &branding, Some(&tokens), None);
         assert_eq!((theme.and_then(|t| t.radius), badge), (Some(4), true));
+    }
+
+    #[test]
+    fn sessions_are_bound_to_project_password_and_time() {
+        let now = Timestamp::from_millis(1_000_000);
+        let later = Timestamp::from_millis(2_000_000);
+        let value = session_value("hash-a", "p1", later);
+        assert!(session_valid("hash-a", "p1", &value, now));
+        assert!(!session_valid("hash-b", "p1", &value, now), "a new password ends sessions");
+        assert!(!session_valid("hash-a", "p2", &value, now), "bound to the project");
+        assert!(!session_valid("hash-a", "p1", &value, later), "expired");
+        let forged = format!("9999999999999.{}", value.split_once('.').map(|(_, m)| m).unwrap_or(""));
+        assert!(!session_valid("hash-a", "p1", &forged, now), "the expiry is signed");
+        assert!(!session_valid("hash-a", "p1", "garbage", now));
     }
 
     #[test]

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use axum::Json;
 use axum::extract::{Path, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use docs_render::{Chrome, Page, Site};
 use hub_core::docs::{DocsClosed, DocsSite, DocsVersion};
@@ -38,7 +38,11 @@ pub struct DocsServer {
     hub: Hub,
     sites: Mutex<HashMap<String, Arc<Site>>>,
     pages: Mutex<HashMap<(String, u64, String), Arc<str>>>,
+    logins: governor::DefaultKeyedRateLimiter<String>,
 }
+
+/// Password attempts per project per minute (per node).
+pub const LOGINS_PER_MINUTE: u32 = 10;
 
 impl std::fmt::Debug for DocsServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -49,7 +53,13 @@ impl std::fmt::Debug for DocsServer {
 impl DocsServer {
     #[must_use]
     pub fn new(hub: Hub) -> Self {
-        Self { hub, sites: Mutex::new(HashMap::new()), pages: Mutex::new(HashMap::new()) }
+        let per_minute = std::num::NonZeroU32::new(LOGINS_PER_MINUTE).unwrap_or(std::num::NonZeroU32::MIN);
+        Self {
+            hub,
+            sites: Mutex::new(HashMap::new()),
+            pages: Mutex::new(HashMap::new()),
+            logins: governor::RateLimiter::keyed(governor::Quota::per_minute(per_minute)),
+        }
     }
 
     async fn site(&self, version: &DocsVersion) -> Result<Arc<Site>, ApiError> {
@@ -76,13 +86,71 @@ fn base_path(slug: &str) -> String {
     format!("/docs/{slug}")
 }
 
-async fn open(server: &DocsServer, slug: &str) -> Result<DocsSite, ApiError> {
-    match server.hub.docs_site(slug, false).await? {
+/// The name of the cookie that carries a project's docs session. Its path
+/// is `/`, so the project's mock at `/mock/<slug>` receives it too.
+pub fn session_cookie_name(slug: &str) -> String {
+    format!("docs_session_{slug}")
+}
+
+/// The docs session a request presents for `slug`, if any.
+pub fn session_cookie(headers: &HeaderMap, slug: &str) -> Option<String> {
+    let name = session_cookie_name(slug);
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.trim().to_owned())
+}
+
+fn password_required(slug: &str) -> ApiError {
+    ApiError::new(Code::PasswordRequired, "These docs are password-protected. Enter the password to open them.")
+        .with_details(serde_json::json!({ "login_action": format!("/docs/{slug}/_login") }))
+}
+
+async fn open(server: &DocsServer, slug: &str, headers: &HeaderMap) -> Result<DocsSite, ApiError> {
+    let session = session_cookie(headers, slug);
+    match server.hub.docs_site(slug, session.as_deref()).await? {
         Ok(site) => Ok(site),
         Err(DocsClosed::NotFound) => Err(ApiError::new(Code::NotFound, "project not found")),
-        Err(DocsClosed::PasswordRequired) => {
-            Err(ApiError::new(Code::PasswordRequired, "these docs are password-protected"))
+        Err(DocsClosed::PasswordRequired) => Err(password_required(slug)),
+    }
+}
+
+/// `POST /docs/<slug>/_login` (form: `password`, `next`): checks the docs
+/// password and sets the session cookie. Attempts are limited per project.
+pub async fn login(
+    State(server): State<Arc<DocsServer>>,
+    Path(slug): Path<String>,
+    body: axum::body::Bytes,
+) -> Response {
+    let form: Vec<(String, String)> = serde_urlencoded::from_bytes(&body).unwrap_or_default();
+    let field = |name: &str| form.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    let home = format!("/docs/{slug}");
+    let next = field("next").filter(|n| *n == home || n.starts_with(&format!("{home}/"))).unwrap_or(&home).to_owned();
+    if let Err(not_until) = server.logins.check_key(&slug) {
+        let wait = not_until.wait_time_from(governor::clock::Clock::now(&governor::clock::DefaultClock::default()));
+        let error: ApiError =
+            hub_core::HubError::RateLimited { limit: LOGINS_PER_MINUTE, retry_after_secs: wait.as_secs().max(1) }
+                .into();
+        return error.into_html_response();
+    }
+    match server.hub.docs_login(&slug, field("password").unwrap_or("")).await {
+        Ok(Some((value, expires))) => {
+            let max_age = (expires.as_millis() - server.hub.clock().now().as_millis()) / 1000;
+            let cookie =
+                format!("{}={value}; Path=/; Max-Age={max_age}; HttpOnly; SameSite=Lax", session_cookie_name(&slug));
+            let mut response = (StatusCode::SEE_OTHER, "").into_response();
+            if let (Ok(location), Ok(cookie)) = (HeaderValue::from_str(&next), HeaderValue::from_str(&cookie)) {
+                response.headers_mut().insert(header::LOCATION, location);
+                response.headers_mut().insert(header::SET_COOKIE, cookie);
+            }
+            response
         }
+        Ok(None) => password_required(&slug).with_message("Wrong password; try again.").into_html_response(),
+        Err(error) => ApiError::from(error).into_html_response(),
     }
 }
 
@@ -222,8 +290,14 @@ impl Wanted {
     }
 }
 
-async fn page(server: &DocsServer, slug: &str, label: Option<&str>, wanted: Wanted) -> Result<Response, ApiError> {
-    let site = open(server, slug).await?;
+async fn page(
+    server: &DocsServer,
+    headers: &HeaderMap,
+    slug: &str,
+    label: Option<&str>,
+    wanted: Wanted,
+) -> Result<Response, ApiError> {
+    let site = open(server, slug, headers).await?;
     let version = site.version(label).ok_or_else(|| match label {
         Some(label) => ApiError::new(Code::NotFound, format!("version `{label}` not found")),
         None => ApiError::new(Code::NotFound, "this project has no published version yet"),
@@ -254,67 +328,84 @@ fn respond(result: Result<Response, ApiError>) -> Response {
     result.unwrap_or_else(ApiError::into_html_response)
 }
 
-pub async fn overview(State(server): State<Arc<DocsServer>>, Path(slug): Path<String>) -> Response {
-    respond(page(&server, &slug, None, Wanted::Overview).await)
+pub async fn overview(State(server): State<Arc<DocsServer>>, Path(slug): Path<String>, headers: HeaderMap) -> Response {
+    respond(page(&server, &headers, &slug, None, Wanted::Overview).await)
 }
 
 pub async fn version_overview(
     State(server): State<Arc<DocsServer>>,
     Path((slug, label)): Path<(String, String)>,
+    headers: HeaderMap,
 ) -> Response {
-    respond(page(&server, &slug, Some(&label), Wanted::Overview).await)
+    respond(page(&server, &headers, &slug, Some(&label), Wanted::Overview).await)
 }
 
 pub async fn operation(
     State(server): State<Arc<DocsServer>>,
     Path((slug, label, key)): Path<(String, String, String)>,
+    headers: HeaderMap,
 ) -> Response {
-    respond(page(&server, &slug, Some(&label), Wanted::Operation(key)).await)
+    respond(page(&server, &headers, &slug, Some(&label), Wanted::Operation(key)).await)
 }
 
 pub async fn tag(
     State(server): State<Arc<DocsServer>>,
     Path((slug, label, name)): Path<(String, String, String)>,
+    headers: HeaderMap,
 ) -> Response {
-    respond(page(&server, &slug, Some(&label), Wanted::Tag(name)).await)
+    respond(page(&server, &headers, &slug, Some(&label), Wanted::Tag(name)).await)
 }
 
-pub async fn schemas(State(server): State<Arc<DocsServer>>, Path((slug, label)): Path<(String, String)>) -> Response {
-    respond(page(&server, &slug, Some(&label), Wanted::Schemas).await)
+pub async fn schemas(
+    State(server): State<Arc<DocsServer>>,
+    Path((slug, label)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    respond(page(&server, &headers, &slug, Some(&label), Wanted::Schemas).await)
 }
 
 pub async fn schema(
     State(server): State<Arc<DocsServer>>,
     Path((slug, label, name)): Path<(String, String, String)>,
+    headers: HeaderMap,
 ) -> Response {
-    respond(page(&server, &slug, Some(&label), Wanted::Schema(name)).await)
+    respond(page(&server, &headers, &slug, Some(&label), Wanted::Schema(name)).await)
 }
 
 pub async fn graphql_type(
     State(server): State<Arc<DocsServer>>,
     Path((slug, label, name)): Path<(String, String, String)>,
+    headers: HeaderMap,
 ) -> Response {
-    respond(page(&server, &slug, Some(&label), Wanted::Type(name)).await)
+    respond(page(&server, &headers, &slug, Some(&label), Wanted::Type(name)).await)
 }
 
 pub async fn graphql_field(
     State(server): State<Arc<DocsServer>>,
     Path((slug, label, kind, name)): Path<(String, String, String, String)>,
+    headers: HeaderMap,
 ) -> Response {
-    respond(page(&server, &slug, Some(&label), Wanted::Field(kind, name)).await)
+    respond(page(&server, &headers, &slug, Some(&label), Wanted::Field(kind, name)).await)
 }
 
 /// `/docs/<slug>/<version>/search?q=`: full-text search over the version.
 pub async fn search(
     State(server): State<Arc<DocsServer>>,
     Path((slug, label)): Path<(String, String)>,
+    headers: HeaderMap,
     query: QueryParams,
 ) -> Response {
-    respond(search_inner(&server, &slug, &label, query.get("q").unwrap_or("")).await)
+    respond(search_inner(&server, &headers, &slug, &label, query.get("q").unwrap_or("")).await)
 }
 
-async fn search_inner(server: &DocsServer, slug: &str, label: &str, q: &str) -> Result<Response, ApiError> {
-    let site = open(server, slug).await?;
+async fn search_inner(
+    server: &DocsServer,
+    headers: &HeaderMap,
+    slug: &str,
+    label: &str,
+    q: &str,
+) -> Result<Response, ApiError> {
+    let site = open(server, slug, headers).await?;
     let version = site.version(Some(label)).ok_or_else(|| ApiError::new(Code::NotFound, "version not found"))?;
     let prepared = server.site(version).await?;
     let q: String = q.chars().take(200).collect();
@@ -348,15 +439,25 @@ async fn search_inner(server: &DocsServer, slug: &str, label: &str, q: &str) -> 
 
 /// `/docs/<slug>/embed.json?operation=<key>[&version=<label>]`: what the
 /// widget needs for one operation. Embedding is a Pro feature.
-pub async fn embed(State(server): State<Arc<DocsServer>>, Path(slug): Path<String>, query: QueryParams) -> Response {
-    match embed_inner(&server, &slug, &query).await {
+pub async fn embed(
+    State(server): State<Arc<DocsServer>>,
+    Path(slug): Path<String>,
+    headers: HeaderMap,
+    query: QueryParams,
+) -> Response {
+    match embed_inner(&server, &headers, &slug, &query).await {
         Ok(response) => response,
         Err(error) => error.into_response(),
     }
 }
 
-async fn embed_inner(server: &DocsServer, slug: &str, query: &QueryParams) -> Result<Response, ApiError> {
-    let site = open(server, slug).await?;
+async fn embed_inner(
+    server: &DocsServer,
+    headers: &HeaderMap,
+    slug: &str,
+    query: &QueryParams,
+) -> Result<Response, ApiError> {
+    let site = open(server, slug, headers).await?;
     if !site.owner_plan.allows(Feature::Embed) {
         return Err(hub_core::HubError::PlanRequired { feature: Feature::Embed, current: site.owner_plan }.into());
     }

@@ -181,7 +181,8 @@ impl ApiError {
             Code::InternalError => "Something went wrong",
             _ => name,
         };
-        let page = docs_render::message_page(title, &self.message, None, None);
+        let login = self.details.as_ref().and_then(|d| d.get("login_action")).and_then(Value::as_str);
+        let page = docs_render::message_page(title, &self.message, login, None);
         let mut response = (status, page).into_response();
         response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
         response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));

@@ -50,6 +50,7 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
     let docs = Router::new()
         .route("/docs/{slug}", get(docs_site::overview))
         .route("/docs/{slug}/", get(docs_site::overview))
+        .route("/docs/{slug}/_login", axum::routing::post(docs_site::login))
         .route("/docs/{slug}/embed.json", get(docs_site::embed).layer(tower_http::cors::CorsLayer::permissive()))
         .route("/docs/{slug}/{version}", get(docs_site::version_overview))
         .route("/docs/{slug}/{version}/", get(docs_site::version_overview))
@@ -89,6 +90,7 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
             &format!("{project}/endpoint-docs"),
             get(routes::docs_admin::list_endpoint_docs).put(routes::docs_admin::put_endpoint_docs),
         )
+        .route(&format!("{project}/docs-password"), axum::routing::put(routes::docs_admin::put_password))
         .route("/api/v1/openapi.json", get(openapi_document))
         .route("/api/projects/{slug}/upload-token", post(routes::uploads::rotate))
         .route("/api/projects/{slug}/upload", post(routes::uploads::upload))

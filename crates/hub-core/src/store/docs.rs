@@ -19,7 +19,7 @@ pub struct DocsProjectRow {
     pub slug: String,
     pub name: String,
     pub is_public: bool,
-    pub has_password: bool,
+    pub password_hash: Option<String>,
     pub base_url: Option<String>,
     pub branding: String,
     pub owner_plan: String,
@@ -37,10 +37,34 @@ fn settings_sql(column: &str) -> HubResult<&'static str> {
 }
 
 impl Store {
+    pub async fn set_password_hash(
+        &self,
+        project_id: &str,
+        hash: Option<&str>,
+        now: Timestamp,
+        audit: Option<&AuditEvent>,
+    ) -> HubResult<()> {
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            sqlx::query("UPDATE projects SET password_hash = $2, updated_at = $3 WHERE id = $1")
+                .bind(project_id)
+                .bind(hash)
+                .bind(now.as_millis())
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
+            if let Some(event) = audit {
+                insert_audit!(&mut *tx, event)?;
+            }
+            tx.commit().await.map_err(store_error)?;
+            Ok(())
+        })
+    }
+
     pub async fn docs_project(&self, slug: &str) -> HubResult<Option<DocsProjectRow>> {
         Ok(with_db!(&self.db, |pool| {
             sqlx::query_as::<_, DocsProjectRow>(
-                "SELECT p.id, p.slug, p.name, p.is_public, p.password_hash IS NOT NULL AS has_password, p.base_url,
+                "SELECT p.id, p.slug, p.name, p.is_public, p.password_hash, p.base_url,
                         p.branding, u.plan AS owner_plan
                  FROM projects p JOIN users u ON u.id = p.owner_id WHERE p.slug = $1",
             )

@@ -93,3 +93,26 @@ pub async fn put_endpoint_docs(
     let entry = state.hub.put_endpoint_markdown(&caller, &slug, &body, Source::Api).await?;
     Ok(Json(json!({ "item": entry })).into_response())
 }
+
+/// `PUT /api/v1/projects/{slug}/docs-password`: `{"password": "..."}` sets
+/// it, `{"password": null}` removes it.
+pub async fn put_password(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(slug): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let body = json_body(&headers, body).await?;
+    let map = body.as_object().ok_or_else(|| ApiError::field("body", "the body must be a JSON object"))?;
+    if let Some(unknown) = map.keys().find(|k| *k != "password") {
+        return Err(ApiError::field(unknown, "unknown field; allowed: password"));
+    }
+    let password = match map.get("password") {
+        Some(serde_json::Value::String(p)) => Some(p.as_str()),
+        Some(serde_json::Value::Null) => None,
+        _ => return Err(ApiError::field("password", "password must be a string or null")),
+    };
+    let protected = state.hub.set_docs_password(&caller, &slug, password, Source::Api).await?;
+    Ok(Json(json!({ "password_protected": protected })).into_response())
+}

@@ -314,7 +314,99 @@ async fn embed_json_feeds_the_widget(app: TestApp) {
     assert_eq!(missing.status, StatusCode::NOT_FOUND);
 }
 
+async fn password_protected_docs_and_mock(app: TestApp) {
+    let (_, token) = app.user("owner@example.com", Plan::Free).await;
+    let slug = public_project(&app, &token, "Guarded", HOSTILE).await;
+    let short = app
+        .request(
+            Method::PUT,
+            &format!("/api/v1/projects/{slug}/docs-password"),
+            Some(&token),
+            Some(json!({"password": "short"}).to_string().into()),
+        )
+        .await;
+    assert_eq!(short.status, StatusCode::BAD_REQUEST);
+    let set = app
+        .request(
+            Method::PUT,
+            &format!("/api/v1/projects/{slug}/docs-password"),
+            Some(&token),
+            Some(json!({"password": "correct horse"}).to_string().into()),
+        )
+        .await;
+    assert_eq!((set.status, set.json()["password_protected"].clone()), (StatusCode::OK, json!(true)));
+
+    let (status, html) = page(&app, &format!("/docs/{slug}/1.0/op/listPets")).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(html.contains("type=\"password\"") && html.contains(&format!("action=\"/docs/{slug}/_login\"")), "{html}");
+    assert!(!html.contains("listPets"), "nothing of the docs shows");
+    let mock = app.mock(Method::GET, &format!("/mock/{slug}/pets"), &[], None).await;
+    assert_eq!((mock.status, mock.error_code()), (StatusCode::UNAUTHORIZED, "PASSWORD_REQUIRED".to_owned()));
+
+    let login = |password: &'static str| {
+        let app = &app;
+        let slug = slug.clone();
+        async move {
+            let request = axum::http::Request::builder()
+                .method(Method::POST)
+                .uri(format!("/docs/{slug}/_login"))
+                .header("content-type", "application/x-www-form-urlencoded")
+                .body(axum::body::Body::from(format!("password={password}&next=%2Fdocs%2F{slug}%2F1.0")))
+                .unwrap();
+            TestApp::send(&app.router, request).await
+        }
+    };
+    let wrong = login("nope").await;
+    assert_eq!(wrong.status, StatusCode::UNAUTHORIZED);
+    assert!(text(&wrong).contains("Wrong password"));
+    let right = login("correct%20horse").await;
+    assert_eq!(right.status, StatusCode::SEE_OTHER);
+    assert_eq!(right.headers["location"], format!("/docs/{slug}/1.0"));
+    let cookie = right.headers["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_owned();
+    assert!(right.headers["set-cookie"].to_str().unwrap().contains("HttpOnly"));
+
+    let request = axum::http::Request::builder()
+        .uri(format!("/docs/{slug}/1.0/op/listPets"))
+        .header("cookie", &cookie)
+        .body(axum::body::Body::empty())
+        .unwrap();
+    let opened = TestApp::send(&app.router, request).await;
+    assert_eq!(opened.status, StatusCode::OK);
+    assert!(text(&opened).contains("<code>/pets</code>"));
+    let mock =
+        app.mock(Method::GET, &format!("/mock/{slug}/pets"), &[("cookie", &cookie), ("x-api-key", "k")], None).await;
+    assert_eq!(mock.status, StatusCode::OK, "the docs session opens the mock: {}", text(&mock));
+    let anonymous = app.mock(Method::GET, &format!("/mock/{slug}/pets"), &[], None).await;
+    assert_eq!(anonymous.status, StatusCode::UNAUTHORIZED, "an opened mock is not cached for others");
+
+    // A new password ends every session.
+    app.request(
+        Method::PUT,
+        &format!("/api/v1/projects/{slug}/docs-password"),
+        Some(&token),
+        Some(json!({"password": "another one!"}).to_string().into()),
+    )
+    .await;
+    let request = axum::http::Request::builder()
+        .uri(format!("/docs/{slug}"))
+        .header("cookie", &cookie)
+        .body(axum::body::Body::empty())
+        .unwrap();
+    assert_eq!(TestApp::send(&app.router, request).await.status, StatusCode::UNAUTHORIZED);
+    let cleared = app
+        .request(
+            Method::PUT,
+            &format!("/api/v1/projects/{slug}/docs-password"),
+            Some(&token),
+            Some(json!({"password": null}).to_string().into()),
+        )
+        .await;
+    assert_eq!(cleared.json()["password_protected"], false);
+    assert_eq!(page(&app, &format!("/docs/{slug}")).await.0, StatusCode::OK);
+}
+
 on_both_stores!(
+    password_protected_docs_and_mock,
     pages_render_escaped_and_sanitised,
     private_projects_are_not_found,
     graphql_reference,
