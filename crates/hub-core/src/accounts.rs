@@ -68,7 +68,7 @@ impl Hub {
     /// and customisations apply again after an upgrade.
     pub async fn set_plan(&self, email: &str, plan: Plan) -> HubResult<User> {
         let user = self.user_by_email(email).await?;
-        self.store.set_plan(&user.id, plan).await?;
+        self.store.set_plan(&user.id, plan, self.clock.now()).await?;
         Ok(User { plan, ..user })
     }
 

@@ -735,6 +735,20 @@ impl Hub {
     }
 }
 
+/// How long the customizations of an account that dropped to Free are kept
+/// (seed limits table); resubscribing within it restores them.
+pub const CUSTOMIZATION_RETENTION_DAYS: i64 = 14;
+
+impl Hub {
+    /// Hard-deletes the customizations of accounts on Free for longer than
+    /// the retention period. Run hourly by the scheduler and by
+    /// `/api/cron/customizations-prune`; returns the rows removed.
+    pub async fn prune_customizations(&self) -> HubResult<u64> {
+        let cutoff = self.clock.now().plus_days(-CUSTOMIZATION_RETENTION_DAYS);
+        self.store.prune_customizations(cutoff).await
+    }
+}
+
 fn require(plan: Plan, feature: Feature) -> HubResult<()> {
     if plan.allows(feature) { Ok(()) } else { Err(HubError::PlanRequired { feature, current: plan }) }
 }

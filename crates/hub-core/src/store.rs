@@ -419,15 +419,25 @@ impl Store {
         Ok(row.map(UserRow::into_user))
     }
 
-    pub async fn set_plan(&self, user_id: &str, plan: Plan) -> HubResult<()> {
+    /// Changes the plan and records when a paid account dropped to Free
+    /// (cleared again on any paid plan): the customization retention clock.
+    pub async fn set_plan(&self, user_id: &str, plan: Plan, now: Timestamp) -> HubResult<()> {
         with_db!(&self.db, |pool| {
-            sqlx::query("UPDATE users SET plan = $2 WHERE id = $1")
-                .bind(user_id)
-                .bind(plan.as_str())
-                .execute(pool)
-                .await
-                .map(|r| r.rows_affected())
-                .map_err(store_error)
+            sqlx::query(
+                "UPDATE users SET downgraded_at = CASE
+                     WHEN $2 <> 'free' THEN NULL
+                     WHEN plan <> 'free' THEN $3
+                     ELSE downgraded_at END,
+                   plan = $2
+                 WHERE id = $1",
+            )
+            .bind(user_id)
+            .bind(plan.as_str())
+            .bind(now.as_millis())
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected())
+            .map_err(store_error)
         })?;
         Ok(())
     }

@@ -98,6 +98,10 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         .route("/api/projects/{slug}/diff", get(routes::diffs::diff))
         .route("/api/projects/{slug}/sdk", get(routes::sdks::sdk))
         .route("/api/cron/previews-prune", get(routes::cron::previews_prune).post(routes::cron::previews_prune))
+        .route(
+            "/api/cron/customizations-prune",
+            get(routes::cron::customizations_prune).post(routes::cron::customizations_prune),
+        )
         .route("/api/cron/mock-log-prune", get(routes::cron::mock_log_prune).post(routes::cron::mock_log_prune))
         .route(&format!("{mock_admin}/settings"), get(routes::mock::get_settings).patch(routes::mock::update_settings))
         .route(

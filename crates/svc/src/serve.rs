@@ -16,6 +16,8 @@ use crate::output::Output;
 /// How often each node wakes to prune expired previews (the slot claim makes
 /// only one node of a cluster do the work each period).
 const PREVIEW_PRUNE_PERIOD: Duration = Duration::from_secs(3600);
+/// The seed: customizations past retention are deleted by an hourly job.
+const CUSTOMIZATION_PRUNE_PERIOD: Duration = Duration::from_secs(3600);
 
 pub async fn run(args: ServeArgs, store: StoreArgs, out: &Output) -> anyhow::Result<()> {
     platform::telemetry::init_logging(std::env::var("SVC_LOG_FORMAT").is_ok_and(|f| f == "json"));
@@ -145,6 +147,28 @@ async fn serve_hub(
             },
         )
     };
+    let customization_pruner = {
+        let hub = hub.clone();
+        platform::jobs::spawn_periodic(
+            hub.db().clone(),
+            Arc::new(SystemClock),
+            "hub.customizations-prune",
+            CUSTOMIZATION_PRUNE_PERIOD,
+            stopped.clone(),
+            move || {
+                let hub = hub.clone();
+                async move {
+                    match hub.prune_customizations().await {
+                        Ok(0) => {}
+                        Ok(n) => {
+                            tracing::info!(removed = n, "pruned docs customizations of accounts on Free past retention")
+                        }
+                        Err(err) => tracing::warn!(error = %err, "docs customization pruning failed"),
+                    }
+                }
+            },
+        )
+    };
     let mock_config = hub_http::mock_server::MockConfig {
         per_project_per_minute: args.mock_rate_per_project,
         per_ip_per_minute: args.mock_rate_per_ip,
@@ -155,6 +179,7 @@ async fn serve_hub(
         tracing::info!("hub stopped: in-flight requests finished");
         pruner.await.ok();
         log_pruner.await.ok();
+        customization_pruner.await.ok();
         hub.db().close().await;
         Ok(())
     })

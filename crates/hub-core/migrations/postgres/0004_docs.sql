@@ -36,3 +36,7 @@ CREATE TABLE docs_search (
 );
 CREATE INDEX docs_search_sha ON docs_search (spec_sha256);
 CREATE INDEX docs_search_document ON docs_search USING GIN (document);
+
+-- When the account last dropped from a paid plan to Free (NULL while paid):
+-- its docs customizations are retained 14 days from then, then pruned.
+ALTER TABLE users ADD COLUMN downgraded_at BIGINT;

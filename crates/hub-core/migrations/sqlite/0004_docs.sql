@@ -32,3 +32,7 @@ CREATE VIRTUAL TABLE docs_search USING fts5(
     body,
     tokenize = 'unicode61 remove_diacritics 2'
 );
+
+-- When the account last dropped from a paid plan to Free (NULL while paid):
+-- its docs customizations are retained 14 days from then, then pruned.
+ALTER TABLE users ADD COLUMN downgraded_at INTEGER;

@@ -12,6 +12,14 @@ use crate::docs::{Customization, DocsVersion, EndpointMarkdown, SearchHit, Searc
 use crate::error::{HubError, HubResult};
 use crate::model::AuditEvent;
 
+/// Projects whose owner has been on Free since `$1` or earlier.
+macro_rules! stale_projects {
+    () => {
+        "SELECT p.id FROM projects p JOIN users u ON u.id = p.owner_id
+         WHERE u.plan = 'free' AND u.downgraded_at IS NOT NULL AND u.downgraded_at <= $1"
+    };
+}
+
 /// The project a docs request names, with its owner's plan.
 #[derive(Debug, sqlx::FromRow)]
 pub struct DocsProjectRow {
@@ -221,6 +229,38 @@ impl Store {
             }
             tx.commit().await.map_err(store_error)?;
             Ok(())
+        })
+    }
+
+    /// Deletes the docs customization and per-endpoint markdown of projects
+    /// whose owner dropped to Free at or before `cutoff` (theme tokens and
+    /// branding are kept: they are only not applied). Returns the number of
+    /// projects pruned.
+    pub async fn prune_customizations(&self, cutoff: Timestamp) -> HubResult<u64> {
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            let settings = sqlx::query(concat!(
+                "UPDATE docs_settings SET customization = NULL WHERE customization IS NOT NULL AND project_id IN (",
+                stale_projects!(),
+                ")"
+            ))
+            .bind(cutoff.as_millis())
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?
+            .rows_affected();
+            let markdown = sqlx::query(concat!(
+                "DELETE FROM docs_endpoint_markdown WHERE project_id IN (",
+                stale_projects!(),
+                ")"
+            ))
+            .bind(cutoff.as_millis())
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?
+            .rows_affected();
+            tx.commit().await.map_err(store_error)?;
+            Ok(settings + markdown)
         })
     }
 

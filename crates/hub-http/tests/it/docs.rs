@@ -272,11 +272,7 @@ async fn branding_and_customization(app: TestApp) {
     }
 
     // A downgrade keeps everything stored but applies none of it.
-    app.hub
-        .store()
-        .set_plan(&app.hub.store().user_by_email("biz@example.com").await.unwrap().unwrap().id, Plan::Free)
-        .await
-        .unwrap();
+    app.hub.set_plan("biz@example.com", Plan::Free).await.unwrap();
     let (_, html) = page(&app, &format!("/docs/{slug}")).await;
     assert!(!html.contains("#112233") && !html.contains("Acme &lt;API&gt;") && html.contains("Powered by"), "{html}");
     let kept = app.get(&format!("/api/v1/projects/{slug}/theme"), &token).await;
@@ -405,7 +401,65 @@ async fn password_protected_docs_and_mock(app: TestApp) {
     assert_eq!(page(&app, &format!("/docs/{slug}")).await.0, StatusCode::OK);
 }
 
+async fn downgrade_retention(app: TestApp) {
+    let (_, token) = app.user("pro@example.com", Plan::Pro).await;
+    let slug = public_project(&app, &token, "Kept", HOSTILE).await;
+    let header = json!({"header": {"title": "Custom title"}, "remove_watermark": true});
+    let saved = app
+        .request(
+            Method::PUT,
+            &format!("/api/v1/projects/{slug}/customization"),
+            Some(&token),
+            Some(header.to_string().into()),
+        )
+        .await;
+    assert_eq!(saved.status, StatusCode::OK);
+    let theme = json!({"light": {"primary": "#123456"}});
+    app.request(Method::PUT, &format!("/api/v1/projects/{slug}/theme"), Some(&token), Some(theme.to_string().into()))
+        .await;
+    let md = json!({"version": "1.0", "endpoint": "GET /pets", "intro": "Intro text"});
+    app.request(
+        Method::PUT,
+        &format!("/api/v1/projects/{slug}/endpoint-docs"),
+        Some(&token),
+        Some(md.to_string().into()),
+    )
+    .await;
+    let prune = || async {
+        let request = axum::http::Request::builder()
+            .method(Method::POST)
+            .uri("/api/cron/customizations-prune")
+            .header("authorization", format!("Bearer {}", test_kit::CRON_SECRET))
+            .body(axum::body::Body::empty())
+            .unwrap();
+        TestApp::send(&app.router, request).await
+    };
+    let unauthorised = app.request(Method::POST, "/api/cron/customizations-prune", None, None).await;
+    assert_eq!(unauthorised.status, StatusCode::UNAUTHORIZED);
+
+    // Down to Free, back within 14 days: everything is restored.
+    app.hub.set_plan("pro@example.com", Plan::Free).await.unwrap();
+    app.clock.advance_days(13);
+    assert_eq!(prune().await.json()["removed"], 0);
+    app.hub.set_plan("pro@example.com", Plan::Pro).await.unwrap();
+    let (_, html) = page(&app, &format!("/docs/{slug}")).await;
+    assert!(html.contains("Custom title") && html.contains("#123456") && !html.contains("Powered by"), "{html}");
+
+    // Down to Free for longer: the customizations are deleted, the theme
+    // tokens are kept (and apply again after an upgrade).
+    app.hub.set_plan("pro@example.com", Plan::Free).await.unwrap();
+    app.clock.advance_millis(14 * 86_400_000 + 1);
+    assert_eq!(prune().await.json()["removed"], 2);
+    app.hub.set_plan("pro@example.com", Plan::Pro).await.unwrap();
+    let (_, html) = page(&app, &format!("/docs/{slug}")).await;
+    assert!(!html.contains("Custom title") && html.contains("Powered by"), "{html}");
+    assert!(html.contains("#123456"), "theme tokens survive: {html}");
+    let listed = app.get(&format!("/api/v1/projects/{slug}/endpoint-docs"), &token).await;
+    assert_eq!(listed.json()["items"], json!([]));
+}
+
 on_both_stores!(
+    downgrade_retention,
     password_protected_docs_and_mock,
     pages_render_escaped_and_sanitised,
     private_projects_are_not_found,
