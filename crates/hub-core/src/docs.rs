@@ -740,6 +740,23 @@ impl Hub {
 pub const CUSTOMIZATION_RETENTION_DAYS: i64 = 14;
 
 impl Hub {
+    /// The slug of the project whose docs a request for `host` should
+    /// serve: a verified custom domain of a Business account.
+    pub async fn project_for_domain(&self, host: &str) -> HubResult<Option<String>> {
+        let Ok(domain) = crate::names::Domain::parse(host) else { return Ok(None) };
+        Ok(self.store.docs_project_by_domain(domain.as_str()).await?.map(|row| row.slug))
+    }
+
+    /// Marks `domain` verified (the operator's step, see docs/docs-pages.md).
+    pub async fn verify_custom_domain(&self, domain: &str) -> HubResult<()> {
+        let domain = crate::names::Domain::parse(domain)?;
+        if self.store.verify_custom_domain(domain.as_str(), self.clock.now()).await? {
+            Ok(())
+        } else {
+            Err(HubError::not_found("project with that custom domain"))
+        }
+    }
+
     /// Hard-deletes the customizations of accounts on Free for longer than
     /// the retention period. Run hourly by the scheduler and by
     /// `/api/cron/customizations-prune`; returns the rows removed.

@@ -771,6 +771,8 @@ impl Store {
                     is_public = COALESCE($3, is_public),
                     base_url = CASE WHEN $4 THEN $5 ELSE base_url END,
                     custom_domain = CASE WHEN $6 THEN $7 ELSE custom_domain END,
+                    custom_domain_verified_at = CASE WHEN $6 AND $7 IS DISTINCT FROM custom_domain THEN NULL
+                                                     ELSE custom_domain_verified_at END,
                     updated_at = $8
                  WHERE id = $1",
             )

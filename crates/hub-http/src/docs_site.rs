@@ -81,9 +81,86 @@ impl DocsServer {
     }
 }
 
-/// Where a request found the project (custom domains come later).
-fn base_path(slug: &str) -> String {
-    format!("/docs/{slug}")
+/// Set by [`host_routing`] on requests that arrived through a project's
+/// custom domain (and removed from every incoming request first, so a
+/// client cannot set it).
+const CUSTOM_DOMAIN_HEADER: &str = "x-svc-custom-domain";
+
+/// Where a request found the project: `/docs/<slug>`, or the root of its
+/// custom domain.
+fn base_path(headers: &HeaderMap, slug: &str) -> String {
+    if headers.contains_key(CUSTOM_DOMAIN_HEADER) { String::new() } else { format!("/docs/{slug}") }
+}
+
+/// State of the Host routing: the hub and the docs router.
+#[derive(Clone)]
+pub struct Domains {
+    hub: Hub,
+    docs: axum::Router,
+}
+
+impl std::fmt::Debug for Domains {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Domains").finish_non_exhaustive()
+    }
+}
+
+impl Domains {
+    #[must_use]
+    pub fn new(hub: Hub, docs: axum::Router) -> Self {
+        Self { hub, docs }
+    }
+
+    /// One indexed query; only requests outside the hub's own prefixes
+    /// (`/api/`, `/mock/`, `/docs/`, ...) on a named host ask it, so a
+    /// verification or a downgrade applies at once without a cache.
+    async fn slug_for(&self, host: &str) -> Option<String> {
+        match self.hub.project_for_domain(host).await {
+            Ok(slug) => slug,
+            Err(err) => {
+                tracing::warn!(error = %err, "custom domain lookup failed");
+                None
+            }
+        }
+    }
+}
+
+/// Host routing: a request whose Host is a verified custom domain is served
+/// that project's docs at the root (`/`, `/<version>`, `/<version>/op/..`);
+/// the assets, the widget, the mock, the API and `/docs/...` keep their paths.
+pub async fn host_routing(
+    State(domains): State<Domains>,
+    mut request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    request.headers_mut().remove(CUSTOM_DOMAIN_HEADER);
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(|h| {
+            h.rsplit_once(':').filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit())).map_or(h, |(name, _)| name)
+        })
+        .map(|h| h.trim_end_matches('.').to_ascii_lowercase());
+    let path = request.uri().path().to_owned();
+    let passthrough = ["/_docs/", "/widget.js", "/mock/", "/docs/", "/healthz", "/readyz", "/metrics", "/api/"]
+        .iter()
+        .any(|prefix| path.starts_with(prefix));
+    let Some(host) = host.filter(|h| h.contains('.') && h.parse::<std::net::IpAddr>().is_err() && !passthrough) else {
+        return next.run(request).await;
+    };
+    let Some(slug) = domains.slug_for(&host).await else { return next.run(request).await };
+    let rewritten = match request.uri().query() {
+        Some(query) => format!("/docs/{slug}{}?{query}", path.trim_end_matches('/')),
+        None => format!("/docs/{slug}{}", path.trim_end_matches('/')),
+    };
+    let Ok(uri) = rewritten.parse::<axum::http::Uri>() else { return next.run(request).await };
+    *request.uri_mut() = uri;
+    request.headers_mut().insert(CUSTOM_DOMAIN_HEADER, HeaderValue::from_static("1"));
+    match tower::ServiceExt::oneshot(domains.docs.clone(), request).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    }
 }
 
 /// The name of the cookie that carries a project's docs session. Its path
@@ -156,6 +233,7 @@ pub async fn login(
 
 async fn chrome(
     server: &DocsServer,
+    headers: &HeaderMap,
     site: &DocsSite,
     version: &DocsVersion,
     with_markdown: bool,
@@ -179,7 +257,7 @@ async fn chrome(
     });
     Ok(Chrome {
         project_name: site.name.clone(),
-        base: base_path(&site.slug),
+        base: base_path(headers, &site.slug),
         asset_base: docs_render::assets::BASE.to_owned(),
         versions: site
             .versions
@@ -305,7 +383,7 @@ async fn page(
     let prepared = server.site(version).await?;
     let with_markdown = matches!(wanted, Wanted::Operation(_) | Wanted::Field(..))
         || (matches!(wanted, Wanted::Overview) && prepared.spec().graphql.is_some());
-    let chrome = chrome(server, &site, version, with_markdown).await?;
+    let chrome = chrome(server, headers, &site, version, with_markdown).await?;
     let key = (version.spec_sha256.clone(), fingerprint(&chrome), wanted.key());
     if let Some(hit) = server.pages.lock().ok().and_then(|p| p.get(&key).cloned()) {
         return Ok(html(hit));
@@ -422,7 +500,7 @@ async fn search_inner(
             })
             .await?
     };
-    let mut chrome = chrome(server, &site, version, false).await?;
+    let mut chrome = chrome(server, headers, &site, version, false).await?;
     chrome.search = Some(docs_render::SearchResults {
         query: q,
         hits: hits
@@ -465,7 +543,7 @@ async fn embed_inner(
     let version =
         site.version(query.get("version")).ok_or_else(|| ApiError::new(Code::NotFound, "version not found"))?;
     let prepared = server.site(version).await?;
-    let chrome = chrome(server, &site, version, false).await?;
+    let chrome = chrome(server, headers, &site, version, false).await?;
     let value = docs_render::embed(&prepared, &chrome, key)
         .ok_or_else(|| ApiError::new(Code::NotFound, format!("operation `{key}` not found")))?;
     Ok(Json(value).into_response())

@@ -64,6 +64,7 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         .route("/_docs/{file}", get(docs_site::asset))
         .route("/widget.js", get(docs_site::widget))
         .with_state(docs_state);
+    let domains = docs_site::Domains::new(state.hub.clone(), docs.clone());
     let mock_admin = "/api/v1/projects/{slug}/mock";
     let project = "/api/v1/projects/{slug}";
     let api = Router::new()
@@ -121,10 +122,13 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         .layer(axum::extract::DefaultBodyLimit::disable())
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state);
-    platform::http::instrument(
-        api.merge(mock).merge(docs).merge(platform::http::ops_routes(db)).fallback(not_found),
-        "hub",
-    )
+    let app = api
+        .merge(mock)
+        .merge(docs)
+        .merge(platform::http::ops_routes(db))
+        .fallback(not_found)
+        .layer(axum::middleware::from_fn_with_state(domains, docs_site::host_routing));
+    platform::http::instrument(app, "hub")
 }
 
 async fn openapi_document() -> Response {

@@ -36,3 +36,7 @@ CREATE VIRTUAL TABLE docs_search USING fts5(
 -- When the account last dropped from a paid plan to Free (NULL while paid):
 -- its docs customizations are retained 14 days from then, then pruned.
 ALTER TABLE users ADD COLUMN downgraded_at INTEGER;
+
+-- Custom domains are served only once verified (docs/docs-pages.md says how);
+-- changing the domain clears it.
+ALTER TABLE projects ADD COLUMN custom_domain_verified_at INTEGER;

@@ -69,6 +69,36 @@ impl Store {
         })
     }
 
+    /// The project served at a verified custom domain, whose owner's plan
+    /// still has custom domains.
+    pub async fn docs_project_by_domain(&self, domain: &str) -> HubResult<Option<DocsProjectRow>> {
+        Ok(with_db!(&self.db, |pool| {
+            sqlx::query_as::<_, DocsProjectRow>(
+                "SELECT p.id, p.slug, p.name, p.is_public, p.password_hash, p.base_url, p.branding, u.plan AS owner_plan
+                 FROM projects p JOIN users u ON u.id = p.owner_id
+                 WHERE p.custom_domain = $1 AND p.custom_domain_verified_at IS NOT NULL AND u.plan = 'business'",
+            )
+            .bind(domain)
+            .fetch_optional(pool)
+            .await
+            .map_err(store_error)
+        })?)
+    }
+
+    /// Marks a custom domain verified; false when no project has it.
+    pub async fn verify_custom_domain(&self, domain: &str, now: Timestamp) -> HubResult<bool> {
+        let updated = with_db!(&self.db, |pool| {
+            sqlx::query("UPDATE projects SET custom_domain_verified_at = $2 WHERE custom_domain = $1")
+                .bind(domain)
+                .bind(now.as_millis())
+                .execute(pool)
+                .await
+                .map(|r| r.rows_affected())
+                .map_err(store_error)
+        })?;
+        Ok(updated > 0)
+    }
+
     pub async fn docs_project(&self, slug: &str) -> HubResult<Option<DocsProjectRow>> {
         Ok(with_db!(&self.db, |pool| {
             sqlx::query_as::<_, DocsProjectRow>(

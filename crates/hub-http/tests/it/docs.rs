@@ -458,7 +458,61 @@ async fn downgrade_retention(app: TestApp) {
     assert_eq!(listed.json()["items"], json!([]));
 }
 
+async fn custom_domains(app: TestApp) {
+    let (_, token) = app.user("biz@example.com", Plan::Business).await;
+    let slug = public_project(&app, &token, "Domain pets", HOSTILE).await;
+    let set = app
+        .patch_json(&format!("/api/v1/projects/{slug}"), &token, &json!({"custom_domain": "Docs.Acme.example"}))
+        .await;
+    assert_eq!(set.status, StatusCode::OK, "{}", text(&set));
+    let on_domain = |path: &'static str| {
+        let app = &app;
+        async move {
+            let request = axum::http::Request::builder()
+                .uri(path)
+                .header("host", "docs.acme.example:443")
+                .body(axum::body::Body::empty())
+                .unwrap();
+            TestApp::send(&app.router, request).await
+        }
+    };
+    assert_eq!(on_domain("/").await.status, StatusCode::NOT_FOUND, "not served before verification");
+    app.hub.verify_custom_domain("docs.acme.example").await.unwrap();
+    let root = on_domain("/").await;
+    assert_eq!(root.status, StatusCode::OK);
+    let html = text(&root);
+    assert!(html.contains("href=\"/1.0/op/listPets\""), "links are relative to the domain root: {html}");
+    let op = on_domain("/1.0/op/listPets").await;
+    assert!(op.status == StatusCode::OK && text(&op).contains("<code>/pets</code>"));
+    assert_eq!(on_domain("/_docs/docs.css").await.status, StatusCode::OK, "assets keep their paths");
+    let spoofed = axum::http::Request::builder()
+        .uri(format!("/docs/{slug}"))
+        .header("x-svc-custom-domain", "1")
+        .body(axum::body::Body::empty())
+        .unwrap();
+    let spoofed = text(&TestApp::send(&app.router, spoofed).await);
+    assert!(
+        spoofed.contains(&format!("href=\"/docs/{slug}/1.0/op/listPets\"")),
+        "the internal marker cannot be sent by clients"
+    );
+
+    // Custom domains are Business: a downgrade stops serving it at once.
+    app.hub.set_plan("biz@example.com", Plan::Pro).await.unwrap();
+    assert_eq!(on_domain("/").await.status, StatusCode::NOT_FOUND);
+    app.hub.set_plan("biz@example.com", Plan::Business).await.unwrap();
+    // Changing the domain needs a new verification.
+    app.patch_json(&format!("/api/v1/projects/{slug}"), &token, &json!({"custom_domain": "api.acme.example"})).await;
+    app.hub.verify_custom_domain("docs.acme.example").await.unwrap_err();
+    let request = axum::http::Request::builder()
+        .uri("/")
+        .header("host", "api.acme.example")
+        .body(axum::body::Body::empty())
+        .unwrap();
+    assert_eq!(TestApp::send(&app.router, request).await.status, StatusCode::NOT_FOUND);
+}
+
 on_both_stores!(
+    custom_domains,
     downgrade_retention,
     password_protected_docs_and_mock,
     pages_render_escaped_and_sanitised,
