@@ -44,9 +44,10 @@ trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$data"' EXIT
 "$svc" --json --data-dir "$data" serve hub --hub-listen 127.0.0.1:0 >"$data/serve.out" 2>"$data/serve.err" &
 pid=$!
 for _ in $(seq 1 300); do grep -q '"service":"hub"' "$data/serve.out" 2>/dev/null && break; sleep 0.1; done
-url="$(sed -n 's/.*"service":"hub".*"url":"\([^"]*\)".*/\1/p' "$data/serve.out" | head -n 1)"
+listen="$(sed -n 's/.*"service":"hub".*"listen":"\([^"]*\)".*/\1/p' "$data/serve.out" | head -n 1)"
+url="http://$listen"
 token="$(sed -n 's/.*"token":"\(svc_pat_[^"]*\)".*/\1/p' "$data/serve.out" | head -n 1)"
-[ -n "$url" ] && [ -n "$token" ] || { cat "$data/serve.out" "$data/serve.err"; echo "the hub did not start"; exit 1; }
+[ -n "$listen" ] && [ -n "$token" ] || { cat "$data/serve.out" "$data/serve.err"; echo "the hub did not start"; exit 1; }
 # The widget is a Pro feature.
 "$svc" --json --data-dir "$data" hub user set-plan --email demo@example.com --plan pro >/dev/null
 curl -sf -H "Authorization: Bearer $token" -H 'content-type: application/json' \
