@@ -83,10 +83,11 @@ async fn serve_hub(
     if let Some(demo) = demo {
         out.emit(
             &format!(
-                "Created a demo account on this empty store.\n  login:    {} / {}\n  token:    {}\n  project:  {public_url}/api/v1/projects/{}\n  try:      curl -H 'Authorization: Bearer {}' {public_url}/api/v1/projects",
+                "Created a demo account on this empty store.\n  login:    {} / {}\n  token:    {}\n  project:  {public_url}/api/v1/projects/{}\n  docs:     {public_url}/docs/{}\n  try:      curl -H 'Authorization: Bearer {}' {public_url}/api/v1/projects",
                 demo.email,
                 demo.password.expose(),
                 demo.token.expose(),
+                demo.project_slug,
                 demo.project_slug,
                 demo.token.expose(),
             ),
@@ -94,6 +95,7 @@ async fn serve_hub(
                 "demo": {
                     "email": demo.email, "password": demo.password.expose(), "token": demo.token.expose(),
                     "project": demo.project_slug,
+                    "docs": format!("{public_url}/docs/{}", demo.project_slug),
                 }
             }),
         );
