@@ -350,11 +350,9 @@ fn environment() -> &'static Environment<'static> {
             ("message.html", include_str!("../templates/message.html")),
             ("field.html", include_str!("../templates/field.html")),
         ] {
-            if let Err(err) = env.add_template(name, source) {
-                // A template that does not compile is a build defect the
-                // unit tests catch; the page then renders as missing.
-                eprintln!("docs template {name} does not compile: {err}");
-            }
+            // A template that does not compile is a build defect the unit
+            // tests catch; rendering it then fails with `try_render`'s error.
+            let _ = env.add_template(name, source);
         }
         env.add_filter("url", |value: String| safe_url(&value));
         env.add_filter("enc", |value: String| minijinja::Value::from_safe_string(encode(&value)));
@@ -733,9 +731,26 @@ const fn kind_name(kind: GraphQlTypeKind) -> &'static str {
 }
 
 /// Renders one page, or `None` when the page does not exist in this
-/// document (an unknown operation, schema or type).
+/// document (an unknown operation, schema or type) or the templates failed
+/// (see [`try_render`]).
 #[must_use]
 pub fn render(site: &Site, chrome: &Chrome, page: Page<'_>) -> Option<String> {
+    try_render(site, chrome, page).ok().flatten()
+}
+
+/// A template failure: a defect of this crate, never of the input.
+#[derive(Debug)]
+pub struct RenderError(pub String);
+
+impl std::fmt::Display for RenderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Renders one page: `Ok(None)` when the page does not exist in this
+/// document, `Err` when a template failed.
+pub fn try_render(site: &Site, chrome: &Chrome, page: Page<'_>) -> Result<Option<String>, RenderError> {
     let spec = &site.spec;
     let vbase = format!("{}/{}", chrome.base, encode(&chrome.label));
     let theme_css = chrome.theme.as_ref().map(theme::css).unwrap_or_default();
@@ -843,13 +858,13 @@ pub fn render(site: &Site, chrome: &Chrome, page: Page<'_>) -> Option<String> {
             }
         }
         Page::Operation(key) => {
-            let op = operation_context(site, chrome, key)?;
+            let Some(op) = operation_context(site, chrome, key) else { return Ok(None) };
             let group = op.get_attr("group").ok().and_then(|v| v.as_str().map(str::to_owned));
             env.get_template("operation.html")
                 .and_then(|t| t.render(context! { nav => nav(site, group.as_deref()), op => op, ..common.clone() }))
         }
         Page::Tag(name) => {
-            let group = site.groups.iter().find(|g| g.name == name)?;
+            let Some(group) = site.groups.iter().find(|g| g.name == name) else { return Ok(None) };
             let ops: Vec<NavOp> = group.operations.iter().filter_map(|i| nav_op(site, *i)).collect();
             env.get_template("tag.html").and_then(|t| {
                 t.render(context! {
@@ -871,7 +886,7 @@ pub fn render(site: &Site, chrome: &Chrome, page: Page<'_>) -> Option<String> {
                 .and_then(|t| t.render(context! { nav => nav(site, None), schemas => schemas, ..common.clone() }))
         }
         Page::Schema(name) => {
-            let schema = spec.schemas.get(name)?;
+            let Some(schema) = spec.schemas.get(name) else { return Ok(None) };
             let example = mock::sample::sample(spec, schema, mock::sample::Direction::Response);
             env.get_template("schema.html").and_then(|t| {
                 t.render(context! {
@@ -885,7 +900,7 @@ pub fn render(site: &Site, chrome: &Chrome, page: Page<'_>) -> Option<String> {
             })
         }
         Page::Type(name) => {
-            let ty = graphql?.types.get(name)?;
+            let Some(ty) = graphql.and_then(|m| m.types.get(name)) else { return Ok(None) };
             let used_by: Vec<String> = graphql
                 .map(|m| {
                     m.types
@@ -918,14 +933,14 @@ pub fn render(site: &Site, chrome: &Chrome, page: Page<'_>) -> Option<String> {
             })
         }
         Page::Field(kind, name) => {
-            let model = graphql?;
+            let Some(model) = graphql else { return Ok(None) };
             let fields = match kind {
                 "query" => &model.queries,
                 "mutation" => &model.mutations,
                 "subscription" => &model.subscriptions,
-                _ => return None,
+                _ => return Ok(None),
             };
-            let field = fields.iter().find(|f| f.name == name)?;
+            let Some(field) = fields.iter().find(|f| f.name == name) else { return Ok(None) };
             let custom = chrome.endpoint_markdown.get(&format!("{kind} {name}"));
             let f = context! {
                 field => gql_field(field),
@@ -941,13 +956,7 @@ pub fn render(site: &Site, chrome: &Chrome, page: Page<'_>) -> Option<String> {
             .get_template("search.html")
             .and_then(|t| t.render(context! { nav => nav(site, None), search => chrome.search, ..common.clone() })),
     };
-    match result {
-        Ok(html) => Some(html),
-        Err(err) => {
-            eprintln!("docs page failed to render: {err:#}");
-            None
-        }
-    }
+    result.map(Some).map_err(|err| RenderError(format!("{err:#}")))
 }
 
 /// What the embeddable widget needs to build its Try-It form for one

@@ -388,9 +388,10 @@ async fn page(
     if let Some(hit) = server.pages.lock().ok().and_then(|p| p.get(&key).cloned()) {
         return Ok(html(hit));
     }
-    let rendered = tokio::task::spawn_blocking(move || docs_render::render(&prepared, &chrome, wanted.page()))
+    let rendered = tokio::task::spawn_blocking(move || docs_render::try_render(&prepared, &chrome, wanted.page()))
         .await
         .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("docs render task failed: {e}"))))?
+        .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("docs template failed: {e}"))))?
         .ok_or_else(|| ApiError::new(Code::NotFound, "no such page in these docs"))?;
     let rendered: Arc<str> = Arc::from(rendered);
     if let Ok(mut pages) = server.pages.lock() {
@@ -508,9 +509,10 @@ async fn search_inner(
             .map(|h| docs_render::SearchHit { target: h.target, title: h.title, snippet: h.body })
             .collect(),
     });
-    let rendered = tokio::task::spawn_blocking(move || docs_render::render(&prepared, &chrome, Page::Search))
+    let rendered = tokio::task::spawn_blocking(move || docs_render::try_render(&prepared, &chrome, Page::Search))
         .await
         .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("docs render task failed: {e}"))))?
+        .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("docs template failed: {e}"))))?
         .ok_or_else(|| ApiError::new(Code::NotFound, "no such page in these docs"))?;
     Ok(html(Arc::from(rendered)))
 }
