@@ -63,10 +63,25 @@ impl DocsServer {
     }
 
     async fn site(&self, version: &DocsVersion) -> Result<Arc<Site>, ApiError> {
-        if let Some(site) = self.sites.lock().ok().and_then(|s| s.get(&version.spec_sha256).cloned()) {
+        self.site_of(&version.spec_sha256).await
+    }
+
+    /// Prepares a freshly pushed document in the background, so that not
+    /// even the first docs page after a push pays the parse.
+    pub fn prepare(self: &Arc<Self>, spec_sha256: String) {
+        let server = self.clone();
+        tokio::spawn(async move {
+            if let Err(err) = server.site_of(&spec_sha256).await {
+                tracing::debug!(error = ?err, "preparing a pushed document for the docs failed");
+            }
+        });
+    }
+
+    async fn site_of(&self, spec_sha256: &str) -> Result<Arc<Site>, ApiError> {
+        if let Some(site) = self.sites.lock().ok().and_then(|s| s.get(spec_sha256).cloned()) {
             return Ok(site);
         }
-        let document = self.hub.docs_document(&version.spec_sha256).await?;
+        let document = self.hub.docs_document(spec_sha256).await?;
         let site = tokio::task::spawn_blocking(move || spec::parse(&document).map(|spec| Arc::new(Site::new(spec))))
             .await
             .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("docs parse task failed: {e}"))))?
@@ -75,7 +90,7 @@ impl DocsServer {
             if sites.len() >= SITE_CACHE {
                 sites.clear();
             }
-            sites.insert(version.spec_sha256.clone(), site.clone());
+            sites.insert(spec_sha256.to_owned(), site.clone());
         }
         Ok(site)
     }

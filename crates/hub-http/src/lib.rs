@@ -63,7 +63,7 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         .route("/docs/{slug}/{version}/search", get(docs_site::search))
         .route("/_docs/{file}", get(docs_site::asset))
         .route("/widget.js", get(docs_site::widget))
-        .with_state(docs_state);
+        .with_state(docs_state.clone());
     let domains = docs_site::Domains::new(state.hub.clone(), docs.clone());
     let mock_admin = "/api/v1/projects/{slug}/mock";
     let project = "/api/v1/projects/{slug}";
@@ -121,6 +121,7 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         // with an early refusal), not by axum's blanket 2 MB default.
         .layer(axum::extract::DefaultBodyLimit::disable())
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::Extension(docs_state.clone()))
         .with_state(state);
     let app = api
         .merge(mock)
