@@ -52,7 +52,7 @@ page() {
 }
 printf '\n== hosted docs of %s (%d bytes)\n' "$(basename "$spec")" "$(stat -c %s "$spec")"
 page /docs/github
-first_op="$(grep -o 'href="/docs/github/bench/op/[^"]*"' "$data/page.html" | head -n 1 | sed 's/href="//; s/"$//')"
+first_op="$(grep -o 'href="/docs/github/bench/op/[^"]*"' "$data/page.html" | sed -n '1{s/href="//; s/"$//; p}' || true)"
 page /docs/github/bench
 [ -n "$first_op" ] && page "$first_op"
 page /docs/github/bench/op/get-repos-owner-repo

@@ -36,7 +36,9 @@ const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsa
 /// Shared state of the docs routes.
 pub struct DocsServer {
     hub: Hub,
-    sites: Mutex<HashMap<String, Arc<Site>>>,
+    /// One cell per document: concurrent first requests (and the
+    /// preparation after a push) wait for a single parse.
+    sites: Mutex<HashMap<String, Arc<tokio::sync::OnceCell<Arc<Site>>>>>,
     pages: Mutex<HashMap<(String, u64, String), Arc<str>>>,
     logins: governor::DefaultKeyedRateLimiter<String>,
 }
@@ -78,21 +80,24 @@ impl DocsServer {
     }
 
     async fn site_of(&self, spec_sha256: &str) -> Result<Arc<Site>, ApiError> {
-        if let Some(site) = self.sites.lock().ok().and_then(|s| s.get(spec_sha256).cloned()) {
-            return Ok(site);
-        }
-        let document = self.hub.docs_document(spec_sha256).await?;
-        let site = tokio::task::spawn_blocking(move || spec::parse(&document).map(|spec| Arc::new(Site::new(spec))))
-            .await
-            .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("docs parse task failed: {e}"))))?
-            .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("stored spec does not parse: {e}"))))?;
-        if let Ok(mut sites) = self.sites.lock() {
-            if sites.len() >= SITE_CACHE {
+        let cell = {
+            let Ok(mut sites) = self.sites.lock() else {
+                return Err(hub_core::HubError::Internal("docs cache lock poisoned".into()).into());
+            };
+            if sites.len() >= SITE_CACHE && !sites.contains_key(spec_sha256) {
                 sites.clear();
             }
-            sites.insert(spec_sha256.to_owned(), site.clone());
-        }
-        Ok(site)
+            sites.entry(spec_sha256.to_owned()).or_default().clone()
+        };
+        cell.get_or_try_init(|| async {
+            let document = self.hub.docs_document(spec_sha256).await?;
+            tokio::task::spawn_blocking(move || spec::parse(&document).map(|spec| Arc::new(Site::new(spec))))
+                .await
+                .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("docs parse task failed: {e}"))))?
+                .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("stored spec does not parse: {e}"))))
+        })
+        .await
+        .cloned()
     }
 }
 
