@@ -68,7 +68,7 @@ impl Hub {
     /// and customisations apply again after an upgrade.
     pub async fn set_plan(&self, email: &str, plan: Plan) -> HubResult<User> {
         let user = self.user_by_email(email).await?;
-        self.store.set_plan(&user.id, plan).await?;
+        self.store.set_plan(&user.id, plan, self.clock.now()).await?;
         Ok(User { plan, ..user })
     }
 
@@ -170,7 +170,7 @@ impl Hub {
     }
 }
 
-fn hash_password(password: &str) -> HubResult<String> {
+pub(crate) fn hash_password(password: &str) -> HubResult<String> {
     use argon2::password_hash::{PasswordHasher as _, SaltString};
     use rand::RngCore as _;
     if password.chars().count() < 8 {

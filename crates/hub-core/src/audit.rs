@@ -35,6 +35,9 @@ pub enum AuditAction {
     MockOverrideUpdated,
     MockOverrideDeleted,
     MockOverridesImported,
+    BrandingUpdated,
+    ThemeUpdated,
+    CustomizationUpdated,
 }
 
 impl AuditAction {
@@ -63,6 +66,9 @@ impl AuditAction {
             Self::MockOverrideUpdated => "MOCK_OVERRIDE_UPDATED",
             Self::MockOverrideDeleted => "MOCK_OVERRIDE_DELETED",
             Self::MockOverridesImported => "MOCK_OVERRIDES_IMPORTED",
+            Self::BrandingUpdated => "BRANDING_UPDATED",
+            Self::ThemeUpdated => "THEME_UPDATED",
+            Self::CustomizationUpdated => "CUSTOMIZATION_UPDATED",
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod accounts;
 pub mod audit;
 pub mod demo;
 pub mod diffs;
+pub mod docs;
 pub mod error;
 pub mod mock;
 pub mod model;

@@ -100,6 +100,17 @@ fn invalid(err: overrides::InvalidOverride) -> HubError {
 impl Hub {
     /// The public side: the snapshot a mock request at `/mock/<slug>` uses.
     pub async fn mock_snapshot(&self, slug: &str) -> HubResult<Result<MockSnapshot, MockClosed>> {
+        self.mock_snapshot_for(slug, None).await
+    }
+
+    /// The snapshot for a visitor presenting a docs session (the cookie the
+    /// docs login sets): password-protected projects open to a valid one.
+    /// Never cache what this returns under the slug alone.
+    pub async fn mock_snapshot_for(
+        &self,
+        slug: &str,
+        docs_session: Option<&str>,
+    ) -> HubResult<Result<MockSnapshot, MockClosed>> {
         let Some(project) = self.store.mock_project(slug).await? else {
             return Ok(Err(MockClosed::NotFound));
         };
@@ -107,7 +118,13 @@ impl Hub {
             return Ok(Err(MockClosed::NotFound));
         }
         if project.has_password {
-            return Ok(Err(MockClosed::PasswordProtected));
+            let open = match docs_session {
+                Some(session) => self.docs_session_opens(slug, session).await?,
+                None => false,
+            };
+            if !open {
+                return Ok(Err(MockClosed::PasswordProtected));
+            }
         }
         let versions = self.store.mock_versions(&project.id, self.clock.now()).await?;
         let settings = self.read_settings(&project.id).await?;

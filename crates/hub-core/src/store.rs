@@ -419,15 +419,25 @@ impl Store {
         Ok(row.map(UserRow::into_user))
     }
 
-    pub async fn set_plan(&self, user_id: &str, plan: Plan) -> HubResult<()> {
+    /// Changes the plan and records when a paid account dropped to Free
+    /// (cleared again on any paid plan): the customization retention clock.
+    pub async fn set_plan(&self, user_id: &str, plan: Plan, now: Timestamp) -> HubResult<()> {
         with_db!(&self.db, |pool| {
-            sqlx::query("UPDATE users SET plan = $2 WHERE id = $1")
-                .bind(user_id)
-                .bind(plan.as_str())
-                .execute(pool)
-                .await
-                .map(|r| r.rows_affected())
-                .map_err(store_error)
+            sqlx::query(
+                "UPDATE users SET downgraded_at = CASE
+                     WHEN $2 <> 'free' THEN NULL
+                     WHEN plan <> 'free' THEN $3
+                     ELSE downgraded_at END,
+                   plan = $2
+                 WHERE id = $1",
+            )
+            .bind(user_id)
+            .bind(plan.as_str())
+            .bind(now.as_millis())
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected())
+            .map_err(store_error)
         })?;
         Ok(())
     }
@@ -761,6 +771,8 @@ impl Store {
                     is_public = COALESCE($3, is_public),
                     base_url = CASE WHEN $4 THEN $5 ELSE base_url END,
                     custom_domain = CASE WHEN $6 THEN $7 ELSE custom_domain END,
+                    custom_domain_verified_at = CASE WHEN $6 AND $7 IS DISTINCT FROM custom_domain THEN NULL
+                                                     ELSE custom_domain_verified_at END,
                     updated_at = $8
                  WHERE id = $1",
             )
@@ -1377,4 +1389,7 @@ mod tests {
     }
 }
 
+mod docs;
 mod mock;
+
+pub use docs::DocsProjectRow;

@@ -168,6 +168,28 @@ impl IntoResponse for ApiError {
     }
 }
 
+impl ApiError {
+    /// The same error as a small HTML page, for the docs routes that browsers
+    /// open (same status; a password-protected project shows its login form).
+    pub fn into_html_response(self) -> Response {
+        let (status, name) = self.code.status_and_name();
+        let title = match self.code {
+            Code::NotFound => "Not found",
+            Code::PasswordRequired => "Password required",
+            Code::RateLimited => "Too many requests",
+            Code::ServiceUnavailable => "Busy",
+            Code::InternalError => "Something went wrong",
+            _ => name,
+        };
+        let login = self.details.as_ref().and_then(|d| d.get("login_action")).and_then(Value::as_str);
+        let page = docs_render::message_page(title, &self.message, login, None);
+        let mut response = (status, page).into_response();
+        response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+        response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        response
+    }
+}
+
 /// Shortcut for reason-less 401s raised outside the core (cron secrets).
 pub fn unauthorized() -> ApiError {
     ApiError::from(HubError::InvalidToken(TokenRejection::Unknown))

@@ -5,6 +5,7 @@
 //! the result to a wire type. Status codes and the error envelope live only
 //! here ([`error`]); SQL and business rules live only in `hub-core`.
 
+pub mod docs_site;
 pub mod error;
 pub mod extract;
 pub mod mock_server;
@@ -45,7 +46,27 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         .layer(tower_http::cors::CorsLayer::permissive())
         .layer(axum::extract::DefaultBodyLimit::disable())
         .with_state(mock_state);
+    let docs_state = std::sync::Arc::new(docs_site::DocsServer::new(state.hub.clone()));
+    let docs = Router::new()
+        .route("/docs/{slug}", get(docs_site::overview))
+        .route("/docs/{slug}/", get(docs_site::overview))
+        .route("/docs/{slug}/_login", axum::routing::post(docs_site::login))
+        .route("/docs/{slug}/embed.json", get(docs_site::embed).layer(tower_http::cors::CorsLayer::permissive()))
+        .route("/docs/{slug}/{version}", get(docs_site::version_overview))
+        .route("/docs/{slug}/{version}/", get(docs_site::version_overview))
+        .route("/docs/{slug}/{version}/op/{key}", get(docs_site::operation))
+        .route("/docs/{slug}/{version}/tags/{tag}", get(docs_site::tag))
+        .route("/docs/{slug}/{version}/schemas", get(docs_site::schemas))
+        .route("/docs/{slug}/{version}/schemas/{name}", get(docs_site::schema))
+        .route("/docs/{slug}/{version}/types/{name}", get(docs_site::graphql_type))
+        .route("/docs/{slug}/{version}/graphql/{kind}/{name}", get(docs_site::graphql_field))
+        .route("/docs/{slug}/{version}/search", get(docs_site::search))
+        .route("/_docs/{file}", get(docs_site::asset))
+        .route("/widget.js", get(docs_site::widget))
+        .with_state(docs_state.clone());
+    let domains = docs_site::Domains::new(state.hub.clone(), docs.clone());
     let mock_admin = "/api/v1/projects/{slug}/mock";
+    let project = "/api/v1/projects/{slug}";
     let api = Router::new()
         .route("/api/v1/projects", get(routes::projects::list).post(routes::projects::create))
         .route(
@@ -57,6 +78,20 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
             "/api/v1/projects/{slug}/versions/{label}",
             get(routes::versions::get).patch(routes::versions::update).delete(routes::versions::delete),
         )
+        .route(
+            &format!("{project}/branding"),
+            get(routes::docs_admin::get_branding).put(routes::docs_admin::put_branding),
+        )
+        .route(&format!("{project}/theme"), get(routes::docs_admin::get_theme).put(routes::docs_admin::put_theme))
+        .route(
+            &format!("{project}/customization"),
+            get(routes::docs_admin::get_customization).put(routes::docs_admin::put_customization),
+        )
+        .route(
+            &format!("{project}/endpoint-docs"),
+            get(routes::docs_admin::list_endpoint_docs).put(routes::docs_admin::put_endpoint_docs),
+        )
+        .route(&format!("{project}/docs-password"), axum::routing::put(routes::docs_admin::put_password))
         .route("/api/v1/openapi.json", get(openapi_document))
         .route("/api/projects/{slug}/upload-token", post(routes::uploads::rotate))
         .route("/api/projects/{slug}/upload", post(routes::uploads::upload))
@@ -64,6 +99,10 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         .route("/api/projects/{slug}/diff", get(routes::diffs::diff))
         .route("/api/projects/{slug}/sdk", get(routes::sdks::sdk))
         .route("/api/cron/previews-prune", get(routes::cron::previews_prune).post(routes::cron::previews_prune))
+        .route(
+            "/api/cron/customizations-prune",
+            get(routes::cron::customizations_prune).post(routes::cron::customizations_prune),
+        )
         .route("/api/cron/mock-log-prune", get(routes::cron::mock_log_prune).post(routes::cron::mock_log_prune))
         .route(&format!("{mock_admin}/settings"), get(routes::mock::get_settings).patch(routes::mock::update_settings))
         .route(
@@ -82,8 +121,15 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         // with an early refusal), not by axum's blanket 2 MB default.
         .layer(axum::extract::DefaultBodyLimit::disable())
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::Extension(docs_state.clone()))
         .with_state(state);
-    platform::http::instrument(api.merge(mock).merge(platform::http::ops_routes(db)).fallback(not_found), "hub")
+    let app = api
+        .merge(mock)
+        .merge(docs)
+        .merge(platform::http::ops_routes(db))
+        .fallback(not_found)
+        .layer(axum::middleware::from_fn_with_state(domains, docs_site::host_routing));
+    platform::http::instrument(app, "hub")
 }
 
 async fn openapi_document() -> Response {

@@ -287,10 +287,19 @@ async fn serve_inner(server: &MockServer, request: Request) -> Result<Response, 
         Ok(loaded) => loaded,
         Err(MockClosed::NotFound) => return Err(ApiError::new(Code::NotFound, "project not found")),
         Err(MockClosed::PasswordProtected) => {
-            return Err(ApiError::new(
-                Code::PasswordRequired,
-                "this project is password-protected; its mock is open only to signed-in visitors of its docs",
-            ));
+            // A docs session opens the mock; such snapshots are never cached
+            // under the slug (a visitor without the cookie must not reuse them).
+            let session = crate::docs_site::session_cookie(&parts.headers, slug);
+            match session {
+                Some(session) => match server.hub.mock_snapshot_for(slug, Some(&session)).await? {
+                    Ok(snapshot) => {
+                        let rules = snapshot.overrides.iter().cloned().map(Into::into).collect();
+                        Arc::new(Loaded { overrides: mock::overrides::compile(rules), snapshot })
+                    }
+                    Err(_) => return Err(password_required(slug)),
+                },
+                None => return Err(password_required(slug)),
+            }
         }
     };
     let body = platform::http::read_body_limited(&parts.headers, body, MAX_BODY_BYTES)
@@ -343,6 +352,13 @@ async fn serve_inner(server: &MockServer, request: Request) -> Result<Response, 
     };
     server.record(entry);
     Ok(into_response(reply, &parts.method).await)
+}
+
+fn password_required(slug: &str) -> ApiError {
+    ApiError::new(
+        Code::PasswordRequired,
+        format!("this project is password-protected; open its docs at /docs/{slug} and enter the password first"),
+    )
 }
 
 type Chosen = (MockVersion, Arc<Engine>);

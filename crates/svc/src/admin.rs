@@ -78,6 +78,10 @@ pub async fn run(command: HubCommand, store: &StoreArgs, out: &Output) -> anyhow
                 &json!({ "revoked": revoked.id, "name": revoked.name }),
             );
         }
+        HubCommand::VerifyDomain { domain } => {
+            hub.verify_custom_domain(&domain).await?;
+            out.emit(&format!("{domain} verified: its docs are served there"), &json!({ "verified": domain }));
+        }
         HubCommand::PrunePreviews => {
             let removed = hub.prune_expired_previews().await?;
             out.emit(&format!("removed {removed} expired preview versions"), &json!({ "removed": removed }));

@@ -214,6 +214,12 @@ pub enum HubCommand {
     Token(TokenCommand),
     /// Remove preview versions whose 14 days have passed.
     PrunePreviews,
+    /// Serve a project's docs at its custom domain, once its DNS and TLS
+    /// point at this hub (see docs/docs-pages.md).
+    VerifyDomain {
+        #[arg(long)]
+        domain: String,
+    },
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]

@@ -16,6 +16,8 @@ use crate::output::Output;
 /// How often each node wakes to prune expired previews (the slot claim makes
 /// only one node of a cluster do the work each period).
 const PREVIEW_PRUNE_PERIOD: Duration = Duration::from_secs(3600);
+/// The seed: customizations past retention are deleted by an hourly job.
+const CUSTOMIZATION_PRUNE_PERIOD: Duration = Duration::from_secs(3600);
 
 pub async fn run(args: ServeArgs, store: StoreArgs, out: &Output) -> anyhow::Result<()> {
     platform::telemetry::init_logging(std::env::var("SVC_LOG_FORMAT").is_ok_and(|f| f == "json"));
@@ -81,10 +83,11 @@ async fn serve_hub(
     if let Some(demo) = demo {
         out.emit(
             &format!(
-                "Created a demo account on this empty store.\n  login:    {} / {}\n  token:    {}\n  project:  {public_url}/api/v1/projects/{}\n  try:      curl -H 'Authorization: Bearer {}' {public_url}/api/v1/projects",
+                "Created a demo account on this empty store.\n  login:    {} / {}\n  token:    {}\n  project:  {public_url}/api/v1/projects/{}\n  docs:     {public_url}/docs/{}\n  try:      curl -H 'Authorization: Bearer {}' {public_url}/api/v1/projects",
                 demo.email,
                 demo.password.expose(),
                 demo.token.expose(),
+                demo.project_slug,
                 demo.project_slug,
                 demo.token.expose(),
             ),
@@ -92,6 +95,7 @@ async fn serve_hub(
                 "demo": {
                     "email": demo.email, "password": demo.password.expose(), "token": demo.token.expose(),
                     "project": demo.project_slug,
+                    "docs": format!("{public_url}/docs/{}", demo.project_slug),
                 }
             }),
         );
@@ -145,6 +149,28 @@ async fn serve_hub(
             },
         )
     };
+    let customization_pruner = {
+        let hub = hub.clone();
+        platform::jobs::spawn_periodic(
+            hub.db().clone(),
+            Arc::new(SystemClock),
+            "hub.customizations-prune",
+            CUSTOMIZATION_PRUNE_PERIOD,
+            stopped.clone(),
+            move || {
+                let hub = hub.clone();
+                async move {
+                    match hub.prune_customizations().await {
+                        Ok(0) => {}
+                        Ok(n) => {
+                            tracing::info!(removed = n, "pruned docs customizations of accounts on Free past retention")
+                        }
+                        Err(err) => tracing::warn!(error = %err, "docs customization pruning failed"),
+                    }
+                }
+            },
+        )
+    };
     let mock_config = hub_http::mock_server::MockConfig {
         per_project_per_minute: args.mock_rate_per_project,
         per_ip_per_minute: args.mock_rate_per_ip,
@@ -155,6 +181,7 @@ async fn serve_hub(
         tracing::info!("hub stopped: in-flight requests finished");
         pruner.await.ok();
         log_pruner.await.ok();
+        customization_pruner.await.ok();
         hub.db().close().await;
         Ok(())
     })

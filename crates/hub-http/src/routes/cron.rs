@@ -28,6 +28,12 @@ pub async fn previews_prune(State(state): State<AppState>, headers: HeaderMap) -
     Ok(Json(json!({ "job": "previews-prune", "removed": removed })).into_response())
 }
 
+pub async fn customizations_prune(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+    check_cron_secret(&state, &headers)?;
+    let removed = state.hub.prune_customizations().await?;
+    Ok(Json(json!({ "job": "customizations-prune", "removed": removed })).into_response())
+}
+
 pub async fn mock_log_prune(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
     check_cron_secret(&state, &headers)?;
     let removed = state.hub.prune_mock_log().await?;

@@ -18,7 +18,7 @@ use crate::extract::{Caller, QueryParams};
 /// their maximum size is ~13 MB; bundles that large are refused here).
 const MAX_JSON_BYTES: usize = 2 * 1024 * 1024;
 
-async fn json_body(headers: &HeaderMap, body: Body) -> Result<Value, ApiError> {
+pub(crate) async fn json_body(headers: &HeaderMap, body: Body) -> Result<Value, ApiError> {
     let bytes = platform::http::read_body_limited(headers, body, MAX_JSON_BYTES)
         .await
         .map_err(|e| ApiError::new(Code::PayloadTooLarge, e.to_string()))?;

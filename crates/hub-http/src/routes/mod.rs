@@ -2,6 +2,7 @@
 
 pub mod cron;
 pub mod diffs;
+pub mod docs_admin;
 pub mod mock;
 pub mod projects;
 pub mod sdks;

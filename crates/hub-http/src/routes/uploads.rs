@@ -38,6 +38,7 @@ pub async fn upload(
     State(state): State<AppState>,
     Path(slug): Path<String>,
     query: QueryParams,
+    axum::Extension(docs): axum::Extension<std::sync::Arc<crate::docs_site::DocsServer>>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
@@ -46,6 +47,7 @@ pub async fn upload(
     let caller = state.hub.authenticate_upload(&slug, authorization).await?;
     let document = read_spec(&headers, body).await?;
     let outcome = state.hub.push_with_upload_token(&caller, PushVersion { body: document, ..push }).await?;
+    docs.prepare(outcome.version.spec_sha256.clone());
     Ok(push_response(&slug, outcome))
 }
 

@@ -36,6 +36,7 @@ pub async fn push(
     Caller(caller): Caller,
     Path(slug): Path<String>,
     query: QueryParams,
+    axum::Extension(docs): axum::Extension<Arc<crate::docs_site::DocsServer>>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
@@ -44,6 +45,7 @@ pub async fn push(
     state.hub.authorize_project(&caller, &slug, hub_core::Action::PushVersion).await?;
     let document = read_spec(&headers, body).await?;
     let outcome = state.hub.push_version(&caller, &slug, PushVersion { body: document, ..push }, Source::Api).await?;
+    docs.prepare(outcome.version.spec_sha256.clone());
     Ok(push_response(&slug, outcome))
 }
 

@@ -12,6 +12,8 @@ mod audit;
 mod auth;
 mod bad_specs;
 mod diffs;
+mod docs;
+mod docs_weight;
 mod mock;
 mod openapi;
 mod ops;

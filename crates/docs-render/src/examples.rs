@@ -1,0 +1,67 @@
+//! Example values shown on pages and used in code samples and the Try-It
+//! panel: the document's own examples first, else a sample generated from
+//! the schema (the same generator the mock server answers with).
+
+use mock::sample::{Direction, sample};
+use serde_json::Value;
+use spec::{MediaType, Parameter, Spec};
+
+/// Whether a media type carries JSON (`application/json`, `application/problem+json`, ...).
+#[must_use]
+pub fn is_json(media: &str) -> bool {
+    let essence = media.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    essence == "application/json" || essence.ends_with("+json") || essence == "*/*"
+}
+
+/// The example of a media type: `example`, the first of `examples`, else a
+/// generated sample when there is a schema.
+#[must_use]
+pub fn media_example(spec: &Spec, media: &MediaType, direction: Direction) -> Option<Value> {
+    if let Some(example) = &media.example {
+        return Some(example.clone());
+    }
+    if let Some(value) = media.examples.values().find_map(|e| e.value.clone()) {
+        return Some(value);
+    }
+    let schema = media.schema.as_ref()?;
+    if mock::sample::is_empty_schema(spec, schema) {
+        return None;
+    }
+    Some(sample(spec, schema, direction))
+}
+
+/// A parameter's example as text (strings unquoted).
+#[must_use]
+pub fn parameter_example(spec: &Spec, parameter: &Parameter) -> Option<String> {
+    let value =
+        parameter.example.clone().or_else(|| parameter.examples.values().find_map(|e| e.value.clone())).or_else(
+            || {
+                let schema = parameter.schema.as_ref()?;
+                let resolved = spec.resolve_value(schema)?;
+                resolved.get("example").cloned().or_else(|| resolved.get("default").cloned())
+            },
+        )?;
+    Some(match value {
+        Value::String(text) => text,
+        Value::Null => return None,
+        other => other.to_string(),
+    })
+}
+
+/// Pretty JSON for display, or the text itself for a string example of a
+/// non-JSON media type; cut at `max` bytes.
+#[must_use]
+pub fn display(value: &Value, media: &str, max: usize) -> String {
+    let text = match value {
+        Value::String(text) if !is_json(media) => text.clone(),
+        other => serde_json::to_string_pretty(other).unwrap_or_default(),
+    };
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}\n… (cut)", text.get(..end).unwrap_or(""))
+}

@@ -1,0 +1,1046 @@
+//! Server-rendered API reference pages from the normalised [`spec::Spec`].
+//!
+//! Pure: no I/O, no store. The hub prepares a [`Site`] once per document
+//! (operation keys, the navigation by tag), passes a [`Chrome`] (project
+//! name, versions, branding, header, badge, per-endpoint markdown) and asks
+//! for one [`Page`] at a time, so even a description with a thousand
+//! operations renders one operation per request. Templates are minijinja
+//! with auto-escaping on; the only unescaped HTML comes from
+//! [`markdown::render`], which sanitises. Every asset the pages load is in
+//! [`assets`]: nothing comes from a CDN.
+
+pub mod assets;
+pub mod examples;
+pub mod markdown;
+pub mod samples;
+pub mod schema_view;
+pub mod theme;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::OnceLock;
+
+use minijinja::{Environment, context};
+use serde::Serialize;
+use serde_json::Value;
+use spec::{GraphQlField, GraphQlInputValue, GraphQlTypeKind, Operation, SecuritySchemeKind, Spec};
+
+pub use theme::{Palette, Theme};
+
+/// Above this many operations the navigation lists tags, and the operations
+/// of the current tag only (each page stays small for huge descriptions).
+pub const FULL_NAV_MAX_OPERATIONS: usize = 150;
+/// Above this many root fields the GraphQL overview lists fields and types
+/// by name, each field on its own page.
+pub const GRAPHQL_FULL_MAX_FIELDS: usize = 60;
+/// Examples are cut past this many bytes on a page.
+const MAX_EXAMPLE_BYTES: usize = 16 * 1024;
+
+/// A document prepared for rendering: operation keys and the tag groups.
+#[derive(Debug)]
+pub struct Site {
+    spec: Spec,
+    keys: Vec<String>,
+    by_key: HashMap<String, usize>,
+    groups: Vec<Group>,
+}
+
+#[derive(Debug)]
+struct Group {
+    name: String,
+    description: Option<String>,
+    operations: Vec<usize>,
+}
+
+/// One entry of the version switcher.
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq, Hash)]
+pub struct VersionLink {
+    pub label: String,
+    pub is_default: bool,
+    pub is_preview: bool,
+}
+
+/// A call-to-action button of the docs header.
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq, Hash)]
+pub struct HeaderButton {
+    pub label: String,
+    pub url: String,
+    /// `solid`, `outline` or `ghost`.
+    pub variant: String,
+}
+
+/// A plain-text link of the docs header.
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq, Hash)]
+pub struct HeaderLink {
+    pub label: String,
+    pub url: String,
+}
+
+/// The docs header as the owner configured it (already validated).
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq, Hash)]
+pub struct Header {
+    pub logo_url: Option<String>,
+    pub title: Option<String>,
+    pub buttons: Vec<HeaderButton>,
+    pub links: Vec<HeaderLink>,
+    pub search: bool,
+}
+
+/// Owner-written markdown around one endpoint.
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq, Hash)]
+pub struct EndpointMarkdown {
+    /// Above the parameters.
+    pub intro: Option<String>,
+    /// Below the Try-It panel.
+    pub extras: Option<String>,
+}
+
+/// Everything around the reference itself, decided by the hub per request.
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Chrome {
+    pub project_name: String,
+    /// Where this project's docs live: `/docs/<slug>`, or empty on a custom
+    /// domain (served at its root).
+    pub base: String,
+    /// Where the assets are served (`/_docs`).
+    pub asset_base: String,
+    pub versions: Vec<VersionLink>,
+    /// The label of the version shown.
+    pub label: String,
+    /// The API's base URL for Try-It (the version's override, else the
+    /// project's), when set.
+    pub base_url: Option<String>,
+    /// The hosted mock of this version, when it is open.
+    pub mock_url: Option<String>,
+    pub logo_url: Option<String>,
+    pub favicon_url: Option<String>,
+    pub theme: Option<Theme>,
+    pub header: Header,
+    /// The 'Powered by' footer badge.
+    pub show_badge: bool,
+    /// Keyed by endpoint: `GET /pets/{id}` (REST) or `query book` (GraphQL).
+    pub endpoint_markdown: BTreeMap<String, EndpointMarkdown>,
+    /// Search hits, on the search page.
+    pub search: Option<SearchResults>,
+}
+
+/// What the search page shows.
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct SearchResults {
+    pub query: String,
+    pub hits: Vec<SearchHit>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct SearchHit {
+    /// Path below the version's base (`op/listPets`, `schemas/Pet`).
+    pub target: String,
+    pub title: String,
+    pub snippet: String,
+}
+
+/// A page of a version's docs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Page<'a> {
+    Overview,
+    Operation(&'a str),
+    Tag(&'a str),
+    Schemas,
+    Schema(&'a str),
+    /// A GraphQL type.
+    Type(&'a str),
+    /// A GraphQL root field: `query`, `mutation` or `subscription`, and its name.
+    Field(&'a str, &'a str),
+    Search,
+}
+
+/// One searchable piece of a document (the hub indexes these).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Section {
+    pub target: String,
+    pub title: String,
+    pub body: String,
+}
+
+impl Site {
+    /// Prepares `spec` for rendering.
+    #[must_use]
+    pub fn new(spec: Spec) -> Self {
+        let mut keys = Vec::with_capacity(spec.operations.len());
+        let mut by_key = HashMap::with_capacity(spec.operations.len());
+        for (index, operation) in spec.operations.iter().enumerate() {
+            let base = operation_key(operation);
+            let mut key = base.clone();
+            let mut n = 2;
+            while by_key.contains_key(&key) {
+                key = format!("{base}-{n}");
+                n += 1;
+            }
+            by_key.insert(key.clone(), index);
+            keys.push(key);
+        }
+        let mut groups: Vec<Group> = spec
+            .tags
+            .iter()
+            .map(|tag| Group { name: tag.name.clone(), description: tag.description.clone(), operations: Vec::new() })
+            .collect();
+        let mut untagged = Vec::new();
+        for (index, operation) in spec.operations.iter().enumerate() {
+            if operation.tags.is_empty() {
+                untagged.push(index);
+            }
+            for tag in &operation.tags {
+                match groups.iter_mut().find(|g| &g.name == tag) {
+                    Some(group) => group.operations.push(index),
+                    None => groups.push(Group { name: tag.clone(), description: None, operations: vec![index] }),
+                }
+            }
+        }
+        groups.retain(|g| !g.operations.is_empty());
+        if !untagged.is_empty() {
+            let name = if groups.is_empty() { "Operations" } else { "Other" };
+            groups.push(Group { name: name.to_owned(), description: None, operations: untagged });
+        }
+        Self { spec, keys, by_key, groups }
+    }
+
+    #[must_use]
+    pub const fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    /// The key of each operation, in document order (its page is `op/<key>`).
+    #[must_use]
+    pub fn operation_keys(&self) -> &[String] {
+        &self.keys
+    }
+
+    /// The operation whose page is `op/<key>`.
+    #[must_use]
+    pub fn operation(&self, key: &str) -> Option<&Operation> {
+        self.by_key.get(key).and_then(|index| self.spec.operations.get(*index))
+    }
+
+    /// The searchable sections of the document: operations, schemas, tags,
+    /// GraphQL fields and types, with their plain text.
+    #[must_use]
+    pub fn sections(&self) -> Vec<Section> {
+        let mut out = Vec::new();
+        for (key, operation) in self.keys.iter().zip(&self.spec.operations) {
+            let mut body = String::new();
+            for text in [&operation.summary, &operation.description, &operation.operation_id].into_iter().flatten() {
+                body.push_str(text);
+                body.push('\n');
+            }
+            for parameter in &operation.parameters {
+                body.push_str(&parameter.name);
+                body.push(' ');
+                if let Some(text) = &parameter.description {
+                    body.push_str(text);
+                    body.push('\n');
+                }
+            }
+            out.push(Section {
+                target: format!("op/{}", encode(key)),
+                title: format!("{} {}", operation.method, operation.path),
+                body,
+            });
+        }
+        for (name, schema) in &self.spec.schemas {
+            let mut body = String::new();
+            if let Some(text) = schema.get("description").and_then(Value::as_str) {
+                body.push_str(text);
+            }
+            if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+                for (property, value) in properties {
+                    body.push('\n');
+                    body.push_str(property);
+                    if let Some(text) = value.get("description").and_then(Value::as_str) {
+                        body.push(' ');
+                        body.push_str(text);
+                    }
+                }
+            }
+            out.push(Section { target: format!("schemas/{}", encode(name)), title: name.clone(), body });
+        }
+        if let Some(model) = &self.spec.graphql {
+            for (kind, fields) in [("query", &model.queries), ("mutation", &model.mutations)] {
+                for field in fields {
+                    out.push(Section {
+                        target: format!("graphql/{kind}/{}", encode(&field.name)),
+                        title: format!("{kind} {}", field.name),
+                        body: field.description.clone().unwrap_or_default(),
+                    });
+                }
+            }
+            for (name, ty) in &model.types {
+                let mut body = ty.description.clone().unwrap_or_default();
+                for field in &ty.fields {
+                    body.push('\n');
+                    body.push_str(&field.name);
+                }
+                out.push(Section { target: format!("types/{}", encode(name)), title: name.clone(), body });
+            }
+        }
+        out
+    }
+}
+
+/// `operationId` when it is URL-friendly, else `<method>-<path>` folded.
+fn operation_key(operation: &Operation) -> String {
+    if let Some(id) = &operation.operation_id
+        && !id.is_empty()
+        && id.len() <= 120
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+    {
+        return id.clone();
+    }
+    let mut key = operation.method.key().to_owned();
+    for ch in operation.path.chars() {
+        if ch.is_ascii_alphanumeric() {
+            key.push(ch.to_ascii_lowercase());
+        } else if !key.ends_with('-') {
+            key.push('-');
+        }
+    }
+    key.trim_end_matches('-').chars().take(120).collect()
+}
+
+/// Percent-encodes one URL path segment (everything but unreserved bytes).
+#[must_use]
+pub fn encode(segment: &str) -> String {
+    let mut out = String::with_capacity(segment.len());
+    for byte in segment.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// Keeps http(s) URLs and site-relative paths; anything else becomes `#`.
+fn safe_url(url: &str) -> String {
+    let lower = url.trim().to_ascii_lowercase();
+    if lower.starts_with("https://")
+        || lower.starts_with("http://")
+        || (lower.starts_with('/') && !lower.starts_with("//"))
+    {
+        url.trim().to_owned()
+    } else {
+        "#".to_owned()
+    }
+}
+
+fn environment() -> &'static Environment<'static> {
+    static ENV: OnceLock<Environment<'static>> = OnceLock::new();
+    ENV.get_or_init(|| {
+        let mut env = Environment::new();
+        for (name, source) in [
+            ("base.html", include_str!("../templates/base.html")),
+            ("overview.html", include_str!("../templates/overview.html")),
+            ("operation.html", include_str!("../templates/operation.html")),
+            ("tag.html", include_str!("../templates/tag.html")),
+            ("schemas.html", include_str!("../templates/schemas.html")),
+            ("schema.html", include_str!("../templates/schema.html")),
+            ("graphql.html", include_str!("../templates/graphql.html")),
+            ("type.html", include_str!("../templates/type.html")),
+            ("search.html", include_str!("../templates/search.html")),
+            ("macros.html", include_str!("../templates/macros.html")),
+            ("message.html", include_str!("../templates/message.html")),
+            ("field.html", include_str!("../templates/field.html")),
+        ] {
+            // A template that does not compile is a build defect the unit
+            // tests catch; rendering it then fails with `try_render`'s error.
+            let _ = env.add_template(name, source);
+        }
+        env.add_filter("url", |value: String| safe_url(&value));
+        env.add_filter("enc", |value: String| minijinja::Value::from_safe_string(encode(&value)));
+        // The default escaper also escapes `/`, which bloats every URL;
+        // `&`, `<`, `>` and both quotes are enough in content and in quoted
+        // attributes (every attribute in the templates is quoted).
+        env.set_formatter(|out, state, value| {
+            if !value.is_safe()
+                && let Some(text) = value.as_str()
+                && state.auto_escape() != minijinja::AutoEscape::None
+            {
+                return out.write_str(&escape(text)).map_err(minijinja::Error::from);
+            }
+            minijinja::escape_formatter(out, state, value)
+        });
+        env
+    })
+}
+
+#[derive(Serialize)]
+struct NavOp {
+    key: String,
+    method: &'static str,
+    label: String,
+    deprecated: bool,
+}
+
+#[derive(Serialize)]
+struct NavGroup {
+    name: String,
+    count: usize,
+    open: bool,
+    ops: Vec<NavOp>,
+}
+
+fn nav_op(site: &Site, index: usize) -> Option<NavOp> {
+    let operation = site.spec.operations.get(index)?;
+    let key = site.keys.get(index)?;
+    let label = operation
+        .summary
+        .as_deref()
+        .map(|s| markdown::first_line(s, 80))
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| operation.path.clone());
+    Some(NavOp { key: key.clone(), method: operation.method.as_str(), label, deprecated: operation.deprecated })
+}
+
+fn nav(site: &Site, current_group: Option<&str>) -> Vec<NavGroup> {
+    let full = site.spec.operations.len() <= FULL_NAV_MAX_OPERATIONS;
+    site.groups
+        .iter()
+        .map(|group| {
+            let open = full || current_group == Some(group.name.as_str());
+            NavGroup {
+                name: group.name.clone(),
+                count: group.operations.len(),
+                open: current_group == Some(group.name.as_str()) || (full && site.groups.len() <= 12),
+                ops: if open { group.operations.iter().filter_map(|i| nav_op(site, *i)).collect() } else { Vec::new() },
+            }
+        })
+        .collect()
+}
+
+#[derive(Serialize)]
+struct ParamView {
+    name: String,
+    location: &'static str,
+    required: bool,
+    deprecated: bool,
+    ty: String,
+    ref_name: Option<String>,
+    description_html: String,
+    example: Option<String>,
+    constraints: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct MediaView {
+    media: String,
+    rows: Vec<schema_view::Row>,
+    example: Option<String>,
+    is_json: bool,
+}
+
+#[derive(Serialize)]
+struct ResponseView {
+    status: String,
+    class: &'static str,
+    description_html: String,
+    headers: Vec<ParamView>,
+    media: Vec<MediaView>,
+}
+
+#[derive(Serialize)]
+struct SchemeView {
+    name: String,
+    kind: String,
+    scopes: Vec<String>,
+    description_html: String,
+}
+
+#[derive(Serialize)]
+struct TryTarget {
+    label: String,
+    url: String,
+}
+
+fn media_views(
+    spec: &Spec,
+    content: &indexmap::IndexMap<String, spec::MediaType>,
+    direction: mock::sample::Direction,
+) -> Vec<MediaView> {
+    content
+        .iter()
+        .map(|(media, content)| MediaView {
+            media: media.clone(),
+            rows: content.schema.as_ref().map(|s| schema_view::rows(spec, s)).unwrap_or_default(),
+            example: examples::media_example(spec, content, direction)
+                .map(|v| examples::display(&v, media, MAX_EXAMPLE_BYTES)),
+            is_json: examples::is_json(media),
+        })
+        .collect()
+}
+
+fn scheme_kind(kind: &SecuritySchemeKind) -> String {
+    match kind {
+        SecuritySchemeKind::ApiKey { name, location } => format!(
+            "API key in {} `{name}`",
+            match location {
+                spec::ApiKeyLocation::Header => "header",
+                spec::ApiKeyLocation::Query => "query",
+                spec::ApiKeyLocation::Cookie => "cookie",
+            }
+        ),
+        SecuritySchemeKind::Http { scheme, bearer_format } => match bearer_format {
+            Some(format) => format!("HTTP {scheme} ({format})"),
+            None => format!("HTTP {scheme}"),
+        },
+        SecuritySchemeKind::OAuth2 { flows } => {
+            let kinds: Vec<&str> = flows
+                .iter()
+                .map(|f| match f.kind {
+                    spec::OAuthFlowKind::Implicit => "implicit",
+                    spec::OAuthFlowKind::Password => "password",
+                    spec::OAuthFlowKind::ClientCredentials => "client credentials",
+                    spec::OAuthFlowKind::AuthorizationCode => "authorization code",
+                })
+                .collect();
+            format!("OAuth 2 ({})", kinds.join(", "))
+        }
+        SecuritySchemeKind::OpenIdConnect { url } => format!("OpenID Connect ({url})"),
+        SecuritySchemeKind::MutualTls => "mutual TLS".to_owned(),
+    }
+}
+
+fn md(text: Option<&String>) -> String {
+    text.map(|t| markdown::render(t)).unwrap_or_default()
+}
+
+/// The first server of the document with its variables at their defaults,
+/// when it is an absolute URL.
+fn document_server(spec: &Spec, operation: Option<&Operation>) -> Option<String> {
+    let server = operation.and_then(|op| op.servers.first()).or_else(|| spec.servers.first())?;
+    let mut url = server.url.clone();
+    for (name, variable) in &server.variables {
+        url = url.replace(&format!("{{{name}}}"), &variable.default);
+    }
+    (url.starts_with("http://") || url.starts_with("https://")).then_some(url)
+}
+
+fn try_targets(site: &Site, chrome: &Chrome, operation: Option<&Operation>) -> Vec<TryTarget> {
+    let mut targets = Vec::new();
+    if let Some(url) = chrome.base_url.clone().or_else(|| document_server(&site.spec, operation)) {
+        targets.push(TryTarget { label: format!("API: {url}"), url });
+    }
+    if let Some(url) = &chrome.mock_url {
+        targets.push(TryTarget { label: "Mock server".to_owned(), url: url.clone() });
+    }
+    targets
+}
+
+fn status_class(status: &str) -> &'static str {
+    match status.as_bytes().first() {
+        Some(b'2') => "ok",
+        Some(b'3') => "redirect",
+        Some(b'4') => "client",
+        Some(b'5') => "server",
+        _ => "other",
+    }
+}
+
+fn operation_context(site: &Site, chrome: &Chrome, key: &str) -> Option<minijinja::Value> {
+    let operation = site.operation(key)?;
+    let spec = &site.spec;
+    let params: Vec<ParamView> = operation
+        .parameters
+        .iter()
+        .map(|p| ParamView {
+            name: p.name.clone(),
+            location: p.location.as_str(),
+            required: p.required,
+            deprecated: p.deprecated,
+            ty: p.schema.as_ref().map(|s| schema_view::type_label(spec, s)).unwrap_or_else(|| "string".to_owned()),
+            ref_name: p.schema.as_ref().and_then(|s| schema_view::ref_name(s)).map(str::to_owned),
+            description_html: md(p.description.as_ref()),
+            example: examples::parameter_example(spec, p),
+            constraints: p
+                .schema
+                .as_ref()
+                .and_then(|s| spec.resolve_value(s))
+                .map(|s| schema_view::rows(spec, s).into_iter().next().map(|r| r.constraints).unwrap_or_default())
+                .unwrap_or_default(),
+        })
+        .collect();
+    let body = operation.request_body.as_ref().map(|body| {
+        context! {
+            description_html => md(body.description.as_ref()),
+            required => body.required,
+            media => media_views(spec, &body.content, mock::sample::Direction::Request),
+        }
+    });
+    let responses: Vec<ResponseView> = operation
+        .responses
+        .iter()
+        .map(|(status, response)| ResponseView {
+            status: status.clone(),
+            class: status_class(status),
+            description_html: markdown::render(&response.description),
+            headers: response
+                .headers
+                .iter()
+                .map(|(name, header)| ParamView {
+                    name: name.clone(),
+                    location: "header",
+                    required: header.required,
+                    deprecated: header.deprecated,
+                    ty: header.schema.as_ref().map(|s| schema_view::type_label(spec, s)).unwrap_or_default(),
+                    ref_name: None,
+                    description_html: md(header.description.as_ref()),
+                    example: None,
+                    constraints: Vec::new(),
+                })
+                .collect(),
+            media: media_views(spec, &response.content, mock::sample::Direction::Response),
+        })
+        .collect();
+    let security: Vec<Vec<SchemeView>> = spec
+        .effective_security(operation)
+        .iter()
+        .map(|requirement| {
+            requirement
+                .schemes
+                .iter()
+                .map(|(name, scopes)| {
+                    let scheme = spec.security_schemes.get(name);
+                    SchemeView {
+                        name: name.clone(),
+                        kind: scheme.map(|s| scheme_kind(&s.kind)).unwrap_or_default(),
+                        scopes: scopes.clone(),
+                        description_html: String::new(),
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let targets = try_targets(site, chrome, Some(operation));
+    let sample_server = targets.first().map_or_else(|| "https://api.example.com".to_owned(), |t| absolute(&t.url));
+    let endpoint = format!("{} {}", operation.method, operation.path);
+    let custom = chrome.endpoint_markdown.get(&endpoint);
+    let body_example =
+        operation.request_body.as_ref().and_then(|b| b.content.iter().next()).and_then(|(media, content)| {
+            examples::media_example(spec, content, mock::sample::Direction::Request)
+                .map(|v| (media.clone(), examples::display(&v, media, MAX_EXAMPLE_BYTES)))
+        });
+    let auth_headers: Vec<String> = spec
+        .effective_security(operation)
+        .iter()
+        .take(1)
+        .flat_map(|r| r.schemes.keys())
+        .filter_map(|name| match spec.security_schemes.get(name).map(|s| &s.kind) {
+            Some(SecuritySchemeKind::ApiKey { name, location: spec::ApiKeyLocation::Header }) => Some(name.clone()),
+            Some(
+                SecuritySchemeKind::Http { .. }
+                | SecuritySchemeKind::OAuth2 { .. }
+                | SecuritySchemeKind::OpenIdConnect { .. },
+            ) => Some("Authorization".to_owned()),
+            _ => None,
+        })
+        .collect();
+    let group = operation.tags.first().cloned().or_else(|| {
+        site.groups
+            .iter()
+            .find(|g| g.operations.iter().any(|i| site.keys.get(*i).map(String::as_str) == Some(key)))
+            .map(|g| g.name.clone())
+    });
+    Some(context! {
+        key => key,
+        group => group,
+        method => operation.method.as_str(),
+        path => operation.path,
+        operation_id => operation.operation_id,
+        summary => operation.summary,
+        deprecated => operation.deprecated,
+        description_html => md(operation.description.as_ref()),
+        intro_html => md(custom.and_then(|c| c.intro.as_ref())),
+        extras_html => md(custom.and_then(|c| c.extras.as_ref())),
+        params => params,
+        body => body,
+        responses => responses,
+        security => security,
+        samples => samples::samples(spec, operation, &sample_server),
+        targets => targets,
+        body_example => body_example.as_ref().map(|(_, text)| text.clone()),
+        body_media => body_example.as_ref().map(|(media, _)| media.clone()),
+        auth_headers => auth_headers,
+    })
+}
+
+/// A Try-It target as a code sample shows it (site-relative mock URLs are
+/// shown with a placeholder origin).
+fn absolute(url: &str) -> String {
+    if url.starts_with('/') { format!("https://<hub>{url}") } else { url.to_owned() }
+}
+
+#[derive(Serialize)]
+struct GqlArg {
+    name: String,
+    ty: String,
+    named: String,
+    default: Option<String>,
+    description_html: String,
+}
+
+#[derive(Serialize)]
+struct GqlFieldView {
+    name: String,
+    ty: String,
+    named: String,
+    deprecated: bool,
+    deprecation_reason: Option<String>,
+    description_html: String,
+    args: Vec<GqlArg>,
+}
+
+fn gql_arg(arg: &GraphQlInputValue) -> GqlArg {
+    GqlArg {
+        name: arg.name.clone(),
+        ty: arg.ty.to_string(),
+        named: arg.ty.named().to_owned(),
+        default: arg.default_value.clone(),
+        description_html: md(arg.description.as_ref()),
+    }
+}
+
+fn gql_field(field: &GraphQlField) -> GqlFieldView {
+    GqlFieldView {
+        name: field.name.clone(),
+        ty: field.ty.to_string(),
+        named: field.ty.named().to_owned(),
+        deprecated: field.deprecated,
+        deprecation_reason: field.deprecation_reason.clone(),
+        description_html: md(field.description.as_ref()),
+        args: field.args.iter().map(gql_arg).collect(),
+    }
+}
+
+const fn kind_name(kind: GraphQlTypeKind) -> &'static str {
+    match kind {
+        GraphQlTypeKind::Scalar => "scalar",
+        GraphQlTypeKind::Object => "type",
+        GraphQlTypeKind::Interface => "interface",
+        GraphQlTypeKind::Union => "union",
+        GraphQlTypeKind::Enum => "enum",
+        GraphQlTypeKind::InputObject => "input",
+    }
+}
+
+/// Renders one page, or `None` when the page does not exist in this
+/// document (an unknown operation, schema or type) or the templates failed
+/// (see [`try_render`]).
+#[must_use]
+pub fn render(site: &Site, chrome: &Chrome, page: Page<'_>) -> Option<String> {
+    try_render(site, chrome, page).ok().flatten()
+}
+
+/// A template failure: a defect of this crate, never of the input.
+#[derive(Debug)]
+pub struct RenderError(pub String);
+
+impl std::fmt::Display for RenderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Renders one page: `Ok(None)` when the page does not exist in this
+/// document, `Err` when a template failed.
+pub fn try_render(site: &Site, chrome: &Chrome, page: Page<'_>) -> Result<Option<String>, RenderError> {
+    let spec = &site.spec;
+    let vbase = format!("{}/{}", chrome.base, encode(&chrome.label));
+    let theme_css = chrome.theme.as_ref().map(theme::css).unwrap_or_default();
+    let lock = chrome.theme.as_ref().and_then(|t| t.lock.clone());
+    let graphql = spec.graphql.as_ref();
+    let type_names: Vec<&String> = graphql.map(|m| m.types.keys().collect()).unwrap_or_default();
+    let common = context! {
+        chrome => chrome,
+        vbase => vbase,
+        home => if chrome.base.is_empty() { "/".to_owned() } else { chrome.base.clone() },
+        asset_version => assets::VERSION,
+        theme_css => theme_css,
+        theme_lock => lock,
+        title => chrome.header.title.clone().unwrap_or_else(|| chrome.project_name.clone()),
+        api_title => spec.title,
+        api_version => spec.api_version,
+        is_graphql => graphql.is_some(),
+        type_names => type_names,
+        schema_count => spec.schemas.len(),
+        default_label => chrome.versions.iter().find(|v| v.is_default).map(|v| v.label.clone()),
+    };
+    let env = environment();
+    let result = match page {
+        Page::Overview => {
+            if let Some(model) = graphql {
+                let mut types: BTreeMap<&'static str, Vec<(String, String)>> = BTreeMap::new();
+                for (name, ty) in &model.types {
+                    types.entry(kind_name(ty.kind)).or_default().push((
+                        name.clone(),
+                        ty.description.as_deref().map(|d| markdown::first_line(d, 120)).unwrap_or_default(),
+                    ));
+                }
+                let roots = [&model.query_type, &model.mutation_type, &model.subscription_type];
+                let op_md = |kind: &str, name: &str| {
+                    let custom = chrome.endpoint_markdown.get(&format!("{kind} {name}"));
+                    (md(custom.and_then(|c| c.intro.as_ref())), md(custom.and_then(|c| c.extras.as_ref())))
+                };
+                let compact =
+                    model.queries.len() + model.mutations.len() + model.subscriptions.len() > GRAPHQL_FULL_MAX_FIELDS;
+                let section = |kind: &'static str, fields: &[GraphQlField]| {
+                    fields
+                        .iter()
+                        .map(|f| {
+                            if compact {
+                                let summary = f.description.as_deref().map(|d| markdown::first_line(d, 100));
+                                return context! { field => context! { name => f.name, ty => f.ty.to_string() }, summary => summary, kind => kind };
+                            }
+                            let (intro, extras) = op_md(kind, &f.name);
+                            context! { field => gql_field(f), intro_html => intro, extras_html => extras, kind => kind }
+                        })
+                        .collect::<Vec<_>>()
+                };
+                env.get_template("graphql.html").and_then(|t| {
+                    t.render(context! {
+                        description_html => md(spec.description.as_ref()),
+                        queries => section("query", &model.queries),
+                        mutations => section("mutation", &model.mutations),
+                        subscriptions => section("subscription", &model.subscriptions),
+                        types => types,
+                        roots => roots,
+                        compact => compact,
+                        targets => try_targets(site, chrome, None),
+                        ..common.clone()
+                    })
+                })
+            } else {
+                let schemes: Vec<SchemeView> = spec
+                    .security_schemes
+                    .iter()
+                    .map(|(name, scheme)| SchemeView {
+                        name: name.clone(),
+                        kind: scheme_kind(&scheme.kind),
+                        scopes: Vec::new(),
+                        description_html: md(scheme.description.as_ref()),
+                    })
+                    .collect();
+                let servers: Vec<(String, String)> =
+                    spec.servers.iter().map(|s| (s.url.clone(), s.description.clone().unwrap_or_default())).collect();
+                let groups: Vec<_> = site
+                    .groups
+                    .iter()
+                    .map(|g| {
+                        context! {
+                            name => g.name,
+                            count => g.operations.len(),
+                            summary => g.description.as_deref().map(|d| markdown::first_line(d, 160)),
+                            ops => if g.operations.len() <= 40 || spec.operations.len() <= FULL_NAV_MAX_OPERATIONS {
+                                g.operations.iter().filter_map(|i| nav_op(site, *i)).collect::<Vec<_>>()
+                            } else { Vec::new() },
+                        }
+                    })
+                    .collect();
+                env.get_template("overview.html").and_then(|t| {
+                    t.render(context! {
+                        nav => nav(site, None),
+                        description_html => md(spec.description.as_ref()),
+                        summary => spec.summary,
+                        servers => servers,
+                        schemes => schemes,
+                        groups => groups,
+                        operation_count => spec.operations.len(),
+                        ..common.clone()
+                    })
+                })
+            }
+        }
+        Page::Operation(key) => {
+            let Some(op) = operation_context(site, chrome, key) else { return Ok(None) };
+            let group = op.get_attr("group").ok().and_then(|v| v.as_str().map(str::to_owned));
+            env.get_template("operation.html")
+                .and_then(|t| t.render(context! { nav => nav(site, group.as_deref()), op => op, ..common.clone() }))
+        }
+        Page::Tag(name) => {
+            let Some(group) = site.groups.iter().find(|g| g.name == name) else { return Ok(None) };
+            let ops: Vec<NavOp> = group.operations.iter().filter_map(|i| nav_op(site, *i)).collect();
+            env.get_template("tag.html").and_then(|t| {
+                t.render(context! {
+                    nav => nav(site, Some(name)),
+                    name => group.name,
+                    description_html => md(group.description.as_ref()),
+                    ops => ops,
+                    ..common.clone()
+                })
+            })
+        }
+        Page::Schemas => {
+            let schemas: Vec<(String, String)> = spec
+                .schemas
+                .iter()
+                .map(|(name, schema)| (name.clone(), schema_view::type_label(spec, schema)))
+                .collect();
+            env.get_template("schemas.html")
+                .and_then(|t| t.render(context! { nav => nav(site, None), schemas => schemas, ..common.clone() }))
+        }
+        Page::Schema(name) => {
+            let Some(schema) = spec.schemas.get(name) else { return Ok(None) };
+            let example = mock::sample::sample(spec, schema, mock::sample::Direction::Response);
+            env.get_template("schema.html").and_then(|t| {
+                t.render(context! {
+                    nav => nav(site, None),
+                    name => name,
+                    rows => schema_view::rows(spec, schema),
+                    description_html => md(schema.get("description").and_then(Value::as_str).map(str::to_owned).as_ref()),
+                    example => examples::display(&example, "application/json", MAX_EXAMPLE_BYTES),
+                    ..common.clone()
+                })
+            })
+        }
+        Page::Type(name) => {
+            let Some(ty) = graphql.and_then(|m| m.types.get(name)) else { return Ok(None) };
+            let used_by: Vec<String> = graphql
+                .map(|m| {
+                    m.types
+                        .values()
+                        .filter(|t| {
+                            t.fields.iter().any(|f| f.ty.named() == name)
+                                || t.input_fields.iter().any(|f| f.ty.named() == name)
+                        })
+                        .map(|t| t.name.clone())
+                        .take(50)
+                        .collect()
+                })
+                .unwrap_or_default();
+            env.get_template("type.html").and_then(|t| {
+                t.render(context! {
+                    name => ty.name,
+                    kind => kind_name(ty.kind),
+                    description_html => md(ty.description.as_ref()),
+                    fields => ty.fields.iter().map(gql_field).collect::<Vec<_>>(),
+                    input_fields => ty.input_fields.iter().map(gql_arg).collect::<Vec<_>>(),
+                    interfaces => ty.interfaces,
+                    members => ty.members,
+                    enum_values => ty.enum_values.iter().map(|v| context! {
+                        name => v.name, description_html => md(v.description.as_ref()), deprecated => v.deprecated,
+                    }).collect::<Vec<_>>(),
+                    specified_by => ty.specified_by,
+                    used_by => used_by,
+                    ..common.clone()
+                })
+            })
+        }
+        Page::Field(kind, name) => {
+            let Some(model) = graphql else { return Ok(None) };
+            let fields = match kind {
+                "query" => &model.queries,
+                "mutation" => &model.mutations,
+                "subscription" => &model.subscriptions,
+                _ => return Ok(None),
+            };
+            let Some(field) = fields.iter().find(|f| f.name == name) else { return Ok(None) };
+            let custom = chrome.endpoint_markdown.get(&format!("{kind} {name}"));
+            let f = context! {
+                field => gql_field(field),
+                intro_html => md(custom.and_then(|c| c.intro.as_ref())),
+                extras_html => md(custom.and_then(|c| c.extras.as_ref())),
+                kind => kind,
+            };
+            env.get_template("field.html").and_then(|t| {
+                t.render(context! { f => f, targets => try_targets(site, chrome, None), ..common.clone() })
+            })
+        }
+        Page::Search => env
+            .get_template("search.html")
+            .and_then(|t| t.render(context! { nav => nav(site, None), search => chrome.search, ..common.clone() })),
+    };
+    result.map(Some).map_err(|err| RenderError(format!("{err:#}")))
+}
+
+/// What the embeddable widget needs to build its Try-It form for one
+/// operation (site-relative target URLs are made absolute by the widget).
+#[must_use]
+pub fn embed(site: &Site, chrome: &Chrome, key: &str) -> Option<Value> {
+    let op = operation_context(site, chrome, key)?;
+    let operation = site.operation(key)?;
+    let params: Vec<Value> = operation
+        .parameters
+        .iter()
+        .map(|p| {
+            serde_json::json!({
+                "name": p.name,
+                "in": p.location.as_str(),
+                "required": p.required,
+                "example": examples::parameter_example(&site.spec, p),
+            })
+        })
+        .collect();
+    let targets: Vec<Value> = try_targets(site, chrome, Some(operation))
+        .into_iter()
+        .map(|t| {
+            let kind = if Some(&t.url) == chrome.mock_url.as_ref() { "mock" } else { "api" };
+            serde_json::json!({ "label": t.label, "url": t.url, "kind": kind })
+        })
+        .collect();
+    let attr = |name: &str| op.get_attr(name).ok().filter(|v| !v.is_none() && !v.is_undefined()).map(|v| v.to_string());
+    let auth: Vec<String> = op
+        .get_attr("auth_headers")
+        .ok()
+        .and_then(|v| v.try_iter().ok().map(|it| it.map(|h| h.to_string()).collect()))
+        .unwrap_or_default();
+    Some(serde_json::json!({
+        "version": chrome.label,
+        "operation": {
+            "key": key,
+            "method": operation.method.as_str(),
+            "path": operation.path,
+            "summary": operation.summary,
+            "params": params,
+            "body_media": attr("body_media"),
+            "body_example": attr("body_example"),
+            "auth_headers": auth,
+        },
+        "targets": targets,
+        "docs_url": format!("{}/{}/op/{}", chrome.base, encode(&chrome.label), encode(key)),
+    }))
+}
+
+/// A small standalone page (errors, the password form) in the docs' look.
+#[must_use]
+pub fn message_page(title: &str, message: &str, form_action: Option<&str>, form_error: Option<&str>) -> String {
+    environment()
+        .get_template("message.html")
+        .and_then(|t| {
+            t.render(context! {
+                title => title,
+                message => message,
+                form_action => form_action,
+                form_error => form_error,
+                asset_base => assets::BASE,
+                asset_version => assets::VERSION,
+            })
+        })
+        .unwrap_or_else(|_| format!("<!doctype html><title>{0}</title><p>{0}</p>", escape(title)))
+}
+
+/// Escapes text for HTML element content and attribute values.
+#[must_use]
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#x27;"),
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

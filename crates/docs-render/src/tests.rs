@@ -1,0 +1,206 @@
+//! Rendering through the real templates: content, escaping, sanitising.
+
+use super::*;
+
+const PETSTORE: &str = r#"
+openapi: 3.0.3
+info:
+  title: Petstore <b>API</b>
+  version: '1.0'
+  description: "The **pet** API.\n\n<script>alert('desc')</script>\n\n[bad](javascript:alert(1))"
+servers: [{url: 'https://api.example.com/v1'}]
+tags: [{name: pets, description: Everything about pets}]
+components:
+  securitySchemes:
+    key: {type: apiKey, in: header, name: X-API-Key}
+  schemas:
+    Pet:
+      type: object
+      required: [id]
+      properties:
+        id: {type: string, description: "<img src=x onerror=alert(2)>The id"}
+        name: {type: string, example: Rex}
+security: [{key: []}]
+paths:
+  /pets:
+    get:
+      operationId: listPets
+      summary: "List <pets>"
+      tags: [pets]
+      parameters:
+        - {name: limit, in: query, schema: {type: integer, maximum: 100}, description: How many}
+      responses:
+        '200':
+          description: the pets
+          content:
+            application/json:
+              schema: {type: array, items: {$ref: '#/components/schemas/Pet'}}
+  /pets/{id}:
+    delete:
+      summary: Delete a pet
+      tags: [pets]
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+      responses: {'204': {description: gone}}
+"#;
+
+fn site() -> Site {
+    Site::new(spec::parse(PETSTORE.as_bytes()).unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn chrome() -> Chrome {
+    Chrome {
+        project_name: "Pets \"quoted\"".to_owned(),
+        base: "/docs/pets".to_owned(),
+        asset_base: assets::BASE.to_owned(),
+        versions: vec![VersionLink { label: "1.0".to_owned(), is_default: true, is_preview: false }],
+        label: "1.0".to_owned(),
+        mock_url: Some("/mock/pets@1.0".to_owned()),
+        show_badge: true,
+        ..Chrome::default()
+    }
+}
+
+fn page(page: Page<'_>) -> String {
+    render(&site(), &chrome(), page).unwrap_or_else(|| panic!("{page:?} did not render"))
+}
+
+#[test]
+fn operation_keys_use_ids_or_method_and_path() {
+    let site = site();
+    assert_eq!(site.operation_keys(), ["listPets", "delete-pets-id"]);
+    assert!(site.operation("delete-pets-id").is_some());
+}
+
+#[test]
+fn overview_lists_operations_by_tag_and_escapes_titles() {
+    let html = page(Page::Overview);
+    assert!(
+        html.contains("Petstore &lt;b&gt;API&lt;&#x2f;b&gt;") || html.contains("Petstore &lt;b&gt;API&lt;/b&gt;"),
+        "{html}"
+    );
+    assert!(html.contains("href=\"/docs/pets/1.0/op/listPets\""), "{html}");
+    assert!(html.contains("List &lt;pets&gt;"), "{html}");
+    assert!(html.contains("<strong>pet</strong>"), "{html}");
+    assert!(!html.contains("<script>alert"), "{html}");
+    assert!(!html.contains("javascript:"), "{html}");
+    assert!(html.contains("Powered by"), "{html}");
+    assert!(html.contains("/_docs/docs.css?v="), "{html}");
+    assert!(!html.contains("cdn"), "no CDN");
+}
+
+#[test]
+fn operation_page_shows_parameters_responses_samples_and_try_it() {
+    let html = page(Page::Operation("listPets"));
+    assert!(html.contains("<code>/pets</code>"), "{html}");
+    assert!(html.contains("<code>limit</code>"), "{html}");
+    assert!(html.contains("max 100"), "{html}");
+    assert!(html.contains("href=\"/docs/pets/1.0/schemas/Pet\""), "{html}");
+    assert!(html.contains("curl -X GET"), "{html}");
+    assert!(html.contains("await fetch("), "{html}");
+    assert!(html.contains("import requests"), "{html}");
+    assert!(html.contains("X-API-Key"), "{html}");
+    assert!(html.contains("data-tryit"), "{html}");
+    assert!(html.contains("value=\"/mock/pets@1.0\""), "{html}");
+    assert!(html.contains("value=\"https://api.example.com/v1\""), "{html}");
+    assert!(!html.contains("onerror"), "{html}");
+    assert!(render(&site(), &chrome(), Page::Operation("nope")).is_none());
+}
+
+#[test]
+fn schema_page_sanitises_property_descriptions() {
+    let html = page(Page::Schema("Pet"));
+    assert!(html.contains("The id"), "{html}");
+    assert!(!html.contains("onerror"), "{html}");
+    assert!(html.contains("&quot;Rex&quot;") || html.contains("Rex"), "{html}");
+}
+
+#[test]
+fn header_theme_and_markdown_are_applied_safely() {
+    let mut chrome = chrome();
+    chrome.header = Header {
+        logo_url: Some("javascript:alert(1)".to_owned()),
+        title: Some("<Acme>".to_owned()),
+        buttons: vec![HeaderButton {
+            label: "Sign up".into(),
+            url: "https://acme.example/signup".into(),
+            variant: "solid".into(),
+        }],
+        links: vec![HeaderLink { label: "Blog".into(), url: "https://acme.example/blog".into() }],
+        search: true,
+    };
+    chrome.theme = Some(Theme { lock: Some("dark".into()), ..Theme::default() });
+    chrome.endpoint_markdown.insert(
+        "GET /pets".into(),
+        EndpointMarkdown {
+            intro: Some("Read **this** first <script>x()</script>".into()),
+            extras: Some("More".into()),
+        },
+    );
+    chrome.show_badge = false;
+    let html = render(&site(), &chrome, Page::Operation("listPets")).unwrap_or_default();
+    assert!(html.contains("&lt;Acme&gt;"), "{html}");
+    assert!(!html.contains("javascript:"), "{html}");
+    assert!(html.contains("class=\"btn btn-solid\" href=\"https://acme.example/signup\""), "{html}");
+    assert!(html.contains("action=\"/docs/pets/1.0/search\""), "{html}");
+    assert!(html.contains("data-theme=\"dark\""), "{html}");
+    assert!(html.contains("Read <strong>this</strong> first"), "{html}");
+    assert!(!html.contains("x()"), "{html}");
+    assert!(!html.contains("Powered by"), "{html}");
+}
+
+#[test]
+fn graphql_reference_lists_queries_mutations_and_types() {
+    let sdl = "\"The root\" type Query { \"Find a book\" book(id: ID!): Book books: [Book!]! }\ntype Mutation { addBook(title: String!): Book }\n\"A <book>\" type Book { id: ID! title: String! }\n";
+    let site = Site::new(spec::parse(sdl.as_bytes()).unwrap_or_else(|e| panic!("{e}")));
+    let html = render(&site, &chrome(), Page::Overview).unwrap_or_default();
+    assert!(html.contains("id=\"query-book\""), "{html}");
+    assert!(html.contains("id=\"mutation-addBook\""), "{html}");
+    assert!(html.contains("href=\"/docs/pets/1.0/types/Book\""), "{html}");
+    let book = render(&site, &chrome(), Page::Type("Book")).unwrap_or_default();
+    assert!(book.contains("<code>title</code>"), "{book}");
+    assert!(!book.contains("<book>"), "raw HTML in a description is sanitised: {book}");
+    assert!(render(&site, &chrome(), Page::Type("Nope")).is_none());
+}
+
+#[test]
+fn embed_describes_the_operation_for_the_widget() {
+    let value = embed(&site(), &chrome(), "delete-pets-id").unwrap_or_default();
+    assert_eq!(value["operation"]["method"], "DELETE");
+    assert_eq!(value["operation"]["params"][0]["name"], "id");
+    assert_eq!(value["targets"][1]["kind"], "mock");
+    assert_eq!(value["operation"]["auth_headers"][0], "X-API-Key");
+}
+
+#[test]
+fn sections_cover_operations_and_schemas() {
+    let sections = site().sections();
+    assert!(sections.iter().any(|s| s.target == "op/listPets" && s.body.contains("How many")));
+    assert!(sections.iter().any(|s| s.target == "schemas/Pet"));
+}
+
+#[test]
+fn message_page_escapes() {
+    let html = message_page("<x>", "a & b", Some("/docs/p/_login"), Some("wrong"));
+    assert!(html.contains("&lt;x&gt;") && html.contains("a &amp; b") && html.contains("type=\"password\""), "{html}");
+}
+
+#[test]
+fn large_graphql_schemas_get_a_page_per_field() {
+    let mut sdl = String::from("type Query {\n");
+    for i in 0..70 {
+        sdl.push_str(&format!("  \"Field {i}\" f{i}(id: ID!): Book\n"));
+    }
+    sdl.push_str("}\ntype Book { id: ID! }\n");
+    let site = Site::new(spec::parse(sdl.as_bytes()).unwrap_or_else(|e| panic!("{e}")));
+    let html = render(&site, &chrome(), Page::Overview).unwrap_or_default();
+    assert!(html.contains("href=\"/docs/pets/1.0/graphql/query/f69\""), "{html}");
+    assert!(!html.contains("id=\"query-f1\""), "no full sections: {html}");
+    let field = render(&site, &chrome(), Page::Field("query", "f3")).unwrap_or_default();
+    assert!(
+        field.contains("id=\"query-f3\"") && field.contains("Field 3") && field.contains("data-graphql"),
+        "{field}"
+    );
+    assert!(render(&site, &chrome(), Page::Field("query", "nope")).is_none());
+    assert!(render(&site, &chrome(), Page::Field("bogus", "f3")).is_none());
+}

@@ -1,0 +1,886 @@
+//! Hosted docs: what a public docs page may see of a project, branding,
+//! theme tokens, the docs customization (header, watermark) and
+//! per-endpoint markdown behind the role gate (audited), and docs search.
+//!
+//! Rules kept here (and nowhere else):
+//! - Private projects are closed to the public docs routes exactly like a
+//!   missing project; password-protected ones need the docs password.
+//! - Branding and theme tokens need [`Feature::Branding`], the header and
+//!   per-endpoint markdown [`Feature::DocsBuilder`], removing the 'Powered
+//!   by' badge [`Feature::RemoveWatermark`] (all Pro and up). Stored values
+//!   survive a downgrade and apply again after an upgrade; while the plan
+//!   lacks the feature they are kept but not applied.
+
+use kernel::Timestamp;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::Hub;
+use crate::audit::{AuditAction, AuditDraft};
+use crate::error::{HubError, HubResult};
+use crate::model::{Principal, Source};
+use crate::names::{HttpUrl, Label};
+use crate::plans::{Feature, Plan};
+use crate::roles::Action;
+
+/// Header buttons at most (seed limits table).
+pub const MAX_HEADER_BUTTONS: usize = 6;
+/// Plain-text header links at most (seed limits table).
+pub const MAX_HEADER_LINKS: usize = 8;
+/// Characters of a button or link label, and of the header title.
+pub const MAX_HEADER_TEXT_CHARS: usize = 60;
+/// Characters of one piece of per-endpoint markdown.
+pub const MAX_ENDPOINT_MARKDOWN_CHARS: usize = 20_000;
+/// Characters of an endpoint key (`GET /pets/{id}`, `query book`).
+pub const MAX_ENDPOINT_CHARS: usize = 512;
+/// Largest corner radius, in pixels.
+pub const MAX_RADIUS_PX: u32 = 48;
+/// Search hits returned at most.
+pub const MAX_SEARCH_HITS: i64 = 30;
+
+/// Logo, accent colour and favicon (stored on the project row).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Branding {
+    pub logo_url: Option<String>,
+    /// Legacy single colour: the primary of both themes until theme tokens
+    /// are set.
+    pub accent_color: Option<String>,
+    pub favicon_url: Option<String>,
+}
+
+/// Colours of one theme.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Palette {
+    pub primary: Option<String>,
+    pub background: Option<String>,
+    pub foreground: Option<String>,
+    pub muted: Option<String>,
+    pub border: Option<String>,
+    pub card: Option<String>,
+}
+
+/// Theme tokens: a palette per theme, a shared radius, an optional lock.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThemeTokens {
+    pub light: Palette,
+    pub dark: Palette,
+    pub radius: Option<u32>,
+    /// `light` or `dark`.
+    pub lock: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeaderButton {
+    pub label: String,
+    pub url: String,
+    pub variant: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeaderLink {
+    pub label: String,
+    pub url: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocsHeader {
+    pub logo_url: Option<String>,
+    pub title: Option<String>,
+    pub buttons: Vec<HeaderButton>,
+    pub links: Vec<HeaderLink>,
+    pub search: bool,
+}
+
+/// The docs customization of a project (one per project).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Customization {
+    pub header: DocsHeader,
+    /// Hide the 'Powered by' badge (paid plans only).
+    pub remove_watermark: bool,
+}
+
+/// Owner-written markdown around one endpoint of one version.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, sqlx::FromRow)]
+pub struct EndpointMarkdown {
+    #[serde(rename = "version")]
+    pub version_label: String,
+    pub endpoint: String,
+    pub intro: Option<String>,
+    pub extras: Option<String>,
+}
+
+/// A version a docs page can show.
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
+pub struct DocsVersion {
+    pub label: String,
+    pub spec_sha256: String,
+    pub spec_format: String,
+    pub is_default: bool,
+    pub is_preview: bool,
+    pub base_url: Option<String>,
+}
+
+/// Everything a public docs page needs to know about a project, with the
+/// plan gates already applied.
+#[derive(Clone, Debug)]
+pub struct DocsSite {
+    pub project_id: String,
+    pub slug: String,
+    pub name: String,
+    pub base_url: Option<String>,
+    pub owner_plan: Plan,
+    /// Active, unexpired versions: the default first, then the newest.
+    pub versions: Vec<DocsVersion>,
+    /// Applied branding (empty when the plan lacks it).
+    pub branding: Branding,
+    /// Applied theme: the tokens, else the legacy accent colour as both
+    /// primaries; `None` when the plan lacks branding or nothing is set.
+    pub theme: Option<ThemeTokens>,
+    /// Applied header (default when the plan lacks the docs builder).
+    pub header: DocsHeader,
+    pub show_badge: bool,
+    /// Whether the mock answers for this project (public, no password).
+    pub mock_open: bool,
+}
+
+impl DocsSite {
+    /// The version named `label`, or the default when `None`.
+    pub fn version(&self, label: Option<&str>) -> Option<&DocsVersion> {
+        match label {
+            Some(label) => self.versions.iter().find(|v| v.label == label),
+            None => self.versions.iter().find(|v| v.is_default).or_else(|| self.versions.first()),
+        }
+    }
+}
+
+/// Why a project's docs are not shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DocsClosed {
+    /// Absent or private: answered exactly like a missing project.
+    NotFound,
+    /// Password-protected and no valid docs session was presented.
+    PasswordRequired,
+}
+
+/// One search hit.
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
+pub struct SearchHit {
+    pub target: String,
+    pub title: String,
+    pub body: String,
+}
+
+/// One searchable section of a document, as the renderer extracts them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchSection {
+    pub target: String,
+    pub title: String,
+    pub body: String,
+}
+
+fn field_error(field: impl Into<String>, message: impl Into<String>) -> HubError {
+    HubError::InvalidField { field: field.into(), message: message.into() }
+}
+
+fn object<'a>(value: &'a Value, field: &str, allowed: &[&str]) -> HubResult<&'a Map<String, Value>> {
+    let map = value.as_object().ok_or_else(|| field_error(field, "must be a JSON object"))?;
+    if let Some(unknown) = map.keys().find(|k| !allowed.contains(&k.as_str())) {
+        let name = if field.is_empty() { unknown.clone() } else { format!("{field}.{unknown}") };
+        return Err(field_error(name, format!("unknown field; allowed: {}", allowed.join(", "))));
+    }
+    Ok(map)
+}
+
+fn join(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() { name.to_owned() } else { format!("{prefix}.{name}") }
+}
+
+fn opt_string<'a>(map: &'a Map<String, Value>, prefix: &str, name: &str) -> HubResult<Option<&'a str>> {
+    match map.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.as_str())),
+        Some(_) => Err(field_error(join(prefix, name), "must be a string or null")),
+    }
+}
+
+fn url(map: &Map<String, Value>, prefix: &str, name: &str) -> HubResult<Option<String>> {
+    opt_string(map, prefix, name)?
+        .map(|raw| {
+            HttpUrl::parse("url", raw)
+                .map(|u| u.as_str().to_owned())
+                .map_err(|_| field_error(join(prefix, name), "must be an absolute http or https URL"))
+        })
+        .transpose()
+}
+
+/// `#rgb`, `#rgba`, `#rrggbb` or `#rrggbbaa`.
+pub fn is_colour(value: &str) -> bool {
+    let Some(hex) = value.strip_prefix('#') else { return false };
+    matches!(hex.len(), 3 | 4 | 6 | 8) && hex.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+fn colour(map: &Map<String, Value>, prefix: &str, name: &str) -> HubResult<Option<String>> {
+    opt_string(map, prefix, name)?
+        .map(|raw| {
+            let raw = raw.trim();
+            if is_colour(raw) {
+                Ok(raw.to_ascii_lowercase())
+            } else {
+                Err(field_error(join(prefix, name), "must be a hex colour: #rgb, #rgba, #rrggbb or #rrggbbaa"))
+            }
+        })
+        .transpose()
+}
+
+fn text(map: &Map<String, Value>, prefix: &str, name: &str, max: usize, required: bool) -> HubResult<Option<String>> {
+    let value = opt_string(map, prefix, name)?.map(str::trim);
+    match value {
+        None if required => Err(field_error(join(prefix, name), "is required")),
+        None => Ok(None),
+        Some(text) if text.chars().count() > max => {
+            Err(field_error(join(prefix, name), format!("must be at most {max} characters")))
+        }
+        Some(text) if text.chars().any(char::is_control) => {
+            Err(field_error(join(prefix, name), "must not contain control characters"))
+        }
+        Some(text) => Ok(Some(text.to_owned())),
+    }
+}
+
+fn boolean(map: &Map<String, Value>, prefix: &str, name: &str) -> HubResult<bool> {
+    match map.get(name) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(_) => Err(field_error(join(prefix, name), "must be true or false")),
+    }
+}
+
+fn array<'a>(map: &'a Map<String, Value>, prefix: &str, name: &str, max: usize) -> HubResult<&'a [Value]> {
+    match map.get(name) {
+        None | Some(Value::Null) => Ok(&[]),
+        Some(Value::Array(items)) if items.len() > max => {
+            Err(field_error(join(prefix, name), format!("at most {max} are allowed (got {})", items.len())))
+        }
+        Some(Value::Array(items)) => Ok(items.as_slice()),
+        Some(_) => Err(field_error(join(prefix, name), "must be an array")),
+    }
+}
+
+impl Branding {
+    /// Parses a branding body: `logo_url`, `accent_color`, `favicon_url`.
+    pub fn parse(body: &Value) -> HubResult<Self> {
+        let map = object(body, "", &["logo_url", "accent_color", "favicon_url"])?;
+        Ok(Self {
+            logo_url: url(map, "", "logo_url")?,
+            accent_color: colour(map, "", "accent_color")?,
+            favicon_url: url(map, "", "favicon_url")?,
+        })
+    }
+}
+
+impl Palette {
+    fn parse(value: &Value, prefix: &str) -> HubResult<Self> {
+        let map = object(value, prefix, &["primary", "background", "foreground", "muted", "border", "card"])?;
+        Ok(Self {
+            primary: colour(map, prefix, "primary")?,
+            background: colour(map, prefix, "background")?,
+            foreground: colour(map, prefix, "foreground")?,
+            muted: colour(map, prefix, "muted")?,
+            border: colour(map, prefix, "border")?,
+            card: colour(map, prefix, "card")?,
+        })
+    }
+}
+
+impl ThemeTokens {
+    /// Parses theme tokens: `light` and `dark` palettes, `radius`, `lock`.
+    pub fn parse(body: &Value) -> HubResult<Self> {
+        let map = object(body, "", &["light", "dark", "radius", "lock"])?;
+        let palette = |name: &str| match map.get(name) {
+            None | Some(Value::Null) => Ok(Palette::default()),
+            Some(value) => Palette::parse(value, name),
+        };
+        let radius =
+            match map.get("radius") {
+                None | Some(Value::Null) => None,
+                Some(value) => Some(
+                    value.as_u64().and_then(|r| u32::try_from(r).ok()).filter(|r| *r <= MAX_RADIUS_PX).ok_or_else(
+                        || field_error("radius", format!("must be an integer from 0 to {MAX_RADIUS_PX}")),
+                    )?,
+                ),
+            };
+        let lock = match opt_string(map, "", "lock")? {
+            None => None,
+            Some(lock @ ("light" | "dark")) => Some(lock.to_owned()),
+            Some(_) => return Err(field_error("lock", "must be light, dark or null")),
+        };
+        Ok(Self { light: palette("light")?, dark: palette("dark")?, radius, lock })
+    }
+}
+
+impl Customization {
+    /// Parses a customization body: `header` and `remove_watermark`.
+    pub fn parse(body: &Value) -> HubResult<Self> {
+        let map = object(body, "", &["header", "remove_watermark"])?;
+        let header = match map.get("header") {
+            None | Some(Value::Null) => DocsHeader::default(),
+            Some(value) => {
+                let h = object(value, "header", &["logo_url", "title", "buttons", "links", "search"])?;
+                let mut buttons = Vec::new();
+                for (i, item) in array(h, "header", "buttons", MAX_HEADER_BUTTONS)?.iter().enumerate() {
+                    let prefix = format!("header.buttons[{i}]");
+                    let b = object(item, &prefix, &["label", "url", "variant"])?;
+                    let variant = opt_string(b, &prefix, "variant")?.unwrap_or("solid");
+                    if !matches!(variant, "solid" | "outline" | "ghost") {
+                        return Err(field_error(join(&prefix, "variant"), "must be solid, outline or ghost"));
+                    }
+                    buttons.push(HeaderButton {
+                        label: text(b, &prefix, "label", MAX_HEADER_TEXT_CHARS, true)?.unwrap_or_default(),
+                        url: url(b, &prefix, "url")?.ok_or_else(|| field_error(join(&prefix, "url"), "is required"))?,
+                        variant: variant.to_owned(),
+                    });
+                }
+                let mut links = Vec::new();
+                for (i, item) in array(h, "header", "links", MAX_HEADER_LINKS)?.iter().enumerate() {
+                    let prefix = format!("header.links[{i}]");
+                    let l = object(item, &prefix, &["label", "url"])?;
+                    links.push(HeaderLink {
+                        label: text(l, &prefix, "label", MAX_HEADER_TEXT_CHARS, true)?.unwrap_or_default(),
+                        url: url(l, &prefix, "url")?.ok_or_else(|| field_error(join(&prefix, "url"), "is required"))?,
+                    });
+                }
+                DocsHeader {
+                    logo_url: url(h, "header", "logo_url")?,
+                    title: text(h, "header", "title", MAX_HEADER_TEXT_CHARS, false)?,
+                    buttons,
+                    links,
+                    search: boolean(h, "header", "search")?,
+                }
+            }
+        };
+        Ok(Self { header, remove_watermark: boolean(map, "", "remove_watermark")? })
+    }
+}
+
+impl EndpointMarkdown {
+    /// Parses `{version, endpoint, intro, extras}`.
+    pub fn parse(body: &Value) -> HubResult<Self> {
+        let map = object(body, "", &["version", "endpoint", "intro", "extras"])?;
+        let version = opt_string(map, "", "version")?.ok_or_else(|| field_error("version", "is required"))?;
+        let version = Label::parse(version).map_err(|_| field_error("version", "is not a valid version label"))?;
+        let endpoint = text(map, "", "endpoint", MAX_ENDPOINT_CHARS, true)?.unwrap_or_default();
+        let markdown = |name: &str| -> HubResult<Option<String>> {
+            match opt_string(map, "", name)? {
+                Some(text) if text.chars().count() > MAX_ENDPOINT_MARKDOWN_CHARS => {
+                    Err(field_error(name, format!("must be at most {MAX_ENDPOINT_MARKDOWN_CHARS} characters")))
+                }
+                other => Ok(other.map(str::to_owned)),
+            }
+        };
+        Ok(Self {
+            version_label: version.as_str().to_owned(),
+            endpoint: normalise_endpoint(&endpoint),
+            intro: markdown("intro")?,
+            extras: markdown("extras")?,
+        })
+    }
+}
+
+/// `get  /pets` → `GET /pets`; GraphQL keys (`query book`) are kept.
+fn normalise_endpoint(raw: &str) -> String {
+    let mut parts = raw.split_whitespace();
+    let first = parts.next().unwrap_or("");
+    let rest: Vec<&str> = parts.collect();
+    let head = if spec::HttpMethod::from_key(first).is_some() { first.to_ascii_uppercase() } else { first.to_owned() };
+    std::iter::once(head.as_str()).chain(rest).collect::<Vec<_>>().join(" ")
+}
+
+/// What the stored settings look like when applied under `plan`.
+pub fn apply(
+    plan: Plan,
+    branding: &Branding,
+    theme: Option<&ThemeTokens>,
+    customization: Option<&Customization>,
+) -> (Branding, Option<ThemeTokens>, DocsHeader, bool) {
+    let branded = plan.allows(Feature::Branding);
+    let applied_branding = if branded { branding.clone() } else { Branding::default() };
+    let applied_theme = if branded {
+        theme.cloned().or_else(|| {
+            branding.accent_color.as_ref().map(|accent| ThemeTokens {
+                light: Palette { primary: Some(accent.clone()), ..Palette::default() },
+                dark: Palette { primary: Some(accent.clone()), ..Palette::default() },
+                ..ThemeTokens::default()
+            })
+        })
+    } else {
+        None
+    };
+    let header = if plan.allows(Feature::DocsBuilder) {
+        customization.map(|c| c.header.clone()).unwrap_or_default()
+    } else {
+        DocsHeader::default()
+    };
+    let show_badge = !(plan.allows(Feature::RemoveWatermark) && customization.is_some_and(|c| c.remove_watermark));
+    (applied_branding, applied_theme, header, show_badge)
+}
+
+/// A full-text query made safe for both engines: words only, each quoted
+/// (SQLite FTS5) or joined with `&` (PostgreSQL `to_tsquery`).
+pub fn search_terms(query: &str) -> Vec<String> {
+    query
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|w| !w.is_empty())
+        .take(8)
+        .map(|w| w.chars().take(64).collect::<String>().to_lowercase())
+        .collect()
+}
+
+impl Hub {
+    /// The public side: what `/docs/<slug>` may show. `unlocked` says the
+    /// visitor presented a valid docs session for a password-protected
+    /// project.
+    pub async fn docs_site(&self, slug: &str, session: Option<&str>) -> HubResult<Result<DocsSite, DocsClosed>> {
+        let Some(row) = self.store.docs_project(slug).await? else { return Ok(Err(DocsClosed::NotFound)) };
+        self.docs_site_from(row, session).await
+    }
+
+    async fn docs_site_from(
+        &self,
+        row: crate::store::DocsProjectRow,
+        session: Option<&str>,
+    ) -> HubResult<Result<DocsSite, DocsClosed>> {
+        if !row.is_public {
+            return Ok(Err(DocsClosed::NotFound));
+        }
+        if let Some(hash) = &row.password_hash
+            && !session.is_some_and(|s| session_valid(hash, &row.id, s, self.clock.now()))
+        {
+            return Ok(Err(DocsClosed::PasswordRequired));
+        }
+        let owner_plan: Plan = row.owner_plan.parse().unwrap_or(Plan::Free);
+        let versions = self.store.docs_versions(&row.id, self.clock.now()).await?;
+        let (theme, customization) = self.store.docs_settings(&row.id).await?;
+        let branding: Branding = serde_json::from_str(&row.branding).unwrap_or_default();
+        let (branding, theme, header, show_badge) =
+            apply(owner_plan, &branding, theme.as_ref(), customization.as_ref());
+        Ok(Ok(DocsSite {
+            project_id: row.id,
+            slug: row.slug,
+            name: row.name,
+            base_url: row.base_url,
+            owner_plan,
+            versions,
+            branding,
+            theme,
+            header,
+            show_badge,
+            mock_open: true,
+        }))
+    }
+
+    /// Per-endpoint markdown of one version, for rendering.
+    pub async fn docs_endpoint_markdown(&self, project_id: &str, label: &str) -> HubResult<Vec<EndpointMarkdown>> {
+        self.store.endpoint_markdown(project_id, Some(label)).await
+    }
+
+    /// The stored document of a version, by content hash.
+    pub async fn docs_document(&self, sha256: &str) -> HubResult<bytes::Bytes> {
+        self.mock_document(sha256).await
+    }
+
+    pub async fn branding(&self, principal: &Principal, slug: &str) -> HubResult<Branding> {
+        let found = self.authorize_project(principal, slug, Action::ViewProject).await?;
+        Ok(serde_json::from_value(found.project.branding).unwrap_or_default())
+    }
+
+    /// Replaces the branding (Pro and up), audited as `BRANDING_UPDATED`.
+    pub async fn update_branding(
+        &self,
+        principal: &Principal,
+        slug: &str,
+        body: &Value,
+        source: Source,
+    ) -> HubResult<Branding> {
+        let found = self.authorize_project(principal, slug, Action::UpdateProject).await?;
+        require(found.owner_plan, Feature::Branding)?;
+        let branding = Branding::parse(body)?;
+        let json = serde_json::to_string(&branding).map_err(|e| HubError::Internal(e.to_string()))?;
+        let project = &found.project;
+        let audit = self.audit_row(
+            &project.owner_id,
+            found.owner_plan,
+            &principal.user_id,
+            source,
+            AuditDraft::new(AuditAction::BrandingUpdated, "project", &project.id).project(&project.id),
+        );
+        self.store.set_branding(&project.id, &json, self.clock.now(), audit.as_ref()).await?;
+        Ok(branding)
+    }
+
+    pub async fn theme(&self, principal: &Principal, slug: &str) -> HubResult<Option<ThemeTokens>> {
+        let found = self.authorize_project(principal, slug, Action::ViewProject).await?;
+        Ok(self.store.docs_settings(&found.project.id).await?.0)
+    }
+
+    /// Replaces the theme tokens (Pro and up), audited as `THEME_UPDATED`.
+    pub async fn update_theme(
+        &self,
+        principal: &Principal,
+        slug: &str,
+        body: &Value,
+        source: Source,
+    ) -> HubResult<ThemeTokens> {
+        let found = self.authorize_project(principal, slug, Action::UpdateProject).await?;
+        require(found.owner_plan, Feature::Branding)?;
+        let theme = ThemeTokens::parse(body)?;
+        let json = serde_json::to_string(&theme).map_err(|e| HubError::Internal(e.to_string()))?;
+        let project = &found.project;
+        let audit = self.audit_row(
+            &project.owner_id,
+            found.owner_plan,
+            &principal.user_id,
+            source,
+            AuditDraft::new(AuditAction::ThemeUpdated, "project", &project.id).project(&project.id),
+        );
+        self.store.set_docs_setting(&project.id, "theme", &json, self.clock.now(), audit.as_ref()).await?;
+        Ok(theme)
+    }
+
+    pub async fn customization(&self, principal: &Principal, slug: &str) -> HubResult<Customization> {
+        let found = self.authorize_project(principal, slug, Action::ViewProject).await?;
+        Ok(self.store.docs_settings(&found.project.id).await?.1.unwrap_or_default())
+    }
+
+    /// Replaces the docs customization (Pro and up), audited as
+    /// `CUSTOMIZATION_UPDATED`.
+    pub async fn update_customization(
+        &self,
+        principal: &Principal,
+        slug: &str,
+        body: &Value,
+        source: Source,
+    ) -> HubResult<Customization> {
+        let found = self.authorize_project(principal, slug, Action::UpdateProject).await?;
+        require(found.owner_plan, Feature::DocsBuilder)?;
+        let customization = Customization::parse(body)?;
+        if customization.remove_watermark {
+            require(found.owner_plan, Feature::RemoveWatermark)?;
+        }
+        let json = serde_json::to_string(&customization).map_err(|e| HubError::Internal(e.to_string()))?;
+        let project = &found.project;
+        let audit = self.audit_row(
+            &project.owner_id,
+            found.owner_plan,
+            &principal.user_id,
+            source,
+            AuditDraft::new(AuditAction::CustomizationUpdated, "project", &project.id)
+                .project(&project.id)
+                .meta("part", "header"),
+        );
+        self.store.set_docs_setting(&project.id, "customization", &json, self.clock.now(), audit.as_ref()).await?;
+        Ok(customization)
+    }
+
+    pub async fn list_endpoint_markdown(
+        &self,
+        principal: &Principal,
+        slug: &str,
+        version: Option<&str>,
+    ) -> HubResult<Vec<EndpointMarkdown>> {
+        let found = self.authorize_project(principal, slug, Action::ViewProject).await?;
+        self.store.endpoint_markdown(&found.project.id, version).await
+    }
+
+    /// Sets (or, with neither intro nor extras, removes) the markdown of one
+    /// endpoint of one version (Pro and up), audited as
+    /// `CUSTOMIZATION_UPDATED`. The markdown is stored as written and
+    /// sanitised when rendered.
+    pub async fn put_endpoint_markdown(
+        &self,
+        principal: &Principal,
+        slug: &str,
+        body: &Value,
+        source: Source,
+    ) -> HubResult<Option<EndpointMarkdown>> {
+        let found = self.authorize_project(principal, slug, Action::UpdateProject).await?;
+        require(found.owner_plan, Feature::DocsBuilder)?;
+        let entry = EndpointMarkdown::parse(body)?;
+        let project = &found.project;
+        let audit = self.audit_row(
+            &project.owner_id,
+            found.owner_plan,
+            &principal.user_id,
+            source,
+            AuditDraft::new(AuditAction::CustomizationUpdated, "project", &project.id)
+                .project(&project.id)
+                .meta("part", "endpoint_markdown")
+                .meta("version", entry.version_label.as_str())
+                .meta("endpoint", entry.endpoint.as_str()),
+        );
+        let keep = entry.intro.is_some() || entry.extras.is_some();
+        self.store.put_endpoint_markdown(&project.id, &entry, keep, self.clock.now(), audit.as_ref()).await?;
+        Ok(keep.then_some(entry))
+    }
+
+    /// Full-text search over one document's sections; the sections are
+    /// indexed on the first search of a document (`sections` is called
+    /// only then).
+    pub async fn docs_search(
+        &self,
+        spec_sha256: &str,
+        query: &str,
+        sections: impl FnOnce() -> Vec<SearchSection>,
+    ) -> HubResult<Vec<SearchHit>> {
+        let terms = search_terms(query);
+        if terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        if !self.store.docs_indexed(spec_sha256).await? {
+            let sections = sections();
+            self.store.index_docs(spec_sha256, &sections, self.clock.now()).await?;
+        }
+        self.store.search_docs(spec_sha256, &terms, MAX_SEARCH_HITS).await
+    }
+}
+
+/// The value of a docs session cookie: `<expiry ms>.<HMAC-SHA256 hex>`,
+/// keyed by the project's password hash (which holds a random salt no
+/// client ever sees), so changing or removing the password ends every
+/// session at once and the hub needs no separate signing secret.
+pub fn session_value(password_hash: &str, project_id: &str, expires: Timestamp) -> String {
+    format!("{}.{}", expires.as_millis(), session_mac(password_hash, project_id, expires.as_millis()))
+}
+
+fn session_mac(password_hash: &str, project_id: &str, expires_ms: i64) -> String {
+    use hmac::Mac as _;
+    let Ok(mut mac) = hmac::Hmac::<sha2::Sha256>::new_from_slice(password_hash.as_bytes()) else {
+        return String::new();
+    };
+    mac.update(format!("docs-session\n{project_id}\n{expires_ms}").as_bytes());
+    hex::encode(mac.finalize().into_bytes())
+}
+
+/// Whether `value` is an unexpired session of this project and password.
+pub fn session_valid(password_hash: &str, project_id: &str, value: &str, now: Timestamp) -> bool {
+    let Some((expires, mac)) = value.split_once('.') else { return false };
+    let Ok(expires_ms) = expires.parse::<i64>() else { return false };
+    if expires_ms <= now.as_millis() {
+        return false;
+    }
+    let expected = session_mac(password_hash, project_id, expires_ms);
+    !expected.is_empty() && platform::crypto::constant_time_eq(expected.as_bytes(), mac.as_bytes())
+}
+
+/// Characters of a docs password at most (at least 8, as for accounts).
+pub const MAX_DOCS_PASSWORD_CHARS: usize = 256;
+
+impl Hub {
+    /// Sets or (with `None`) removes the password of a project's docs and
+    /// mock; audited as `PROJECT_UPDATED` with `fields: ["password"]`.
+    pub async fn set_docs_password(
+        &self,
+        principal: &Principal,
+        slug: &str,
+        password: Option<&str>,
+        source: Source,
+    ) -> HubResult<bool> {
+        let found = self.authorize_project(principal, slug, Action::UpdateProject).await?;
+        let hash = match password {
+            Some(p) if p.chars().count() > MAX_DOCS_PASSWORD_CHARS => {
+                return Err(HubError::validation(
+                    "password",
+                    format!("password must be at most {MAX_DOCS_PASSWORD_CHARS} characters"),
+                ));
+            }
+            Some(p) => Some(crate::accounts::hash_password(p)?),
+            None => None,
+        };
+        let project = &found.project;
+        let audit = self.audit_row(
+            &project.owner_id,
+            found.owner_plan,
+            &principal.user_id,
+            source,
+            AuditDraft::new(AuditAction::ProjectUpdated, "project", &project.id)
+                .project(&project.id)
+                .meta("fields", vec!["password"]),
+        );
+        self.store.set_password_hash(&project.id, hash.as_deref(), self.clock.now(), audit.as_ref()).await?;
+        self.mock_changed();
+        Ok(hash.is_some())
+    }
+
+    /// Checks a docs password; on success returns the session cookie value
+    /// and its expiry. `None` for a wrong password, a project without one,
+    /// or a project that is not public.
+    pub async fn docs_login(&self, slug: &str, password: &str) -> HubResult<Option<(String, Timestamp)>> {
+        use argon2::password_hash::{PasswordHash, PasswordVerifier as _};
+        let Some(row) = self.store.docs_project(slug).await? else { return Ok(None) };
+        let Some(hash) = row.password_hash.filter(|_| row.is_public) else { return Ok(None) };
+        let parsed = PasswordHash::new(&hash).map_err(|e| HubError::Internal(format!("stored password hash: {e}")))?;
+        if argon2::Argon2::default().verify_password(password.as_bytes(), &parsed).is_err() {
+            return Ok(None);
+        }
+        let expires = self.clock.now().plus_millis(DOCS_SESSION_SECONDS * 1000);
+        Ok(Some((session_value(&hash, &row.id, expires), expires)))
+    }
+
+    /// Whether `session` opens the password-protected project `slug` (the
+    /// mock asks this before serving such a project).
+    pub async fn docs_session_opens(&self, slug: &str, session: &str) -> HubResult<bool> {
+        let Some(row) = self.store.docs_project(slug).await? else { return Ok(false) };
+        Ok(row.is_public
+            && row.password_hash.as_deref().is_some_and(|h| session_valid(h, &row.id, session, self.clock.now())))
+    }
+}
+
+/// How long the customizations of an account that dropped to Free are kept
+/// (seed limits table); resubscribing within it restores them.
+pub const CUSTOMIZATION_RETENTION_DAYS: i64 = 14;
+
+impl Hub {
+    /// The slug of the project whose docs a request for `host` should
+    /// serve: a verified custom domain of a Business account.
+    pub async fn project_for_domain(&self, host: &str) -> HubResult<Option<String>> {
+        let Ok(domain) = crate::names::Domain::parse(host) else { return Ok(None) };
+        Ok(self.store.docs_project_by_domain(domain.as_str()).await?.map(|row| row.slug))
+    }
+
+    /// Marks `domain` verified (the operator's step, see docs/docs-pages.md).
+    pub async fn verify_custom_domain(&self, domain: &str) -> HubResult<()> {
+        let domain = crate::names::Domain::parse(domain)?;
+        if self.store.verify_custom_domain(domain.as_str(), self.clock.now()).await? {
+            Ok(())
+        } else {
+            Err(HubError::not_found("project with that custom domain"))
+        }
+    }
+
+    /// Hard-deletes the customizations of accounts on Free for longer than
+    /// the retention period. Run hourly by the scheduler and by
+    /// `/api/cron/customizations-prune`; returns the rows removed.
+    pub async fn prune_customizations(&self) -> HubResult<u64> {
+        let cutoff = self.clock.now().plus_days(-CUSTOMIZATION_RETENTION_DAYS);
+        self.store.prune_customizations(cutoff).await
+    }
+}
+
+fn require(plan: Plan, feature: Feature) -> HubResult<()> {
+    if plan.allows(feature) { Ok(()) } else { Err(HubError::PlanRequired { feature, current: plan }) }
+}
+
+/// Seconds a docs session cookie stays valid.
+pub const DOCS_SESSION_SECONDS: i64 = 7 * 24 * 60 * 60;
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn branding_accepts_urls_and_colours_only() {
+        let ok = Branding::parse(&json!({"logo_url": "https://acme.example/logo.png", "accent_color": "#FF0000"}));
+        assert_eq!(ok.ok().and_then(|b| b.accent_color), Some("#ff0000".to_owned()));
+        for (body, field) in [
+            (json!({"logo_url": "javascript:alert(1)"}), "logo_url"),
+            (json!({"accent_color": "red"}), "accent_color"),
+            (json!({"accent_color": "#fff;}</style>"}), "accent_color"),
+            (json!({"colour": "#fff"}), "colour"),
+        ] {
+            match Branding::parse(&body) {
+                Err(HubError::InvalidField { field: got, .. }) => assert_eq!(got, field, "{body}"),
+                other => panic!("{body}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn theme_tokens_validate_every_token() {
+        let theme = ThemeTokens::parse(&json!({
+            "light": {"primary": "#123456", "card": "#fff"},
+            "dark": {"background": "#000000"},
+            "radius": 6,
+            "lock": "dark"
+        }));
+        assert!(theme.is_ok(), "{theme:?}");
+        for body in [
+            json!({"light": {"primary": "blue"}}),
+            json!({"radius": 100}),
+            json!({"radius": -1}),
+            json!({"lock": "sepia"}),
+            json!({"dark": {"accent": "#fff"}}),
+        ] {
+            assert!(ThemeTokens::parse(&body).is_err(), "{body}");
+        }
+    }
+
+    #[test]
+    fn customization_limits_buttons_links_and_variants() {
+        let button = json!({"label": "Go", "url": "https://a.example", "variant": "outline"});
+        let link = json!({"label": "Blog", "url": "https://a.example/blog"});
+        let ok = Customization::parse(
+            &json!({"header": {"buttons": vec![button.clone(); 6], "links": vec![link.clone(); 8], "search": true}}),
+        );
+        assert!(ok.is_ok(), "{ok:?}");
+        let too_many = Customization::parse(&json!({"header": {"buttons": vec![button.clone(); 7]}}));
+        assert!(
+            matches!(too_many, Err(HubError::InvalidField { ref field, .. }) if field == "header.buttons"),
+            "{too_many:?}"
+        );
+        let too_many = Customization::parse(&json!({"header": {"links": vec![link; 9]}}));
+        assert!(
+            matches!(too_many, Err(HubError::InvalidField { ref field, .. }) if field == "header.links"),
+            "{too_many:?}"
+        );
+        let bad = Customization::parse(
+            &json!({"header": {"buttons": [{"label": "x", "url": "https://a.example", "variant": "neon"}]}}),
+        );
+        assert!(
+            matches!(bad, Err(HubError::InvalidField { ref field, .. }) if field == "header.buttons[0].variant"),
+            "{bad:?}"
+        );
+        let bad = Customization::parse(&json!({"header": {"links": [{"label": "x", "url": "javascript:alert(1)"}]}}));
+        assert!(
+            matches!(bad, Err(HubError::InvalidField { ref field, .. }) if field == "header.links[0].url"),
+            "{bad:?}"
+        );
+    }
+
+    #[test]
+    fn plans_decide_what_applies() {
+        let branding = Branding { accent_color: Some("#ff0000".into()), ..Branding::default() };
+        let custom =
+            Customization { remove_watermark: true, header: DocsHeader { search: true, ..DocsHeader::default() } };
+        let (_, theme, header, badge) = apply(Plan::Free, &branding, None, Some(&custom));
+        assert_eq!((theme, header.search, badge), (None, false, true));
+        let (_, theme, header, badge) = apply(Plan::Pro, &branding, None, Some(&custom));
+        assert_eq!(theme.and_then(|t| t.dark.primary), Some("#ff0000".to_owned()));
+        assert_eq!((header.search, badge), (true, false));
+        let tokens = ThemeTokens { radius: Some(4), ..ThemeTokens::default() };
+        let (_, theme, _, badge) = apply(Plan::Business, &branding, Some(&tokens), None);
+        assert_eq!((theme.and_then(|t| t.radius), badge), (Some(4), true));
+    }
+
+    #[test]
+    fn sessions_are_bound_to_project_password_and_time() {
+        let now = Timestamp::from_millis(1_000_000);
+        let later = Timestamp::from_millis(2_000_000);
+        let value = session_value("hash-a", "p1", later);
+        assert!(session_valid("hash-a", "p1", &value, now));
+        assert!(!session_valid("hash-b", "p1", &value, now), "a new password ends sessions");
+        assert!(!session_valid("hash-a", "p2", &value, now), "bound to the project");
+        assert!(!session_valid("hash-a", "p1", &value, later), "expired");
+        let forged = format!("9999999999999.{}", value.split_once('.').map(|(_, m)| m).unwrap_or(""));
+        assert!(!session_valid("hash-a", "p1", &forged, now), "the expiry is signed");
+        assert!(!session_valid("hash-a", "p1", "garbage", now));
+    }
+
+    #[test]
+    fn endpoints_and_search_terms_are_normalised() {
+        assert_eq!(normalise_endpoint("get   /pets/{id}"), "GET /pets/{id}");
+        assert_eq!(normalise_endpoint("query book"), "query book");
+        assert_eq!(search_terms("pets \"OR\" NEAR(x) -- drop"), ["pets", "or", "near", "x", "drop"]);
+    }
+}

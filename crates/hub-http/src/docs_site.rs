@@ -1,0 +1,596 @@
+//! `/docs/<slug>[/<version>]/...`: the hosted docs pages, their assets,
+//! `/widget.js` and the widget's `embed.json`.
+//!
+//! Per request: the project's docs view (one query for the project, one for
+//! its versions, one for its settings), the prepared document (parsed once
+//! per content hash and kept), and the page (rendered once per document
+//! hash, settings fingerprint and page, and kept). Private projects answer
+//! 404 here exactly like missing ones: there is no browser session for
+//! members yet, and a token in the URL would leak through logs and
+//! referrers.
+
+use std::collections::HashMap;
+use std::hash::{Hash as _, Hasher as _};
+use std::sync::{Arc, Mutex};
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use docs_render::{Chrome, Page, Site};
+use hub_core::docs::{DocsClosed, DocsSite, DocsVersion};
+use hub_core::{Feature, Hub};
+
+use crate::error::{ApiError, Code};
+use crate::extract::QueryParams;
+
+/// Prepared documents kept in memory per node.
+const SITE_CACHE: usize = 32;
+/// Rendered pages kept in memory per node.
+const PAGE_CACHE: usize = 4096;
+/// Content-Security-Policy of every docs page: scripts and styles only from
+/// the hub (the theme's `<style>` and layout attributes are inline), images
+/// from anywhere (owner logos), requests anywhere (Try-It).
+const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' https: http: data:; connect-src *; form-action 'self'; base-uri 'none'; frame-ancestors 'self'";
+
+/// Shared state of the docs routes.
+pub struct DocsServer {
+    hub: Hub,
+    /// One cell per document: concurrent first requests (and the
+    /// preparation after a push) wait for a single parse.
+    sites: Mutex<HashMap<String, Arc<tokio::sync::OnceCell<Arc<Site>>>>>,
+    pages: Mutex<HashMap<(String, u64, String), Arc<str>>>,
+    logins: governor::DefaultKeyedRateLimiter<String>,
+}
+
+/// Password attempts per project per minute (per node).
+pub const LOGINS_PER_MINUTE: u32 = 10;
+
+impl std::fmt::Debug for DocsServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DocsServer").finish_non_exhaustive()
+    }
+}
+
+impl DocsServer {
+    #[must_use]
+    pub fn new(hub: Hub) -> Self {
+        let per_minute = std::num::NonZeroU32::new(LOGINS_PER_MINUTE).unwrap_or(std::num::NonZeroU32::MIN);
+        Self {
+            hub,
+            sites: Mutex::new(HashMap::new()),
+            pages: Mutex::new(HashMap::new()),
+            logins: governor::RateLimiter::keyed(governor::Quota::per_minute(per_minute)),
+        }
+    }
+
+    async fn site(&self, version: &DocsVersion) -> Result<Arc<Site>, ApiError> {
+        self.site_of(&version.spec_sha256).await
+    }
+
+    /// Prepares a freshly pushed document in the background, so that not
+    /// even the first docs page after a push pays the parse.
+    pub fn prepare(self: &Arc<Self>, spec_sha256: String) {
+        let server = self.clone();
+        tokio::spawn(async move {
+            if let Err(err) = server.site_of(&spec_sha256).await {
+                tracing::debug!(error = ?err, "preparing a pushed document for the docs failed");
+            }
+        });
+    }
+
+    async fn site_of(&self, spec_sha256: &str) -> Result<Arc<Site>, ApiError> {
+        let cell = {
+            let Ok(mut sites) = self.sites.lock() else {
+                return Err(hub_core::HubError::Internal("docs cache lock poisoned".into()).into());
+            };
+            if sites.len() >= SITE_CACHE && !sites.contains_key(spec_sha256) {
+                sites.clear();
+            }
+            sites.entry(spec_sha256.to_owned()).or_default().clone()
+        };
+        cell.get_or_try_init(|| async {
+            let document = self.hub.docs_document(spec_sha256).await?;
+            tokio::task::spawn_blocking(move || spec::parse(&document).map(|spec| Arc::new(Site::new(spec))))
+                .await
+                .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("docs parse task failed: {e}"))))?
+                .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("stored spec does not parse: {e}"))))
+        })
+        .await
+        .cloned()
+    }
+}
+
+/// Set by [`host_routing`] on requests that arrived through a project's
+/// custom domain (and removed from every incoming request first, so a
+/// client cannot set it).
+const CUSTOM_DOMAIN_HEADER: &str = "x-svc-custom-domain";
+
+/// Where a request found the project: `/docs/<slug>`, or the root of its
+/// custom domain.
+fn base_path(headers: &HeaderMap, slug: &str) -> String {
+    if headers.contains_key(CUSTOM_DOMAIN_HEADER) { String::new() } else { format!("/docs/{slug}") }
+}
+
+/// State of the Host routing: the hub and the docs router.
+#[derive(Clone)]
+pub struct Domains {
+    hub: Hub,
+    docs: axum::Router,
+}
+
+impl std::fmt::Debug for Domains {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Domains").finish_non_exhaustive()
+    }
+}
+
+impl Domains {
+    #[must_use]
+    pub fn new(hub: Hub, docs: axum::Router) -> Self {
+        Self { hub, docs }
+    }
+
+    /// One indexed query; only requests outside the hub's own prefixes
+    /// (`/api/`, `/mock/`, `/docs/`, ...) on a named host ask it, so a
+    /// verification or a downgrade applies at once without a cache.
+    async fn slug_for(&self, host: &str) -> Option<String> {
+        match self.hub.project_for_domain(host).await {
+            Ok(slug) => slug,
+            Err(err) => {
+                tracing::warn!(error = %err, "custom domain lookup failed");
+                None
+            }
+        }
+    }
+}
+
+/// Host routing: a request whose Host is a verified custom domain is served
+/// that project's docs at the root (`/`, `/<version>`, `/<version>/op/..`);
+/// the assets, the widget, the mock, the API and `/docs/...` keep their paths.
+pub async fn host_routing(
+    State(domains): State<Domains>,
+    mut request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    request.headers_mut().remove(CUSTOM_DOMAIN_HEADER);
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(|h| {
+            h.rsplit_once(':').filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit())).map_or(h, |(name, _)| name)
+        })
+        .map(|h| h.trim_end_matches('.').to_ascii_lowercase());
+    let path = request.uri().path().to_owned();
+    let passthrough = ["/_docs/", "/widget.js", "/mock/", "/docs/", "/healthz", "/readyz", "/metrics", "/api/"]
+        .iter()
+        .any(|prefix| path.starts_with(prefix));
+    let Some(host) = host.filter(|h| h.contains('.') && h.parse::<std::net::IpAddr>().is_err() && !passthrough) else {
+        return next.run(request).await;
+    };
+    let Some(slug) = domains.slug_for(&host).await else { return next.run(request).await };
+    let rewritten = match request.uri().query() {
+        Some(query) => format!("/docs/{slug}{}?{query}", path.trim_end_matches('/')),
+        None => format!("/docs/{slug}{}", path.trim_end_matches('/')),
+    };
+    let Ok(uri) = rewritten.parse::<axum::http::Uri>() else { return next.run(request).await };
+    *request.uri_mut() = uri;
+    request.headers_mut().insert(CUSTOM_DOMAIN_HEADER, HeaderValue::from_static("1"));
+    match tower::ServiceExt::oneshot(domains.docs.clone(), request).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    }
+}
+
+/// The name of the cookie that carries a project's docs session. Its path
+/// is `/`, so the project's mock at `/mock/<slug>` receives it too.
+pub fn session_cookie_name(slug: &str) -> String {
+    format!("docs_session_{slug}")
+}
+
+/// The docs session a request presents for `slug`, if any.
+pub fn session_cookie(headers: &HeaderMap, slug: &str) -> Option<String> {
+    let name = session_cookie_name(slug);
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.trim().to_owned())
+}
+
+fn password_required(slug: &str) -> ApiError {
+    ApiError::new(Code::PasswordRequired, "These docs are password-protected. Enter the password to open them.")
+        .with_details(serde_json::json!({ "login_action": format!("/docs/{slug}/_login") }))
+}
+
+async fn open(server: &DocsServer, slug: &str, headers: &HeaderMap) -> Result<DocsSite, ApiError> {
+    let session = session_cookie(headers, slug);
+    match server.hub.docs_site(slug, session.as_deref()).await? {
+        Ok(site) => Ok(site),
+        Err(DocsClosed::NotFound) => Err(ApiError::new(Code::NotFound, "project not found")),
+        Err(DocsClosed::PasswordRequired) => Err(password_required(slug)),
+    }
+}
+
+/// `POST /docs/<slug>/_login` (form: `password`, `next`): checks the docs
+/// password and sets the session cookie. Attempts are limited per project.
+pub async fn login(
+    State(server): State<Arc<DocsServer>>,
+    Path(slug): Path<String>,
+    body: axum::body::Bytes,
+) -> Response {
+    let form: Vec<(String, String)> = serde_urlencoded::from_bytes(&body).unwrap_or_default();
+    let field = |name: &str| form.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    let home = format!("/docs/{slug}");
+    let next = field("next").filter(|n| *n == home || n.starts_with(&format!("{home}/"))).unwrap_or(&home).to_owned();
+    if let Err(not_until) = server.logins.check_key(&slug) {
+        let wait = not_until.wait_time_from(governor::clock::Clock::now(&governor::clock::DefaultClock::default()));
+        let error: ApiError =
+            hub_core::HubError::RateLimited { limit: LOGINS_PER_MINUTE, retry_after_secs: wait.as_secs().max(1) }
+                .into();
+        return error.into_html_response();
+    }
+    match server.hub.docs_login(&slug, field("password").unwrap_or("")).await {
+        Ok(Some((value, expires))) => {
+            let max_age = (expires.as_millis() - server.hub.clock().now().as_millis()) / 1000;
+            let cookie =
+                format!("{}={value}; Path=/; Max-Age={max_age}; HttpOnly; SameSite=Lax", session_cookie_name(&slug));
+            let mut response = (StatusCode::SEE_OTHER, "").into_response();
+            if let (Ok(location), Ok(cookie)) = (HeaderValue::from_str(&next), HeaderValue::from_str(&cookie)) {
+                response.headers_mut().insert(header::LOCATION, location);
+                response.headers_mut().insert(header::SET_COOKIE, cookie);
+            }
+            response
+        }
+        Ok(None) => password_required(&slug).with_message("Wrong password; try again.").into_html_response(),
+        Err(error) => ApiError::from(error).into_html_response(),
+    }
+}
+
+async fn chrome(
+    server: &DocsServer,
+    headers: &HeaderMap,
+    site: &DocsSite,
+    version: &DocsVersion,
+    with_markdown: bool,
+) -> Result<Chrome, ApiError> {
+    let endpoint_markdown = if with_markdown && site.owner_plan.allows(Feature::DocsBuilder) {
+        server
+            .hub
+            .docs_endpoint_markdown(&site.project_id, &version.label)
+            .await?
+            .into_iter()
+            .map(|m| (m.endpoint, docs_render::EndpointMarkdown { intro: m.intro, extras: m.extras }))
+            .collect()
+    } else {
+        std::collections::BTreeMap::new()
+    };
+    let theme = site.theme.as_ref().map(|t| docs_render::Theme {
+        light: palette(&t.light),
+        dark: palette(&t.dark),
+        radius: t.radius,
+        lock: t.lock.clone(),
+    });
+    Ok(Chrome {
+        project_name: site.name.clone(),
+        base: base_path(headers, &site.slug),
+        asset_base: docs_render::assets::BASE.to_owned(),
+        versions: site
+            .versions
+            .iter()
+            .filter(|v| !v.is_preview || v.label == version.label)
+            .map(|v| docs_render::VersionLink {
+                label: v.label.clone(),
+                is_default: v.is_default,
+                is_preview: v.is_preview,
+            })
+            .collect(),
+        label: version.label.clone(),
+        base_url: version.base_url.clone().or_else(|| site.base_url.clone()),
+        mock_url: site.mock_open.then(|| format!("/mock/{}@{}", site.slug, docs_render::encode(&version.label))),
+        logo_url: site.branding.logo_url.clone(),
+        favicon_url: site.branding.favicon_url.clone(),
+        theme,
+        header: docs_render::Header {
+            logo_url: site.header.logo_url.clone(),
+            title: site.header.title.clone(),
+            buttons: site
+                .header
+                .buttons
+                .iter()
+                .map(|b| docs_render::HeaderButton {
+                    label: b.label.clone(),
+                    url: b.url.clone(),
+                    variant: b.variant.clone(),
+                })
+                .collect(),
+            links: site
+                .header
+                .links
+                .iter()
+                .map(|l| docs_render::HeaderLink { label: l.label.clone(), url: l.url.clone() })
+                .collect(),
+            search: site.header.search,
+        },
+        show_badge: site.show_badge,
+        endpoint_markdown,
+        search: None,
+    })
+}
+
+fn palette(p: &hub_core::docs::Palette) -> docs_render::Palette {
+    docs_render::Palette {
+        primary: p.primary.clone(),
+        background: p.background.clone(),
+        foreground: p.foreground.clone(),
+        muted: p.muted.clone(),
+        border: p.border.clone(),
+        card: p.card.clone(),
+    }
+}
+
+fn fingerprint(chrome: &Chrome) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    serde_json::to_string(chrome).unwrap_or_default().hash(&mut hasher);
+    hasher.finish()
+}
+
+fn html(body: Arc<str>) -> Response {
+    let mut response = (StatusCode::OK, body.to_string()).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("strict-origin-when-cross-origin"));
+    response
+}
+
+/// Which page a route asks for, owned (it outlives the request's borrows).
+#[derive(Clone, Debug)]
+enum Wanted {
+    Overview,
+    Operation(String),
+    Tag(String),
+    Schemas,
+    Schema(String),
+    Type(String),
+    Field(String, String),
+}
+
+impl Wanted {
+    fn key(&self) -> String {
+        match self {
+            Self::Overview => "overview".to_owned(),
+            Self::Operation(k) => format!("op/{k}"),
+            Self::Tag(k) => format!("tag/{k}"),
+            Self::Schemas => "schemas".to_owned(),
+            Self::Schema(k) => format!("schema/{k}"),
+            Self::Type(k) => format!("type/{k}"),
+            Self::Field(kind, name) => format!("field/{kind}/{name}"),
+        }
+    }
+
+    fn page(&self) -> Page<'_> {
+        match self {
+            Self::Overview => Page::Overview,
+            Self::Operation(k) => Page::Operation(k),
+            Self::Tag(k) => Page::Tag(k),
+            Self::Schemas => Page::Schemas,
+            Self::Schema(k) => Page::Schema(k),
+            Self::Type(k) => Page::Type(k),
+            Self::Field(kind, name) => Page::Field(kind, name),
+        }
+    }
+}
+
+async fn page(
+    server: &DocsServer,
+    headers: &HeaderMap,
+    slug: &str,
+    label: Option<&str>,
+    wanted: Wanted,
+) -> Result<Response, ApiError> {
+    let site = open(server, slug, headers).await?;
+    let version = site.version(label).ok_or_else(|| match label {
+        Some(label) => ApiError::new(Code::NotFound, format!("version `{label}` not found")),
+        None => ApiError::new(Code::NotFound, "this project has no published version yet"),
+    })?;
+    let prepared = server.site(version).await?;
+    let with_markdown = matches!(wanted, Wanted::Operation(_) | Wanted::Field(..))
+        || (matches!(wanted, Wanted::Overview) && prepared.spec().graphql.is_some());
+    let chrome = chrome(server, headers, &site, version, with_markdown).await?;
+    let key = (version.spec_sha256.clone(), fingerprint(&chrome), wanted.key());
+    if let Some(hit) = server.pages.lock().ok().and_then(|p| p.get(&key).cloned()) {
+        return Ok(html(hit));
+    }
+    let rendered = tokio::task::spawn_blocking(move || docs_render::try_render(&prepared, &chrome, wanted.page()))
+        .await
+        .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("docs render task failed: {e}"))))?
+        .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("docs template failed: {e}"))))?
+        .ok_or_else(|| ApiError::new(Code::NotFound, "no such page in these docs"))?;
+    let rendered: Arc<str> = Arc::from(rendered);
+    if let Ok(mut pages) = server.pages.lock() {
+        if pages.len() >= PAGE_CACHE {
+            pages.clear();
+        }
+        pages.insert(key, rendered.clone());
+    }
+    Ok(html(rendered))
+}
+
+fn respond(result: Result<Response, ApiError>) -> Response {
+    result.unwrap_or_else(ApiError::into_html_response)
+}
+
+pub async fn overview(State(server): State<Arc<DocsServer>>, Path(slug): Path<String>, headers: HeaderMap) -> Response {
+    respond(page(&server, &headers, &slug, None, Wanted::Overview).await)
+}
+
+pub async fn version_overview(
+    State(server): State<Arc<DocsServer>>,
+    Path((slug, label)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    respond(page(&server, &headers, &slug, Some(&label), Wanted::Overview).await)
+}
+
+pub async fn operation(
+    State(server): State<Arc<DocsServer>>,
+    Path((slug, label, key)): Path<(String, String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    respond(page(&server, &headers, &slug, Some(&label), Wanted::Operation(key)).await)
+}
+
+pub async fn tag(
+    State(server): State<Arc<DocsServer>>,
+    Path((slug, label, name)): Path<(String, String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    respond(page(&server, &headers, &slug, Some(&label), Wanted::Tag(name)).await)
+}
+
+pub async fn schemas(
+    State(server): State<Arc<DocsServer>>,
+    Path((slug, label)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    respond(page(&server, &headers, &slug, Some(&label), Wanted::Schemas).await)
+}
+
+pub async fn schema(
+    State(server): State<Arc<DocsServer>>,
+    Path((slug, label, name)): Path<(String, String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    respond(page(&server, &headers, &slug, Some(&label), Wanted::Schema(name)).await)
+}
+
+pub async fn graphql_type(
+    State(server): State<Arc<DocsServer>>,
+    Path((slug, label, name)): Path<(String, String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    respond(page(&server, &headers, &slug, Some(&label), Wanted::Type(name)).await)
+}
+
+pub async fn graphql_field(
+    State(server): State<Arc<DocsServer>>,
+    Path((slug, label, kind, name)): Path<(String, String, String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    respond(page(&server, &headers, &slug, Some(&label), Wanted::Field(kind, name)).await)
+}
+
+/// `/docs/<slug>/<version>/search?q=`: full-text search over the version.
+pub async fn search(
+    State(server): State<Arc<DocsServer>>,
+    Path((slug, label)): Path<(String, String)>,
+    headers: HeaderMap,
+    query: QueryParams,
+) -> Response {
+    respond(search_inner(&server, &headers, &slug, &label, query.get("q").unwrap_or("")).await)
+}
+
+async fn search_inner(
+    server: &DocsServer,
+    headers: &HeaderMap,
+    slug: &str,
+    label: &str,
+    q: &str,
+) -> Result<Response, ApiError> {
+    let site = open(server, slug, headers).await?;
+    let version = site.version(Some(label)).ok_or_else(|| ApiError::new(Code::NotFound, "version not found"))?;
+    let prepared = server.site(version).await?;
+    let q: String = q.chars().take(200).collect();
+    let hits = {
+        let prepared = prepared.clone();
+        server
+            .hub
+            .docs_search(&version.spec_sha256, &q, move || {
+                prepared
+                    .sections()
+                    .into_iter()
+                    .map(|s| hub_core::docs::SearchSection { target: s.target, title: s.title, body: s.body })
+                    .collect()
+            })
+            .await?
+    };
+    let mut chrome = chrome(server, headers, &site, version, false).await?;
+    chrome.search = Some(docs_render::SearchResults {
+        query: q,
+        hits: hits
+            .into_iter()
+            .map(|h| docs_render::SearchHit { target: h.target, title: h.title, snippet: h.body })
+            .collect(),
+    });
+    let rendered = tokio::task::spawn_blocking(move || docs_render::try_render(&prepared, &chrome, Page::Search))
+        .await
+        .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("docs render task failed: {e}"))))?
+        .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("docs template failed: {e}"))))?
+        .ok_or_else(|| ApiError::new(Code::NotFound, "no such page in these docs"))?;
+    Ok(html(Arc::from(rendered)))
+}
+
+/// `/docs/<slug>/embed.json?operation=<key>[&version=<label>]`: what the
+/// widget needs for one operation. Embedding is a Pro feature.
+pub async fn embed(
+    State(server): State<Arc<DocsServer>>,
+    Path(slug): Path<String>,
+    headers: HeaderMap,
+    query: QueryParams,
+) -> Response {
+    match embed_inner(&server, &headers, &slug, &query).await {
+        Ok(response) => response,
+        Err(error) => error.into_response(),
+    }
+}
+
+async fn embed_inner(
+    server: &DocsServer,
+    headers: &HeaderMap,
+    slug: &str,
+    query: &QueryParams,
+) -> Result<Response, ApiError> {
+    let site = open(server, slug, headers).await?;
+    if !site.owner_plan.allows(Feature::Embed) {
+        return Err(hub_core::HubError::PlanRequired { feature: Feature::Embed, current: site.owner_plan }.into());
+    }
+    let key = query.get("operation").ok_or_else(|| ApiError::field("operation", "operation is required"))?;
+    let version =
+        site.version(query.get("version")).ok_or_else(|| ApiError::new(Code::NotFound, "version not found"))?;
+    let prepared = server.site(version).await?;
+    let chrome = chrome(server, headers, &site, version, false).await?;
+    let value = docs_render::embed(&prepared, &chrome, key)
+        .ok_or_else(|| ApiError::new(Code::NotFound, format!("operation `{key}` not found")))?;
+    Ok(Json(value).into_response())
+}
+
+/// `/_docs/<file>` and `/widget.js`: the assets, compiled in.
+pub async fn asset(Path(name): Path<String>) -> Response {
+    serve_asset(&name)
+}
+
+pub async fn widget() -> Response {
+    serve_asset("widget.js")
+}
+
+fn serve_asset(name: &str) -> Response {
+    match docs_render::assets::get(name) {
+        Some((content_type, body)) => {
+            let mut response = body.into_response();
+            let headers = response.headers_mut();
+            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+            headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=3600"));
+            headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+            headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
+            response
+        }
+        None => ApiError::new(Code::NotFound, "no such asset").into_response(),
+    }
+}

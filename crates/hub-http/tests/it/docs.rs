@@ -1,0 +1,525 @@
+//! The hosted docs through the real router: pages with real content,
+//! escaping against a hostile spec, sanitised markdown, the badge per plan,
+//! branding and customization limits, search, the widget and its JSON.
+
+use axum::http::{Method, StatusCode};
+use hub_core::Plan;
+use serde_json::json;
+use test_kit::{TestApp, on_both_stores};
+
+use crate::GRAPHQL_SDL;
+
+/// A petstore whose every text field tries something.
+const HOSTILE: &str = r#"
+openapi: 3.0.3
+info:
+  title: "Pets <script>alert('title')</script>"
+  version: '1.0'
+  description: "Welcome to **Pets**.\n\n<script>alert('desc')</script>\n\n<img src=x onerror=alert(1)>\n\n[click](javascript:alert(2))"
+servers: [{url: 'https://api.example.com/v1'}]
+tags: [{name: pets, description: All about pets}]
+components:
+  securitySchemes:
+    key: {type: apiKey, in: header, name: X-API-Key}
+  schemas:
+    Pet:
+      type: object
+      required: [id, name]
+      properties:
+        id: {type: string, format: uuid, description: "<a href='javascript:alert(3)'>id</a> of the pet"}
+        name: {type: string, example: Rex}
+security: [{key: []}]
+paths:
+  /pets:
+    get:
+      operationId: listPets
+      summary: "List pets\"><script>alert('summary')</script>"
+      tags: [pets]
+      parameters:
+        - {name: limit, in: query, schema: {type: integer, maximum: 100}, description: "How many <b onclick=alert(4)>at most</b>"}
+      responses:
+        '200':
+          description: The pets
+          content:
+            application/json:
+              schema: {type: array, items: {$ref: '#/components/schemas/Pet'}}
+    post:
+      operationId: createPet
+      summary: Create a pet
+      tags: [pets]
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: '#/components/schemas/Pet'}
+      responses:
+        '201': {description: Created}
+"#;
+
+fn text(response: &test_kit::TestResponse) -> String {
+    String::from_utf8_lossy(&response.body).into_owned()
+}
+
+async fn public_project(app: &TestApp, token: &str, name: &str, spec: &str) -> String {
+    let slug = app.project(token, name).await;
+    let made_public = app.patch_json(&format!("/api/v1/projects/{slug}"), token, &json!({"is_public": true})).await;
+    assert_eq!(made_public.status, StatusCode::OK);
+    let pushed = app.push(&slug, token, "label=1.0", spec.to_owned()).await;
+    assert_eq!(pushed.status, StatusCode::CREATED, "{}", text(&pushed));
+    slug
+}
+
+async fn page(app: &TestApp, path: &str) -> (StatusCode, String) {
+    let response = app.request(Method::GET, path, None, None).await;
+    (response.status, text(&response))
+}
+
+fn assert_no_active_content(html: &str) {
+    for bad in ["<script>alert", "onerror", "onclick", "javascript:"] {
+        assert!(!html.contains(bad), "{bad} reached the page:\n{html}");
+    }
+}
+
+async fn pages_render_escaped_and_sanitised(app: TestApp) {
+    let (_, token) = app.user("owner@example.com", Plan::Free).await;
+    let slug = public_project(&app, &token, "Pets", HOSTILE).await;
+
+    let response = app.request(Method::GET, &format!("/docs/{slug}"), None, None).await;
+    assert_eq!(response.status, StatusCode::OK);
+    assert_eq!(response.headers["content-type"], "text/html; charset=utf-8");
+    assert!(response.headers["content-security-policy"].to_str().unwrap().contains("script-src 'self'"));
+    let html = text(&response);
+    assert!(html.contains("Pets &lt;script&gt;alert(&#x27;title&#x27;)&lt;/script&gt;"), "{html}");
+    assert!(html.contains("Welcome to <strong>Pets</strong>"), "{html}");
+    assert!(html.contains(&format!("href=\"/docs/{slug}/1.0/op/listPets\"")), "{html}");
+    assert!(html.contains("Powered by"), "Free projects always show the badge");
+    assert_no_active_content(&html);
+
+    let (status, op) = page(&app, &format!("/docs/{slug}/1.0/op/listPets")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(op.contains("<code>/pets</code>") && op.contains("<code>limit</code>"), "{op}");
+    assert!(op.contains("How many <b>at most</b>"), "{op}");
+    assert!(op.contains("curl -X GET &#x27;https://api.example.com/v1/pets&#x27;"), "{op}");
+    assert!(op.contains("import requests") && op.contains("await fetch("), "{op}");
+    assert!(op.contains(&format!("value=\"/mock/{slug}@1.0\"")), "Try-It targets the mock: {op}");
+    assert!(op.contains("List pets&quot;&gt;&lt;script&gt;"), "{op}");
+    assert_no_active_content(&op);
+
+    let (status, create) = page(&app, &format!("/docs/{slug}/1.0/op/createPet")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(create.contains("Request body") && create.contains("&quot;name&quot;: &quot;Rex&quot;"), "{create}");
+
+    let (status, schema) = page(&app, &format!("/docs/{slug}/1.0/schemas/Pet")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(schema.contains("of the pet") && schema.contains("string (uuid)"), "{schema}");
+    assert_no_active_content(&schema);
+
+    let (status, tag) = page(&app, &format!("/docs/{slug}/1.0/tags/pets")).await;
+    assert_eq!((status, tag.contains("Create a pet")), (StatusCode::OK, true));
+
+    for missing in [
+        format!("/docs/{slug}/1.0/op/nope"),
+        format!("/docs/{slug}/2.0"),
+        format!("/docs/{slug}/1.0/schemas/Nope"),
+        "/docs/no-such-project".to_owned(),
+    ] {
+        let response = app.request(Method::GET, &missing, None, None).await;
+        assert_eq!(response.status, StatusCode::NOT_FOUND, "{missing}");
+        assert!(text(&response).contains("<!doctype html>"), "{missing} answers a page");
+    }
+}
+
+async fn private_projects_are_not_found(app: TestApp) {
+    let (_, token) = app.user("owner@example.com", Plan::Pro).await;
+    let slug = app.project(&token, "Secret").await;
+    app.push(&slug, &token, "label=1.0", HOSTILE.to_owned()).await;
+    let (status, html) = page(&app, &format!("/docs/{slug}")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert!(!html.contains("Pets"), "nothing of a private project leaks");
+    let response = app.request(Method::GET, &format!("/docs/{slug}/embed.json?operation=listPets"), None, None).await;
+    assert_eq!(response.status, StatusCode::NOT_FOUND);
+}
+
+async fn graphql_reference(app: TestApp) {
+    let (_, token) = app.user("owner@example.com", Plan::Free).await;
+    let slug = public_project(&app, &token, "Books", GRAPHQL_SDL).await;
+    let (status, html) = page(&app, &format!("/docs/{slug}")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("id=\"query-book\"") && html.contains("id=\"mutation-addBook\""), "{html}");
+    assert!(html.contains(&format!("href=\"/docs/{slug}/1.0/types/Book\"")), "{html}");
+    let (status, book) = page(&app, &format!("/docs/{slug}/1.0/types/Book")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(book.contains("<code>title</code>") && book.contains("String!"), "{book}");
+}
+
+async fn assets_and_widget_are_served_by_the_hub(app: TestApp) {
+    for (path, kind) in [
+        ("/_docs/docs.css", "text/css"),
+        ("/_docs/docs.js", "text/javascript"),
+        ("/_docs/icon.svg", "image/svg+xml"),
+        ("/widget.js", "text/javascript"),
+    ] {
+        let response = app.request(Method::GET, path, None, None).await;
+        assert_eq!(response.status, StatusCode::OK, "{path}");
+        assert!(response.headers["content-type"].to_str().unwrap().starts_with(kind), "{path}");
+    }
+    let widget = app.request(Method::GET, "/widget.js", None, None).await;
+    let widget = text(&widget);
+    assert!(
+        widget.contains("data-service-embed") && widget.contains("service:rescan") && widget.contains("attachShadow")
+    );
+    assert_eq!(app.request(Method::GET, "/_docs/nope.js", None, None).await.status, StatusCode::NOT_FOUND);
+}
+
+async fn branding_and_customization(app: TestApp) {
+    let (_, free) = app.user("free@example.com", Plan::Free).await;
+    let free_slug = public_project(&app, &free, "Free pets", HOSTILE).await;
+    let refused = app
+        .request(
+            Method::PUT,
+            &format!("/api/v1/projects/{free_slug}/theme"),
+            Some(&free),
+            Some(json!({"light": {"primary": "#ff0000"}}).to_string().into()),
+        )
+        .await;
+    assert_eq!((refused.status, refused.error_code()), (StatusCode::PAYMENT_REQUIRED, "PLAN_REQUIRED".to_owned()));
+
+    let (_, token) = app.user("biz@example.com", Plan::Business).await;
+    let slug = public_project(&app, &token, "Biz pets", HOSTILE).await;
+    let put = |path: &'static str, body: serde_json::Value| {
+        let app = &app;
+        let token = token.clone();
+        let slug = slug.clone();
+        async move {
+            app.request(
+                Method::PUT,
+                &format!("/api/v1/projects/{slug}/{path}"),
+                Some(&token),
+                Some(body.to_string().into()),
+            )
+            .await
+        }
+    };
+    let branding =
+        put("branding", json!({"logo_url": "https://acme.example/logo.svg", "accent_color": "#FF6600"})).await;
+    assert_eq!(branding.status, StatusCode::OK, "{}", text(&branding));
+    assert_eq!(branding.json()["accent_color"], "#ff6600");
+    let bad = put("branding", json!({"logo_url": "javascript:alert(1)"})).await;
+    assert_eq!(
+        (bad.status, bad.json()["error"]["details"]["field"].clone()),
+        (StatusCode::BAD_REQUEST, json!("logo_url"))
+    );
+
+    let (_, html) = page(&app, &format!("/docs/{slug}")).await;
+    assert!(html.contains("--primary:#ff6600;"), "the legacy accent colour is the primary: {html}");
+
+    let theme = put(
+        "theme",
+        json!({"light": {"primary": "#112233"}, "dark": {"primary": "#445566"}, "radius": 4, "lock": "dark"}),
+    )
+    .await;
+    assert_eq!(theme.status, StatusCode::OK, "{}", text(&theme));
+    let (_, html) = page(&app, &format!("/docs/{slug}")).await;
+    assert!(html.contains("--primary:#112233;") && !html.contains("#ff6600"), "tokens win over the accent: {html}");
+    assert!(html.contains("data-theme=\"dark\""), "{html}");
+
+    let button = json!({"label": "Sign up", "url": "https://acme.example/signup", "variant": "outline"});
+    let link = json!({"label": "Blog", "url": "https://acme.example/blog"});
+    let too_many = put("customization", json!({"header": {"buttons": vec![button.clone(); 7]}})).await;
+    assert_eq!(
+        (too_many.status, too_many.json()["error"]["details"]["field"].clone()),
+        (StatusCode::BAD_REQUEST, json!("header.buttons"))
+    );
+    let too_many = put("customization", json!({"header": {"links": vec![link.clone(); 9]}})).await;
+    assert_eq!(
+        (too_many.status, too_many.json()["error"]["details"]["field"].clone()),
+        (StatusCode::BAD_REQUEST, json!("header.links"))
+    );
+    let saved = put(
+        "customization",
+        json!({"header": {"title": "Acme <API>", "buttons": vec![button; 6], "links": vec![link; 8], "search": true}, "remove_watermark": true}),
+    )
+    .await;
+    assert_eq!(saved.status, StatusCode::OK, "{}", text(&saved));
+    let (_, html) = page(&app, &format!("/docs/{slug}")).await;
+    assert!(html.contains("Acme &lt;API&gt;"), "{html}");
+    assert!(html.contains("class=\"btn btn-outline\" href=\"https://acme.example/signup\""), "{html}");
+    assert!(!html.contains("Powered by"), "a paid plan may remove the badge");
+    assert!(html.contains(&format!("action=\"/docs/{slug}/1.0/search\"")), "the top-bar search: {html}");
+
+    let markdown = put(
+        "endpoint-docs",
+        json!({"version": "1.0", "endpoint": "get /pets", "intro": "Read **this** first.<script>alert('md')</script>", "extras": "[x](javascript:alert(5)) More."}),
+    )
+    .await;
+    assert_eq!(markdown.status, StatusCode::OK, "{}", text(&markdown));
+    assert_eq!(markdown.json()["item"]["endpoint"], "GET /pets");
+    let (_, op) = page(&app, &format!("/docs/{slug}/1.0/op/listPets")).await;
+    assert!(op.contains("Read <strong>this</strong> first.") && op.contains("More."), "{op}");
+    assert_no_active_content(&op);
+    let listed = app.get(&format!("/api/v1/projects/{slug}/endpoint-docs?version=1.0"), &token).await;
+    assert_eq!(listed.json()["items"].as_array().map(Vec::len), Some(1));
+
+    let events = app
+        .hub
+        .store()
+        .audit_events(&app.hub.store().user_by_email("biz@example.com").await.unwrap().unwrap().id)
+        .await
+        .unwrap();
+    let codes: Vec<&str> = events.iter().map(|e| e.action.as_str()).collect();
+    for code in ["BRANDING_UPDATED", "THEME_UPDATED", "CUSTOMIZATION_UPDATED"] {
+        assert!(codes.contains(&code), "{code} in {codes:?}");
+    }
+
+    // A downgrade keeps everything stored but applies none of it.
+    app.hub.set_plan("biz@example.com", Plan::Free).await.unwrap();
+    let (_, html) = page(&app, &format!("/docs/{slug}")).await;
+    assert!(!html.contains("#112233") && !html.contains("Acme &lt;API&gt;") && html.contains("Powered by"), "{html}");
+    let kept = app.get(&format!("/api/v1/projects/{slug}/theme"), &token).await;
+    assert_eq!(kept.json()["light"]["primary"], "#112233");
+}
+
+async fn search_finds_operations_and_schemas(app: TestApp) {
+    let (_, token) = app.user("owner@example.com", Plan::Pro).await;
+    let slug = public_project(&app, &token, "Pets", HOSTILE).await;
+    let (status, html) = page(&app, &format!("/docs/{slug}/1.0/search?q=how%20many")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains(&format!("href=\"/docs/{slug}/1.0/op/listPets\"")), "{html}");
+    let (_, html) = page(&app, &format!("/docs/{slug}/1.0/search?q=pet")).await;
+    assert!(html.contains(&format!("href=\"/docs/{slug}/1.0/schemas/Pet\"")), "prefix match: {html}");
+    let (_, html) = page(&app, &format!("/docs/{slug}/1.0/search?q=%22%29%28*%20NEAR")).await;
+    assert!(html.contains("No results"), "hostile queries are words only: {html}");
+}
+
+async fn embed_json_feeds_the_widget(app: TestApp) {
+    let (_, free) = app.user("free@example.com", Plan::Free).await;
+    let free_slug = public_project(&app, &free, "Free", HOSTILE).await;
+    let refused =
+        app.request(Method::GET, &format!("/docs/{free_slug}/embed.json?operation=listPets"), None, None).await;
+    assert_eq!(refused.status, StatusCode::PAYMENT_REQUIRED);
+
+    let (_, token) = app.user("pro@example.com", Plan::Pro).await;
+    let slug = public_project(&app, &token, "Pro", HOSTILE).await;
+    let response = app.request(Method::GET, &format!("/docs/{slug}/embed.json?operation=createPet"), None, None).await;
+    assert_eq!(response.status, StatusCode::OK, "{}", text(&response));
+    let body = response.json();
+    assert_eq!(body["operation"]["method"], "POST");
+    assert_eq!(body["operation"]["body_media"], "application/json");
+    assert_eq!(body["targets"][1]["url"], format!("/mock/{slug}@1.0"));
+    let missing = app.request(Method::GET, &format!("/docs/{slug}/embed.json?operation=nope"), None, None).await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+}
+
+async fn password_protected_docs_and_mock(app: TestApp) {
+    let (_, token) = app.user("owner@example.com", Plan::Free).await;
+    let slug = public_project(&app, &token, "Guarded", HOSTILE).await;
+    let short = app
+        .request(
+            Method::PUT,
+            &format!("/api/v1/projects/{slug}/docs-password"),
+            Some(&token),
+            Some(json!({"password": "short"}).to_string().into()),
+        )
+        .await;
+    assert_eq!(short.status, StatusCode::BAD_REQUEST);
+    let set = app
+        .request(
+            Method::PUT,
+            &format!("/api/v1/projects/{slug}/docs-password"),
+            Some(&token),
+            Some(json!({"password": "correct horse"}).to_string().into()),
+        )
+        .await;
+    assert_eq!((set.status, set.json()["password_protected"].clone()), (StatusCode::OK, json!(true)));
+
+    let (status, html) = page(&app, &format!("/docs/{slug}/1.0/op/listPets")).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(html.contains("type=\"password\"") && html.contains(&format!("action=\"/docs/{slug}/_login\"")), "{html}");
+    assert!(!html.contains("listPets"), "nothing of the docs shows");
+    let mock = app.mock(Method::GET, &format!("/mock/{slug}/pets"), &[], None).await;
+    assert_eq!((mock.status, mock.error_code()), (StatusCode::UNAUTHORIZED, "PASSWORD_REQUIRED".to_owned()));
+
+    let login = |password: &'static str| {
+        let app = &app;
+        let slug = slug.clone();
+        async move {
+            let request = axum::http::Request::builder()
+                .method(Method::POST)
+                .uri(format!("/docs/{slug}/_login"))
+                .header("content-type", "application/x-www-form-urlencoded")
+                .body(axum::body::Body::from(format!("password={password}&next=%2Fdocs%2F{slug}%2F1.0")))
+                .unwrap();
+            TestApp::send(&app.router, request).await
+        }
+    };
+    let wrong = login("nope").await;
+    assert_eq!(wrong.status, StatusCode::UNAUTHORIZED);
+    assert!(text(&wrong).contains("Wrong password"));
+    let right = login("correct%20horse").await;
+    assert_eq!(right.status, StatusCode::SEE_OTHER);
+    assert_eq!(right.headers["location"], format!("/docs/{slug}/1.0"));
+    let cookie = right.headers["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_owned();
+    assert!(right.headers["set-cookie"].to_str().unwrap().contains("HttpOnly"));
+
+    let request = axum::http::Request::builder()
+        .uri(format!("/docs/{slug}/1.0/op/listPets"))
+        .header("cookie", &cookie)
+        .body(axum::body::Body::empty())
+        .unwrap();
+    let opened = TestApp::send(&app.router, request).await;
+    assert_eq!(opened.status, StatusCode::OK);
+    assert!(text(&opened).contains("<code>/pets</code>"));
+    let mock =
+        app.mock(Method::GET, &format!("/mock/{slug}/pets"), &[("cookie", &cookie), ("x-api-key", "k")], None).await;
+    assert_eq!(mock.status, StatusCode::OK, "the docs session opens the mock: {}", text(&mock));
+    let anonymous = app.mock(Method::GET, &format!("/mock/{slug}/pets"), &[], None).await;
+    assert_eq!(anonymous.status, StatusCode::UNAUTHORIZED, "an opened mock is not cached for others");
+
+    // A new password ends every session.
+    app.request(
+        Method::PUT,
+        &format!("/api/v1/projects/{slug}/docs-password"),
+        Some(&token),
+        Some(json!({"password": "another one!"}).to_string().into()),
+    )
+    .await;
+    let request = axum::http::Request::builder()
+        .uri(format!("/docs/{slug}"))
+        .header("cookie", &cookie)
+        .body(axum::body::Body::empty())
+        .unwrap();
+    assert_eq!(TestApp::send(&app.router, request).await.status, StatusCode::UNAUTHORIZED);
+    let cleared = app
+        .request(
+            Method::PUT,
+            &format!("/api/v1/projects/{slug}/docs-password"),
+            Some(&token),
+            Some(json!({"password": null}).to_string().into()),
+        )
+        .await;
+    assert_eq!(cleared.json()["password_protected"], false);
+    assert_eq!(page(&app, &format!("/docs/{slug}")).await.0, StatusCode::OK);
+}
+
+async fn downgrade_retention(app: TestApp) {
+    let (_, token) = app.user("pro@example.com", Plan::Pro).await;
+    let slug = public_project(&app, &token, "Kept", HOSTILE).await;
+    let header = json!({"header": {"title": "Custom title"}, "remove_watermark": true});
+    let saved = app
+        .request(
+            Method::PUT,
+            &format!("/api/v1/projects/{slug}/customization"),
+            Some(&token),
+            Some(header.to_string().into()),
+        )
+        .await;
+    assert_eq!(saved.status, StatusCode::OK);
+    let theme = json!({"light": {"primary": "#123456"}});
+    app.request(Method::PUT, &format!("/api/v1/projects/{slug}/theme"), Some(&token), Some(theme.to_string().into()))
+        .await;
+    let md = json!({"version": "1.0", "endpoint": "GET /pets", "intro": "Intro text"});
+    app.request(
+        Method::PUT,
+        &format!("/api/v1/projects/{slug}/endpoint-docs"),
+        Some(&token),
+        Some(md.to_string().into()),
+    )
+    .await;
+    let prune = || async {
+        let request = axum::http::Request::builder()
+            .method(Method::POST)
+            .uri("/api/cron/customizations-prune")
+            .header("authorization", format!("Bearer {}", test_kit::CRON_SECRET))
+            .body(axum::body::Body::empty())
+            .unwrap();
+        TestApp::send(&app.router, request).await
+    };
+    let unauthorised = app.request(Method::POST, "/api/cron/customizations-prune", None, None).await;
+    assert_eq!(unauthorised.status, StatusCode::UNAUTHORIZED);
+
+    // Down to Free, back within 14 days: everything is restored.
+    app.hub.set_plan("pro@example.com", Plan::Free).await.unwrap();
+    app.clock.advance_days(13);
+    assert_eq!(prune().await.json()["removed"], 0);
+    app.hub.set_plan("pro@example.com", Plan::Pro).await.unwrap();
+    let (_, html) = page(&app, &format!("/docs/{slug}")).await;
+    assert!(html.contains("Custom title") && html.contains("#123456") && !html.contains("Powered by"), "{html}");
+
+    // Down to Free for longer: the customizations are deleted, the theme
+    // tokens are kept (and apply again after an upgrade).
+    app.hub.set_plan("pro@example.com", Plan::Free).await.unwrap();
+    app.clock.advance_millis(14 * 86_400_000 + 1);
+    assert_eq!(prune().await.json()["removed"], 2);
+    app.hub.set_plan("pro@example.com", Plan::Pro).await.unwrap();
+    let (_, html) = page(&app, &format!("/docs/{slug}")).await;
+    assert!(!html.contains("Custom title") && html.contains("Powered by"), "{html}");
+    assert!(html.contains("#123456"), "theme tokens survive: {html}");
+    let listed = app.get(&format!("/api/v1/projects/{slug}/endpoint-docs"), &token).await;
+    assert_eq!(listed.json()["items"], json!([]));
+}
+
+async fn custom_domains(app: TestApp) {
+    let (_, token) = app.user("biz@example.com", Plan::Business).await;
+    let slug = public_project(&app, &token, "Domain pets", HOSTILE).await;
+    let set = app
+        .patch_json(&format!("/api/v1/projects/{slug}"), &token, &json!({"custom_domain": "Docs.Acme.example"}))
+        .await;
+    assert_eq!(set.status, StatusCode::OK, "{}", text(&set));
+    let on_domain = |path: &'static str| {
+        let app = &app;
+        async move {
+            let request = axum::http::Request::builder()
+                .uri(path)
+                .header("host", "docs.acme.example:443")
+                .body(axum::body::Body::empty())
+                .unwrap();
+            TestApp::send(&app.router, request).await
+        }
+    };
+    assert_eq!(on_domain("/").await.status, StatusCode::NOT_FOUND, "not served before verification");
+    app.hub.verify_custom_domain("docs.acme.example").await.unwrap();
+    let root = on_domain("/").await;
+    assert_eq!(root.status, StatusCode::OK);
+    let html = text(&root);
+    assert!(html.contains("href=\"/1.0/op/listPets\""), "links are relative to the domain root: {html}");
+    let op = on_domain("/1.0/op/listPets").await;
+    assert!(op.status == StatusCode::OK && text(&op).contains("<code>/pets</code>"));
+    assert_eq!(on_domain("/_docs/docs.css").await.status, StatusCode::OK, "assets keep their paths");
+    let spoofed = axum::http::Request::builder()
+        .uri(format!("/docs/{slug}"))
+        .header("x-svc-custom-domain", "1")
+        .body(axum::body::Body::empty())
+        .unwrap();
+    let spoofed = text(&TestApp::send(&app.router, spoofed).await);
+    assert!(
+        spoofed.contains(&format!("href=\"/docs/{slug}/1.0/op/listPets\"")),
+        "the internal marker cannot be sent by clients"
+    );
+
+    // Custom domains are Business: a downgrade stops serving it at once.
+    app.hub.set_plan("biz@example.com", Plan::Pro).await.unwrap();
+    assert_eq!(on_domain("/").await.status, StatusCode::NOT_FOUND);
+    app.hub.set_plan("biz@example.com", Plan::Business).await.unwrap();
+    // Changing the domain needs a new verification.
+    app.patch_json(&format!("/api/v1/projects/{slug}"), &token, &json!({"custom_domain": "api.acme.example"})).await;
+    app.hub.verify_custom_domain("docs.acme.example").await.unwrap_err();
+    let request = axum::http::Request::builder()
+        .uri("/")
+        .header("host", "api.acme.example")
+        .body(axum::body::Body::empty())
+        .unwrap();
+    assert_eq!(TestApp::send(&app.router, request).await.status, StatusCode::NOT_FOUND);
+}
+
+on_both_stores!(
+    custom_domains,
+    downgrade_retention,
+    password_protected_docs_and_mock,
+    pages_render_escaped_and_sanitised,
+    private_projects_are_not_found,
+    graphql_reference,
+    assets_and_widget_are_served_by_the_hub,
+    branding_and_customization,
+    search_finds_operations_and_schemas,
+    embed_json_feeds_the_widget,
+);
