@@ -348,6 +348,7 @@ fn environment() -> &'static Environment<'static> {
             ("search.html", include_str!("../templates/search.html")),
             ("macros.html", include_str!("../templates/macros.html")),
             ("message.html", include_str!("../templates/message.html")),
+            ("signin.html", include_str!("../templates/signin.html")),
             ("field.html", include_str!("../templates/field.html")),
         ] {
             // A template that does not compile is a build defect the unit
@@ -1010,6 +1011,18 @@ pub fn embed(site: &Site, chrome: &Chrome, key: &str) -> Option<Value> {
 /// A small standalone page (errors, the password form) in the docs' look.
 #[must_use]
 pub fn message_page(title: &str, message: &str, form_action: Option<&str>, form_error: Option<&str>) -> String {
+    message_page_with_signin(title, message, form_action, form_error, None)
+}
+
+/// [`message_page`] with a link to the member sign-in (`signin` is its URL).
+#[must_use]
+pub fn message_page_with_signin(
+    title: &str,
+    message: &str,
+    form_action: Option<&str>,
+    form_error: Option<&str>,
+    signin: Option<&str>,
+) -> String {
     environment()
         .get_template("message.html")
         .and_then(|t| {
@@ -1018,11 +1031,29 @@ pub fn message_page(title: &str, message: &str, form_action: Option<&str>, form_
                 message => message,
                 form_action => form_action,
                 form_error => form_error,
+                signin => signin,
                 asset_base => assets::BASE,
                 asset_version => assets::VERSION,
             })
         })
         .unwrap_or_else(|_| format!("<!doctype html><title>{0}</title><p>{0}</p>", escape(title)))
+}
+
+/// The member sign-in page: a personal access token field; `next` is the
+/// docs page to return to (checked again by the server on submit).
+#[must_use]
+pub fn signin_page(next: &str, form_error: Option<&str>) -> String {
+    environment()
+        .get_template("signin.html")
+        .and_then(|t| {
+            t.render(context! {
+                next => next,
+                form_error => form_error,
+                asset_base => assets::BASE,
+                asset_version => assets::VERSION,
+            })
+        })
+        .unwrap_or_else(|_| "<!doctype html><title>Sign in</title><p>Sign in</p>".to_owned())
 }
 
 /// Escapes text for HTML element content and attribute values.

@@ -139,8 +139,24 @@ pub struct DocsSite {
     /// Applied header (default when the plan lacks the docs builder).
     pub header: DocsHeader,
     pub show_badge: bool,
-    /// Whether the mock answers for this project (public, no password).
+    /// Whether the hosted mock answers for this project (public projects;
+    /// a password-protected one with the docs session).
     pub mock_open: bool,
+    /// Opened by a member or a docs password rather than for anyone: pages
+    /// must not be kept by shared caches.
+    pub restricted: bool,
+}
+
+/// What a docs visitor presents. Everything is optional: a public project
+/// needs none of it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DocsVisitor<'a> {
+    /// The project's docs-password session cookie.
+    pub password_session: Option<&'a str>,
+    /// A member session cookie from the docs sign-in (see [`Hub::member_signin`]).
+    pub member_session: Option<&'a str>,
+    /// An `Authorization` header carrying a personal access token.
+    pub authorization: Option<&'a str>,
 }
 
 impl DocsSite {
@@ -437,27 +453,28 @@ pub fn search_terms(query: &str) -> Vec<String> {
 }
 
 impl Hub {
-    /// The public side: what `/docs/<slug>` may show. `unlocked` says the
-    /// visitor presented a valid docs session for a password-protected
-    /// project.
-    pub async fn docs_site(&self, slug: &str, session: Option<&str>) -> HubResult<Result<DocsSite, DocsClosed>> {
+    /// What `/docs/<slug>` may show this visitor. A public project is open
+    /// to anyone; a password-protected one to a valid docs session; a
+    /// private one only to its members (who also skip the password), and to
+    /// everyone else it is exactly a missing project.
+    pub async fn docs_site(&self, slug: &str, visitor: DocsVisitor<'_>) -> HubResult<Result<DocsSite, DocsClosed>> {
         let Some(row) = self.store.docs_project(slug).await? else { return Ok(Err(DocsClosed::NotFound)) };
-        self.docs_site_from(row, session).await
-    }
-
-    async fn docs_site_from(
-        &self,
-        row: crate::store::DocsProjectRow,
-        session: Option<&str>,
-    ) -> HubResult<Result<DocsSite, DocsClosed>> {
-        if !row.is_public {
+        let member = if !row.is_public || row.password_hash.is_some() {
+            self.docs_member(&row.slug, visitor).await?
+        } else {
+            false
+        };
+        if !row.is_public && !member {
             return Ok(Err(DocsClosed::NotFound));
         }
         if let Some(hash) = &row.password_hash
-            && !session.is_some_and(|s| session_valid(hash, &row.id, s, self.clock.now()))
+            && !member
+            && !visitor.password_session.is_some_and(|s| session_valid(hash, &row.id, s, self.clock.now()))
         {
             return Ok(Err(DocsClosed::PasswordRequired));
         }
+        let restricted = !row.is_public || row.password_hash.is_some();
+        let mock_open = row.is_public;
         let owner_plan: Plan = row.owner_plan.parse().unwrap_or(Plan::Free);
         let versions = self.store.docs_versions(&row.id, self.clock.now()).await?;
         let (theme, customization) = self.store.docs_settings(&row.id).await?;
@@ -475,7 +492,8 @@ impl Hub {
             theme,
             header,
             show_badge,
-            mock_open: true,
+            mock_open,
+            restricted,
         }))
     }
 
@@ -735,6 +753,99 @@ impl Hub {
     }
 }
 
+impl Hub {
+    /// Whether the visitor is a member allowed to view the project `slug`
+    /// (the role gate's `ViewProject`), by a personal access token in the
+    /// `Authorization` header or a member session cookie. Credentials that
+    /// do not resolve simply make the visitor anonymous.
+    async fn docs_member(&self, slug: &str, visitor: DocsVisitor<'_>) -> HubResult<bool> {
+        let principal = match (visitor.authorization, visitor.member_session) {
+            (Some(authorization), _) => match self.authenticate(Some(authorization)).await {
+                Ok(principal) => Some(principal),
+                Err(HubError::InvalidToken(_)) => None,
+                Err(other) => return Err(other),
+            },
+            (None, Some(session)) => self.member_session_principal(session).await?,
+            (None, None) => None,
+        };
+        let Some(principal) = principal else { return Ok(false) };
+        match self.authorize_project(&principal, slug, Action::ViewProject).await {
+            Ok(_) => Ok(true),
+            Err(HubError::NotFound { .. } | HubError::Forbidden { .. }) => Ok(false),
+            Err(other) => Err(other),
+        }
+    }
+
+    /// Signs a member in to the docs with a personal access token: returns
+    /// the member session cookie value and its expiry (at most
+    /// [`DOCS_SESSION_SECONDS`], never past the token's own expiry), or an
+    /// invalid-token error. The session is bound to the token: revoking or
+    /// expiring the token ends it.
+    pub async fn member_signin(&self, token: &str) -> HubResult<(String, Timestamp)> {
+        let authorization = format!("Bearer {}", token.trim());
+        let principal = self.authenticate(Some(&authorization)).await?;
+        let token_id = principal.token_id.ok_or(HubError::InvalidToken(crate::error::TokenRejection::Unknown))?;
+        let (_, expires_at, token_hash) = self
+            .store
+            .principal_by_token_id(&token_id)
+            .await?
+            .ok_or(HubError::InvalidToken(crate::error::TokenRejection::Unknown))?;
+        let mut expires = self.clock.now().plus_millis(DOCS_SESSION_SECONDS * 1000);
+        if let Some(token_expiry) = expires_at
+            && token_expiry < expires
+        {
+            expires = token_expiry;
+        }
+        Ok((member_session_value(&token_hash, &token_id, expires), expires))
+    }
+
+    /// The member behind a session cookie, if it is valid and its token
+    /// still exists and has not expired.
+    async fn member_session_principal(&self, value: &str) -> HubResult<Option<Principal>> {
+        let Some((token_id, _)) = value.split_once('.') else { return Ok(None) };
+        let Some((principal, expires_at, token_hash)) = self.store.principal_by_token_id(token_id).await? else {
+            return Ok(None);
+        };
+        let now = self.clock.now();
+        if expires_at.is_some_and(|at| at <= now) || !member_session_valid(&token_hash, value, now) {
+            return Ok(None);
+        }
+        Ok(Some(principal))
+    }
+}
+
+/// The member session cookie: `<token id>.<expiry ms>.<mac>`, the MAC keyed
+/// by the token's stored hash (so a session dies with its token, and the
+/// value never contains the token itself).
+pub fn member_session_value(token_hash: &str, token_id: &str, expires: Timestamp) -> String {
+    let expires_ms = expires.as_millis();
+    format!("{token_id}.{expires_ms}.{}", member_session_mac(token_hash, token_id, expires_ms))
+}
+
+fn member_session_mac(token_hash: &str, token_id: &str, expires_ms: i64) -> String {
+    use hmac::Mac as _;
+    let Ok(mut mac) = hmac::Hmac::<sha2::Sha256>::new_from_slice(token_hash.as_bytes()) else {
+        return String::new();
+    };
+    mac.update(format!("docs-member-session\n{token_id}\n{expires_ms}").as_bytes());
+    hex::encode(mac.finalize().into_bytes())
+}
+
+/// Whether `value` is an unexpired member session for the token whose
+/// stored hash is `token_hash`.
+pub fn member_session_valid(token_hash: &str, value: &str, now: Timestamp) -> bool {
+    let mut parts = value.splitn(3, '.');
+    let (Some(token_id), Some(expires), Some(mac)) = (parts.next(), parts.next(), parts.next()) else {
+        return false;
+    };
+    let Ok(expires_ms) = expires.parse::<i64>() else { return false };
+    if expires_ms <= now.as_millis() {
+        return false;
+    }
+    let expected = member_session_mac(token_hash, token_id, expires_ms);
+    !expected.is_empty() && platform::crypto::constant_time_eq(expected.as_bytes(), mac.as_bytes())
+}
+
 /// How long the customizations of an account that dropped to Free are kept
 /// (seed limits table); resubscribing within it restores them.
 pub const CUSTOMIZATION_RETENTION_DAYS: i64 = 14;
@@ -867,6 +978,12 @@ mod tests {
     fn sessions_are_bound_to_project_password_and_time() {
         let now = Timestamp::from_millis(1_000_000);
         let later = Timestamp::from_millis(2_000_000);
+        let member = member_session_value("token-hash", "t1", later);
+        assert!(member_session_valid("token-hash", &member, now));
+        assert!(!member_session_valid("other-hash", &member, now), "bound to the token");
+        assert!(!member_session_valid("token-hash", &member.replacen("t1", "t2", 1), now), "the id is signed");
+        assert!(!member_session_valid("token-hash", &member, later), "expired");
+        assert!(!member_session_valid("token-hash", "t1.garbage", now));
         let value = session_value("hash-a", "p1", later);
         assert!(session_valid("hash-a", "p1", &value, now));
         assert!(!session_valid("hash-b", "p1", &value, now), "a new password ends sessions");

@@ -535,6 +535,29 @@ impl Store {
         Ok(row.map(PrincipalRow::into_parts))
     }
 
+    /// The caller behind a token id, with the token's expiry and stored hash
+    /// (member sessions are signed with it).
+    pub async fn principal_by_token_id(
+        &self,
+        token_id: &str,
+    ) -> HubResult<Option<(Principal, Option<Timestamp>, String)>> {
+        let row = with_db!(&self.db, |pool| {
+            sqlx::query_as::<_, (String, String, String, String, Option<i64>, String)>(
+                "SELECT t.id, u.id, u.email, u.plan, t.expires_at, t.token_hash
+                 FROM access_tokens t JOIN users u ON u.id = t.user_id WHERE t.id = $1",
+            )
+            .bind(token_id)
+            .fetch_optional(pool)
+            .await
+            .map_err(store_error)
+        })?;
+        Ok(row.map(|(token_id, user_id, email, plan, expires_at, token_hash)| {
+            let principal =
+                Principal { user_id, email, plan: plan.parse().unwrap_or(Plan::Free), token_id: Some(token_id) };
+            (principal, expires_at.map(Timestamp::from_millis), token_hash)
+        }))
+    }
+
     pub async fn touch_token(&self, token_id: &str, now: Timestamp) -> HubResult<()> {
         with_db!(&self.db, |pool| {
             sqlx::query("UPDATE access_tokens SET last_used_at = $2 WHERE id = $1")

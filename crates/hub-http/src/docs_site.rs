@@ -191,15 +191,7 @@ pub fn session_cookie_name(slug: &str) -> String {
 
 /// The docs session a request presents for `slug`, if any.
 pub fn session_cookie(headers: &HeaderMap, slug: &str) -> Option<String> {
-    let name = session_cookie_name(slug);
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v.trim().to_owned())
+    cookie(headers, &session_cookie_name(slug)).map(str::to_owned)
 }
 
 fn password_required(slug: &str) -> ApiError {
@@ -207,13 +199,135 @@ fn password_required(slug: &str) -> ApiError {
         .with_details(serde_json::json!({ "login_action": format!("/docs/{slug}/_login") }))
 }
 
+/// The cookie of a member's docs session (see `/docs/_signin`).
+pub const MEMBER_COOKIE: &str = "docs_member";
+
+/// The value of the cookie `name`, if the request carries it.
+fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.trim())
+}
+
+/// `; Secure` when the visitor reached the hub over HTTPS, as a
+/// TLS-terminating proxy reports it (`X-Forwarded-Proto` or `Forwarded`).
+/// Plain-HTTP development setups keep working without it.
+pub fn secure_attribute(headers: &HeaderMap) -> &'static str {
+    let forwarded_proto = headers
+        .get("x-forwarded-proto")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').next().is_some_and(|p| p.trim().eq_ignore_ascii_case("https")));
+    let forwarded = headers.get(header::FORWARDED).and_then(|v| v.to_str().ok()).is_some_and(|v| {
+        v.split(',')
+            .next()
+            .is_some_and(|first| first.split(';').any(|pair| pair.trim().eq_ignore_ascii_case("proto=https")))
+    });
+    if forwarded_proto || forwarded { "; Secure" } else { "" }
+}
+
 async fn open(server: &DocsServer, slug: &str, headers: &HeaderMap) -> Result<DocsSite, ApiError> {
     let session = session_cookie(headers, slug);
-    match server.hub.docs_site(slug, session.as_deref()).await? {
+    let visitor = hub_core::docs::DocsVisitor {
+        password_session: session.as_deref(),
+        member_session: cookie(headers, MEMBER_COOKIE),
+        authorization: headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()),
+    };
+    match server.hub.docs_site(slug, visitor).await? {
         Ok(site) => Ok(site),
-        Err(DocsClosed::NotFound) => Err(ApiError::new(Code::NotFound, "project not found")),
+        Err(DocsClosed::NotFound) => {
+            // The same answer for a missing and a private project; the
+            // sign-in link is on every such page, so it tells nothing.
+            let next = format!("/docs/{slug}");
+            Err(ApiError::new(Code::NotFound, "project not found").with_details(
+                serde_json::json!({ "signin": format!("/docs/_signin?next={}", docs_render::encode(&next)) }),
+            ))
+        }
         Err(DocsClosed::PasswordRequired) => Err(password_required(slug)),
     }
+}
+
+/// Only docs pages are valid places to return to after a sign-in.
+fn safe_next(next: Option<&str>) -> String {
+    match next {
+        Some(next) if next.starts_with("/docs/") && !next.contains("//") && !next.contains('\\') => next.to_owned(),
+        _ => "/docs/".to_owned(),
+    }
+}
+
+/// `GET /docs/_signin?next=/docs/<slug>`: the member sign-in form.
+pub async fn signin_form(query: QueryParams) -> Response {
+    let page = docs_render::signin_page(&safe_next(query.get("next")), None);
+    signin_html(StatusCode::OK, page)
+}
+
+fn signin_html(status: StatusCode, page: String) -> Response {
+    let mut response = (status, page).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    response
+}
+
+/// `POST /docs/_signin` (form: `token`, `next`): checks a personal access
+/// token and sets the member session cookie (HttpOnly, SameSite=Lax, Secure
+/// behind HTTPS). Attempts are limited like docs-password logins.
+pub async fn signin(State(server): State<Arc<DocsServer>>, request: axum::extract::Request) -> Response {
+    let peer = request.extensions().get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0.ip());
+    let (parts, body) = request.into_parts();
+    let headers = parts.headers;
+    let body = axum::body::to_bytes(body, 16 * 1024).await.unwrap_or_default();
+    let form: Vec<(String, String)> = serde_urlencoded::from_bytes(&body).unwrap_or_default();
+    let field = |name: &str| form.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    let next = safe_next(field("next"));
+    // Keyed by client address (`\0` cannot start a slug, so the keys never
+    // meet the per-project password keys).
+    let key = format!("\0signin {}", peer.map_or_else(String::new, |ip| ip.to_string()));
+    if let Err(not_until) = server.logins.check_key(&key) {
+        let wait = not_until.wait_time_from(governor::clock::Clock::now(server.logins.clock()));
+        let error: ApiError =
+            hub_core::HubError::RateLimited { limit: LOGINS_PER_MINUTE, retry_after_secs: wait.as_secs().max(1) }
+                .into();
+        return error.into_html_response();
+    }
+    match server.hub.member_signin(field("token").unwrap_or("")).await {
+        Ok((value, expires)) => {
+            let max_age = (expires.as_millis() - server.hub.clock().now().as_millis()).max(0) / 1000;
+            let cookie = format!(
+                "{MEMBER_COOKIE}={value}; Path=/docs; Max-Age={max_age}; HttpOnly; SameSite=Lax{}",
+                secure_attribute(&headers)
+            );
+            see_other(&next, Some(&cookie))
+        }
+        Err(hub_core::HubError::InvalidToken(_)) => signin_html(
+            StatusCode::UNAUTHORIZED,
+            docs_render::signin_page(&next, Some("That token is not valid (unknown, revoked or expired).")),
+        ),
+        Err(error) => ApiError::from(error).into_html_response(),
+    }
+}
+
+/// `POST /docs/_signout`: ends the member session in this browser.
+pub async fn signout(headers: HeaderMap) -> Response {
+    let cookie =
+        format!("{MEMBER_COOKIE}=; Path=/docs; Max-Age=0; HttpOnly; SameSite=Lax{}", secure_attribute(&headers));
+    see_other("/docs/_signin", Some(&cookie))
+}
+
+fn see_other(location: &str, cookie: Option<&str>) -> Response {
+    let mut response = (StatusCode::SEE_OTHER, "").into_response();
+    if let Ok(location) = HeaderValue::from_str(location) {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    if let Some(cookie) = cookie.and_then(|c| HeaderValue::from_str(c).ok()) {
+        response.headers_mut().insert(header::SET_COOKIE, cookie);
+    }
+    response
 }
 
 /// `POST /docs/<slug>/_login` (form: `password`, `next`): checks the docs
@@ -221,6 +335,7 @@ async fn open(server: &DocsServer, slug: &str, headers: &HeaderMap) -> Result<Do
 pub async fn login(
     State(server): State<Arc<DocsServer>>,
     Path(slug): Path<String>,
+    headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
     let form: Vec<(String, String)> = serde_urlencoded::from_bytes(&body).unwrap_or_default();
@@ -228,7 +343,7 @@ pub async fn login(
     let home = format!("/docs/{slug}");
     let next = field("next").filter(|n| *n == home || n.starts_with(&format!("{home}/"))).unwrap_or(&home).to_owned();
     if let Err(not_until) = server.logins.check_key(&slug) {
-        let wait = not_until.wait_time_from(governor::clock::Clock::now(&governor::clock::DefaultClock::default()));
+        let wait = not_until.wait_time_from(governor::clock::Clock::now(server.logins.clock()));
         let error: ApiError =
             hub_core::HubError::RateLimited { limit: LOGINS_PER_MINUTE, retry_after_secs: wait.as_secs().max(1) }
                 .into();
@@ -237,14 +352,12 @@ pub async fn login(
     match server.hub.docs_login(&slug, field("password").unwrap_or("")).await {
         Ok(Some((value, expires))) => {
             let max_age = (expires.as_millis() - server.hub.clock().now().as_millis()) / 1000;
-            let cookie =
-                format!("{}={value}; Path=/; Max-Age={max_age}; HttpOnly; SameSite=Lax", session_cookie_name(&slug));
-            let mut response = (StatusCode::SEE_OTHER, "").into_response();
-            if let (Ok(location), Ok(cookie)) = (HeaderValue::from_str(&next), HeaderValue::from_str(&cookie)) {
-                response.headers_mut().insert(header::LOCATION, location);
-                response.headers_mut().insert(header::SET_COOKIE, cookie);
-            }
-            response
+            let cookie = format!(
+                "{}={value}; Path=/; Max-Age={max_age}; HttpOnly; SameSite=Lax{}",
+                session_cookie_name(&slug),
+                secure_attribute(&headers)
+            );
+            see_other(&next, Some(&cookie))
         }
         Ok(None) => password_required(&slug).with_message("Wrong password; try again.").into_html_response(),
         Err(error) => ApiError::from(error).into_html_response(),
@@ -339,11 +452,15 @@ fn fingerprint(chrome: &Chrome) -> u64 {
     hasher.finish()
 }
 
-fn html(body: Arc<str>) -> Response {
+/// A docs page. Pages of private or password-protected projects are
+/// `private, no-store`, so no shared cache keeps what a member or a
+/// password opened.
+fn html(body: Arc<str>, restricted: bool) -> Response {
     let mut response = (StatusCode::OK, body.to_string()).into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    let cache = if restricted { "private, no-store" } else { "no-cache" };
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
     headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
     headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("strict-origin-when-cross-origin"));
@@ -406,7 +523,7 @@ async fn page(
     let chrome = chrome(server, headers, &site, version, with_markdown).await?;
     let key = (version.spec_sha256.clone(), fingerprint(&chrome), wanted.key());
     if let Some(hit) = server.pages.lock().ok().and_then(|p| p.get(&key).cloned()) {
-        return Ok(html(hit));
+        return Ok(html(hit, site.restricted));
     }
     let rendered = tokio::task::spawn_blocking(move || docs_render::try_render(&prepared, &chrome, wanted.page()))
         .await
@@ -420,7 +537,7 @@ async fn page(
         }
         pages.insert(key, rendered.clone());
     }
-    Ok(html(rendered))
+    Ok(html(rendered, site.restricted))
 }
 
 fn respond(result: Result<Response, ApiError>) -> Response {
@@ -534,7 +651,7 @@ async fn search_inner(
         .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("docs render task failed: {e}"))))?
         .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("docs template failed: {e}"))))?
         .ok_or_else(|| ApiError::new(Code::NotFound, "no such page in these docs"))?;
-    Ok(html(Arc::from(rendered)))
+    Ok(html(Arc::from(rendered), site.restricted))
 }
 
 /// `/docs/<slug>/embed.json?operation=<key>[&version=<label>]`: what the

@@ -182,7 +182,8 @@ impl ApiError {
             _ => name,
         };
         let login = self.details.as_ref().and_then(|d| d.get("login_action")).and_then(Value::as_str);
-        let page = docs_render::message_page(title, &self.message, login, None);
+        let signin = self.details.as_ref().and_then(|d| d.get("signin")).and_then(Value::as_str);
+        let page = docs_render::message_page_with_signin(title, &self.message, login, None, signin);
         let mut response = (status, page).into_response();
         response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
         response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));

@@ -48,6 +48,8 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         .with_state(mock_state);
     let docs_state = std::sync::Arc::new(docs_site::DocsServer::new(state.hub.clone()));
     let docs = Router::new()
+        .route("/docs/_signin", get(docs_site::signin_form).post(docs_site::signin))
+        .route("/docs/_signout", axum::routing::post(docs_site::signout))
         .route("/docs/{slug}", get(docs_site::overview))
         .route("/docs/{slug}/", get(docs_site::overview))
         .route("/docs/{slug}/_login", axum::routing::post(docs_site::login))

@@ -221,7 +221,9 @@ fn report(tally: &Tally) {
         tally.validated,
         tally.failures.len()
     );
-    for failure in tally.failures.iter().take(40) {
+    // `MOCK_SWEEP_ALL=1` lists every failure, for working through a corpus.
+    let shown = if std::env::var_os("MOCK_SWEEP_ALL").is_some() { usize::MAX } else { 40 };
+    for failure in tally.failures.iter().take(shown) {
         eprintln!("  {failure}");
     }
 }

@@ -140,6 +140,98 @@ async fn private_projects_are_not_found(app: TestApp) {
     assert_eq!(response.status, StatusCode::NOT_FOUND);
 }
 
+/// A GET with extra headers through the real router.
+async fn get_with(app: &TestApp, path: &str, headers: &[(&str, &str)]) -> test_kit::TestResponse {
+    let mut builder = axum::http::Request::builder().uri(path);
+    for (name, value) in headers {
+        builder = builder.header(*name, *value);
+    }
+    TestApp::send(&app.router, builder.body(axum::body::Body::empty()).unwrap()).await
+}
+
+async fn signin(app: &TestApp, form: &str, headers: &[(&str, &str)]) -> test_kit::TestResponse {
+    let mut builder = axum::http::Request::builder()
+        .method(Method::POST)
+        .uri("/docs/_signin")
+        .header("content-type", "application/x-www-form-urlencoded");
+    for (name, value) in headers {
+        builder = builder.header(*name, *value);
+    }
+    TestApp::send(&app.router, builder.body(axum::body::Body::from(form.to_owned())).unwrap()).await
+}
+
+async fn private_projects_open_to_members(app: TestApp) {
+    let (_, token) = app.user("owner@example.com", Plan::Pro).await;
+    let (_, stranger) = app.user("stranger@example.com", Plan::Pro).await;
+    let slug = app.project(&token, "Members only").await;
+    app.push(&slug, &token, "label=1.0", HOSTILE.to_owned()).await;
+    let path = format!("/docs/{slug}/1.0/op/listPets");
+
+    // Anonymous visitors and non-members: exactly a missing project, with
+    // the same sign-in link a missing project shows.
+    let anonymous = get_with(&app, &path, &[]).await;
+    assert_eq!(anonymous.status, StatusCode::NOT_FOUND);
+    assert!(text(&anonymous).contains(&format!("/docs/_signin?next=%2Fdocs%2F{slug}")), "{}", text(&anonymous));
+    let missing = get_with(&app, "/docs/no-such-project", &[]).await;
+    assert!(text(&missing).contains("/docs/_signin?next=%2Fdocs%2Fno-such-project"));
+    let not_member = get_with(&app, &path, &[("authorization", &format!("Bearer {stranger}"))]).await;
+    assert_eq!(not_member.status, StatusCode::NOT_FOUND);
+    assert!(!text(&not_member).contains("listPets"));
+    let bad_token = get_with(&app, &path, &[("authorization", "Bearer nonsense")]).await;
+    assert_eq!(bad_token.status, StatusCode::NOT_FOUND, "a bad token is just an anonymous visitor");
+
+    // A member's token opens the docs; the page is kept from shared caches.
+    let member = get_with(&app, &path, &[("authorization", &format!("Bearer {token}"))]).await;
+    assert_eq!(member.status, StatusCode::OK);
+    assert!(text(&member).contains("<code>/pets</code>"));
+    assert_eq!(member.headers["cache-control"], "private, no-store");
+    let public_slug = public_project(&app, &token, "Open", HOSTILE).await;
+    let open = get_with(&app, &format!("/docs/{public_slug}"), &[]).await;
+    assert_eq!(open.headers["cache-control"], "no-cache", "public pages stay cacheable with revalidation");
+
+    // The browser way: the sign-in form, then a cookie bound to the token.
+    let form = get_with(&app, &format!("/docs/_signin?next=/docs/{slug}/1.0"), &[]).await;
+    assert_eq!(form.status, StatusCode::OK);
+    assert!(text(&form).contains(&format!("value=\"/docs/{slug}/1.0\"")) && text(&form).contains("name=\"token\""));
+    let wrong = signin(&app, "token=svc_pat_wrong&next=%2Fdocs%2Fx", &[]).await;
+    assert_eq!(wrong.status, StatusCode::UNAUTHORIZED);
+    assert!(text(&wrong).contains("not valid"));
+    assert!(wrong.headers.get("set-cookie").is_none());
+    let escaped = signin(&app, &format!("token={token}&next=https%3A%2F%2Fevil.example%2F"), &[]).await;
+    assert_eq!(escaped.status, StatusCode::SEE_OTHER);
+    assert_eq!(escaped.headers["location"], "/docs/", "only docs pages are places to return to");
+    let plain = escaped.headers["set-cookie"].to_str().unwrap().to_owned();
+    assert!(plain.contains("HttpOnly") && plain.contains("SameSite=Lax") && plain.contains("Path=/docs"), "{plain}");
+    assert!(!plain.contains("Secure"), "plain HTTP keeps working: {plain}");
+    assert!(!plain.contains(&token), "the cookie never carries the token");
+    let signed_in =
+        signin(&app, &format!("token={token}&next=%2Fdocs%2F{slug}%2F1.0"), &[("x-forwarded-proto", "https")]).await;
+    assert_eq!(signed_in.headers["location"], format!("/docs/{slug}/1.0"));
+    let set = signed_in.headers["set-cookie"].to_str().unwrap().to_owned();
+    assert!(set.contains("; Secure"), "behind HTTPS the cookie is Secure: {set}");
+    let cookie = set.split(';').next().unwrap().to_owned();
+    let opened = get_with(&app, &path, &[("cookie", &cookie)]).await;
+    assert_eq!(opened.status, StatusCode::OK);
+    assert!(text(&opened).contains("<code>/pets</code>"));
+    let mut tampered = cookie.clone();
+    let last = tampered.pop().unwrap();
+    tampered.push(if last == '0' { '1' } else { '0' });
+    let tampered_page = get_with(&app, &path, &[("cookie", &tampered)]).await;
+    assert_eq!(tampered_page.status, StatusCode::NOT_FOUND);
+
+    // Revoking the token ends the session.
+    app.hub.revoke_token("owner@example.com", "test", hub_core::model::Source::System).await.unwrap();
+    assert_eq!(get_with(&app, &path, &[("cookie", &cookie)]).await.status, StatusCode::NOT_FOUND);
+    let signout = axum::http::Request::builder()
+        .method(Method::POST)
+        .uri("/docs/_signout")
+        .body(axum::body::Body::empty())
+        .unwrap();
+    let out = TestApp::send(&app.router, signout).await;
+    assert_eq!(out.status, StatusCode::SEE_OTHER);
+    assert!(out.headers["set-cookie"].to_str().unwrap().contains("Max-Age=0"));
+}
+
 async fn graphql_reference(app: TestApp) {
     let (_, token) = app.user("owner@example.com", Plan::Free).await;
     let slug = public_project(&app, &token, "Books", GRAPHQL_SDL).await;
@@ -338,6 +430,11 @@ async fn password_protected_docs_and_mock(app: TestApp) {
     assert!(!html.contains("listPets"), "nothing of the docs shows");
     let mock = app.mock(Method::GET, &format!("/mock/{slug}/pets"), &[], None).await;
     assert_eq!((mock.status, mock.error_code()), (StatusCode::UNAUTHORIZED, "PASSWORD_REQUIRED".to_owned()));
+    let member =
+        get_with(&app, &format!("/docs/{slug}/1.0/op/listPets"), &[("authorization", &format!("Bearer {token}"))])
+            .await;
+    assert_eq!(member.status, StatusCode::OK, "members skip the docs password");
+    assert_eq!(member.headers["cache-control"], "private, no-store");
 
     let login = |password: &'static str| {
         let app = &app;
@@ -517,6 +614,7 @@ on_both_stores!(
     password_protected_docs_and_mock,
     pages_render_escaped_and_sanitised,
     private_projects_are_not_found,
+    private_projects_open_to_members,
     graphql_reference,
     assets_and_widget_are_served_by_the_hub,
     branding_and_customization,
