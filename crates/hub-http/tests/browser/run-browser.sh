@@ -54,4 +54,19 @@ curl -sf -H "Authorization: Bearer $token" -H 'content-type: application/json' \
   --data '{"name":"Books","slug":"books","is_public":true}' "$url/api/v1/projects" >/dev/null
 curl -sf -H "Authorization: Bearer $token" --data-binary $'type Query { book(id: ID!): Book books: [Book!]! }\ntype Mutation { addBook(title: String!): Book }\ntype Book { id: ID! title: String! }\n' \
   "$url/api/v1/projects/books/versions?label=1" >/dev/null
+# GitHub's REST description (13 MB), from the fetched spec corpus or the
+# benchmark's copy when either is present; the checks say when it is not.
+github=""
+for candidate in "${GITHUB_SPEC:-}" "${SVC_TEST_CACHE:-$HOME/.cache/svc-test}/spec-corpus/flat/octokit-openapi--api.github.com.json" \
+  "${SVC_TEST_CACHE:-$HOME/.cache/svc-test}/bench/api.github.com.json"; do
+  if [ -n "$candidate" ] && [ -f "$candidate" ]; then github="$candidate"; break; fi
+done
+if [ -n "$github" ]; then
+  curl -sf -H "Authorization: Bearer $token" -H 'content-type: application/json' \
+    --data '{"name":"GitHub","slug":"github","is_public":true}' "$url/api/v1/projects" >/dev/null
+  curl -sf -H "Authorization: Bearer $token" --data-binary "@$github" "$url/api/v1/projects/github/versions?label=v3" >/dev/null
+  export GITHUB_DOCS=1
+else
+  echo "note: GitHub's REST description is not on this machine (fetch the spec corpus); its browser checks are skipped"
+fi
 BROWSER_MODULES="$modules" CHROMIUM="$chromium" node "$here/run.mjs" "$url" "$artifacts"

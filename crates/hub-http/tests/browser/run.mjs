@@ -7,6 +7,8 @@
 // 3. The GraphQL reference, and its Try-It against the mock.
 // 4. A plain page on another origin embeds /widget.js, adds an element after
 //    load, fires `service:rescan`, and uses the widget inside its Shadow DOM.
+// 5. With GITHUB_DOCS=1 (project `github`, version `v3`): GitHub's REST
+//    description opens, navigates, searches, and Try-It reaches the mock.
 //
 // Usage: node run.mjs BASE_URL ARTIFACT_DIR (screenshots are written there)
 // Environment: BROWSER_MODULES (folder holding node_modules with
@@ -108,6 +110,45 @@ window.addEventListener('load', () => {
   check('the widget sends to the mock and shows 200', widgetStatus.startsWith('200'), widgetStatus);
   await partner.screenshot({ path: join(artifacts, 'widget.png'), fullPage: true });
   host.close();
+
+  // 5. GitHub's REST description (when the run script found it): the whole
+  //    API's docs open, navigate, search, and Try-It reaches the mock.
+  if (process.env.GITHUB_DOCS === '1') {
+    const gh = await (await browser.newContext()).newPage();
+    const ghErrors = [];
+    gh.on('pageerror', (e) => ghErrors.push(String(e)));
+    let started = Date.now();
+    const overview = await gh.goto(`${base}/docs/github`, { timeout: 120000 });
+    check('GitHub overview answers 200', overview.status() === 200, overview.status());
+    const ghTitle = (await gh.textContent('h1')) || '';
+    check('GitHub overview has its title', ghTitle.includes('GitHub'), ghTitle);
+    // Above 150 operations the sidebar lists tags; the overview links
+    // operations of small tags and the pages of large ones.
+    const ghTags = await gh.locator('.sidebar a[href*="/tags/"]').count();
+    check('GitHub navigation lists its tags', ghTags > 20, ghTags);
+    const ghOps = await gh.locator('a[href*="/op/"]').count();
+    check('GitHub overview links operations', ghOps > 50, ghOps);
+    console.log(`     GitHub overview loaded in ${Date.now() - started} ms (${ghTags} tags, ${ghOps} operation links)`);
+    await gh.screenshot({ path: join(artifacts, 'github-overview.png') });
+    const opHref = await gh.locator('a[href*="/op/"]').first().getAttribute('href');
+    started = Date.now();
+    await gh.goto(new URL(opHref, base).href, { timeout: 60000 });
+    console.log(`     GitHub operation page loaded in ${Date.now() - started} ms`);
+    const ghForm = gh.locator('form[data-tryit]').first();
+    await ghForm.waitFor({ state: 'visible' });
+    const ghMock = await ghForm.locator('select[name=target] option', { hasText: 'Mock server' }).getAttribute('value');
+    await ghForm.locator('select[name=target]').selectOption(ghMock);
+    await ghForm.locator('button[type=submit]').click();
+    await gh.waitForFunction(() => /^\d{3} /.test(document.querySelector('.tryit-response .status')?.textContent || ''), null, { timeout: 30000 });
+    const ghStatus = (await gh.textContent('.tryit-response .status')) || '';
+    check('GitHub Try-It against the mock answers 2xx', /^2\d\d /.test(ghStatus), ghStatus);
+    await gh.screenshot({ path: join(artifacts, 'github-operation.png'), fullPage: false });
+    const searchUrl = `${base}/docs/github/v3/search?q=repository`;
+    await gh.goto(searchUrl, { timeout: 60000 });
+    const hits = await gh.locator('ol.hits li a').count();
+    check('GitHub docs search finds repository pages', hits > 3, hits);
+    check('no script errors on the GitHub pages', ghErrors.length === 0, ghErrors.join('; '));
+  }
 } finally {
   await browser.close();
 }
