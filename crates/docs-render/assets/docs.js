@@ -108,10 +108,55 @@
     return body;
   }
 
+  function showFailure(output, message, offerRelay) {
+    show(output, "The request failed", null, message);
+    if (!offerRelay) return;
+    var retry = text(document.createElement("button"), "Send through the hub instead");
+    retry.type = "button";
+    retry.className = "btn btn-outline relay-retry";
+    retry.addEventListener("click", function () {
+      var box = offerRelay.querySelector("input[name=relay]");
+      if (box) box.checked = true;
+      send(offerRelay, output);
+    });
+    output.appendChild(retry);
+  }
+
+  // The hub's relay (POST <version>/_tryit) sends to the API's own base URL
+  // for APIs that do not answer the browser's CORS preflight.
+  function sendRelayed(form, output, request, started) {
+    var headers = request.init.headers;
+    var payload = { method: request.init.method, url: new URL(request.url, location.href).href, headers: headers };
+    if (request.init.body !== undefined) payload.body = request.init.body;
+    return fetch(form.getAttribute("data-relay"), {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(payload)
+    }).then(function (response) {
+      return response.json().then(function (answer) {
+        if (!response.ok) {
+          showFailure(output, (answer.error && answer.error.message) || ("The hub refused to relay (" + response.status + ")"), null);
+        } else if (answer.status === null) {
+          showFailure(output, "The API did not answer the hub: " + answer.error, null);
+        } else {
+          var lines = answer.headers.map(function (h) { return h[0] + ": " + h[1]; });
+          var type = (answer.headers.filter(function (h) { return h[0] === "content-type"; })[0] || [])[1];
+          var note = answer.truncated ? "\n\n(cut at 1 MiB)" : "";
+          show(output, answer.status + " · " + (Date.now() - started) + " ms · through the hub", lines.join("\n"), pretty(answer.body, type) + note);
+        }
+      });
+    }).catch(function (error) {
+      showFailure(output, String(error), null);
+    });
+  }
+
   function send(form, output) {
     var request = buildRequest(form);
     var started = Date.now();
+    var relay = form.querySelector("input[name=relay]");
+    var isApi = request.url.indexOf("/mock/") < 0;
     text(output, "Sending " + request.init.method + " " + request.url + " …");
+    if (relay && relay.checked && isApi) return sendRelayed(form, output, request, started);
     return fetch(request.url, request.init).then(function (response) {
       return response.text().then(function (body) {
         var lines = [];
@@ -119,12 +164,33 @@
         show(output, response.status + " " + response.statusText + " · " + (Date.now() - started) + " ms", lines.join("\n"), pretty(body, response.headers.get("content-type")));
       });
     }).catch(function (error) {
-      show(output, "The request failed", null, String(error) + "\n\nThe API may not allow requests from this page (CORS). The mock server always does.");
+      var canRelay = relay && isApi;
+      showFailure(output, String(error) + "\n\nThe API may not allow requests from this page (CORS). The mock server always does" +
+        (canRelay ? "; the hub can send the request for you." : "."), canRelay ? form : null);
     });
+  }
+
+  // Adds the "through the hub" switch to forms that have a relay, shown
+  // while an API target (not the mock) is selected.
+  function relaySwitch(form) {
+    if (!form.hasAttribute("data-relay")) return;
+    var select = form.querySelector("[name=target]");
+    var label = document.createElement("label");
+    label.className = "relay";
+    var box = document.createElement("input");
+    box.type = "checkbox";
+    box.name = "relay";
+    label.appendChild(box);
+    label.appendChild(document.createTextNode(" Send through the hub (for APIs without CORS)"));
+    select.parentNode.parentNode.insertBefore(label, select.parentNode.nextSibling);
+    function update() { label.hidden = select.value.indexOf("/mock/") >= 0; }
+    select.addEventListener("change", update);
+    update();
   }
 
   function tryIt(form) {
     form.hidden = false;
+    relaySwitch(form);
     var output = form.querySelector("output");
     form.addEventListener("submit", function (event) {
       event.preventDefault();

@@ -524,6 +524,26 @@ fn document_server(spec: &Spec, operation: Option<&Operation>) -> Option<String>
     (url.starts_with("http://") || url.starts_with("https://")).then_some(url)
 }
 
+/// Every API base URL the Try-It panels of these docs may send to: the
+/// project's `base_url` when set, else each operation's (or the
+/// description's) first absolute server. The hub's Try-It relay sends only
+/// below these.
+#[must_use]
+pub fn api_bases(site: &Site, chrome: &Chrome) -> Vec<String> {
+    if let Some(url) = &chrome.base_url {
+        return vec![url.clone()];
+    }
+    let mut bases: Vec<String> = document_server(&site.spec, None).into_iter().collect();
+    for operation in &site.spec.operations {
+        if let Some(url) = document_server(&site.spec, Some(operation))
+            && !bases.contains(&url)
+        {
+            bases.push(url);
+        }
+    }
+    bases
+}
+
 fn try_targets(site: &Site, chrome: &Chrome, operation: Option<&Operation>) -> Vec<TryTarget> {
     let mut targets = Vec::new();
     if let Some(url) = chrome.base_url.clone().or_else(|| document_server(&site.spec, operation)) {

@@ -23,6 +23,7 @@ pub mod roles;
 pub mod sdks;
 pub mod store;
 pub mod tokens;
+pub mod tryit;
 pub mod uploads;
 pub mod versions;
 

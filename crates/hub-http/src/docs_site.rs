@@ -41,10 +41,14 @@ pub struct DocsServer {
     sites: Mutex<HashMap<String, Arc<tokio::sync::OnceCell<Arc<Site>>>>>,
     pages: Mutex<HashMap<(String, u64, String), Arc<str>>>,
     logins: governor::DefaultKeyedRateLimiter<String>,
+    relays: governor::DefaultKeyedRateLimiter<std::net::IpAddr>,
+    outbound: platform::outbound::Outbound,
 }
 
 /// Password attempts per project per minute (per node).
 pub const LOGINS_PER_MINUTE: u32 = 10;
+/// Try-It relays per client address per minute (per node).
+pub const RELAYS_PER_MINUTE: u32 = 30;
 
 impl std::fmt::Debug for DocsServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -54,13 +58,17 @@ impl std::fmt::Debug for DocsServer {
 
 impl DocsServer {
     #[must_use]
-    pub fn new(hub: Hub) -> Self {
+    pub fn new(hub: Hub, outbound: platform::outbound::Outbound) -> Self {
         let per_minute = std::num::NonZeroU32::new(LOGINS_PER_MINUTE).unwrap_or(std::num::NonZeroU32::MIN);
         Self {
             hub,
             sites: Mutex::new(HashMap::new()),
             pages: Mutex::new(HashMap::new()),
             logins: governor::RateLimiter::keyed(governor::Quota::per_minute(per_minute)),
+            relays: governor::RateLimiter::keyed(governor::Quota::per_minute(
+                std::num::NonZeroU32::new(RELAYS_PER_MINUTE).unwrap_or(std::num::NonZeroU32::MIN),
+            )),
+            outbound,
         }
     }
 
@@ -686,6 +694,63 @@ async fn embed_inner(
     let value = docs_render::embed(&prepared, &chrome, key)
         .ok_or_else(|| ApiError::new(Code::NotFound, format!("operation `{key}` not found")))?;
     Ok(Json(value).into_response())
+}
+
+/// `POST /docs/<slug>/<version>/_tryit`: the Try-It relay for APIs that do
+/// not answer browsers' CORS preflights (see `hub_core::tryit` for the
+/// rules). Same visibility as the docs pages; JSON only, so a plain
+/// cross-site form cannot use it.
+pub async fn relay(
+    State(server): State<Arc<DocsServer>>,
+    Path((slug, label)): Path<(String, String)>,
+    request: axum::extract::Request,
+) -> Response {
+    match relay_inner(&server, &slug, &label, request).await {
+        Ok(value) => Json(value).into_response(),
+        Err(error) => error.into_response(),
+    }
+}
+
+async fn relay_inner(
+    server: &DocsServer,
+    slug: &str,
+    label: &str,
+    request: axum::extract::Request,
+) -> Result<serde_json::Value, ApiError> {
+    let ip = request
+        .extensions()
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), |c| c.0.ip());
+    if let Err(not_until) = server.relays.check_key(&ip) {
+        let wait = not_until.wait_time_from(governor::clock::Clock::now(server.relays.clock()));
+        return Err(hub_core::HubError::RateLimited {
+            limit: RELAYS_PER_MINUTE,
+            retry_after_secs: wait.as_secs().max(1),
+        }
+        .into());
+    }
+    let (parts, body) = request.into_parts();
+    let json = parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(';').next().is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json")));
+    if !json {
+        return Err(ApiError::field("content-type", "send the relay request as application/json"));
+    }
+    let limit = hub_core::tryit::MAX_BODY_BYTES * 2 + 64 * 1024;
+    let body = axum::body::to_bytes(body, limit)
+        .await
+        .map_err(|_| ApiError::field("body", format!("the relay request is larger than {limit} bytes")))?;
+    let site = open(server, slug, &parts.headers).await?;
+    let version = site
+        .version(Some(label))
+        .ok_or_else(|| ApiError::new(Code::NotFound, format!("version `{label}` not found")))?;
+    let prepared = server.site(version).await?;
+    let chrome = chrome(server, &parts.headers, &site, version, false).await?;
+    let bases = docs_render::api_bases(&prepared, &chrome);
+    let relayed = hub_core::tryit::RelayRequest::parse(&body, &bases)?;
+    Ok(hub_core::tryit::relay(&server.outbound, relayed).await?)
 }
 
 /// `/_docs/<file>` and `/widget.js`: the assets, compiled in.

@@ -29,6 +29,8 @@ pub const OPENAPI_DOCUMENT: &str = include_str!("../openapi/v1.json");
 pub struct AppState {
     pub hub: Hub,
     pub cron_secret: Secret<String>,
+    /// The guarded client of the docs' Try-It relay (`SVC_OUTBOUND_ALLOW`).
+    pub outbound: platform::outbound::Outbound,
 }
 
 /// The complete hub router (without the process-level layers the binary adds).
@@ -46,7 +48,7 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         .layer(tower_http::cors::CorsLayer::permissive())
         .layer(axum::extract::DefaultBodyLimit::disable())
         .with_state(mock_state);
-    let docs_state = std::sync::Arc::new(docs_site::DocsServer::new(state.hub.clone()));
+    let docs_state = std::sync::Arc::new(docs_site::DocsServer::new(state.hub.clone(), state.outbound.clone()));
     let docs = Router::new()
         .route("/docs/_signin", get(docs_site::signin_form).post(docs_site::signin))
         .route("/docs/_signout", axum::routing::post(docs_site::signout))
@@ -63,6 +65,7 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         .route("/docs/{slug}/{version}/types/{name}", get(docs_site::graphql_type))
         .route("/docs/{slug}/{version}/graphql/{kind}/{name}", get(docs_site::graphql_field))
         .route("/docs/{slug}/{version}/search", get(docs_site::search))
+        .route("/docs/{slug}/{version}/_tryit", post(docs_site::relay))
         .route("/_docs/{file}", get(docs_site::asset))
         .route("/widget.js", get(docs_site::widget))
         .with_state(docs_state.clone());

@@ -186,7 +186,11 @@ impl AllowList {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OutboundResponse {
     pub status: u16,
+    /// Response headers in the order received (names lowercased).
+    pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
+    /// Whether the body was cut at the client's `max_response` bytes.
+    pub truncated: bool,
 }
 
 /// An HTTP client for outbound requests, guarded or trusted.
@@ -289,6 +293,20 @@ impl Outbound {
         headers: &[(&str, String)],
         body: Vec<u8>,
     ) -> Result<OutboundResponse, OutboundError> {
+        self.send("POST", url, headers, body).await
+    }
+
+    /// Sends any request; the guard is applied first, the connection goes
+    /// only to the checked addresses, redirects are returned, not followed.
+    pub async fn send(
+        &self,
+        method: &str,
+        url: &str,
+        headers: &[(&str, String)],
+        body: Vec<u8>,
+    ) -> Result<OutboundResponse, OutboundError> {
+        let method = reqwest::Method::from_bytes(method.as_bytes())
+            .map_err(|_| OutboundError::Request(format!("invalid method {method:?}")))?;
         let (parsed, addrs) = self.check(url).await?;
         ensure_crypto_provider();
         let mut builder = reqwest::Client::builder()
@@ -300,21 +318,31 @@ impl Outbound {
             builder = builder.resolve_to_addrs(domain, &addrs);
         }
         let client = builder.build().map_err(|e| OutboundError::Request(e.to_string()))?;
-        let mut request = client.post(parsed).body(body);
+        let mut request = client.request(method.clone(), parsed);
+        if !body.is_empty() || method != reqwest::Method::GET {
+            request = request.body(body);
+        }
         for (name, value) in headers {
             request = request.header(*name, value.as_str());
         }
         let mut response = request.send().await.map_err(|e| OutboundError::Request(error_chain(&e)))?;
         let status = response.status().as_u16();
+        let headers = response
+            .headers()
+            .iter()
+            .map(|(name, value)| (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
+            .collect();
         let mut kept = Vec::new();
-        while kept.len() < self.max_response {
-            match response.chunk().await {
-                Ok(Some(chunk)) => kept.extend_from_slice(&chunk),
-                Ok(None) | Err(_) => break,
+        let mut truncated = false;
+        while let Ok(Some(chunk)) = response.chunk().await {
+            kept.extend_from_slice(&chunk);
+            if kept.len() > self.max_response {
+                truncated = true;
+                break;
             }
         }
         kept.truncate(self.max_response);
-        Ok(OutboundResponse { status, body: kept })
+        Ok(OutboundResponse { status, headers, body: kept, truncated })
     }
 }
 

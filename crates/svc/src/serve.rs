@@ -175,7 +175,9 @@ async fn serve_hub(
         per_project_per_minute: args.mock_rate_per_project,
         per_ip_per_minute: args.mock_rate_per_ip,
     };
-    let router = hub_http::router_with(AppState { hub: hub.clone(), cron_secret }, mock_config);
+    let outbound = platform::outbound::Outbound::guarded_from_env()
+        .context("SVC_OUTBOUND_ALLOW (hosts and networks the Try-It relay may reach) is invalid")?;
+    let router = hub_http::router_with(AppState { hub: hub.clone(), cron_secret, outbound }, mock_config);
     Ok(async move {
         platform::http::serve(listener, router, until_stopped(stopped)).await.context("the hub server failed")?;
         tracing::info!("hub stopped: in-flight requests finished");

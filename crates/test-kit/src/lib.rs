@@ -80,7 +80,13 @@ impl TestApp {
         db.migrate(&hub_core::MIGRATIONS).await.expect("migrations apply");
         let clock = ManualClock::new(START);
         let hub = Hub::new(db, &dir.path().join("blobs"), Arc::new(clock.clone()));
-        let state = AppState { hub: hub.clone(), cron_secret: Secret::new(CRON_SECRET.to_owned()) };
+        // Loopback is allowed so relay tests can stand up a local API.
+        let allow = platform::outbound::AllowList::parse("127.0.0.1").expect("a valid allow list");
+        let state = AppState {
+            hub: hub.clone(),
+            cron_secret: Secret::new(CRON_SECRET.to_owned()),
+            outbound: platform::outbound::Outbound::guarded(allow),
+        };
         let router = hub_http::router(state.clone());
         let off = hub_http::mock_server::MockConfig { per_project_per_minute: 0, per_ip_per_minute: 0 };
         let unlimited = hub_http::router_with(state, off);

@@ -41,7 +41,8 @@ svc="$target/debug/svc"
 data="$(mktemp -d)"
 pid=""
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$data"' EXIT
-"$svc" --json --data-dir "$data" serve hub --hub-listen 127.0.0.1:0 >"$data/serve.out" 2>"$data/serve.err" &
+# Loopback is allowed so the Try-It relay can reach the local test API.
+SVC_OUTBOUND_ALLOW=127.0.0.1 "$svc" --json --data-dir "$data" serve hub --hub-listen 127.0.0.1:0 >"$data/serve.out" 2>"$data/serve.err" &
 pid=$!
 for _ in $(seq 1 300); do grep -q '"service":"hub"' "$data/serve.out" 2>/dev/null && break; sleep 0.1; done
 listen="$(sed -n 's/.*"service":"hub".*"listen":"\([^"]*\)".*/\1/p' "$data/serve.out" | head -n 1)"
@@ -69,4 +70,4 @@ if [ -n "$github" ]; then
 else
   echo "note: GitHub's REST description is not on this machine (fetch the spec corpus); its browser checks are skipped"
 fi
-BROWSER_MODULES="$modules" CHROMIUM="$chromium" node "$here/run.mjs" "$url" "$artifacts"
+HUB_TOKEN="$token" BROWSER_MODULES="$modules" CHROMIUM="$chromium" node "$here/run.mjs" "$url" "$artifacts"

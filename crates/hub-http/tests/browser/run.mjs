@@ -7,6 +7,8 @@
 // 3. The GraphQL reference, and its Try-It against the mock.
 // 4. A plain page on another origin embeds /widget.js, adds an element after
 //    load, fires `service:rescan`, and uses the widget inside its Shadow DOM.
+// 6. (run before 5) An API without CORS: the direct request fails and the
+//    hub's relay sends it instead (HUB_TOKEN sets the project's base URL).
 // 5. With GITHUB_DOCS=1 (project `github`, version `v3`): GitHub's REST
 //    description opens, navigates, searches, and Try-It reaches the mock.
 //
@@ -110,6 +112,37 @@ window.addEventListener('load', () => {
   check('the widget sends to the mock and shows 200', widgetStatus.startsWith('200'), widgetStatus);
   await partner.screenshot({ path: join(artifacts, 'widget.png'), fullPage: true });
   host.close();
+
+  // 6. An API without CORS: the browser's direct request fails, the panel
+  //    offers the hub's relay, and the relayed answer is shown.
+  const api = createServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ relayed: true, path: req.url }));
+  });
+  await new Promise((resolve) => api.listen(0, '127.0.0.1', resolve));
+  const apiBase = `http://127.0.0.1:${api.address().port}/v1`;
+  const patched = await fetch(`${base}/api/v1/projects/bookshelf`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${process.env.HUB_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ base_url: apiBase }),
+  });
+  check('the project points at the local API', patched.ok, patched.status);
+  const relayPage = await (await browser.newContext()).newPage();
+  await relayPage.goto(`${base}/docs/bookshelf/${await defaultLabel(plain)}/op/listBooks`);
+  const relayForm = relayPage.locator('form[data-tryit]');
+  await relayForm.waitFor({ state: 'visible' });
+  await relayForm.locator('select[name=target]').selectOption(apiBase);
+  check('the relay switch shows for the API target', await relayForm.locator('label.relay').isVisible(), '');
+  await relayForm.locator('button[type=submit]').click();
+  const retry = relayForm.locator('button.relay-retry');
+  await retry.waitFor({ state: 'visible', timeout: 15000 });
+  check('the blocked request offers the relay', true, '');
+  await retry.click();
+  await relayPage.waitForFunction(() => (document.querySelector('.tryit-response .status')?.textContent || '').includes('through the hub'), null, { timeout: 15000 });
+  const relayed = (await relayPage.textContent('.tryit-response')) || '';
+  check('the relayed answer is shown', relayed.startsWith('200') && relayed.includes('"relayed": true') && relayed.includes('/v1/books'), relayed.slice(0, 300));
+  await relayPage.screenshot({ path: join(artifacts, 'tryit-relay.png'), fullPage: true });
+  api.close();
 
   // 5. GitHub's REST description (when the run script found it): the whole
   //    API's docs open, navigate, search, and Try-It reaches the mock.

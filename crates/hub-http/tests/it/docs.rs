@@ -232,6 +232,112 @@ async fn private_projects_open_to_members(app: TestApp) {
     assert!(out.headers["set-cookie"].to_str().unwrap().contains("Max-Age=0"));
 }
 
+/// A local API without CORS: echoes what it received.
+async fn echo_api() -> std::net::SocketAddr {
+    use axum::routing::any;
+    let app = axum::Router::new().route(
+        "/{*rest}",
+        any(|method: Method, uri: axum::http::Uri, headers: axum::http::HeaderMap, body: String| async move {
+            let seen: serde_json::Map<String, serde_json::Value> =
+                headers.iter().map(|(k, v)| (k.as_str().to_owned(), json!(v.to_str().unwrap_or("")))).collect();
+            (
+                StatusCode::CREATED,
+                [("x-upstream", "yes")],
+                axum::Json(json!({"method": method.as_str(), "uri": uri.to_string(), "headers": seen, "body": body})),
+            )
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.ok() });
+    addr
+}
+
+async fn relay(app: &TestApp, path: &str, content_type: &str, body: serde_json::Value) -> test_kit::TestResponse {
+    let request = axum::http::Request::builder()
+        .method(Method::POST)
+        .uri(path)
+        .header("content-type", content_type)
+        .header("cookie", "docs_member=secret")
+        .body(axum::body::Body::from(body.to_string()))
+        .unwrap();
+    TestApp::send(&app.router, request).await
+}
+
+async fn tryit_relay_reaches_only_the_documented_api(app: TestApp) {
+    let (_, token) = app.user("owner@example.com", Plan::Free).await;
+    let slug = public_project(&app, &token, "Relayed", HOSTILE).await;
+    let upstream = echo_api().await;
+    let base = format!("http://{upstream}/v1");
+    let patched = app.patch_json(&format!("/api/v1/projects/{slug}"), &token, &json!({"base_url": base})).await;
+    assert_eq!(patched.status, StatusCode::OK, "{}", text(&patched));
+    let path = format!("/docs/{slug}/1.0/_tryit");
+
+    let page = page(&app, &format!("/docs/{slug}/1.0/op/listPets")).await.1;
+    assert!(page.contains(&format!("data-relay=\"/docs/{slug}/1.0/_tryit\"")), "the panel knows its relay");
+
+    let sent = relay(
+        &app,
+        &path,
+        "application/json",
+        json!({"method": "POST", "url": format!("{base}/pets?limit=2"),
+               "headers": {"X-API-Key": "k1", "Cookie": "stolen=1", "Content-Type": "application/json"},
+               "body": "{\"name\":\"Rex\"}"}),
+    )
+    .await;
+    assert_eq!(sent.status, StatusCode::OK, "{}", text(&sent));
+    let answer = sent.json();
+    assert_eq!(answer["status"], 201);
+    assert!(answer["headers"].as_array().unwrap().iter().any(|h| h == &json!(["x-upstream", "yes"])));
+    let echoed: serde_json::Value = serde_json::from_str(answer["body"].as_str().unwrap()).unwrap();
+    assert_eq!(echoed["method"], "POST");
+    assert_eq!(echoed["uri"], "/v1/pets?limit=2");
+    assert_eq!(echoed["body"], "{\"name\":\"Rex\"}");
+    assert_eq!(echoed["headers"]["x-api-key"], "k1");
+    assert!(echoed["headers"].get("cookie").is_none(), "no cookie reaches the API: {echoed}");
+
+    let outside =
+        relay(&app, &path, "application/json", json!({"method": "GET", "url": format!("http://{upstream}/admin")}))
+            .await;
+    assert_eq!((outside.status, outside.error_code()), (StatusCode::BAD_REQUEST, "VALIDATION_ERROR".to_owned()));
+    assert_eq!(outside.json()["error"]["details"]["field"], "url");
+    let elsewhere =
+        relay(&app, &path, "application/json", json!({"method": "GET", "url": "https://example.com/v1"})).await;
+    assert_eq!(elsewhere.status, StatusCode::BAD_REQUEST, "never an open proxy");
+    let form = relay(&app, &path, "text/plain", json!({"method": "GET", "url": format!("{base}/pets")})).await;
+    assert_eq!(form.status, StatusCode::BAD_REQUEST, "a cross-site form post cannot use it");
+    let garbage = relay(&app, &path, "application/json", json!(["not", "an", "object"])).await;
+    assert_eq!(garbage.status, StatusCode::BAD_REQUEST);
+
+    // A private address is refused by the outbound guard even when it is the
+    // documented base URL (the test hub allows loopback only).
+    app.patch_json(&format!("/api/v1/projects/{slug}"), &token, &json!({"base_url": "http://10.1.2.3/v1"})).await;
+    let private =
+        relay(&app, &path, "application/json", json!({"method": "GET", "url": "http://10.1.2.3/v1/pets"})).await;
+    assert_eq!(private.status, StatusCode::BAD_REQUEST);
+    assert!(text(&private).contains("private"), "{}", text(&private));
+
+    // An API that does not answer is reported, not an error of the relay.
+    let closed = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap()
+    };
+    app.patch_json(&format!("/api/v1/projects/{slug}"), &token, &json!({"base_url": format!("http://{closed}")})).await;
+    let down =
+        relay(&app, &path, "application/json", json!({"method": "GET", "url": format!("http://{closed}/pets")})).await;
+    assert_eq!(down.status, StatusCode::OK);
+    assert_eq!(down.json()["status"], serde_json::Value::Null);
+    assert!(down.json()["error"].as_str().unwrap().contains("request failed"), "{}", text(&down));
+
+    // Private projects: the relay answers exactly like a missing project.
+    let hidden = app.project(&token, "Hidden").await;
+    app.push(&hidden, &token, "label=1.0", HOSTILE.to_owned()).await;
+    let closed_relay =
+        relay(&app, &format!("/docs/{hidden}/1.0/_tryit"), "application/json", json!({"method": "GET", "url": base}))
+            .await;
+    assert_eq!(closed_relay.status, StatusCode::NOT_FOUND);
+}
+
 async fn graphql_reference(app: TestApp) {
     let (_, token) = app.user("owner@example.com", Plan::Free).await;
     let slug = public_project(&app, &token, "Books", GRAPHQL_SDL).await;
@@ -615,6 +721,7 @@ on_both_stores!(
     pages_render_escaped_and_sanitised,
     private_projects_are_not_found,
     private_projects_open_to_members,
+    tryit_relay_reaches_only_the_documented_api,
     graphql_reference,
     assets_and_widget_are_served_by_the_hub,
     branding_and_customization,

@@ -352,7 +352,11 @@ async fn rule_4_prefer_code_and_examples(app: TestApp) {
         names.push(next.json()["name"].as_str().unwrap().to_owned());
     }
     let other_node = hub_http::router_with(
-        hub_http::AppState { hub: app.hub.clone(), cron_secret: kernel::Secret::new(String::new()) },
+        hub_http::AppState {
+            hub: app.hub.clone(),
+            cron_secret: kernel::Secret::new(String::new()),
+            outbound: platform::outbound::Outbound::default(),
+        },
         hub_http::mock_server::MockConfig { per_project_per_minute: 0, per_ip_per_minute: 0 },
     );
     let request = axum::http::Request::builder()
