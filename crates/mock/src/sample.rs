@@ -82,8 +82,15 @@ impl Walker<'_> {
             return value.clone();
         }
         if let Some(Value::Array(values)) = map.get("enum")
-            && let Some(first) = values.iter().find(|v| !v.is_null()).or_else(|| values.first())
+            && let Some(first) = values
+                .iter()
+                .find(|v| !v.is_null() && self.admits(schema, v))
+                .or_else(|| values.iter().find(|v| !v.is_null()))
+                .or_else(|| values.first())
         {
+            // The first value the schema's other keywords admit (an enum
+            // value longer than the property's `maxLength` would not
+            // validate), else the first at all.
             return first.clone();
         }
         if let Some(default) = map.get("default")
@@ -190,6 +197,36 @@ impl Walker<'_> {
         }
     }
 
+    /// Whether `value` satisfies the schema's type, lengths, numeric bounds
+    /// and pattern (the `enum` itself aside).
+    fn admits(&self, schema: &Value, value: &Value) -> bool {
+        let types = schema_types(schema);
+        let ok_type = types.types.is_empty()
+            || types.types.iter().any(|ty| match (*ty, value) {
+                ("string", Value::String(_)) | ("boolean", Value::Bool(_)) | ("array", Value::Array(_)) => true,
+                ("object", Value::Object(_)) | ("number", Value::Number(_)) => true,
+                ("integer", Value::Number(n)) => n.is_i64() || n.is_u64(),
+                _ => false,
+            });
+        ok_type
+            && match value {
+                Value::String(s) => {
+                    let len = s.chars().count() as u64;
+                    let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0);
+                    let max = schema.get("maxLength").and_then(Value::as_u64).unwrap_or(u64::MAX);
+                    len >= min
+                        && len <= max
+                        && schema.get("pattern").and_then(Value::as_str).is_none_or(|p| pattern_matches(p, s))
+                }
+                Value::Number(n) => {
+                    let v = n.as_f64().unwrap_or(0.0);
+                    schema.get("minimum").and_then(Value::as_f64).is_none_or(|m| v >= m)
+                        && schema.get("maximum").and_then(Value::as_f64).is_none_or(|m| v <= m)
+                }
+                _ => true,
+            }
+    }
+
     /// Merges `allOf` members (and the schema's own keywords) into one
     /// schema: properties and required lists union, the tightest bounds win.
     fn merge_all_of(&self, schema: &Value, parts: &[Value], nesting: usize) -> Value {
@@ -201,16 +238,45 @@ impl Walker<'_> {
                 }
             }
         }
+        // Members closed with `additionalProperties` (false or a schema)
+        // admit only their own properties freely, so the value may carry only the properties every
+        // closed member declares (a common pattern: a closed base plus a
+        // member adding optional fields, which then must stay out).
+        let mut closed: Option<Vec<String>> = None;
         for part in parts {
             let Some(resolved) = self.spec.resolve_value(part) else { continue };
             let resolved = match resolved.get("allOf") {
                 Some(Value::Array(inner)) if nesting < 8 => self.merge_all_of(resolved, inner, nesting + 1),
                 _ => resolved.clone(),
             };
+            // `additionalProperties: {schema}` closes a member too: another
+            // member's properties would be judged by that schema (Adyen's
+            // booleans under a string map, Azure's objects under `object`).
+            if resolved.get("additionalProperties").is_some_and(|a| a != &Value::Bool(true)) {
+                let own: Vec<String> =
+                    resolved.get("properties").and_then(Value::as_object).map(|p| p.keys().cloned().collect()).unwrap_or_default();
+                closed = Some(match closed {
+                    Some(previous) => previous.into_iter().filter(|k| own.contains(k)).collect(),
+                    None => own,
+                });
+            }
             if let Value::Object(map) = resolved {
                 for (key, value) in &map {
                     merge_keyword(&mut merged, key, value);
                 }
+            }
+        }
+        if let Some(allowed) = closed {
+            let required: Vec<String> = merged
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                .unwrap_or_default();
+            if let Some(Value::Object(properties)) = merged.get_mut("properties") {
+                properties.retain(|key, _| allowed.contains(key) || required.contains(key));
+            }
+            if !merged.contains_key("additionalProperties") {
+                merged.insert("additionalProperties".to_owned(), Value::Bool(false));
             }
         }
         Value::Object(merged)
@@ -382,14 +448,70 @@ fn infer_type(schema: &Value) -> &'static str {
 fn string(schema: &Value, name: Option<&str>) -> String {
     let min = usize::try_from(schema.get("minLength").and_then(Value::as_u64).unwrap_or(0)).unwrap_or(0);
     let max = schema.get("maxLength").and_then(Value::as_u64).and_then(|m| usize::try_from(m).ok());
-    if let Some(pattern) = schema.get("pattern").and_then(Value::as_str)
-        && let Some(text) = from_pattern(pattern, min, max)
-    {
-        return text;
-    }
     let format = schema.get("format").and_then(Value::as_str).unwrap_or("");
+    if let Some(pattern) = schema.get("pattern").and_then(Value::as_str) {
+        let fits = |text: &str| {
+            let len = text.chars().count();
+            len >= min && max.is_none_or(|m| len <= m) && pattern_matches(pattern, text)
+        };
+        // The format's own sample when the pattern admits it (a date
+        // pattern that allows five-digit years still admits 2024-01-15).
+        if let Some(sample) = by_format(format)
+            && fits(sample)
+        {
+            return sample.to_owned();
+        }
+        if let Some(text) = from_pattern(pattern, &|text| fits(text) && format_ok(format, text)) {
+            return text;
+        }
+        let fallback = fit_length(by_name(name), min, max, false);
+        if fits(&fallback) {
+            return fallback;
+        }
+    }
     let base = by_format(format).map(str::to_owned).unwrap_or_else(|| by_name(name));
     fit_length(base, min, max, !format.is_empty())
+}
+
+/// Whether `text` contains a match of `pattern` as a JSON Schema validator
+/// reads it (ECMA-262 style, lookaround included). A pattern that cannot be
+/// compiled is not held against the text. Compiled patterns are kept per
+/// thread.
+fn pattern_matches(pattern: &str, text: &str) -> bool {
+    thread_local! {
+        static COMPILED: std::cell::RefCell<std::collections::HashMap<String, Option<fancy_regex::Regex>>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    COMPILED.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if cache.len() > 4096 {
+            cache.clear();
+        }
+        let regex = cache
+            .entry(pattern.to_owned())
+            .or_insert_with(|| fancy_regex::RegexBuilder::new(pattern).backtrack_limit(100_000).build().ok());
+        regex.as_ref().is_none_or(|re| re.is_match(text).unwrap_or(true))
+    })
+}
+
+/// Whether a generated string is a valid instance of the format, for the
+/// formats a pattern can get wrong (dates with five-digit years, months
+/// past 12, times without an offset).
+fn format_ok(format: &str, text: &str) -> bool {
+    match format {
+        "date" => text.len() == 10 && chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").is_ok(),
+        "date-time" => chrono::DateTime::parse_from_rfc3339(text).is_ok(),
+        "time" => chrono::DateTime::parse_from_rfc3339(&format!("2000-01-01T{text}")).is_ok(),
+        "uuid" => uuid::Uuid::try_parse(text).is_ok_and(|_| text.len() == 36),
+        "email" | "idn-email" => text.split_once('@').is_some_and(|(local, domain)| !local.is_empty() && !domain.is_empty()),
+        "ipv4" => text.parse::<std::net::Ipv4Addr>().is_ok(),
+        "ipv6" => text.parse::<std::net::Ipv6Addr>().is_ok(),
+        "uri" | "url" => text.split_once(':').is_some_and(|(scheme, _)| {
+            scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+        }),
+        _ => true,
+    }
 }
 
 /// Pads or cuts a sample to the declared lengths. Formatted strings are not
@@ -409,28 +531,89 @@ fn fit_length(mut text: String, min: usize, max: Option<usize>, formatted: bool)
     text
 }
 
-fn from_pattern(pattern: &str, min: usize, max: Option<usize>) -> Option<String> {
-    // JSON Schema patterns are unanchored; generating from the pattern as
-    // written gives a string that contains a match, which is what is needed.
-    let trimmed = pattern.strip_prefix('^').unwrap_or(pattern);
-    let trimmed = trimmed.strip_suffix('$').filter(|t| !t.ends_with('\\')).unwrap_or(trimmed);
+/// A string from the pattern that `accept` takes: up to 32 draws from
+/// `rand_regex`, seeded by the pattern. `rand_regex` cannot generate
+/// anchors or lookaround, so those are taken out for generation (inner
+/// anchors as in `(^A$)|(^B$)`, lookaheads as in `^(?!-)[a-z-]+$`), and
+/// `accept` checks each draw against the pattern as written.
+fn from_pattern(pattern: &str, accept: &dyn Fn(&str) -> bool) -> Option<String> {
+    let generating = without_anchors_and_lookaround(pattern);
     let hir = regex_syntax::ParserBuilder::new()
         .unicode(false)
         .build()
-        .parse(trimmed)
+        .parse(&generating)
         .ok()
-        .or_else(|| regex_syntax::ParserBuilder::new().build().parse(trimmed).ok())?;
+        .or_else(|| regex_syntax::ParserBuilder::new().build().parse(&generating).ok())?;
     let generator = rand_regex::Regex::with_hir(hir, 8).ok()?;
     let seed = pattern.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
     let mut rng = StdRng::seed_from_u64(seed);
-    for _ in 0..32 {
-        let candidate: String = rand::Rng::sample(&mut rng, &generator);
-        let len = candidate.chars().count();
-        if len >= min && max.is_none_or(|m| len <= m) {
-            return Some(candidate);
+    (0..32).map(|_| rand::Rng::sample(&mut rng, &generator)).find(|candidate: &String| accept(candidate))
+}
+
+/// The pattern without `^`/`$` anchors and lookaround groups, for
+/// generation only. JSON Schema patterns are unanchored, so a string
+/// generated from the rest still contains a match in the common cases; the
+/// caller checks every draw against the real pattern.
+fn without_anchors_and_lookaround(pattern: &str) -> String {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut out = String::with_capacity(pattern.len());
+    let mut i = 0;
+    let mut in_class = false;
+    while let Some(&c) = chars.get(i) {
+        match c {
+            '\\' => {
+                out.push(c);
+                if let Some(&next) = chars.get(i + 1) {
+                    out.push(next);
+                }
+                i += 2;
+                continue;
+            }
+            '[' if !in_class => in_class = true,
+            ']' if in_class => in_class = false,
+            '^' | '$' if !in_class => {
+                i += 1;
+                continue;
+            }
+            '(' if !in_class && matches!(chars.get(i + 1..i + 3), Some(['?', '=' | '!'])) => {
+                i = group_end(&chars, i);
+                continue;
+            }
+            '(' if !in_class && matches!(chars.get(i + 1..i + 4), Some(['?', '<', '=' | '!'])) => {
+                i = group_end(&chars, i);
+                continue;
+            }
+            _ => {}
         }
+        out.push(c);
+        i += 1;
     }
-    None
+    out
+}
+
+/// The index just past the group opened at `start` (escapes and classes
+/// respected); the end of the pattern when it is not closed.
+fn group_end(chars: &[char], start: usize) -> usize {
+    let mut depth = 0usize;
+    let mut in_class = false;
+    let mut i = start;
+    while let Some(&c) = chars.get(i) {
+        match c {
+            '\\' => i += 1,
+            '[' if !in_class => in_class = true,
+            ']' if in_class => in_class = false,
+            '(' if !in_class => depth += 1,
+            ')' if !in_class => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    chars.len()
 }
 
 fn by_format(format: &str) -> Option<&'static str> {
@@ -591,6 +774,46 @@ mod tests {
         assert_eq!(value["ratio"], 0.5);
         assert!(value.get("secret").is_none());
         assert_eq!(sample(&spec, &schema, Direction::Response), value, "deterministic");
+    }
+
+    /// Classes of real-world descriptions the corpus sweep found.
+    #[test]
+    fn patterns_formats_and_enums_agree() {
+        let spec = spec_with(json!({}));
+        let schema = json!({"type": "object", "required": ["day", "storage", "name", "area", "grant", "code"],
+            "properties": {
+            // Microsoft Graph: a date pattern admitting five-digit years.
+            "day": {"type": "string", "format": "date",
+                "pattern": "^[0-9]{4,}-(0[1-9]|1[012])-(0[1-9]|[12][0-9]|3[01])$"},
+            // AWS: anchors inside alternations.
+            "storage": {"type": "string", "pattern": "(^ReducedRedundancy$)|(^Standard$)"},
+            // AWS: lookaheads.
+            "name": {"type": "string", "pattern": "^(?!svc-)(?![-])(?!.*[-]$)(?!.*[-]{2})[a-z0-9-]+$"},
+            "area": {"type": "string", "pattern": "^$|^[0-9]{3,3}$"},
+            // Adyen: an enum whose first value breaks the property's maxLength.
+            "grant": {"type": "string", "maxLength": 1, "enum": ["MALE", "F", "M"]},
+            "code": {"type": "string", "format": "date-time", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T.*$"}
+        }});
+        let value = sample(&spec, &schema, Direction::Response);
+        assert_eq!(value["day"], "2024-01-15", "the format's sample fits the pattern");
+        assert!(matches!(value["storage"].as_str(), Some("ReducedRedundancy" | "Standard")), "{value}");
+        let name = value["name"].as_str().unwrap();
+        assert!(pattern_matches("^(?!svc-)(?![-])(?!.*[-]$)(?!.*[-]{2})[a-z0-9-]+$", name), "{name}");
+        assert!(pattern_matches("^$|^[0-9]{3,3}$", value["area"].as_str().unwrap()));
+        assert_eq!(value["grant"], "F");
+        assert_eq!(value["code"], "2024-01-15T09:30:00Z");
+        // BBC: a closed member plus a member adding optional fields.
+        let spec = spec_with(json!({
+            "Base": {"type": "object", "additionalProperties": false, "required": ["href"],
+                "properties": {"href": {"type": "string"}, "kind": {"type": "string"}}}
+        }));
+        let reference = json!({"allOf": [{"$ref": "#/components/schemas/Base"},
+            {"type": "object", "properties": {"href_deprecated": {"type": "boolean"}}}]});
+        let value = sample(&spec, &reference, Direction::Response);
+        assert_eq!(value, json!({"href": "https://example.com/resource", "kind": "kind"}), "only the closed member's properties");
+        assert_eq!(without_anchors_and_lookaround(r"^(?!a)[\^$a-z]+\$$"), r"[\^$a-z]+\$");
+        assert!(format_ok("date", "2024-02-29") && !format_ok("date", "881010141-11-29"));
+        assert!(!format_ok("time", "23:48:28.55") && format_ok("time", "23:48:28.55Z"));
     }
 
     #[test]
