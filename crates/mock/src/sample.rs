@@ -253,8 +253,11 @@ impl Walker<'_> {
             // member's properties would be judged by that schema (Adyen's
             // booleans under a string map, Azure's objects under `object`).
             if resolved.get("additionalProperties").is_some_and(|a| a != &Value::Bool(true)) {
-                let own: Vec<String> =
-                    resolved.get("properties").and_then(Value::as_object).map(|p| p.keys().cloned().collect()).unwrap_or_default();
+                let own: Vec<String> = resolved
+                    .get("properties")
+                    .and_then(Value::as_object)
+                    .map(|p| p.keys().cloned().collect())
+                    .unwrap_or_default();
                 closed = Some(match closed {
                     Some(previous) => previous.into_iter().filter(|k| own.contains(k)).collect(),
                     None => own,
@@ -503,7 +506,9 @@ fn format_ok(format: &str, text: &str) -> bool {
         "date-time" => chrono::DateTime::parse_from_rfc3339(text).is_ok(),
         "time" => chrono::DateTime::parse_from_rfc3339(&format!("2000-01-01T{text}")).is_ok(),
         "uuid" => uuid::Uuid::try_parse(text).is_ok_and(|_| text.len() == 36),
-        "email" | "idn-email" => text.split_once('@').is_some_and(|(local, domain)| !local.is_empty() && !domain.is_empty()),
+        "email" | "idn-email" => {
+            text.split_once('@').is_some_and(|(local, domain)| !local.is_empty() && !domain.is_empty())
+        }
         "ipv4" => text.parse::<std::net::Ipv4Addr>().is_ok(),
         "ipv6" => text.parse::<std::net::Ipv6Addr>().is_ok(),
         "uri" | "url" => text.split_once(':').is_some_and(|(scheme, _)| {
@@ -810,7 +815,11 @@ mod tests {
         let reference = json!({"allOf": [{"$ref": "#/components/schemas/Base"},
             {"type": "object", "properties": {"href_deprecated": {"type": "boolean"}}}]});
         let value = sample(&spec, &reference, Direction::Response);
-        assert_eq!(value, json!({"href": "https://example.com/resource", "kind": "kind"}), "only the closed member's properties");
+        assert_eq!(
+            value,
+            json!({"href": "https://example.com/resource", "kind": "kind"}),
+            "only the closed member's properties"
+        );
         assert_eq!(without_anchors_and_lookaround(r"^(?!a)[\^$a-z]+\$$"), r"[\^$a-z]+\$");
         assert!(format_ok("date", "2024-02-29") && !format_ok("date", "881010141-11-29"));
         assert!(!format_ok("time", "23:48:28.55") && format_ok("time", "23:48:28.55Z"));

@@ -8,6 +8,9 @@
 //! [`BASE`], and every local `$ref` is rewritten to point there, so one
 //! validator per schema shares the whole description without copying it.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
 use jsonschema::{Draft, Registry, Validator};
 use serde_json::{Map, Value, json};
 use spec::{Spec, SpecFormat};
@@ -29,6 +32,10 @@ pub struct Issue {
 pub struct SchemaSet {
     registry: Option<Registry<'static>>,
     draft: Draft,
+    /// Validators of bare `{"$ref": ...}` schemas, by target: the same
+    /// component (an `Error`, a `Pet`) is compiled once per description,
+    /// not once per operation that names it.
+    by_ref: Mutex<HashMap<String, Option<Arc<Validator>>>>,
 }
 
 impl std::fmt::Debug for SchemaSet {
@@ -56,13 +63,27 @@ impl SchemaSet {
         let document = json!({ "components": components });
         let registry =
             Registry::new().add(BASE, draft.create_resource(document)).ok().and_then(|builder| builder.prepare().ok());
-        Self { registry, draft }
+        Self { registry, draft, by_ref: Mutex::new(HashMap::new()) }
     }
 
     /// A validator for `schema` (as written in the description), or `None`
     /// when the schema cannot be compiled (then it is not enforced).
     #[must_use]
-    pub fn validator(&self, spec: &Spec, schema: &Value) -> Option<Validator> {
+    pub fn validator(&self, spec: &Spec, schema: &Value) -> Option<Arc<Validator>> {
+        let target =
+            schema.as_object().filter(|map| map.len() == 1).and_then(|map| map.get("$ref")).and_then(Value::as_str);
+        let Some(target) = target else { return self.compile(spec, schema) };
+        if let Some(hit) = self.by_ref.lock().ok().and_then(|cache| cache.get(target).cloned()) {
+            return hit;
+        }
+        let compiled = self.compile(spec, schema);
+        if let Ok(mut cache) = self.by_ref.lock() {
+            cache.insert(target.to_owned(), compiled.clone());
+        }
+        compiled
+    }
+
+    fn compile(&self, spec: &Spec, schema: &Value) -> Option<Arc<Validator>> {
         let registry = self.registry.as_ref()?;
         let converted = convert(spec, schema, 0);
         jsonschema::options()
@@ -71,6 +92,7 @@ impl SchemaSet {
             .should_validate_formats(true)
             .build(&converted)
             .ok()
+            .map(Arc::new)
     }
 }
 

@@ -2,6 +2,8 @@
 //! cookie parameters with their schemas, and the JSON body, each failure
 //! named by a field path (`query.limit`, `body.owner.name`).
 
+use std::sync::Arc;
+
 use jsonschema::Validator;
 use serde_json::{Number, Value};
 use spec::{Operation, ParameterLocation, Spec, schema_types};
@@ -15,9 +17,9 @@ const MAX_ISSUES: usize = 20;
 
 /// The compiled checks of one operation.
 pub struct Checks {
-    params: Vec<Option<Validator>>,
+    params: Vec<Option<Arc<Validator>>>,
     /// (media type, validator) for the JSON request bodies.
-    bodies: Vec<(String, Option<Validator>)>,
+    bodies: Vec<(String, Option<Arc<Validator>>)>,
 }
 
 impl Checks {
