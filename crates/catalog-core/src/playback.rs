@@ -233,7 +233,8 @@ impl Playback {
     pub fn up_next(&self, limit: usize) -> Vec<&Item> {
         let mut out: Vec<&Item> = self.queue.iter().take(limit).collect();
         let n = self.order.len();
-        let remaining = if self.repeat == Repeat::Context { n.saturating_sub(1) } else { n.saturating_sub(self.position + 1) };
+        let remaining =
+            if self.repeat == Repeat::Context { n.saturating_sub(1) } else { n.saturating_sub(self.position + 1) };
         let mut step = 1;
         while out.len() < limit && step <= remaining {
             if let Some(item) = self.order.get((self.position + step) % n.max(1)).and_then(|i| self.items.get(*i)) {
@@ -370,7 +371,14 @@ mod tests {
         assert!(!p.heard_enough(4_999));
         assert!(p.heard_enough(5_000));
         let mut long = Playback::default();
-        long.load(None, vec![Item { id: "l".to_owned(), duration_ms: 600_000 }], 0, 0, 0, &mut StdRng::seed_from_u64(1));
+        long.load(
+            None,
+            vec![Item { id: "l".to_owned(), duration_ms: 600_000 }],
+            0,
+            0,
+            0,
+            &mut StdRng::seed_from_u64(1),
+        );
         assert!(!long.heard_enough(29_999));
         assert!(long.heard_enough(30_000));
     }

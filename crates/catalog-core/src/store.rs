@@ -1443,7 +1443,8 @@ impl Store {
     // ----- devices and playback ------------------------------------------
 
     pub async fn insert_device(&self, d: &DeviceRow, now: Timestamp) -> StoreResult<()> {
-        with_db!(&self.db, |pool| sqlx::query(
+        with_db!(&self.db, |pool| {
+            sqlx::query(
             "INSERT INTO devices (id, user_id, name, device_type, volume_percent, supports_volume, last_seen, created_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
         )
@@ -1458,17 +1459,20 @@ impl Store {
         .execute(pool)
         .await
         .map(drop)
-        .map_err(store_error))
+        .map_err(store_error)
+        })
     }
 
     pub async fn device(&self, id: &str) -> StoreResult<Option<DeviceRow>> {
-        with_db!(&self.db, |pool| sqlx::query_as(
+        with_db!(&self.db, |pool| {
+            sqlx::query_as(
             "SELECT id, user_id, name, device_type, volume_percent, supports_volume, last_seen FROM devices WHERE id = $1"
         )
         .bind(id)
         .fetch_optional(pool)
         .await
-        .map_err(store_error))
+        .map_err(store_error)
+        })
     }
 
     /// The user's devices seen at or after `since`, oldest registration first.
@@ -1546,7 +1550,8 @@ impl Store {
     ) -> StoreResult<bool> {
         let next = if bump { seen + 1 } else { seen.max(1) };
         let affected = if seen == 0 {
-            with_db!(&self.db, |pool| sqlx::query(
+            with_db!(&self.db, |pool| {
+                sqlx::query(
                 "INSERT INTO playback (user_id, state, version, updated_at) VALUES ($1, $2, $3, $4) ON CONFLICT (user_id) DO NOTHING"
             )
             .bind(user_id)
@@ -1556,7 +1561,8 @@ impl Store {
             .execute(pool)
             .await
             .map(|r| r.rows_affected())
-            .map_err(store_error))?
+            .map_err(store_error)
+            })?
         } else {
             with_db!(&self.db, |pool| sqlx::query(
                 "UPDATE playback SET state = $1, version = $2, updated_at = $3 WHERE user_id = $4 AND version = $5"
@@ -1588,7 +1594,11 @@ impl Store {
                 .execute(pool)
                 .await
                 .map_err(store_error)?;
-            sqlx::query_as("SELECT value FROM secrets WHERE name = $1").bind(name).fetch_one(pool).await.map_err(store_error)
+            sqlx::query_as("SELECT value FROM secrets WHERE name = $1")
+                .bind(name)
+                .fetch_one(pool)
+                .await
+                .map_err(store_error)
         })?;
         Ok(row.value)
     }

@@ -69,10 +69,18 @@ pub fn byte_range(header: Option<&str>, len: u64) -> ByteRange {
             }
         }
         (false, Some(start), None) if last.trim().is_empty() => {
-            if start >= len { ByteRange::Unsatisfiable } else { ByteRange::Partial { start, end: len - 1 } }
+            if start >= len {
+                ByteRange::Unsatisfiable
+            } else {
+                ByteRange::Partial { start, end: len - 1 }
+            }
         }
         (false, Some(start), Some(end)) if start <= end => {
-            if start >= len { ByteRange::Unsatisfiable } else { ByteRange::Partial { start, end: end.min(len - 1) } }
+            if start >= len {
+                ByteRange::Unsatisfiable
+            } else {
+                ByteRange::Partial { start, end: end.min(len - 1) }
+            }
         }
         _ => ByteRange::Full,
     }

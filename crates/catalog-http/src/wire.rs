@@ -339,6 +339,25 @@ impl Wire<'_> {
     pub fn playback(&self, now: &NowPlaying, device: bool) -> Value {
         let s = &now.state;
         let has_item = now.track.is_some();
+        let disallows = json!({
+            "interrupting_playback": false,
+            "pausing": !s.is_playing,
+            "resuming": s.is_playing || !has_item,
+            "seeking": !has_item,
+            "skipping_next": !has_item,
+            "skipping_prev": !has_item,
+            "toggling_repeat_context": false,
+            "toggling_shuffle": false,
+            "toggling_repeat_track": false,
+            "transferring_playback": false,
+        });
+        // Spotify answers `actions: {disallows: {...}}` (tekore requires
+        // `disallows`); the description declares the flags on `actions`
+        // itself. Both are sent.
+        let mut actions = disallows.clone();
+        if let Some(map) = actions.as_object_mut() {
+            map.insert("disallows".to_owned(), disallows);
+        }
         let mut v = json!({
             "context": self.context(s.context_uri.as_deref()),
             "timestamp": s.changed_at,
@@ -346,18 +365,7 @@ impl Wire<'_> {
             "is_playing": s.is_playing,
             "item": now.track.as_ref().map(|t| self.track(t)),
             "currently_playing_type": if has_item { "track" } else { "unknown" },
-            "actions": { "disallows": {
-                "interrupting_playback": false,
-                "pausing": !s.is_playing,
-                "resuming": s.is_playing || !has_item,
-                "seeking": !has_item,
-                "skipping_next": !has_item,
-                "skipping_prev": !has_item,
-                "toggling_repeat_context": false,
-                "toggling_shuffle": false,
-                "toggling_repeat_track": false,
-                "transferring_playback": false,
-            }},
+            "actions": actions,
         });
         if let (true, Some(map)) = (device, v.as_object_mut()) {
             map.insert("device".to_owned(), self.device(&now.device));

@@ -119,7 +119,11 @@ pub async fn report(
 }
 
 /// `DELETE /connect/devices/{id}`.
-pub async fn unregister(State(s): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> Result<StatusCode, ApiError> {
+pub async fn unregister(
+    State(s): State<AppState>,
+    Auth(a): Auth,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
     let user = a.user(&[STREAMING])?;
     s.catalog.unregister_device(user, &id).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -169,7 +173,8 @@ pub async fn stream(
         ByteRange::Full => (StatusCode::OK, 0, len),
         ByteRange::Partial { start, end } => (StatusCode::PARTIAL_CONTENT, start, end - start + 1),
         ByteRange::Unsatisfiable => {
-            let mut response = ApiError::new(StatusCode::RANGE_NOT_SATISFIABLE, "Range not satisfiable").into_response();
+            let mut response =
+                ApiError::new(StatusCode::RANGE_NOT_SATISFIABLE, "Range not satisfiable").into_response();
             if let Ok(value) = HeaderValue::from_str(&format!("bytes */{len}")) {
                 response.headers_mut().insert(header::CONTENT_RANGE, value);
             }

@@ -141,9 +141,8 @@ pub async fn previous(State(s): State<AppState>, Auth(a): Auth, q: Query) -> Don
 
 pub async fn seek(State(s): State<AppState>, Auth(a): Auth, q: Query) -> Done {
     let user = a.user(&[MODIFY])?;
-    let position = q
-        .integer("position_ms")?
-        .ok_or_else(|| ApiError::bad_request("Missing required parameter position_ms"))?;
+    let position =
+        q.integer("position_ms")?.ok_or_else(|| ApiError::bad_request("Missing required parameter position_ms"))?;
     let position = u64::try_from(position).map_err(|_| ApiError::bad_request("position_ms must not be negative"))?;
     s.catalog.seek(user, device_id(&q), position).await?;
     Ok(StatusCode::NO_CONTENT)

@@ -37,7 +37,19 @@ impl FakeDevice {
             app.send_json(Method::POST, "/connect/devices", token, &json!({ "name": name, "type": "speaker" })).await;
         assert_eq!(answer.status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&answer.body));
         let device = answer.json();
-        has_keys(&device, &["id", "is_active", "is_private_session", "is_restricted", "name", "type", "volume_percent", "supports_volume"]);
+        has_keys(
+            &device,
+            &[
+                "id",
+                "is_active",
+                "is_private_session",
+                "is_restricted",
+                "name",
+                "type",
+                "volume_percent",
+                "supports_volume",
+            ],
+        );
         assert_eq!(device["type"], "Speaker");
         Self { id: device["id"].as_str().unwrap().to_owned(), token: token.to_owned() }
     }
@@ -51,7 +63,8 @@ impl FakeDevice {
 
     async fn report(&self, app: &TestApp, track_id: &str, progress_ms: u64, ended: bool) {
         let body = json!({ "track_id": track_id, "progress_ms": progress_ms, "ended": ended });
-        let answer = app.send_json(Method::PUT, &format!("/connect/devices/{}/state", self.id), &self.token, &body).await;
+        let answer =
+            app.send_json(Method::PUT, &format!("/connect/devices/{}/state", self.id), &self.token, &body).await;
         assert_eq!(answer.status, StatusCode::NO_CONTENT, "{}", String::from_utf8_lossy(&answer.body));
     }
 }
@@ -83,7 +96,8 @@ async fn album_of_three(app: &TestApp, token: &str) -> (String, Vec<String>) {
     let found = app.get("/v1/search?q=dawn&type=track", token).await.json();
     let album = found["tracks"]["items"][0]["album"]["id"].as_str().unwrap().to_owned();
     let tracks = app.get(&format!("/v1/albums/{album}/tracks"), token).await.json();
-    let ids: Vec<String> = tracks["items"].as_array().unwrap().iter().map(|t| t["id"].as_str().unwrap().to_owned()).collect();
+    let ids: Vec<String> =
+        tracks["items"].as_array().unwrap().iter().map(|t| t["id"].as_str().unwrap().to_owned()).collect();
     assert_eq!(ids.len(), 3);
     (album, ids)
 }
@@ -124,10 +138,25 @@ async fn commands_act_on_the_active_device(app: TestApp) {
     player_error(&command(&app, Method::PUT, "/v1/me/player/play", &token, &json!({})).await, 403, "UNKNOWN");
 
     // Play the album from its second track.
-    let body = json!({ "context_uri": format!("spotify:album:{album}"), "offset": { "position": 1 }, "position_ms": 500 });
+    let body =
+        json!({ "context_uri": format!("spotify:album:{album}"), "offset": { "position": 1 }, "position_ms": 500 });
     ok(&app, Method::PUT, "/v1/me/player/play", &token, &body).await;
     let state = playing(&app, &token).await;
-    has_keys(&state, &["device", "repeat_state", "shuffle_state", "context", "timestamp", "progress_ms", "is_playing", "item", "currently_playing_type", "actions"]);
+    has_keys(
+        &state,
+        &[
+            "device",
+            "repeat_state",
+            "shuffle_state",
+            "context",
+            "timestamp",
+            "progress_ms",
+            "is_playing",
+            "item",
+            "currently_playing_type",
+            "actions",
+        ],
+    );
     assert_eq!(state["item"]["id"], ids[1].as_str());
     assert_eq!(state["context"]["uri"], format!("spotify:album:{album}"));
     assert_eq!(state["is_playing"], true);
@@ -188,9 +217,15 @@ async fn commands_act_on_the_active_device(app: TestApp) {
     command(&app, Method::PUT, "/v1/me/player/play", &token, &both).await.spotify_error(400);
     let past = json!({ "context_uri": format!("spotify:album:{album}"), "offset": { "position": 3 } });
     command(&app, Method::PUT, "/v1/me/player/play", &token, &past).await.spotify_error(400);
-    command(&app, Method::PUT, "/v1/me/player/play", &token, &json!({ "uris": ["spotify:track:0000000000000000000000"] }))
-        .await
-        .spotify_error(404);
+    command(
+        &app,
+        Method::PUT,
+        "/v1/me/player/play",
+        &token,
+        &json!({ "uris": ["spotify:track:0000000000000000000000"] }),
+    )
+    .await
+    .spotify_error(404);
     command(&app, Method::PUT, "/v1/me/player/play", &token, &json!({ "uris": "nope" })).await.spotify_error(400);
 
     // A device that stops polling goes offline: no active device any more.
@@ -213,7 +248,14 @@ async fn a_device_follows_commands_and_reports_plays(app: TestApp) {
     let idle = device.view(&app).await;
     assert_eq!((idle["is_active"].clone(), idle["item"].clone()), (json!(false), Value::Null));
 
-    ok(&app, Method::PUT, &format!("/v1/me/player/play?device_id={}", device.id), &token, &json!({ "context_uri": format!("spotify:album:{album}") })).await;
+    ok(
+        &app,
+        Method::PUT,
+        &format!("/v1/me/player/play?device_id={}", device.id),
+        &token,
+        &json!({ "context_uri": format!("spotify:album:{album}") }),
+    )
+    .await;
     let view = device.view(&app).await;
     assert_eq!(view["is_active"], true);
     assert_eq!(view["is_playing"], true);
@@ -237,11 +279,16 @@ async fn a_device_follows_commands_and_reports_plays(app: TestApp) {
     let sent = Instant::now();
     ok(&app, Method::PUT, "/v1/me/player/pause", &token, &json!({})).await;
     let (arrived, paused) = waiting.await.unwrap();
-    assert!(arrived.duration_since(sent) < Duration::from_secs(1), "delivered after {:?}", arrived.duration_since(sent));
+    assert!(
+        arrived.duration_since(sent) < Duration::from_secs(1),
+        "delivered after {:?}",
+        arrived.duration_since(sent)
+    );
     assert_eq!(paused["is_playing"], false);
     assert!(paused["version"].as_i64().unwrap() > version);
     // Nothing new: a wait of 0 answers at once with the same version.
-    let again = app.get(&format!("/connect/devices/{}/state?after={}&wait=0", device.id, paused["version"]), &token).await;
+    let again =
+        app.get(&format!("/connect/devices/{}/state?after={}&wait=0", device.id, paused["version"]), &token).await;
     assert_eq!(again.json()["version"], paused["version"]);
     app.get(&format!("/connect/devices/{}/state?wait=99", device.id), &token).await.spotify_error(400);
 
@@ -257,7 +304,11 @@ async fn a_device_follows_commands_and_reports_plays(app: TestApp) {
     assert_eq!(recent["items"][0]["context"]["uri"], format!("spotify:album:{album}"));
     app.clock.advance_millis(2_000);
     device.report(&app, &ids[0], 4_000, true).await;
-    assert_eq!(app.get("/v1/me/player/recently-played", &token).await.json()["items"].as_array().unwrap().len(), 1, "one play per listen");
+    assert_eq!(
+        app.get("/v1/me/player/recently-played", &token).await.json()["items"].as_array().unwrap().len(),
+        1,
+        "one play per listen"
+    );
     let view = device.view(&app).await;
     assert_eq!(view["item"]["id"], ids[1].as_str());
     assert_eq!(view["progress_ms"], 0);
@@ -299,9 +350,14 @@ async fn a_command_reaches_a_device_waiting_on_another_node(app: TestApp) {
     });
     tokio::time::sleep(Duration::from_millis(100)).await;
     let sent = Instant::now();
-    ok(&app, Method::PUT, "/v1/me/player/play", &token, &json!({ "context_uri": format!("spotify:album:{album}") })).await;
+    ok(&app, Method::PUT, "/v1/me/player/play", &token, &json!({ "context_uri": format!("spotify:album:{album}") }))
+        .await;
     let (arrived, view) = waiting.await.unwrap();
-    assert!(arrived.duration_since(sent) < Duration::from_secs(1), "delivered after {:?}", arrived.duration_since(sent));
+    assert!(
+        arrived.duration_since(sent) < Duration::from_secs(1),
+        "delivered after {:?}",
+        arrived.duration_since(sent)
+    );
     assert_eq!(view["is_playing"], true);
 }
 
