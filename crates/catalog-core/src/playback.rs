@@ -186,13 +186,11 @@ impl Playback {
     pub fn previous(&mut self, now: i64) {
         let restart_only = self.progress(now) > PREVIOUS_RESTARTS_AFTER_MS
             || (self.queued_current.is_none() && self.position == 0 && self.repeat != Repeat::Context);
-        if !restart_only {
-            if self.queued_current.take().is_none() {
-                self.position = match self.position.checked_sub(1) {
-                    Some(p) => p,
-                    None => self.order.len().saturating_sub(1),
-                };
-            }
+        if !restart_only && self.queued_current.take().is_none() {
+            self.position = match self.position.checked_sub(1) {
+                Some(p) => p,
+                None => self.order.len().saturating_sub(1),
+            };
         }
         self.restart(now);
     }
