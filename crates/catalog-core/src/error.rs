@@ -35,6 +35,19 @@ impl OAuthErrorKind {
     }
 }
 
+/// Why a player command could not be carried out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayerFailure {
+    /// No device of the user is active (or the active one went away).
+    NoActiveDevice,
+    /// `device_id` names no device of the user that is online.
+    DeviceNotFound,
+    /// Nothing is loaded to resume, skip or seek in.
+    NothingLoaded,
+    /// The device cannot change its volume.
+    VolumeControlDisallowed,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum CatalogError {
     #[error("{0}")]
@@ -54,6 +67,8 @@ pub enum CatalogError {
     /// Too many calls by one app; retry after this many whole seconds.
     #[error("API rate limit exceeded")]
     RateLimited { retry_after_secs: u64 },
+    #[error("{}", player_message(*.0))]
+    Player(PlayerFailure),
     #[error("audio could not be read: {0}")]
     Audio(String),
     #[error(transparent)]
@@ -69,6 +84,15 @@ const fn token_message(reason: TokenRejection) -> &'static str {
         TokenRejection::Missing => "No token provided",
         TokenRejection::Invalid => "Invalid access token",
         TokenRejection::Expired => "The access token expired",
+    }
+}
+
+const fn player_message(failure: PlayerFailure) -> &'static str {
+    match failure {
+        PlayerFailure::NoActiveDevice => "Player command failed: No active device found",
+        PlayerFailure::DeviceNotFound => "Device not found",
+        PlayerFailure::NothingLoaded => "Player command failed: Restriction violated",
+        PlayerFailure::VolumeControlDisallowed => "Player command failed: Cannot control device volume",
     }
 }
 

@@ -16,11 +16,14 @@ pub mod library;
 pub mod limits;
 pub mod model;
 pub mod oauth;
+pub mod playback;
+pub mod player;
 pub mod playlists;
 pub mod scan;
 pub mod scopes;
 pub mod search;
 pub mod store;
+pub mod stream;
 pub mod synth;
 
 use std::path::Path;
@@ -29,7 +32,7 @@ use std::sync::Arc;
 use kernel::Clock;
 use platform::{Db, DbError, Migrations};
 
-pub use error::{CatalogError, CatalogResult, OAuthErrorKind, TokenRejection};
+pub use error::{CatalogError, CatalogResult, OAuthErrorKind, PlayerFailure, TokenRejection};
 pub use ids::{ItemKind, ItemUri};
 pub use model::{
     Access, Album, App, Artist, ArtistRef, Image, IssuedToken, Play, Playlist, PlaylistItem, Saved, Slice, Track, User,
@@ -52,12 +55,22 @@ pub struct Catalog {
     store: Store,
     clock: Arc<dyn Clock>,
     limiter: Arc<RateLimiter>,
+    /// Wakes devices waiting on this node when a playback changes.
+    player_signal: Arc<tokio::sync::Notify>,
+    /// The key that signs stream links, read from the store once.
+    stream_key: Arc<tokio::sync::OnceCell<String>>,
 }
 
 impl Catalog {
     /// Builds the catalog over an open, migrated database.
     pub fn new(db: Db, clock: Arc<dyn Clock>) -> Self {
-        Self { store: Store::new(db), clock, limiter: Arc::new(RateLimiter::new(RateLimit::default())) }
+        Self {
+            store: Store::new(db),
+            clock,
+            limiter: Arc::new(RateLimiter::new(RateLimit::default())),
+            player_signal: Arc::new(tokio::sync::Notify::new()),
+            stream_key: Arc::new(tokio::sync::OnceCell::new()),
+        }
     }
 
     /// The same catalog with another rate limit per app.

@@ -23,6 +23,8 @@ use crate::store::{AppRow, CodeRow, RefreshRow, TokenRow, UserKey};
 
 pub const ACCESS_TOKEN_TTL_SECS: u64 = 3600;
 pub const CODE_TTL_MS: i64 = 10 * 60 * 1000;
+/// The client id of the web player the catalog serves at `/player`.
+pub const WEB_PLAYER_CLIENT_ID: &str = "catalog-web-player";
 
 /// A request to `/api/token`, with client credentials from the Basic
 /// header or the body already merged in.
@@ -158,6 +160,39 @@ impl Catalog {
             Some(row) if verify_password(password, &row.password_hash) => Ok(row.into_user()),
             _ => Err(CatalogError::Forbidden("wrong user name or password".to_owned())),
         }
+    }
+
+    /// The web player's own OAuth client (a public client: it logs in with
+    /// PKCE), registered on first use with `redirect_uri` (the player page
+    /// on the origin it was reached through) added to its redirect URIs.
+    pub async fn web_player_app(&self, redirect_uri: &str) -> CatalogResult<String> {
+        if !valid_redirect_uri(redirect_uri) {
+            return Err(CatalogError::invalid(format!("invalid redirect uri {redirect_uri:?}")));
+        }
+        let row = match self.store.app(WEB_PLAYER_CLIENT_ID).await? {
+            Some(row) => row,
+            None => {
+                let row = AppRow {
+                    client_id: WEB_PLAYER_CLIENT_ID.to_owned(),
+                    name: "Web player".to_owned(),
+                    // Nobody knows this secret: the player uses PKCE.
+                    secret_hash: sha256_hex(random_token(32).as_bytes()),
+                    redirect_uris: "[]".to_owned(),
+                };
+                match self.store.insert_app(&row, self.clock.now()).await {
+                    Ok(()) | Err(kernel::StoreError::Conflict(_)) => {}
+                    Err(e) => return Err(e.into()),
+                }
+                self.app_row(WEB_PLAYER_CLIENT_ID).await?
+            }
+        };
+        let mut uris: Vec<String> = serde_json::from_str(&row.redirect_uris).unwrap_or_default();
+        if !uris.iter().any(|u| u == redirect_uri) {
+            uris.push(redirect_uri.to_owned());
+            let json = serde_json::to_string(&uris).unwrap_or_else(|_| "[]".to_owned());
+            self.store.set_app_redirect_uris(WEB_PLAYER_CLIENT_ID, &json).await?;
+        }
+        Ok(WEB_PLAYER_CLIENT_ID.to_owned())
     }
 
     async fn app_row(&self, client_id: &str) -> CatalogResult<AppRow> {

@@ -351,6 +351,16 @@ impl Store {
         .map_err(store_error))
     }
 
+    pub async fn set_app_redirect_uris(&self, client_id: &str, uris_json: &str) -> StoreResult<()> {
+        with_db!(&self.db, |pool| sqlx::query("UPDATE apps SET redirect_uris = $1 WHERE client_id = $2")
+            .bind(uris_json)
+            .bind(client_id)
+            .execute(pool)
+            .await
+            .map(drop)
+            .map_err(store_error))
+    }
+
     pub async fn app(&self, client_id: &str) -> StoreResult<Option<AppRow>> {
         with_db!(&self.db, |pool| sqlx::query_as(
             "SELECT client_id, name, secret_hash, redirect_uris FROM apps WHERE client_id = $1"
@@ -1407,6 +1417,190 @@ impl Store {
         .map_err(store_error)
         })?;
         Ok(rows.into_iter().map(|r| (r.track_id, r.n)).collect())
+    }
+}
+
+/// A registered device.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct DeviceRow {
+    pub id: String,
+    pub user_id: String,
+    pub name: String,
+    pub device_type: String,
+    pub volume_percent: i64,
+    pub supports_volume: bool,
+    pub last_seen: i64,
+}
+
+/// A user's playback document and its version.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct PlaybackRow {
+    pub state: String,
+    pub version: i64,
+}
+
+impl Store {
+    // ----- devices and playback ------------------------------------------
+
+    pub async fn insert_device(&self, d: &DeviceRow, now: Timestamp) -> StoreResult<()> {
+        with_db!(&self.db, |pool| {
+            sqlx::query(
+            "INSERT INTO devices (id, user_id, name, device_type, volume_percent, supports_volume, last_seen, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+        )
+        .bind(&d.id)
+        .bind(&d.user_id)
+        .bind(&d.name)
+        .bind(&d.device_type)
+        .bind(d.volume_percent)
+        .bind(d.supports_volume)
+        .bind(d.last_seen)
+        .bind(now.as_millis())
+        .execute(pool)
+        .await
+        .map(drop)
+        .map_err(store_error)
+        })
+    }
+
+    pub async fn device(&self, id: &str) -> StoreResult<Option<DeviceRow>> {
+        with_db!(&self.db, |pool| {
+            sqlx::query_as(
+            "SELECT id, user_id, name, device_type, volume_percent, supports_volume, last_seen FROM devices WHERE id = $1"
+        )
+        .bind(id)
+        .fetch_optional(pool)
+        .await
+        .map_err(store_error)
+        })
+    }
+
+    /// The user's devices seen at or after `since`, oldest registration first.
+    pub async fn devices_seen(&self, user_id: &str, since: i64) -> StoreResult<Vec<DeviceRow>> {
+        with_db!(&self.db, |pool| sqlx::query_as(
+            "SELECT id, user_id, name, device_type, volume_percent, supports_volume, last_seen FROM devices \
+             WHERE user_id = $1 AND last_seen >= $2 ORDER BY created_at, id"
+        )
+        .bind(user_id)
+        .bind(since)
+        .fetch_all(pool)
+        .await
+        .map_err(store_error))
+    }
+
+    pub async fn touch_device(&self, id: &str, now: Timestamp) -> StoreResult<()> {
+        with_db!(&self.db, |pool| sqlx::query("UPDATE devices SET last_seen = $1 WHERE id = $2")
+            .bind(now.as_millis())
+            .bind(id)
+            .execute(pool)
+            .await
+            .map(drop)
+            .map_err(store_error))
+    }
+
+    pub async fn set_device_volume(&self, id: &str, volume: i64) -> StoreResult<()> {
+        with_db!(&self.db, |pool| sqlx::query("UPDATE devices SET volume_percent = $1 WHERE id = $2")
+            .bind(volume)
+            .bind(id)
+            .execute(pool)
+            .await
+            .map(drop)
+            .map_err(store_error))
+    }
+
+    pub async fn delete_device(&self, id: &str) -> StoreResult<()> {
+        with_db!(&self.db, |pool| sqlx::query("DELETE FROM devices WHERE id = $1")
+            .bind(id)
+            .execute(pool)
+            .await
+            .map(drop)
+            .map_err(store_error))
+    }
+
+    pub async fn playback(&self, user_id: &str) -> StoreResult<Option<PlaybackRow>> {
+        with_db!(&self.db, |pool| sqlx::query_as("SELECT state, version FROM playback WHERE user_id = $1")
+            .bind(user_id)
+            .fetch_optional(pool)
+            .await
+            .map_err(store_error))
+    }
+
+    /// The version of a user's playback (0 before the first command): what a
+    /// waiting device compares.
+    pub async fn playback_version(&self, user_id: &str) -> StoreResult<i64> {
+        let row: Option<Count> =
+            with_db!(&self.db, |pool| sqlx::query_as("SELECT version AS n FROM playback WHERE user_id = $1")
+                .bind(user_id)
+                .fetch_optional(pool)
+                .await
+                .map_err(store_error))?;
+        Ok(row.map_or(0, |r| r.n))
+    }
+
+    /// Writes the playback document if its version is still `seen` (0: no
+    /// row yet); `bump` raises the version so waiting devices wake up.
+    /// Returns whether the write happened (false: someone else wrote first).
+    pub async fn write_playback(
+        &self,
+        user_id: &str,
+        state: &str,
+        seen: i64,
+        bump: bool,
+        now: Timestamp,
+    ) -> StoreResult<bool> {
+        let next = if bump { seen + 1 } else { seen.max(1) };
+        let affected = if seen == 0 {
+            with_db!(&self.db, |pool| {
+                sqlx::query(
+                "INSERT INTO playback (user_id, state, version, updated_at) VALUES ($1, $2, $3, $4) ON CONFLICT (user_id) DO NOTHING"
+            )
+            .bind(user_id)
+            .bind(state)
+            .bind(next)
+            .bind(now.as_millis())
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected())
+            .map_err(store_error)
+            })?
+        } else {
+            with_db!(&self.db, |pool| sqlx::query(
+                "UPDATE playback SET state = $1, version = $2, updated_at = $3 WHERE user_id = $4 AND version = $5"
+            )
+            .bind(state)
+            .bind(next)
+            .bind(now.as_millis())
+            .bind(user_id)
+            .bind(seen)
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected())
+            .map_err(store_error))?
+        };
+        Ok(affected == 1)
+    }
+
+    /// The value of a server-wide secret, created with `fresh` on first use
+    /// (by whichever node gets there first).
+    pub async fn secret(&self, name: &str, fresh: &str) -> StoreResult<String> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            value: String,
+        }
+        let row: Row = with_db!(&self.db, |pool| {
+            sqlx::query("INSERT INTO secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING")
+                .bind(name)
+                .bind(fresh)
+                .execute(pool)
+                .await
+                .map_err(store_error)?;
+            sqlx::query_as("SELECT value FROM secrets WHERE name = $1")
+                .bind(name)
+                .fetch_one(pool)
+                .await
+                .map_err(store_error)
+        })?;
+        Ok(row.value)
     }
 }
 

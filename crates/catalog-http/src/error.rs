@@ -7,7 +7,7 @@
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use catalog_core::{CatalogError, OAuthErrorKind};
+use catalog_core::{CatalogError, OAuthErrorKind, PlayerFailure};
 use kernel::StoreError;
 use serde_json::json;
 
@@ -15,12 +15,16 @@ use serde_json::json;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PlayerReason {
     NoActiveDevice,
+    VolumeControlDisallow,
+    Unknown,
 }
 
 impl PlayerReason {
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::NoActiveDevice => "NO_ACTIVE_DEVICE",
+            Self::VolumeControlDisallow => "VOLUME_CONTROL_DISALLOW",
+            Self::Unknown => "UNKNOWN",
         }
     }
 }
@@ -63,6 +67,17 @@ impl From<CatalogError> for ApiError {
             CatalogError::Unauthorized(_) => Self::new(StatusCode::UNAUTHORIZED, message),
             CatalogError::InsufficientScope | CatalogError::Forbidden(_) => Self::new(StatusCode::FORBIDDEN, message),
             CatalogError::Conflict(_) => Self::new(StatusCode::CONFLICT, message),
+            CatalogError::Player(failure) => match failure {
+                PlayerFailure::NoActiveDevice => {
+                    Self::player(StatusCode::NOT_FOUND, message, PlayerReason::NoActiveDevice)
+                }
+                // Spotify answers an unknown device without a reason.
+                PlayerFailure::DeviceNotFound => Self::new(StatusCode::NOT_FOUND, message),
+                PlayerFailure::NothingLoaded => Self::player(StatusCode::FORBIDDEN, message, PlayerReason::Unknown),
+                PlayerFailure::VolumeControlDisallowed => {
+                    Self::player(StatusCode::FORBIDDEN, message, PlayerReason::VolumeControlDisallow)
+                }
+            },
             CatalogError::RateLimited { retry_after_secs } => {
                 Self { retry_after: Some(retry_after_secs), ..Self::new(StatusCode::TOO_MANY_REQUESTS, message) }
             }

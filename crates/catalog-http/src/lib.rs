@@ -1,6 +1,7 @@
 //! The catalog's HTTP surface: the Spotify-compatible Web API under `/v1`,
 //! the OAuth login page at `/authorize` and the token endpoint at
-//! `/api/token`, all on one origin so a Spotify client needs only its base
+//! `/api/token`, the device protocol under `/connect`, audio streams under
+//! `/stream` and the web player at `/player`, all on one origin so a Spotify client needs only its base
 //! URLs changed.
 //!
 //! Handlers are thin: they extract, call one `catalog_core::Catalog` use
@@ -17,11 +18,11 @@ pub mod wire;
 use axum::Router;
 use axum::extract::Request;
 use axum::http::{StatusCode, Uri};
-use axum::routing::{get, post, put};
+use axum::routing::{delete, get, post, put};
 use catalog_core::Catalog;
 
 use crate::error::ApiError;
-use crate::routes::{catalog as c, me, oauth, playlists as p};
+use crate::routes::{catalog as c, device as d, me, oauth, player as pl, playlists as p};
 use crate::wire::Wire;
 
 /// Shared state of every handler.
@@ -102,18 +103,25 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/me/following/contains", get(me::following_contains))
         .route("/v1/me/top/{kind}", get(me::top))
         .route("/v1/me/player/recently-played", get(me::recently_played))
-        .route("/v1/me/player", get(me::player_state).put(me::player_command))
-        .route("/v1/me/player/currently-playing", get(me::player_state))
-        .route("/v1/me/player/devices", get(me::devices))
-        .route("/v1/me/player/queue", get(me::queue).post(me::player_command))
-        .route("/v1/me/player/play", put(me::player_command))
-        .route("/v1/me/player/pause", put(me::player_command))
-        .route("/v1/me/player/next", post(me::player_command))
-        .route("/v1/me/player/previous", post(me::player_command))
-        .route("/v1/me/player/seek", put(me::player_command))
-        .route("/v1/me/player/repeat", put(me::player_command))
-        .route("/v1/me/player/volume", put(me::player_command))
-        .route("/v1/me/player/shuffle", put(me::player_command))
+        .route("/v1/me/player", get(pl::state).put(pl::transfer))
+        .route("/v1/me/player/currently-playing", get(pl::currently_playing))
+        .route("/v1/me/player/devices", get(pl::devices))
+        .route("/v1/me/player/queue", get(pl::queue).post(pl::add_to_queue))
+        .route("/v1/me/player/play", put(pl::play))
+        .route("/v1/me/player/pause", put(pl::pause))
+        .route("/v1/me/player/next", post(pl::next))
+        .route("/v1/me/player/previous", post(pl::previous))
+        .route("/v1/me/player/seek", put(pl::seek))
+        .route("/v1/me/player/repeat", put(pl::repeat))
+        .route("/v1/me/player/volume", put(pl::volume))
+        .route("/v1/me/player/shuffle", put(pl::shuffle))
+        // Devices: the device protocol, the audio stream and the web player
+        .route("/connect/devices", post(d::register))
+        .route("/connect/devices/{id}", delete(d::unregister))
+        .route("/connect/devices/{id}/state", get(d::state).put(d::report))
+        .route("/stream/{id}", get(d::stream))
+        .route("/player", get(d::page))
+        .route("/player/player.js", get(d::script))
         // Playlists
         .route("/v1/me/playlists", get(p::mine).post(p::create))
         .route("/v1/users/{id}/playlists", get(p::of_user).post(p::create_for_user))

@@ -9,6 +9,7 @@
 //! `linked_from`, and the `external_ids` the catalog does not know.
 
 use catalog_core::audio::{AudioAnalysis, AudioFeatures};
+use catalog_core::player::{Device, NowPlaying};
 use catalog_core::{Album, Artist, ArtistRef, Playlist, PlaylistItem, Track, User, Window};
 use kernel::Timestamp;
 use serde_json::{Value, json};
@@ -304,6 +305,75 @@ impl Wire<'_> {
             "segments": a.segments,
             "tatums": a.tatums,
         })
+    }
+
+    pub fn device(&self, d: &Device) -> Value {
+        json!({
+            "id": d.id,
+            "is_active": d.is_active,
+            "is_private_session": false,
+            "is_restricted": false,
+            "name": d.name,
+            "type": d.device_type,
+            "volume_percent": d.volume_percent,
+            "supports_volume": d.supports_volume,
+        })
+    }
+
+    /// A context object for `spotify:<type>:<id>`, or `null` without one.
+    pub fn context(&self, uri: Option<&str>) -> Value {
+        let Some(uri) = uri else { return Value::Null };
+        let mut parts = uri.rsplitn(2, ':');
+        let id = parts.next().unwrap_or("");
+        let kind = parts.next().and_then(|rest| rest.rsplit(':').next()).unwrap_or("");
+        json!({
+            "type": kind,
+            "href": self.href(&format!("{kind}s"), id),
+            "external_urls": self.external(kind, id),
+            "uri": uri,
+        })
+    }
+
+    /// `CurrentlyPlayingObject`, and with `device` the
+    /// `CurrentlyPlayingContextObject` of `GET /me/player`.
+    pub fn playback(&self, now: &NowPlaying, device: bool) -> Value {
+        let s = &now.state;
+        let has_item = now.track.is_some();
+        let disallows = json!({
+            "interrupting_playback": false,
+            "pausing": !s.is_playing,
+            "resuming": s.is_playing || !has_item,
+            "seeking": !has_item,
+            "skipping_next": !has_item,
+            "skipping_prev": !has_item,
+            "toggling_repeat_context": false,
+            "toggling_shuffle": false,
+            "toggling_repeat_track": false,
+            "transferring_playback": false,
+        });
+        // Spotify answers `actions: {disallows: {...}}` (tekore requires
+        // `disallows`); the description declares the flags on `actions`
+        // itself. Both are sent.
+        let mut actions = disallows.clone();
+        if let Some(map) = actions.as_object_mut() {
+            map.insert("disallows".to_owned(), disallows);
+        }
+        let mut v = json!({
+            "context": self.context(s.context_uri.as_deref()),
+            "timestamp": s.changed_at,
+            "progress_ms": if has_item { json!(now.progress_ms) } else { Value::Null },
+            "is_playing": s.is_playing,
+            "item": now.track.as_ref().map(|t| self.track(t)),
+            "currently_playing_type": if has_item { "track" } else { "unknown" },
+            "actions": actions,
+        });
+        if let (true, Some(map)) = (device, v.as_object_mut()) {
+            map.insert("device".to_owned(), self.device(&now.device));
+            map.insert("repeat_state".to_owned(), json!(s.repeat.as_str()));
+            map.insert("shuffle_state".to_owned(), json!(s.shuffle));
+            map.insert("smart_shuffle".to_owned(), json!(false));
+        }
+        v
     }
 
     /// An offset paging object whose `next`/`previous` repeat every query

@@ -1,16 +1,15 @@
 //! The current user: profile, saved library, follows, top items, recently
-//! played, and the player routes.
+//! played.
 
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
 use catalog_core::ids::{ItemKind, ItemUri, parse_id_list};
 use serde_json::{Value, json};
 
 use crate::AppState;
-use crate::error::{ApiError, PlayerReason};
+use crate::error::ApiError;
 use crate::extract::{Auth, Query, json_body};
 
 type ApiResult = Result<Json<Value>, ApiError>;
@@ -267,10 +266,7 @@ pub async fn recently_played(State(s): State<AppState>, Auth(a): Auth, q: Query)
     let items: Vec<Value> = plays
         .iter()
         .map(|p| {
-            let context = p.context_uri.as_ref().map(|uri| {
-                let (kind, id) = uri.rsplit_once(':').map_or(("", ""), |(k, i)| (k.rsplit(':').next().unwrap_or(""), i));
-                json!({ "type": kind, "href": format!("{}/v1/{kind}s/{id}", s.public_url), "external_urls": { "spotify": format!("{}/{kind}/{id}", s.public_url) }, "uri": uri })
-            });
+            let context = w.context(p.context_uri.as_deref());
             json!({ "track": w.track(&p.track), "played_at": crate::wire::iso(p.played_at), "context": context })
         })
         .collect();
@@ -292,32 +288,4 @@ pub async fn recently_played(State(s): State<AppState>, Auth(a): Auth, q: Query)
         "cursors": cursors,
         "total": plays.len(),
     })))
-}
-
-/// The player with no device connected: state reads answer 204, device
-/// lists are empty, and commands fail as Spotify's do without an active device.
-pub async fn player_state(Auth(a): Auth) -> Result<Response, ApiError> {
-    a.user_any(&["user-read-playback-state", "user-read-currently-playing"])?;
-    Ok(StatusCode::NO_CONTENT.into_response())
-}
-
-pub async fn devices(Auth(a): Auth) -> ApiResult {
-    a.user(&["user-read-playback-state"])?;
-    Ok(Json(json!({ "devices": [] })))
-}
-
-pub async fn queue(Auth(a): Auth) -> ApiResult {
-    a.user_any(&["user-read-playback-state", "user-read-currently-playing"])?;
-    Ok(Json(json!({ "currently_playing": null, "queue": [] })))
-}
-
-pub async fn player_command(Auth(a): Auth) -> ApiError {
-    if let Err(e) = a.user(&["user-modify-playback-state"]) {
-        return e.into();
-    }
-    ApiError::player(
-        StatusCode::NOT_FOUND,
-        "Player command failed: No active device found",
-        PlayerReason::NoActiveDevice,
-    )
 }

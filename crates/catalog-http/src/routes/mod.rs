@@ -1,6 +1,8 @@
 //! Route handlers, one module per route group.
 
 pub mod catalog;
+pub mod device;
 pub mod me;
 pub mod oauth;
+pub mod player;
 pub mod playlists;

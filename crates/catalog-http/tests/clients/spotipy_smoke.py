@@ -1,14 +1,20 @@
 """Drives a running catalog with spotipy, changed only in its base URLs.
 
-Usage: python spotipy_smoke.py BASE_URL CLIENT_ID CLIENT_SECRET USERNAME PASSWORD
+Usage: python spotipy_smoke.py BASE_URL CLIENT_ID CLIENT_SECRET USERNAME PASSWORD [web-player]
 
 Covers the authorization code flow with PKCE, refresh, client credentials,
 and a round of catalog, library, follow, playlist, history and player calls;
-every response is checked. Exits non-zero on the first failure.
+every response is checked. With `web-player`, the catalog's web player is
+open as the same user (in headless Chromium, see web_player.mjs) and the
+player calls command it: transfer, play with a context and an offset,
+pause, next, previous, seek, repeat, shuffle, volume, the queue, and a
+track played to its end that enters the listening history. Exits non-zero
+on the first failure.
 """
 
 import base64
 import sys
+import time
 import urllib.parse
 
 import requests
@@ -16,11 +22,12 @@ import spotipy
 from spotipy.oauth2 import SpotifyClientCredentials, SpotifyPKCE
 
 BASE, CLIENT_ID, CLIENT_SECRET, USERNAME, PASSWORD = sys.argv[1:6]
+WEB_PLAYER = len(sys.argv) > 6 and sys.argv[6] == "web-player"
 REDIRECT = "http://127.0.0.1:8765/callback"
 SCOPES = (
     "user-read-private user-library-read user-library-modify user-follow-read user-follow-modify "
     "playlist-read-private playlist-modify-private playlist-modify-public ugc-image-upload user-top-read "
-    "user-read-recently-played user-read-playback-state user-modify-playback-state"
+    "user-read-recently-played user-read-playback-state user-modify-playback-state user-read-currently-playing"
 )
 calls = 0
 
@@ -30,6 +37,17 @@ def check(condition, what):
     calls += 1
     if not condition:
         raise SystemExit(f"FAILED: {what}")
+
+
+def wait_for(probe, what, seconds=15):
+    """Polls `probe` until it returns something truthy."""
+    deadline = time.time() + seconds
+    while True:
+        value = probe()
+        if value or time.time() > deadline:
+            check(value, what)
+            return value
+        time.sleep(0.2)
 
 
 def point_at_catalog(manager):
@@ -146,13 +164,69 @@ check(any(p["id"] == pl["id"] for p in sp.current_user_playlists()["items"]), "c
 # --- history and player ----------------------------------------------------------
 check(sp.current_user_top_tracks(time_range="short_term")["total"] == 0, "top tracks (no plays yet)")
 check(sp.current_user_recently_played()["items"] == [], "recently played (no plays yet)")
-check(sp.devices()["devices"] == [], "devices")
-check(sp.current_playback() is None, "current playback (nothing playing)")
+check(sp.current_playback() is None, "current playback (no active device)")
 try:
     sp.pause_playback()
-    check(False, "pause without a device fails")
+    check(False, "pause without an active device fails")
 except spotipy.SpotifyException as e:
     check(e.http_status == 404 and e.reason == "NO_ACTIVE_DEVICE", f"player error reason {e.reason}")
+
+if WEB_PLAYER:
+    # The web player page, logged in as the same user, is a device.
+    listed = wait_for(lambda: [d for d in sp.devices()["devices"] if d["name"] == "Web player"], "the web player is a device")
+    device = listed[0]
+    check(device["type"] == "Computer" and device["is_active"] is False, f"web player device {device}")
+    sp.transfer_playback(device["id"], force_play=False)
+    check(sp.current_playback()["device"]["id"] == device["id"], "transfer playback to the web player")
+    album_ids = [t["id"] for t in sp.album_tracks(album["id"])["items"]]
+    sp.start_playback(context_uri=album["uri"], offset={"position": 1})
+    state = sp.current_playback()
+    check(state["is_playing"] and state["item"]["id"] == album_ids[1], "play an album from an offset")
+    check(state["context"]["uri"] == album["uri"] and state["currently_playing_type"] == "track", "playback context")
+    time.sleep(2.5)  # the page's <audio> plays meanwhile (web_player.mjs checks currentTime)
+    check(sp.current_playback()["progress_ms"] >= 1500, "progress advances while playing")
+    sp.pause_playback()
+    paused = sp.current_playback()
+    check(paused["is_playing"] is False, "pause")
+    time.sleep(1.5)  # the page's <audio> stands still meanwhile
+    # Paused progress stands still (up to the device's last report of where its audio stopped).
+    check(abs(sp.current_playback()["progress_ms"] - paused["progress_ms"]) <= 500, "paused progress stands still")
+    sp.next_track()
+    check(sp.currently_playing()["item"]["id"] == album_ids[2], "next track")
+    sp.previous_track()
+    check(sp.currently_playing()["item"]["id"] == album_ids[1], "previous track")
+    sp.seek_track(5000)
+    check(4500 <= sp.current_playback()["progress_ms"] <= 6500, "seek")
+    sp.repeat("track")
+    check(sp.current_playback()["repeat_state"] == "track", "repeat track")
+    sp.repeat("off")
+    sp.shuffle(True)
+    check(sp.current_playback()["shuffle_state"] is True, "shuffle on")
+    sp.shuffle(False)
+    sp.volume(30)
+    check(sp.current_playback()["device"]["volume_percent"] == 30, "volume")
+    try:
+        sp._put("me/player/volume?volume_percent=130")
+        check(False, "a volume over 100 is refused")
+    except spotipy.SpotifyException as e:
+        check(e.http_status == 400, f"volume over 100 refused ({e.http_status})")
+    queued = [i for i in ids if i not in album_ids][0]
+    sp.add_to_queue(f"spotify:track:{queued}")
+    check(sp.queue()["queue"][0]["id"] == queued, "queue")
+    # Play the rest of the track: the page reports its end, playback moves
+    # on to the queued track and the play enters the history.
+    sp.start_playback()
+    sp.seek_track(13500)
+    wait_for(lambda: (sp.currently_playing() or {}).get("item", {}).get("id") == queued, "the queued track follows the end", 20)
+    recent = sp.current_user_recently_played()
+    check(recent["items"][0]["track"]["id"] == album_ids[1], "a track played on the web player is in recently played")
+    check(recent["items"][0]["context"]["uri"] == album["uri"], "its context")
+    check(sp.current_user_top_tracks(time_range="short_term")["items"][0]["id"] == album_ids[1], "top tracks from plays")
+    sp.pause_playback()
+    time.sleep(1.0)
+else:
+    check(sp.devices()["devices"] == [], "devices (none running)")
+    print("spotipy: the player calls that need a device were skipped (no web player running)")
 
 # --- client credentials ------------------------------------------------------------
 cc = point_at_catalog(SpotifyClientCredentials(client_id=CLIENT_ID, client_secret=CLIENT_SECRET, cache_handler=spotipy.MemoryCacheHandler()))

@@ -62,7 +62,7 @@ def login(authorize_url):
 
 
 credentials = tk.Credentials(CLIENT_ID, CLIENT_SECRET, REDIRECT)
-scope = tk.scope.every
+scope = tk.scope.every + tk.scope.streaming  # streaming: the device protocol
 code = login(credentials.user_authorisation_url(scope=scope, state="round"))
 token = credentials.request_user_token(code)
 check(token.refresh_token, "authorization code exchange")
@@ -143,6 +143,35 @@ try:
     check(False, "pause without a device fails")
 except tk.NotFound as e:
     check(e.response.status_code == 404, "playback_pause answers 404")
+
+# A device (registered by hand on the catalog's device protocol) makes the
+# playback objects appear, parsed into tekore's strict player models.
+registered = httpx.post(
+    f"{BASE}/connect/devices",
+    json={"name": "Round device", "type": "Speaker"},
+    headers={"authorization": f"Bearer {token.access_token}"},
+    timeout=10,
+)
+check(registered.status_code == 201, f"device registration ({registered.status_code})")
+device_id = registered.json()["id"]
+check([d.id for d in sp.playback_devices()] == [device_id], "playback_devices (Device model)")
+sp.playback_transfer(device_id)
+sp.playback_start_context(album.uri, offset=1)
+state = sp.playback()
+check(state.is_playing and state.item.id == album.tracks.items[1].id, "playback (CurrentlyPlayingContext model)")
+check(state.device.id == device_id and state.context.uri == album.uri, "playback device and context")
+check(sp.playback_currently_playing().item.id == album.tracks.items[1].id, "playback_currently_playing")
+sp.playback_queue_add(f"spotify:track:{tid}")
+check(sp.playback_queue().queue[0].id == tid, "playback_queue (Queue model)")
+sp.playback_next()
+sp.playback_repeat("context")
+sp.playback_shuffle(True)
+sp.playback_volume(25)
+sp.playback_seek(1000)
+sp.playback_pause()
+state = sp.playback()
+check(state.item.id == tid and not state.is_playing, "next plays the queued track; pause")
+check(state.repeat_state.value == "context" and state.shuffle_state and state.device.volume_percent == 25, "repeat, shuffle, volume")
 
 # --- client credentials -------------------------------------------------------------
 app = tk.Spotify(credentials.request_client_token())

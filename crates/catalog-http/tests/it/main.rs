@@ -12,5 +12,6 @@ mod catalog_reads;
 mod library;
 mod limits;
 mod oauth;
+mod player;
 mod spotify_schema;
 mod support;

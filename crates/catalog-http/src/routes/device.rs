@@ -1,0 +1,244 @@
+//! What makes a program a player: the device protocol under `/connect`
+//! (register, wait for the playback, report progress), the streaming route
+//! with HTTP ranges, and the web player page that uses both.
+//!
+//! The device routes take the user's bearer token with the `streaming`
+//! scope (Spotify's scope for playback SDKs). The streaming route takes a
+//! signed link instead, which is what a browser's `<audio>` element can
+//! carry; a device gets fresh links with every playback it reads.
+
+use std::time::Duration;
+
+use axum::Json;
+use axum::body::{Body, Bytes};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use catalog_core::ids::{ItemKind, parse_id};
+use catalog_core::player::{DeviceReport, MAX_WAIT};
+use catalog_core::stream::{ByteRange, StreamLink, byte_range};
+use catalog_core::{CatalogError, oauth::WEB_PLAYER_CLIENT_ID};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt as _, AsyncSeekExt as _};
+
+use crate::AppState;
+use crate::error::ApiError;
+use crate::extract::{Auth, Query, json_body};
+
+const STREAMING: &str = "streaming";
+const CHUNK: u64 = 64 * 1024;
+
+/// `POST /connect/devices`: `{"name", "type"?, "supports_volume"?}`.
+pub async fn register(State(s): State<AppState>, Auth(a): Auth, body: Bytes) -> Result<Response, ApiError> {
+    let user = a.user(&[STREAMING])?;
+    let body = json_body(&body)?;
+    let name =
+        body.get("name").and_then(Value::as_str).ok_or_else(|| ApiError::bad_request("Missing required field name"))?;
+    let kind = body.get("type").and_then(Value::as_str);
+    let supports_volume = body.get("supports_volume").and_then(Value::as_bool).unwrap_or(true);
+    let device = s.catalog.register_device(user, name, kind, supports_volume).await?;
+    Ok((StatusCode::CREATED, Json(s.wire().device(&device))).into_response())
+}
+
+/// `GET /connect/devices/{id}/state?after=N&wait=S`: the playback as this
+/// device should apply it, once its version passes `after` or after
+/// `wait` seconds (0 to 30; 0 answers at once).
+pub async fn state(
+    State(s): State<AppState>,
+    Auth(a): Auth,
+    Path(id): Path<String>,
+    q: Query,
+) -> Result<Json<Value>, ApiError> {
+    let user = a.user(&[STREAMING])?;
+    let after = q.integer("after")?.unwrap_or(-1);
+    let wait = q
+        .integer("wait")?
+        .map(|w| u64::try_from(w).ok().filter(|w| *w <= MAX_WAIT.as_secs()))
+        .unwrap_or(Some(0))
+        .ok_or_else(|| ApiError::bad_request(format!("wait must be 0 to {} seconds", MAX_WAIT.as_secs())))?;
+    let view = s.catalog.device_view(user, &id, after, Duration::from_secs(wait)).await?;
+    let w = s.wire();
+    let item = match &view.track {
+        Some(track) => {
+            let link = s.catalog.stream_link(&track.id).await?;
+            let mut item = w.track(track);
+            if let Some(map) = item.as_object_mut() {
+                map.insert(
+                    "stream_url".to_owned(),
+                    json!(format!(
+                        "{}/stream/{}?expires={}&signature={}",
+                        s.public_url, track.id, link.expires, link.signature
+                    )),
+                );
+            }
+            item
+        }
+        None => Value::Null,
+    };
+    let active = view.device.is_active;
+    Ok(Json(json!({
+        "version": view.version,
+        "server_time": view.server_time,
+        "device": w.device(&view.device),
+        "is_active": active,
+        "is_playing": active && view.state.is_playing && view.track.is_some(),
+        "progress_ms": view.progress_ms,
+        "repeat_state": view.state.repeat.as_str(),
+        "shuffle_state": view.state.shuffle,
+        "volume_percent": view.state.volume_percent,
+        "context": w.context(view.state.context_uri.as_deref()),
+        "item": item,
+    })))
+}
+
+/// `PUT /connect/devices/{id}/state`: `{"track_id", "progress_ms", "ended"?}`.
+pub async fn report(
+    State(s): State<AppState>,
+    Auth(a): Auth,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Result<StatusCode, ApiError> {
+    let user = a.user(&[STREAMING])?;
+    let body = json_body(&body)?;
+    let track_id = body
+        .get("track_id")
+        .and_then(Value::as_str)
+        .ok_or_else(|| ApiError::bad_request("Missing required field track_id"))?;
+    let progress_ms = body
+        .get("progress_ms")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| ApiError::bad_request("progress_ms must be a non-negative integer"))?;
+    let ended = match body.get("ended") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err(ApiError::bad_request("ended must be a boolean")),
+    };
+    let report = DeviceReport { track_id: track_id.to_owned(), progress_ms, ended };
+    s.catalog.device_report(user, &id, &report).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `DELETE /connect/devices/{id}`.
+pub async fn unregister(
+    State(s): State<AppState>,
+    Auth(a): Auth,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    let user = a.user(&[STREAMING])?;
+    s.catalog.unregister_device(user, &id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+fn file_body(file: tokio::fs::File, len: u64) -> Body {
+    let chunks = futures_util::stream::unfold((file, len), |(mut file, left)| async move {
+        if left == 0 {
+            return None;
+        }
+        let mut buf = vec![0_u8; usize::try_from(left.min(CHUNK)).unwrap_or(64 * 1024)];
+        match file.read(&mut buf).await {
+            Ok(0) => None,
+            Ok(n) => {
+                buf.truncate(n);
+                let read = u64::try_from(n).unwrap_or(left);
+                Some((Ok::<_, std::io::Error>(Bytes::from(buf)), (file, left.saturating_sub(read))))
+            }
+            Err(e) => Some((Err(e), (file, 0))),
+        }
+    });
+    Body::from_stream(chunks)
+}
+
+fn not_found(e: std::io::Error) -> CatalogError {
+    if e.kind() == std::io::ErrorKind::NotFound { CatalogError::NotFound("track") } else { CatalogError::Io(e) }
+}
+
+/// `GET /stream/{id}?expires=&signature=`: the track's audio file, whole
+/// (200) or one byte range (206), 416 for a range past its end.
+pub async fn stream(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    q: Query,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let id = parse_id(&id, ItemKind::Track)?;
+    let link = StreamLink {
+        expires: q.integer("expires")?.unwrap_or(0),
+        signature: q.get("signature").unwrap_or("").to_owned(),
+    };
+    let file = s.catalog.open_stream(&id, &link).await?;
+    let mut handle = tokio::fs::File::open(&file.path).await.map_err(not_found)?;
+    let len = handle.metadata().await.map_err(CatalogError::Io)?.len();
+    let range = byte_range(headers.get(header::RANGE).and_then(|v| v.to_str().ok()), len);
+    let (status, start, count) = match range {
+        ByteRange::Full => (StatusCode::OK, 0, len),
+        ByteRange::Partial { start, end } => (StatusCode::PARTIAL_CONTENT, start, end - start + 1),
+        ByteRange::Unsatisfiable => {
+            let mut response =
+                ApiError::new(StatusCode::RANGE_NOT_SATISFIABLE, "Range not satisfiable").into_response();
+            if let Ok(value) = HeaderValue::from_str(&format!("bytes */{len}")) {
+                response.headers_mut().insert(header::CONTENT_RANGE, value);
+            }
+            return Ok(response);
+        }
+    };
+    if start > 0 {
+        handle.seek(std::io::SeekFrom::Start(start)).await.map_err(CatalogError::Io)?;
+    }
+    let mut response = Response::new(file_body(handle, count));
+    *response.status_mut() = status;
+    let h = response.headers_mut();
+    if let Ok(mime) = HeaderValue::from_str(&file.mime) {
+        h.insert(header::CONTENT_TYPE, mime);
+    }
+    h.insert(header::CONTENT_LENGTH, HeaderValue::from(count));
+    h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, max-age=3600"));
+    if status == StatusCode::PARTIAL_CONTENT
+        && let Ok(value) = HeaderValue::from_str(&format!("bytes {start}-{}/{len}", start + count - 1))
+    {
+        h.insert(header::CONTENT_RANGE, value);
+    }
+    Ok(response)
+}
+
+fn attribute(s: &str) -> String {
+    s.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+/// `GET /player`: the web player page. It logs in through `/authorize`
+/// (the catalog's own public client, with PKCE), registers itself as a
+/// device and plays what the player routes command.
+pub async fn page(State(s): State<AppState>) -> Result<Response, ApiError> {
+    let redirect = format!("{}/player", s.public_url);
+    let client_id = s.catalog.web_player_app(&redirect).await?;
+    debug_assert_eq!(client_id, WEB_PLAYER_CLIENT_ID);
+    let html = format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width\"><title>Web player</title>\
+         <style>body{{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}}\
+         button{{padding:.5rem .9rem;margin:.2rem .2rem .2rem 0}}#status{{color:#555}}#title{{font-size:1.2rem}}</style></head>\
+         <body><main id=\"player\" data-client-id=\"{}\" data-redirect-uri=\"{}\">\
+         <h1>Web player</h1><p id=\"status\" role=\"status\">Starting…</p>\
+         <section id=\"login\" hidden><p>Log in to play your catalog here.</p><button id=\"login-button\" type=\"button\">Log in</button></section>\
+         <section id=\"deck\" hidden><p><span id=\"title\">Nothing playing</span><br><span id=\"artists\"></span></p>\
+         <p><button id=\"previous\" type=\"button\">Previous</button><button id=\"toggle\" type=\"button\">Play</button>\
+         <button id=\"next\" type=\"button\">Next</button><button id=\"here\" type=\"button\">Play here</button>\
+         <button id=\"logout\" type=\"button\">Log out</button></p>\
+         <p><progress id=\"progress\" max=\"1\" value=\"0\"></progress> <span id=\"time\"></span></p>\
+         <audio id=\"audio\" preload=\"auto\"></audio></section>\
+         <noscript><p>The web player needs JavaScript.</p></noscript></main>\
+         <script src=\"/player/player.js\"></script></body></html>",
+        attribute(&client_id),
+        attribute(&redirect)
+    );
+    Ok(Html(html).into_response())
+}
+
+/// `GET /player/player.js`: the page's script (self-contained, no CDN).
+pub async fn script() -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/javascript; charset=utf-8"), (header::CACHE_CONTROL, "no-cache")],
+        include_str!("player.js"),
+    )
+        .into_response()
+}
