@@ -116,6 +116,19 @@ impl Walker<'_> {
                     .or_else(|| branches.first());
                 if let Some(branch) = branch {
                     let mut value = self.walk(branch, depth + 1, name);
+                    // An empty object (a deep, frugal walk keeps only
+                    // required properties) would match every object branch
+                    // of a `oneOf`; one property of the chosen branch tells
+                    // them apart in the common case.
+                    if key == "oneOf"
+                        && let Value::Object(empty) = &mut value
+                        && empty.is_empty()
+                        && let Some(Value::Object(props)) =
+                            self.spec.resolve_value(branch).and_then(|b| b.get("properties"))
+                        && let Some((prop_name, prop)) = props.iter().find(|(_, p)| self.include(p))
+                    {
+                        empty.insert(prop_name.clone(), self.walk(prop, depth + 2, Some(prop_name)));
+                    }
                     // Properties declared beside the composition belong too.
                     if let (Value::Object(extra), Some(Value::Object(props))) = (&mut value, map.get("properties")) {
                         for (key, prop) in props {
@@ -480,6 +493,55 @@ fn string(schema: &Value, name: Option<&str>) -> String {
 /// reads it (ECMA-262 style, lookaround included). A pattern that cannot be
 /// compiled is not held against the text. Compiled patterns are kept per
 /// thread.
+/// The pattern with ECMA-262's ASCII meaning of `\d`, `\w` and `\s`
+/// spelled out (validators read them so; the `regex` family would read
+/// them as Unicode classes and generate or accept other scripts' digits).
+fn ascii_classes(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len() + 16);
+    let mut chars = pattern.chars().peekable();
+    let mut in_class = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let Some(next) = chars.next() else {
+                    out.push(c);
+                    break;
+                };
+                let (inside, outside) = match next {
+                    'd' => ("0-9", "[0-9]"),
+                    'w' => ("A-Za-z0-9_", "[A-Za-z0-9_]"),
+                    's' => (" \\t\\n\\r\\x0B\\x0C", "[ \\t\\n\\r\\x0B\\x0C]"),
+                    'D' if !in_class => ("", "[^0-9]"),
+                    'W' if !in_class => ("", "[^A-Za-z0-9_]"),
+                    _ => {
+                        out.push(c);
+                        out.push(next);
+                        continue;
+                    }
+                };
+                out.push_str(if in_class { inside } else { outside });
+            }
+            '[' if !in_class => {
+                in_class = true;
+                out.push(c);
+                // A leading `]` or `^]` is a literal, not the end.
+                if chars.peek() == Some(&'^') {
+                    out.extend(chars.next());
+                }
+                if chars.peek() == Some(&']') {
+                    out.extend(chars.next());
+                }
+            }
+            ']' if in_class => {
+                in_class = false;
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 fn pattern_matches(pattern: &str, text: &str) -> bool {
     thread_local! {
         static COMPILED: std::cell::RefCell<std::collections::HashMap<String, Option<fancy_regex::Regex>>> =
@@ -490,9 +552,9 @@ fn pattern_matches(pattern: &str, text: &str) -> bool {
         if cache.len() > 4096 {
             cache.clear();
         }
-        let regex = cache
-            .entry(pattern.to_owned())
-            .or_insert_with(|| fancy_regex::RegexBuilder::new(pattern).backtrack_limit(100_000).build().ok());
+        let regex = cache.entry(pattern.to_owned()).or_insert_with(|| {
+            fancy_regex::RegexBuilder::new(&ascii_classes(pattern)).backtrack_limit(100_000).build().ok()
+        });
         regex.as_ref().is_none_or(|re| re.is_match(text).unwrap_or(true))
     })
 }
@@ -542,7 +604,7 @@ fn fit_length(mut text: String, min: usize, max: Option<usize>, formatted: bool)
 /// anchors as in `(^A$)|(^B$)`, lookaheads as in `^(?!-)[a-z-]+$`), and
 /// `accept` checks each draw against the pattern as written.
 fn from_pattern(pattern: &str, accept: &dyn Fn(&str) -> bool) -> Option<String> {
-    let generating = without_anchors_and_lookaround(pattern);
+    let generating = without_anchors_and_lookaround(&ascii_classes(pattern));
     let hir = regex_syntax::ParserBuilder::new()
         .unicode(false)
         .build()
@@ -822,6 +884,15 @@ mod tests {
         );
         assert_eq!(without_anchors_and_lookaround(r"^(?!a)[\^$a-z]+\$$"), r"[\^$a-z]+\$");
         assert!(format_ok("date", "2024-02-29") && !format_ok("date", "881010141-11-29"));
+        // AWS: `\w` is ASCII for validators; draws stay ASCII and Unicode
+        // word characters are not accepted.
+        assert_eq!(ascii_classes(r"^arn:[\w+=/,.@-]+:\d\W$"), r"^arn:[A-Za-z0-9_+=/,.@-]+:[0-9][^A-Za-z0-9_]$");
+        assert!(!pattern_matches(r"^\w+$", "caf\u{e9}"));
+        let arn = from_pattern(r"^arn:[\w+=/,.@-]+:forecast:[\w+=/,.@-]*$", &|t| {
+            pattern_matches(r"^arn:[\w+=/,.@-]+:forecast:[\w+=/,.@-]*$", t)
+        })
+        .unwrap();
+        assert!(arn.is_ascii(), "{arn}");
         assert!(!format_ok("time", "23:48:28.55") && format_ok("time", "23:48:28.55Z"));
     }
 
