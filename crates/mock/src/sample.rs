@@ -477,12 +477,20 @@ fn string(schema: &Value, name: Option<&str>) -> String {
         {
             return sample.to_owned();
         }
-        if let Some(text) = from_pattern(pattern, &|text| fits(text) && format_ok(format, text)) {
+        if let Some(text) = from_pattern(pattern, min, &|text| fits(text) && format_ok(format, text)) {
             return text;
         }
         let fallback = fit_length(by_name(name), min, max, false);
         if fits(&fallback) {
             return fallback;
+        }
+    }
+    if format == "date-time" {
+        // Longer spellings of the same instant for descriptions that set a
+        // `minLength` on their timestamps.
+        let variants = ["2024-01-15T09:30:00Z", "2024-01-15T09:30:00.000Z", "2024-01-15T09:30:00.000+00:00"];
+        if let Some(found) = variants.iter().find(|v| v.len() >= min && max.is_none_or(|m| v.len() <= m)) {
+            return (*found).to_owned();
         }
     }
     let base = by_format(format).map(str::to_owned).unwrap_or_else(|| by_name(name));
@@ -598,12 +606,13 @@ fn fit_length(mut text: String, min: usize, max: Option<usize>, formatted: bool)
     text
 }
 
-/// A string from the pattern that `accept` takes: up to 32 draws from
+/// A string from the pattern that `accept` takes (`min` is the declared
+/// minimum length): up to 32 draws from
 /// `rand_regex`, seeded by the pattern. `rand_regex` cannot generate
 /// anchors or lookaround, so those are taken out for generation (inner
 /// anchors as in `(^A$)|(^B$)`, lookaheads as in `^(?!-)[a-z-]+$`), and
 /// `accept` checks each draw against the pattern as written.
-fn from_pattern(pattern: &str, accept: &dyn Fn(&str) -> bool) -> Option<String> {
+fn from_pattern(pattern: &str, min: usize, accept: &dyn Fn(&str) -> bool) -> Option<String> {
     let generating = without_anchors_and_lookaround(&ascii_classes(pattern));
     let hir = regex_syntax::ParserBuilder::new()
         .unicode(false)
@@ -611,7 +620,9 @@ fn from_pattern(pattern: &str, accept: &dyn Fn(&str) -> bool) -> Option<String> 
         .parse(&generating)
         .ok()
         .or_else(|| regex_syntax::ParserBuilder::new().build().parse(&generating).ok())?;
-    let generator = rand_regex::Regex::with_hir(hir, 8).ok()?;
+    // Open repetitions (`+`, `*`, `{2,}`) repeat up to 8 times, or up to the
+    // minimum length so that `^[0-9]+$` with `minLength: 12` can be met.
+    let generator = rand_regex::Regex::with_hir(hir, u32::try_from(min.clamp(8, 4096)).unwrap_or(8)).ok()?;
     let seed = pattern.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
     let mut rng = StdRng::seed_from_u64(seed);
     (0..32).map(|_| rand::Rng::sample(&mut rng, &generator)).find(|candidate: &String| accept(candidate))
@@ -888,11 +899,17 @@ mod tests {
         // word characters are not accepted.
         assert_eq!(ascii_classes(r"^arn:[\w+=/,.@-]+:\d\W$"), r"^arn:[A-Za-z0-9_+=/,.@-]+:[0-9][^A-Za-z0-9_]$");
         assert!(!pattern_matches(r"^\w+$", "caf\u{e9}"));
-        let arn = from_pattern(r"^arn:[\w+=/,.@-]+:forecast:[\w+=/,.@-]*$", &|t| {
+        let arn = from_pattern(r"^arn:[\w+=/,.@-]+:forecast:[\w+=/,.@-]*$", 0, &|t| {
             pattern_matches(r"^arn:[\w+=/,.@-]+:forecast:[\w+=/,.@-]*$", t)
         })
         .unwrap();
         assert!(arn.is_ascii(), "{arn}");
+        // AWS: account ids of exactly twelve digits; Telstra: long timestamps.
+        let ids = json!({"type": "string", "pattern": "^[0-9]+$", "minLength": 12, "maxLength": 12});
+        let id = sample(&spec, &ids, Direction::Response);
+        assert!(id.as_str().is_some_and(|s| s.len() == 12 && s.bytes().all(|b| b.is_ascii_digit())), "{id}");
+        let stamp = json!({"type": "string", "format": "date-time", "minLength": 24});
+        assert_eq!(sample(&spec, &stamp, Direction::Response), "2024-01-15T09:30:00.000Z");
         assert!(!format_ok("time", "23:48:28.55") && format_ok("time", "23:48:28.55Z"));
     }
 
