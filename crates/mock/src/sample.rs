@@ -129,6 +129,16 @@ impl Walker<'_> {
                     {
                         empty.insert(prop_name.clone(), self.walk(prop, depth + 2, Some(prop_name)));
                     }
+                    // A schema closed beside its composition admits only
+                    // its own properties (and what it requires).
+                    if let (Value::Object(object), Some(allowed)) = (&mut value, closed_properties(schema)) {
+                        let required: Vec<&str> = map
+                            .get("required")
+                            .and_then(Value::as_array)
+                            .map(|r| r.iter().filter_map(Value::as_str).collect())
+                            .unwrap_or_default();
+                        object.retain(|key, _| allowed.contains(key) || required.contains(&key.as_str()));
+                    }
                     // Properties declared beside the composition belong too.
                     if let (Value::Object(extra), Some(Value::Object(props))) = (&mut value, map.get("properties")) {
                         for (key, prop) in props {
@@ -255,7 +265,7 @@ impl Walker<'_> {
         // admit only their own properties freely, so the value may carry only the properties every
         // closed member declares (a common pattern: a closed base plus a
         // member adding optional fields, which then must stay out).
-        let mut closed: Option<Vec<String>> = None;
+        let mut closed: Option<Vec<String>> = closed_properties(schema);
         for part in parts {
             let Some(resolved) = self.spec.resolve_value(part) else { continue };
             let resolved = match resolved.get("allOf") {
@@ -265,12 +275,7 @@ impl Walker<'_> {
             // `additionalProperties: {schema}` closes a member too: another
             // member's properties would be judged by that schema (Adyen's
             // booleans under a string map, Azure's objects under `object`).
-            if resolved.get("additionalProperties").is_some_and(|a| a != &Value::Bool(true)) {
-                let own: Vec<String> = resolved
-                    .get("properties")
-                    .and_then(Value::as_object)
-                    .map(|p| p.keys().cloned().collect())
-                    .unwrap_or_default();
+            if let Some(own) = closed_properties(&resolved) {
                 closed = Some(match closed {
                     Some(previous) => previous.into_iter().filter(|k| own.contains(k)).collect(),
                     None => own,
@@ -445,6 +450,13 @@ fn merge_keyword(merged: &mut Map<String, Value>, key: &str, value: &Value) {
             merged.insert(key.to_owned(), value.clone());
         }
     }
+}
+
+/// The properties a schema closed by `additionalProperties` (false or a
+/// schema) declares itself; `None` when it is open.
+fn closed_properties(schema: &Value) -> Option<Vec<String>> {
+    schema.get("additionalProperties").filter(|a| *a != &Value::Bool(true))?;
+    Some(schema.get("properties").and_then(Value::as_object).map(|p| p.keys().cloned().collect()).unwrap_or_default())
 }
 
 fn infer_type(schema: &Value) -> &'static str {
@@ -893,6 +905,16 @@ mod tests {
             json!({"href": "https://example.com/resource", "kind": "kind"}),
             "only the closed member's properties"
         );
+        // ShipEngine: closed at the top, properties only in an allOf member.
+        let spec = spec_with(json!({
+            "Settings": {"type": "object", "properties": {"layout": {"type": "string"}}}
+        }));
+        let body = json!({"type": "object", "additionalProperties": false,
+            "allOf": [{"$ref": "#/components/schemas/Settings"}]});
+        assert_eq!(sample(&spec, &body, Direction::Response), json!({}), "nothing else is admitted");
+        let image = json!({"type": "object", "additionalProperties": false,
+            "anyOf": [{"properties": {"deprecated": {"type": "boolean"}}}, {"properties": {"url": {"type": "string"}}}]});
+        assert_eq!(sample(&spec, &image, Direction::Response), json!({}));
         assert_eq!(without_anchors_and_lookaround(r"^(?!a)[\^$a-z]+\$$"), r"[\^$a-z]+\$");
         assert!(format_ok("date", "2024-02-29") && !format_ok("date", "881010141-11-29"));
         // AWS: `\w` is ASCII for validators; draws stay ASCII and Unicode
