@@ -90,9 +90,20 @@ fn operation_pointer(op: &Operation) -> String {
     format!("/paths/{}/{}", escape_pointer(&op.path), op.method.key())
 }
 
-/// Media types compare without case or spaces around parameters.
+/// Media types compare without case or spaces around parameters, and
+/// without `charset=utf-8`, which JSON always is (RFC 8259) and every
+/// client assumes for text: `application/json; charset=utf-8` is
+/// `application/json`.
 fn media_key(media_type: &str) -> String {
-    media_type.split(';').map(str::trim).collect::<Vec<_>>().join(";").to_ascii_lowercase()
+    media_type
+        .split(';')
+        .map(|part| part.trim().to_ascii_lowercase())
+        .filter(|part| {
+            let compact: String = part.chars().filter(|c| !c.is_whitespace() && *c != '"').collect();
+            compact != "charset=utf-8"
+        })
+        .collect::<Vec<_>>()
+        .join(";")
 }
 
 fn content_index(content: &IndexMap<String, MediaType>) -> BTreeMap<String, (&str, &MediaType)> {
@@ -302,6 +313,7 @@ impl<'a> Differ<'a> {
                 old_ptr: format!("{pointer}/schema"),
                 new_ptr: format!("{pointer}/schema"),
             };
+            self.default_value(&cursor, old_schema, new_schema, !old.required);
             self.schema(&mut cursor, old_schema, new_schema);
         }
         if !old.content.is_empty() || !new.content.is_empty() {

@@ -90,6 +90,9 @@ rules! {
     RESPONSE_ADDITIONAL_PROPERTIES_CHANGED = "response-additional-properties-changed", Cosmetic, "additionalProperties of a response object changed";
     RESPONSE_VARIANT_ADDED = "response-variant-added", Breaking, "a new oneOf/anyOf alternative clients may receive";
     RESPONSE_VARIANT_REMOVED = "response-variant-removed", Additive, "a oneOf/anyOf alternative is no longer returned";
+    // defaults
+    REQUEST_DEFAULT_CHANGED = "request-default-changed", Breaking, "the value assumed for an omitted optional request value changed, or is no longer documented";
+    DEFAULT_CHANGED = "default-changed", Cosmetic, "a default was added, or changed where it never applies (a required request value, or a response value)";
     // documentation
     SCHEMA_DEPRECATED = "schema-deprecated", Cosmetic, "a schema or property's deprecation flag changed";
     DESCRIPTION_CHANGED = "description-changed", Cosmetic, "a description of a parameter, body, response, header or schema changed";

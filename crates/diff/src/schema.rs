@@ -263,6 +263,24 @@ impl<'a> Differ<'a> {
         }
     }
 
+    /// Compares the `default` of a parameter's or property's schema. It
+    /// matters only where a client may leave the value out: in a request,
+    /// for a value that was optional.
+    pub fn default_value(&mut self, cur: &Cursor<'_>, old: &'a Value, new: &'a Value, optional_before: bool) {
+        let before = default_of(self.old, old);
+        let after = default_of(self.new, new);
+        let message = match (before, after) {
+            (None, None) => return,
+            (Some(b), Some(a)) if same_value(b, a) => return,
+            (None, Some(a)) => format!("default {a} added"),
+            (Some(b), None) => format!("default {b} removed"),
+            (Some(b), Some(a)) => format!("default changed from {b} to {a}"),
+        };
+        let applies = cur.direction == Direction::Request && optional_before && before.is_some();
+        let rule = if applies { rules::REQUEST_DEFAULT_CHANGED } else { rules::DEFAULT_CHANGED };
+        self.at(cur, rule, before.is_some() && after.is_none(), before.cloned(), after.cloned(), message);
+    }
+
     /// Reports a type change; false when the change makes descending
     /// pointless (an object became a string).
     fn types(&mut self, cur: &Cursor<'_>, old: &Flat<'a>, new: &Flat<'a>) -> bool {
@@ -352,7 +370,7 @@ impl<'a> Differ<'a> {
     }
 
     fn enums(&mut self, cur: &Cursor<'_>, old: &Flat<'a>, new: &Flat<'a>) {
-        match (old.enumeration, new.enumeration) {
+        match (&old.enumeration, &new.enumeration) {
             (Some(before), Some(after)) => {
                 let old_values = enum_values(before);
                 let new_values = enum_values(after);
@@ -376,36 +394,54 @@ impl<'a> Differ<'a> {
                 }
             }
             (None, Some(after)) => {
-                self.constraint(cur, true, None, Some(after.clone()), "values restricted to an enum".to_owned());
+                let after = Value::from(after.iter().map(|value| (*value).clone()).collect::<Vec<_>>());
+                self.constraint(cur, true, None, Some(after), "values restricted to an enum".to_owned());
             }
             (Some(before), None) => {
-                self.constraint(cur, false, Some(before.clone()), None, "enum restriction removed".to_owned());
+                let before = Value::from(before.iter().map(|value| (*value).clone()).collect::<Vec<_>>());
+                self.constraint(cur, false, Some(before), None, "enum restriction removed".to_owned());
             }
             (None, None) => {}
         }
     }
 
     fn constraints(&mut self, cur: &Cursor<'_>, old: &Flat<'a>, new: &Flat<'a>) {
+        for upper in [true, false] {
+            self.limit(cur, Limit::of(old, upper), Limit::of(new, upper), upper);
+        }
         for (keyword, bound) in BOUNDS {
-            let before = old.keyword(keyword);
-            let after = new.keyword(keyword);
-            if before == after {
-                continue;
-            }
-            let tightened = match (before, after) {
-                (None, Some(_)) => bound.tightens_when_added(after),
-                (Some(_), None) => !bound.tightens_when_added(before),
-                (Some(b), Some(a)) => bound.tightened(b, a),
+            let before = bound.effective(old.keyword(keyword));
+            let after = bound.effective(new.keyword(keyword));
+            let (tightened, message) = match (before, after) {
+                (Some(b), Some(a)) if same_value(b, a) => continue,
                 (None, None) => continue,
-            };
-            let message = match (before, after) {
-                (None, Some(a)) => format!("{keyword} {a} added"),
-                (Some(b), None) => format!("{keyword} {b} removed"),
-                (Some(b), Some(a)) => format!("{keyword} changed from {b} to {a}"),
-                (None, None) => continue,
+                (None, Some(a)) => (true, format!("{keyword} {a} added")),
+                (Some(b), None) => (false, format!("{keyword} {b} removed")),
+                (Some(b), Some(a)) => (bound.tightened(b, a), format!("{keyword} changed from {b} to {a}")),
             };
             self.constraint(cur, tightened, before.cloned(), after.cloned(), message);
         }
+    }
+
+    /// `maximum`/`exclusiveMaximum` or `minimum`/`exclusiveMinimum`,
+    /// compared as the one limit they set together.
+    fn limit(&mut self, cur: &Cursor<'_>, before: Option<Limit<'a>>, after: Option<Limit<'a>>, upper: bool) {
+        let (tightened, message) = match (before, after) {
+            (None, None) => return,
+            (Some(b), Some(a)) if b.same(&a) => return,
+            (None, Some(a)) => (true, format!("{} added", a.describe())),
+            (Some(b), None) => (false, format!("{} removed", b.describe())),
+            (Some(b), Some(a)) => {
+                let message = if b.keyword == a.keyword {
+                    format!("{} changed from {} to {}", a.keyword, b.written, a.written)
+                } else {
+                    format!("{} changed to {}", b.describe(), a.describe())
+                };
+                (a.tighter_than(&b, upper), message)
+            }
+        };
+        let value = |limit: Limit<'a>| if limit.exclusive { limit.to_value() } else { limit.written.clone() };
+        self.constraint(cur, tightened, before.map(value), after.map(value), message);
     }
 
     fn properties(&mut self, cur: &mut Cursor<'_>, old: &Flat<'a>, new: &Flat<'a>, depth: usize) {
@@ -468,6 +504,7 @@ impl<'a> Differ<'a> {
                 };
                 self.at(cur, rule, false, Some(was_required.into()), Some(is_required.into()), message);
             }
+            self.default_value(cur, old_schema, new_schema, !was_required);
             self.schema_at(cur, old_schema, new_schema, depth + 1, false);
             cur.reset(mark);
         }
@@ -652,7 +689,7 @@ impl<'a> Differ<'a> {
         let names: BTreeSet<&str> = flat.properties.keys().map(String::as_str).collect();
         shape.push_str(&names.into_iter().collect::<Vec<_>>().join(","));
         shape.push('|');
-        if let Some(values) = flat.enumeration {
+        if let Some(values) = &flat.enumeration {
             shape.push_str(&enum_values(values).into_keys().collect::<Vec<_>>().join(","));
         }
         if let Some(items) = flat.items.and_then(|items| self.shape(spec, items)) {
@@ -716,62 +753,129 @@ impl<'a> Additional<'a> {
     }
 }
 
-/// How a numeric or boolean keyword bounds values.
+/// How a keyword bounds values.
 #[derive(Clone, Copy)]
 enum Bound {
-    /// A larger value accepts more (`maxLength`, `maximum`).
+    /// A larger value accepts more (`maxLength`, `maxItems`).
     Upper,
-    /// A smaller value accepts more (`minLength`, `minimum`).
+    /// A smaller value accepts more (`minLength`, `minItems`).
     Lower,
-    /// `true` accepts less (`uniqueItems`); 3.0's boolean exclusive bounds,
-    /// or 3.1's numeric ones when `upper`.
-    Flag { upper: bool },
-    /// Any change may refuse values (`pattern`, `multipleOf`, `const`).
+    /// `true` accepts less (`uniqueItems`).
+    Flag,
+    /// Any change may refuse values (`pattern`, `multipleOf`).
     Opaque,
 }
 
 impl Bound {
-    fn tightens_when_added(self, value: Option<&Value>) -> bool {
-        match self {
-            Self::Flag { .. } => value.and_then(Value::as_bool) != Some(false),
-            _ => true,
-        }
+    /// The keyword's value unless it bounds nothing (`minLength: 0`,
+    /// `uniqueItems: false`), so that writing the default out is no change.
+    fn effective(self, value: Option<&Value>) -> Option<&Value> {
+        let value = value.filter(|value| !value.is_null())?;
+        let inert = match self {
+            Self::Lower => value.as_f64() == Some(0.0),
+            Self::Flag => value.as_bool() == Some(false),
+            Self::Upper | Self::Opaque => false,
+        };
+        if inert { None } else { Some(value) }
     }
 
     fn tightened(self, before: &Value, after: &Value) -> bool {
-        let numbers = (before.as_f64(), after.as_f64());
-        match (self, numbers) {
-            (Self::Upper, (Some(b), Some(a))) => a < b,
-            (Self::Lower, (Some(b), Some(a))) => a > b,
-            (Self::Flag { upper }, (Some(b), Some(a))) => {
-                if upper {
-                    a < b
-                } else {
-                    a > b
-                }
-            }
-            (Self::Flag { .. }, _) => after.as_bool() == Some(true),
+        match (self, before.as_f64(), after.as_f64()) {
+            (Self::Upper, Some(b), Some(a)) => a < b,
+            (Self::Lower, Some(b), Some(a)) => a > b,
+            (Self::Flag, _, _) => after.as_bool() == Some(true),
             _ => true,
         }
     }
 }
 
-const BOUNDS: [(&str, Bound); 14] = [
+const BOUNDS: [(&str, Bound); 9] = [
     ("maxLength", Bound::Upper),
-    ("maximum", Bound::Upper),
     ("maxItems", Bound::Upper),
     ("maxProperties", Bound::Upper),
     ("minLength", Bound::Lower),
-    ("minimum", Bound::Lower),
     ("minItems", Bound::Lower),
     ("minProperties", Bound::Lower),
-    ("exclusiveMaximum", Bound::Flag { upper: true }),
-    ("exclusiveMinimum", Bound::Flag { upper: false }),
-    ("uniqueItems", Bound::Flag { upper: true }),
+    ("uniqueItems", Bound::Flag),
     ("pattern", Bound::Opaque),
     ("multipleOf", Bound::Opaque),
-    ("const", Bound::Opaque),
 ];
+
+/// A numeric limit as the validator applies it: 3.0's `maximum: 10,
+/// exclusiveMaximum: true` and 3.1's `exclusiveMaximum: 10` are the same
+/// limit, and `10` and `10.0` the same number.
+#[derive(Clone, Copy)]
+struct Limit<'a> {
+    value: f64,
+    exclusive: bool,
+    /// The keyword that sets it and its value as written.
+    keyword: &'static str,
+    written: &'a Value,
+}
+
+impl<'a> Limit<'a> {
+    /// The effective upper (`maximum`, `exclusiveMaximum`) or lower
+    /// (`minimum`, `exclusiveMinimum`) limit of a flattened node.
+    fn of(flat: &Flat<'a>, upper: bool) -> Option<Self> {
+        let (inclusive_keyword, exclusive_keyword) =
+            if upper { ("maximum", "exclusiveMaximum") } else { ("minimum", "exclusiveMinimum") };
+        let inclusive = flat.keyword(inclusive_keyword);
+        let exclusive = flat.keyword(exclusive_keyword);
+        let flag = exclusive.and_then(Value::as_bool) == Some(true);
+        let plain = inclusive.and_then(|written| {
+            let value = written.as_f64()?;
+            let keyword = if flag { exclusive_keyword } else { inclusive_keyword };
+            Some(Limit { value, exclusive: flag, keyword, written })
+        });
+        let numeric = exclusive.and_then(|written| {
+            let value = written.as_f64()?;
+            Some(Limit { value, exclusive: true, keyword: exclusive_keyword, written })
+        });
+        match (plain, numeric) {
+            (Some(a), Some(b)) => Some(if a.tighter_than(&b, upper) { a } else { b }),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn tighter_than(&self, other: &Self, upper: bool) -> bool {
+        if self.value == other.value {
+            return self.exclusive && !other.exclusive;
+        }
+        if upper { self.value < other.value } else { self.value > other.value }
+    }
+
+    fn same(&self, other: &Self) -> bool {
+        self.value == other.value && self.exclusive == other.exclusive
+    }
+
+    fn describe(&self) -> String {
+        format!("{} {}", self.keyword, self.written)
+    }
+
+    fn to_value(self) -> Value {
+        let mut object = serde_json::Map::new();
+        object.insert(self.keyword.to_owned(), self.written.clone());
+        Value::Object(object)
+    }
+}
+
+/// Equal JSON values, numbers compared by value (`10` and `10.0`).
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        _ => a == b,
+    }
+}
+
+/// A value's text for keying, numbers in one canonical form.
+fn value_key(value: &Value) -> String {
+    match value.as_f64() {
+        Some(number) if value.is_number() && number.is_finite() && number.fract() == 0.0 && number.abs() < 1e15 => {
+            format!("{number:.0}")
+        }
+        _ => value.to_string(),
+    }
+}
 
 /// A schema node with its `allOf` members merged in: keywords from the node
 /// itself win, properties and `required` are the union.
@@ -781,7 +885,9 @@ struct Flat<'a> {
     types: BTreeSet<&'a str>,
     nullable: bool,
     format: Option<&'a str>,
-    enumeration: Option<&'a Value>,
+    /// `enum`, or `const` as a one-value enum (3.1's `const: x` and
+    /// `enum: [x]` say the same).
+    enumeration: Option<Vec<&'a Value>>,
     /// Property name to its schema and the pointer of the node that
     /// declares it.
     properties: IndexMap<String, (&'a Value, String)>,
@@ -822,7 +928,11 @@ impl<'a> Flat<'a> {
                 flat.format = layer.get("format").and_then(Value::as_str);
             }
             if flat.enumeration.is_none() {
-                flat.enumeration = layer.get("enum").filter(|values| values.is_array());
+                flat.enumeration = match (layer.get("const"), layer.get("enum")) {
+                    (Some(value), _) => Some(vec![value]),
+                    (None, Some(Value::Array(values))) => Some(values.iter().collect()),
+                    _ => None,
+                };
             }
             if let Some(Value::Object(properties)) = layer.get("properties") {
                 for (name, schema) in properties {
@@ -925,6 +1035,18 @@ fn collect_layers<'a>(
     }
 }
 
+/// A schema's `default`: on the node itself (3.1 allows it beside a
+/// `$ref`), on its target, or on an `allOf` member.
+fn default_of<'v>(spec: &'v Spec, schema: &'v Value) -> Option<&'v Value> {
+    let own = |node: &'v Value| node.get("default").filter(|value| !value.is_null());
+    if let Some(found) = own(schema) {
+        return Some(found);
+    }
+    let node = spec.resolve_value(schema)?;
+    own(node)
+        .or_else(|| node.get("allOf")?.as_array()?.iter().filter_map(|member| spec.resolve_value(member)).find_map(own))
+}
+
 fn reference(value: &Value) -> Option<&str> {
     value.get("$ref").and_then(Value::as_str)
 }
@@ -946,11 +1068,9 @@ fn join(types: &BTreeSet<&str>) -> String {
 
 /// Enum values keyed by their JSON text, so order never matters; `null` is
 /// nullability, reported separately.
-fn enum_values(values: &Value) -> IndexMap<String, &Value> {
-    let mut out: Vec<(String, &Value)> = values
-        .as_array()
-        .map(|list| list.iter().filter(|value| !value.is_null()).map(|value| (value.to_string(), value)).collect())
-        .unwrap_or_default();
+fn enum_values<'v>(values: &[&'v Value]) -> IndexMap<String, &'v Value> {
+    let mut out: Vec<(String, &Value)> =
+        values.iter().filter(|value| !value.is_null()).map(|value| (value_key(value), *value)).collect();
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out.into_iter().collect()
 }

@@ -113,6 +113,20 @@ fn schema_rules_in_responses() {
             &["response-type-changed"],
         ),
         case(
+            "default of a response property changed",
+            response("{type: object, properties: {size: {type: integer, default: 20}}}"),
+            response("{type: object, properties: {size: {type: integer, default: 5}}}"),
+            &["default-changed"],
+            &["default-changed"],
+        ),
+        case(
+            "exclusive minimum (3.1 number) raised",
+            response("{type: integer, exclusiveMinimum: 0}").replace("3.0.3", "3.1.0"),
+            response("{type: integer, exclusiveMinimum: 1}").replace("3.0.3", "3.1.0"),
+            &["response-constraint-tightened"],
+            &["response-constraint-loosened"],
+        ),
+        case(
             "property in array items removed",
             response("{type: array, items: {type: object, properties: {n: {type: string}, m: {type: string}}}}"),
             response("{type: array, items: {type: object, properties: {m: {type: string}}}}"),
@@ -287,6 +301,41 @@ fn schema_rules_in_requests() {
             &["request-variant-removed"],
         ),
         case(
+            "exclusive maximum set (3.0 flag)",
+            request("{type: integer, maximum: 10}"),
+            request("{type: integer, maximum: 10, exclusiveMaximum: true}"),
+            &["request-constraint-tightened"],
+            &["request-constraint-loosened"],
+        ),
+        case(
+            "const replaced an enum of two",
+            request("{type: string, enum: [a, b]}"),
+            request("{type: string, const: a}"),
+            &["request-enum-value-removed"],
+            &["request-enum-value-added"],
+        ),
+        case(
+            "default of an optional property changed",
+            request("{type: object, properties: {size: {type: integer, default: 20}}}"),
+            request("{type: object, properties: {size: {type: integer, default: 5}}}"),
+            &["request-default-changed"],
+            &["request-default-changed"],
+        ),
+        case(
+            "default of an optional property removed",
+            request("{type: object, properties: {size: {type: integer, default: 20}}}"),
+            request("{type: object, properties: {size: {type: integer}}}"),
+            &["request-default-changed"],
+            &["default-changed"],
+        ),
+        case(
+            "default of a required property changed",
+            request("{type: object, required: [size], properties: {size: {type: integer, default: 20}}}"),
+            request("{type: object, required: [size], properties: {size: {type: integer, default: 5}}}"),
+            &["default-changed"],
+            &["default-changed"],
+        ),
+        case(
             "read-only property removed is not a request change",
             request("{type: object, properties: {a: {type: string}, id: {type: string, readOnly: true}}}"),
             request(OBJ_A),
@@ -313,6 +362,13 @@ fn schema_rules_in_requests() {
 fn parameter_rules() {
     let limit = "{name: limit, in: query, schema: {type: integer}}";
     run(vec![
+        case(
+            "default of an optional query parameter changed",
+            params("[{name: limit, in: query, schema: {type: integer, default: 20}}]"),
+            params("[{name: limit, in: query, schema: {type: integer, default: 5}}]"),
+            &["request-default-changed"],
+            &["request-default-changed"],
+        ),
         case(
             "optional parameter removed",
             params(&format!("[{limit}]")),
