@@ -95,6 +95,9 @@ fn operation_pointer(op: &Operation) -> String {
 /// client assumes for text: `application/json; charset=utf-8` is
 /// `application/json`.
 fn media_key(media_type: &str) -> String {
+    if !media_type.contains(';') {
+        return media_type.trim().to_ascii_lowercase();
+    }
     media_type
         .split(';')
         .map(|part| part.trim().to_ascii_lowercase())

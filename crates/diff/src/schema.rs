@@ -67,12 +67,28 @@ pub(crate) fn push_pointer(pointer: &mut String, segments: &str) {
     }
     for segment in segments.split('\u{0}') {
         pointer.push('/');
-        pointer.push_str(&escape_pointer(segment));
+        escape_into(pointer, segment);
     }
 }
 
 pub(crate) fn escape_pointer(segment: &str) -> String {
-    segment.replace('~', "~0").replace('/', "~1")
+    let mut out = String::with_capacity(segment.len());
+    escape_into(&mut out, segment);
+    out
+}
+
+fn escape_into(out: &mut String, segment: &str) {
+    if !segment.contains(['~', '/']) {
+        out.push_str(segment);
+        return;
+    }
+    for c in segment.chars() {
+        match c {
+            '~' => out.push_str("~0"),
+            '/' => out.push_str("~1"),
+            _ => out.push(c),
+        }
+    }
 }
 
 /// Joins pointer segments for [`push_pointer`] without escaping them twice.
@@ -152,6 +168,11 @@ impl<'a> Differ<'a> {
         };
         let old_ref = reference(old);
         let new_ref = reference(new);
+        // Two equal subtrees without references cannot differ; most
+        // parameter and leaf schemas end here.
+        if old_ref.is_none() && new_ref.is_none() && old_node == new_node && !has_reference(old_node) {
+            return;
+        }
         let key = (std::ptr::from_ref(old_node) as usize, std::ptr::from_ref(new_node) as usize);
         if self.in_progress.contains(&key) {
             self.cuts += 1;
@@ -160,11 +181,21 @@ impl<'a> Differ<'a> {
         let through_ref = old_ref.is_some() || new_ref.is_some();
         let memo_key = (key.0, key.1, cur.direction, stand_in);
         if through_ref && let Some(found) = self.memo.get(&memo_key).cloned() {
+            self.out.reserve(found.len());
             for change in found.iter() {
-                let mut change = change.clone();
-                change.operation = cur.operation.map(str::to_owned);
-                change.location.insert_str(0, &cur.location);
-                self.out.push(change);
+                let mut location = String::with_capacity(cur.location.len() + change.location.len());
+                location.push_str(&cur.location);
+                location.push_str(&change.location);
+                self.out.push(Change {
+                    kind: change.kind,
+                    rule: change.rule,
+                    operation: cur.operation.map(str::to_owned),
+                    location,
+                    pointer: change.pointer.clone(),
+                    before: change.before.clone(),
+                    after: change.after.clone(),
+                    message: change.message.clone(),
+                });
             }
             return;
         }
@@ -455,6 +486,15 @@ impl<'a> Differ<'a> {
         let hidden = |spec: &Spec, schema: &Value| {
             spec.resolve_value(schema).and_then(|node| node.get(hidden_flag)).and_then(Value::as_bool) == Some(true)
         };
+        // A property's pointer starts at the node that declares it, which
+        // for an `allOf` member is not the cursor's node.
+        let saved = (cur.old_ptr.clone(), cur.new_ptr.clone());
+        let at_property = |pointer: &mut String, base: &str, name: &str| {
+            pointer.clear();
+            pointer.push_str(base);
+            pointer.push_str("/properties/");
+            escape_into(pointer, name);
+        };
         for (name, (old_schema, old_base)) in &old.properties {
             let was_required = old.required.contains(name);
             let Some((new_schema, new_base)) = new.properties.get(name) else {
@@ -464,15 +504,14 @@ impl<'a> Differ<'a> {
                 let mark = cur.mark();
                 cur.location.push('.');
                 cur.location.push_str(name);
-                cur.old_ptr.clone_from(old_base);
-                push_pointer(&mut cur.old_ptr, &segments(&["properties", name]));
+                at_property(&mut cur.old_ptr, old.base(*old_base), name);
                 let rule = if request { rules::REQUEST_PROPERTY_REMOVED } else { rules::RESPONSE_PROPERTY_REMOVED };
                 let required = if was_required { "required " } else { "" };
                 self.at(
                     cur,
                     rule,
                     true,
-                    Some((*old_schema).clone()),
+                    Some(undocumented(old_schema)),
                     None,
                     format!("{required}property `{name}` removed"),
                 );
@@ -486,10 +525,8 @@ impl<'a> Differ<'a> {
             let mark = cur.mark();
             cur.location.push('.');
             cur.location.push_str(name);
-            cur.old_ptr.clone_from(old_base);
-            cur.new_ptr.clone_from(new_base);
-            push_pointer(&mut cur.old_ptr, &segments(&["properties", name]));
-            push_pointer(&mut cur.new_ptr, &segments(&["properties", name]));
+            at_property(&mut cur.old_ptr, old.base(*old_base), name);
+            at_property(&mut cur.new_ptr, new.base(*new_base), name);
             if was_required != is_required {
                 let rule = match (request, is_required) {
                     (true, true) => rules::REQUEST_PROPERTY_BECAME_REQUIRED,
@@ -521,12 +558,19 @@ impl<'a> Differ<'a> {
             let mark = cur.mark();
             cur.location.push('.');
             cur.location.push_str(name);
-            cur.new_ptr.clone_from(new_base);
-            push_pointer(&mut cur.new_ptr, &segments(&["properties", name]));
+            at_property(&mut cur.new_ptr, new.base(*new_base), name);
             let required = if is_required { "required" } else { "optional" };
-            self.at(cur, rule, false, None, Some((*new_schema).clone()), format!("{required} property `{name}` added"));
+            self.at(
+                cur,
+                rule,
+                false,
+                None,
+                Some(undocumented(new_schema)),
+                format!("{required} property `{name}` added"),
+            );
             cur.reset(mark);
         }
+        (cur.old_ptr, cur.new_ptr) = saved;
     }
 
     fn additional_properties(&mut self, cur: &mut Cursor<'_>, old: &Flat<'a>, new: &Flat<'a>, depth: usize) {
@@ -610,7 +654,7 @@ impl<'a> Differ<'a> {
                         cur,
                         rule,
                         true,
-                        Some(old_branch.schema.clone()),
+                        Some(undocumented(old_branch.schema)),
                         None,
                         format!("alternative `{label}` removed"),
                     );
@@ -629,7 +673,14 @@ impl<'a> Differ<'a> {
             cur.location.push('>');
             push_pointer(&mut cur.new_ptr, &new_branch.pointer);
             let rule = if request { rules::REQUEST_VARIANT_ADDED } else { rules::RESPONSE_VARIANT_ADDED };
-            self.at(cur, rule, false, None, Some(new_branch.schema.clone()), format!("alternative `{label}` added"));
+            self.at(
+                cur,
+                rule,
+                false,
+                None,
+                Some(undocumented(new_branch.schema)),
+                format!("alternative `{label}` added"),
+            );
             cur.reset(mark);
         }
     }
@@ -686,7 +737,7 @@ impl<'a> Differ<'a> {
         shape.push('|');
         shape.push_str(&join(&flat.types));
         shape.push('|');
-        let names: BTreeSet<&str> = flat.properties.keys().map(String::as_str).collect();
+        let names: BTreeSet<&str> = flat.properties.keys().copied().collect();
         shape.push_str(&names.into_iter().collect::<Vec<_>>().join(","));
         shape.push('|');
         if let Some(values) = &flat.enumeration {
@@ -877,8 +928,26 @@ fn value_key(value: &Value) -> String {
     }
 }
 
+/// The bound keywords a [`Flat`] keeps, read in the same pass as the rest.
+const KEYWORDS: [&str; 13] = [
+    "maxLength",
+    "maxItems",
+    "maxProperties",
+    "minLength",
+    "minItems",
+    "minProperties",
+    "uniqueItems",
+    "pattern",
+    "multipleOf",
+    "maximum",
+    "minimum",
+    "exclusiveMaximum",
+    "exclusiveMinimum",
+];
+
 /// A schema node with its `allOf` members merged in: keywords from the node
-/// itself win, properties and `required` are the union.
+/// itself win, properties and `required` are the union. Each layer's keys
+/// are read in one pass: hashed lookups per keyword were most of the walk.
 struct Flat<'a> {
     description: Option<&'a str>,
     deprecated: bool,
@@ -888,14 +957,15 @@ struct Flat<'a> {
     /// `enum`, or `const` as a one-value enum (3.1's `const: x` and
     /// `enum: [x]` say the same).
     enumeration: Option<Vec<&'a Value>>,
-    /// Property name to its schema and the pointer of the node that
-    /// declares it.
-    properties: IndexMap<String, (&'a Value, String)>,
-    required: BTreeSet<String>,
+    /// Property name to its schema and the index in `layer_pointers` of
+    /// the node that declares it.
+    properties: IndexMap<&'a str, (&'a Value, usize)>,
+    required: BTreeSet<&'a str>,
     additional: Option<&'a Value>,
     items: Option<&'a Value>,
     variants: Vec<Branch<'a>>,
-    layers: Vec<&'a Value>,
+    keywords: [Option<&'a Value>; KEYWORDS.len()],
+    layer_pointers: Vec<String>,
     pointer: String,
 }
 
@@ -904,8 +974,8 @@ impl<'a> Flat<'a> {
         let mut layers = Vec::new();
         collect_layers(spec, node, pointer.to_owned(), &mut layers, 0);
         let mut flat = Flat {
-            description: node.get("description").and_then(Value::as_str),
-            deprecated: node.get("deprecated").and_then(Value::as_bool) == Some(true),
+            description: None,
+            deprecated: false,
             types: BTreeSet::new(),
             nullable: false,
             format: None,
@@ -915,52 +985,69 @@ impl<'a> Flat<'a> {
             additional: None,
             items: None,
             variants: Vec::new(),
-            layers: Vec::new(),
+            keywords: [None; KEYWORDS.len()],
+            layer_pointers: Vec::with_capacity(layers.len()),
             pointer: pointer.to_owned(),
         };
-        for (layer, layer_pointer) in &layers {
+        for (index, (layer, layer_pointer)) in layers.into_iter().enumerate() {
+            let Some(map) = layer.as_object() else {
+                flat.layer_pointers.push(layer_pointer);
+                continue;
+            };
             let types = spec::schema_types(layer);
             flat.nullable |= types.nullable;
             if flat.types.is_empty() {
                 flat.types.extend(types.types);
             }
-            if flat.format.is_none() {
-                flat.format = layer.get("format").and_then(Value::as_str);
-            }
-            if flat.enumeration.is_none() {
-                flat.enumeration = match (layer.get("const"), layer.get("enum")) {
-                    (Some(value), _) => Some(vec![value]),
-                    (None, Some(Value::Array(values))) => Some(values.iter().collect()),
-                    _ => None,
-                };
-            }
-            if let Some(Value::Object(properties)) = layer.get("properties") {
-                for (name, schema) in properties {
-                    flat.properties.entry(name.clone()).or_insert_with(|| (schema, layer_pointer.clone()));
-                }
-            }
-            if let Some(Value::Array(required)) = layer.get("required") {
-                flat.required.extend(required.iter().filter_map(Value::as_str).map(str::to_owned));
-            }
-            if flat.additional.is_none() {
-                flat.additional = layer.get("additionalProperties");
-            }
-            if flat.items.is_none() {
-                flat.items = layer.get("items").filter(|items| items.is_object());
-            }
-            if flat.variants.is_empty() {
-                for keyword in ["oneOf", "anyOf"] {
-                    if let Some(Value::Array(branches)) = layer.get(keyword) {
-                        flat.variants = branches
-                            .iter()
-                            .enumerate()
-                            .map(|(index, schema)| Branch { schema, pointer: segments(&[keyword, &index.to_string()]) })
-                            .collect();
-                        break;
+            let (mut constant, mut listed) = (None, None);
+            for (key, value) in map {
+                match key.as_str() {
+                    "description" if index == 0 => flat.description = value.as_str(),
+                    "deprecated" if index == 0 => flat.deprecated = value.as_bool() == Some(true),
+                    "format" if flat.format.is_none() => flat.format = value.as_str(),
+                    "const" => constant = Some(value),
+                    "enum" => listed = value.as_array(),
+                    "properties" => {
+                        if let Value::Object(properties) = value {
+                            for (name, schema) in properties {
+                                flat.properties.entry(name.as_str()).or_insert((schema, index));
+                            }
+                        }
+                    }
+                    "required" => {
+                        if let Value::Array(required) = value {
+                            flat.required.extend(required.iter().filter_map(Value::as_str));
+                        }
+                    }
+                    "additionalProperties" if flat.additional.is_none() => flat.additional = Some(value),
+                    "items" if flat.items.is_none() && value.is_object() => flat.items = Some(value),
+                    "oneOf" | "anyOf" if flat.variants.is_empty() => {
+                        if let Value::Array(branches) = value {
+                            flat.variants = branches
+                                .iter()
+                                .enumerate()
+                                .map(|(at, schema)| Branch { schema, pointer: segments(&[key, &at.to_string()]) })
+                                .collect();
+                        }
+                    }
+                    other => {
+                        if let Some(slot) =
+                            KEYWORDS.iter().position(|k| *k == other).and_then(|at| flat.keywords.get_mut(at))
+                            && slot.is_none()
+                        {
+                            *slot = Some(value);
+                        }
                     }
                 }
             }
-            flat.layers.push(layer);
+            if flat.enumeration.is_none() {
+                flat.enumeration = match (constant, listed) {
+                    (Some(value), _) => Some(vec![value]),
+                    (None, Some(values)) => Some(values.iter().collect()),
+                    _ => None,
+                };
+            }
+            flat.layer_pointers.push(layer_pointer);
         }
         // `nullable` inside a 3.1 `oneOf: [{type: null}, X]` counts too.
         if flat.variants.iter().any(|branch| branch.schema.get("type").and_then(Value::as_str) == Some("null")) {
@@ -976,6 +1063,11 @@ impl<'a> Flat<'a> {
             }
         }
         flat
+    }
+
+    /// The pointer of the node that declares a property.
+    fn base(&self, layer: usize) -> &str {
+        self.layer_pointers.get(layer).map_or(self.pointer.as_str(), String::as_str)
     }
 
     /// The only branch of a oneOf/anyOf that has nothing else, flattened,
@@ -1003,7 +1095,7 @@ impl<'a> Flat<'a> {
     }
 
     fn keyword(&self, keyword: &str) -> Option<&'a Value> {
-        self.layers.iter().find_map(|layer| layer.get(keyword))
+        KEYWORDS.iter().position(|k| *k == keyword).and_then(|at| self.keywords.get(at).copied().flatten())
     }
 }
 
@@ -1045,6 +1137,30 @@ fn default_of<'v>(spec: &'v Spec, schema: &'v Value) -> Option<&'v Value> {
     let node = spec.resolve_value(schema)?;
     own(node)
         .or_else(|| node.get("allOf")?.as_array()?.iter().filter_map(|member| spec.resolve_value(member)).find_map(own))
+}
+
+/// A schema for `before`/`after` without its top-level documentation
+/// (`description`, `example`, `examples`), which is reported on its own and
+/// was most of the bytes copied for every place a shared schema is used.
+fn undocumented(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(key, _)| !matches!(key.as_str(), "description" | "example" | "examples"))
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Whether a `$ref` occurs anywhere in the subtree.
+fn has_reference(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => map.contains_key("$ref") || map.values().any(has_reference),
+        Value::Array(items) => items.iter().any(has_reference),
+        _ => false,
+    }
 }
 
 fn reference(value: &Value) -> Option<&str> {
