@@ -50,6 +50,7 @@ pub(crate) fn diff(old: &Spec, new: &Spec) -> Vec<Change> {
             );
         }
     }
+    differ.webhooks();
     differ.security_schemes();
     differ.servers();
     differ.out
@@ -94,7 +95,7 @@ fn operation_pointer(op: &Operation) -> String {
 /// without `charset=utf-8`, which JSON always is (RFC 8259) and every
 /// client assumes for text: `application/json; charset=utf-8` is
 /// `application/json`.
-fn media_key(media_type: &str) -> String {
+pub(crate) fn media_key(media_type: &str) -> String {
     if !media_type.contains(';') {
         return media_type.trim().to_ascii_lowercase();
     }
@@ -164,6 +165,7 @@ impl<'a> Differ<'a> {
         self.request_body(op, &pointer, old.request_body.as_ref(), new.request_body.as_ref());
         self.responses(op, &pointer, &old.responses, &new.responses);
         self.security(op, &pointer, self.old.effective_security(old), self.new.effective_security(new));
+        self.callbacks(&label, &pointer, &old.callbacks, &new.callbacks);
     }
 
     fn parameters(&mut self, op: Option<&str>, pointer: &str, old: &'a Operation, new: &'a Operation) {
@@ -500,6 +502,7 @@ impl<'a> Differ<'a> {
                 );
             }
             self.headers(op, &place, &response_pointer, &old_response.headers, &new_response.headers);
+            self.links(op, &place, &response_pointer, &old_response.links, &new_response.links);
             self.content(
                 op,
                 &place,

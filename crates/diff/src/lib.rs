@@ -11,6 +11,7 @@
 //! matters. It must stay pure: no I/O, no clock, no async runtime, and no
 //! dependency on tokio, axum, sqlx or reqwest. Nothing panics on input.
 
+mod events;
 mod graphql;
 mod http;
 mod markdown;
