@@ -50,6 +50,7 @@ pub(crate) fn diff(old: &Spec, new: &Spec) -> Vec<Change> {
             );
         }
     }
+    differ.webhooks();
     differ.security_schemes();
     differ.servers();
     differ.out
@@ -90,9 +91,23 @@ fn operation_pointer(op: &Operation) -> String {
     format!("/paths/{}/{}", escape_pointer(&op.path), op.method.key())
 }
 
-/// Media types compare without case or spaces around parameters.
-fn media_key(media_type: &str) -> String {
-    media_type.split(';').map(str::trim).collect::<Vec<_>>().join(";").to_ascii_lowercase()
+/// Media types compare without case or spaces around parameters, and
+/// without `charset=utf-8`, which JSON always is (RFC 8259) and every
+/// client assumes for text: `application/json; charset=utf-8` is
+/// `application/json`.
+pub(crate) fn media_key(media_type: &str) -> String {
+    if !media_type.contains(';') {
+        return media_type.trim().to_ascii_lowercase();
+    }
+    media_type
+        .split(';')
+        .map(|part| part.trim().to_ascii_lowercase())
+        .filter(|part| {
+            let compact: String = part.chars().filter(|c| !c.is_whitespace() && *c != '"').collect();
+            compact != "charset=utf-8"
+        })
+        .collect::<Vec<_>>()
+        .join(";")
 }
 
 fn content_index(content: &IndexMap<String, MediaType>) -> BTreeMap<String, (&str, &MediaType)> {
@@ -150,6 +165,7 @@ impl<'a> Differ<'a> {
         self.request_body(op, &pointer, old.request_body.as_ref(), new.request_body.as_ref());
         self.responses(op, &pointer, &old.responses, &new.responses);
         self.security(op, &pointer, self.old.effective_security(old), self.new.effective_security(new));
+        self.callbacks(&label, &pointer, &old.callbacks, &new.callbacks);
     }
 
     fn parameters(&mut self, op: Option<&str>, pointer: &str, old: &'a Operation, new: &'a Operation) {
@@ -302,6 +318,7 @@ impl<'a> Differ<'a> {
                 old_ptr: format!("{pointer}/schema"),
                 new_ptr: format!("{pointer}/schema"),
             };
+            self.default_value(&cursor, old_schema, new_schema, !old.required);
             self.schema(&mut cursor, old_schema, new_schema);
         }
         if !old.content.is_empty() || !new.content.is_empty() {
@@ -485,6 +502,7 @@ impl<'a> Differ<'a> {
                 );
             }
             self.headers(op, &place, &response_pointer, &old_response.headers, &new_response.headers);
+            self.links(op, &place, &response_pointer, &old_response.links, &new_response.links);
             self.content(
                 op,
                 &place,

@@ -11,6 +11,7 @@
 //! matters. It must stay pure: no I/O, no clock, no async runtime, and no
 //! dependency on tokio, axum, sqlx or reqwest. Nothing panics on input.
 
+mod events;
 mod graphql;
 mod http;
 mod markdown;
@@ -115,17 +116,36 @@ pub struct Report {
 }
 
 impl Report {
-    fn new(mut changes: Vec<Change>) -> Self {
-        changes.sort_by(|a, b| {
-            (a.kind, &a.operation, &a.location, a.rule, &a.message, &a.pointer).cmp(&(
-                b.kind,
-                &b.operation,
-                &b.location,
-                b.rule,
-                &b.message,
-                &b.pointer,
+    fn new(changes: Vec<Change>) -> Self {
+        // Operations are ranked once, so the sort compares two integers
+        // before it compares long locations, and only within an operation.
+        let mut operations: Vec<&str> = changes.iter().filter_map(|change| change.operation.as_deref()).collect();
+        operations.sort_unstable();
+        operations.dedup();
+        let ranks: Vec<usize> = changes
+            .iter()
+            .map(|change| match change.operation.as_deref() {
+                None => 0,
+                Some(operation) => operations.binary_search(&operation).map_or(0, |at| at + 1),
+            })
+            .collect();
+        // Sorting indices moves eight bytes per step instead of a change.
+        let mut order: Vec<usize> = (0..changes.len()).collect();
+        let key = |at: usize| {
+            let change = changes.get(at)?;
+            Some((
+                change.kind,
+                ranks.get(at).copied().unwrap_or(0),
+                &change.location,
+                change.rule,
+                &change.message,
+                &change.pointer,
             ))
-        });
+        };
+        order.sort_by(|a, b| key(*a).cmp(&key(*b)));
+        let mut slots: Vec<Option<Change>> = changes.into_iter().map(Some).collect();
+        let mut changes: Vec<Change> =
+            order.into_iter().filter_map(|at| slots.get_mut(at).and_then(Option::take)).collect();
         changes.dedup();
         let mut summary = Summary::default();
         for change in &changes {

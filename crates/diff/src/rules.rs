@@ -90,6 +90,33 @@ rules! {
     RESPONSE_ADDITIONAL_PROPERTIES_CHANGED = "response-additional-properties-changed", Cosmetic, "additionalProperties of a response object changed";
     RESPONSE_VARIANT_ADDED = "response-variant-added", Breaking, "a new oneOf/anyOf alternative clients may receive";
     RESPONSE_VARIANT_REMOVED = "response-variant-removed", Additive, "a oneOf/anyOf alternative is no longer returned";
+    // webhooks and callbacks: the API sends, the consumer receives
+    WEBHOOK_REMOVED = "webhook-removed", Breaking, "a webhook was removed: consumers that rely on being called are no longer called";
+    WEBHOOK_ADDED = "webhook-added", Additive, "a webhook was added";
+    CALLBACK_REMOVED = "callback-removed", Breaking, "a callback operation was removed: consumers that rely on being called are no longer called";
+    CALLBACK_ADDED = "callback-added", Additive, "a callback operation was added";
+    EVENT_DEPRECATED = "event-deprecated", Cosmetic, "a webhook or callback operation's deprecation flag changed";
+    EVENT_PARAMETER_REMOVED = "event-parameter-removed", Breaking, "a parameter the API sent to consumers is no longer sent";
+    EVENT_PARAMETER_ADDED = "event-parameter-added", Additive, "the API sends consumers a new parameter (required or not: consumers may ignore it)";
+    EVENT_PARAMETER_BECAME_OPTIONAL = "event-parameter-became-optional", Breaking, "a parameter the API always sent may now be missing";
+    EVENT_PARAMETER_BECAME_REQUIRED = "event-parameter-became-required", Additive, "a parameter the API sometimes sent is now always sent";
+    EVENT_BODY_REMOVED = "event-body-removed", Breaking, "the API no longer sends the body consumers read";
+    EVENT_BODY_ADDED = "event-body-added", Additive, "the API now sends a body";
+    EVENT_BODY_BECAME_OPTIONAL = "event-body-became-optional", Breaking, "the body the API always sent may now be missing";
+    EVENT_BODY_BECAME_REQUIRED = "event-body-became-required", Additive, "the body the API sometimes sent is now always sent";
+    EVENT_MEDIA_TYPE_REMOVED = "event-media-type-removed", Breaking, "the API no longer sends a body media type consumers parse";
+    EVENT_MEDIA_TYPE_ADDED = "event-media-type-added", Breaking, "the API may send a body media type consumers do not parse (there is no negotiation)";
+    EVENT_REPLY_STATUS_REMOVED = "event-reply-status-removed", Breaking, "an answer status consumers return is no longer documented as accepted";
+    EVENT_REPLY_STATUS_ADDED = "event-reply-status-added", Additive, "the API accepts a new answer status from consumers";
+    EVENT_REPLY_MEDIA_TYPE_REMOVED = "event-reply-media-type-removed", Breaking, "an answer media type consumers send is no longer accepted";
+    EVENT_REPLY_MEDIA_TYPE_ADDED = "event-reply-media-type-added", Additive, "the API accepts a new answer media type from consumers";
+    // links
+    LINK_REMOVED = "link-removed", Cosmetic, "a response link was removed (links describe, they do not change the wire)";
+    LINK_ADDED = "link-added", Cosmetic, "a response link was added";
+    LINK_CHANGED = "link-changed", Cosmetic, "a response link's target operation or the values it passes changed";
+    // defaults
+    REQUEST_DEFAULT_CHANGED = "request-default-changed", Breaking, "the value assumed for an omitted optional request value changed, or is no longer documented";
+    DEFAULT_CHANGED = "default-changed", Cosmetic, "a default was added, or changed where it never applies (a required request value, or a response value)";
     // documentation
     SCHEMA_DEPRECATED = "schema-deprecated", Cosmetic, "a schema or property's deprecation flag changed";
     DESCRIPTION_CHANGED = "description-changed", Cosmetic, "a description of a parameter, body, response, header or schema changed";

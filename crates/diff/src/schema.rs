@@ -67,12 +67,28 @@ pub(crate) fn push_pointer(pointer: &mut String, segments: &str) {
     }
     for segment in segments.split('\u{0}') {
         pointer.push('/');
-        pointer.push_str(&escape_pointer(segment));
+        escape_into(pointer, segment);
     }
 }
 
 pub(crate) fn escape_pointer(segment: &str) -> String {
-    segment.replace('~', "~0").replace('/', "~1")
+    let mut out = String::with_capacity(segment.len());
+    escape_into(&mut out, segment);
+    out
+}
+
+fn escape_into(out: &mut String, segment: &str) {
+    if !segment.contains(['~', '/']) {
+        out.push_str(segment);
+        return;
+    }
+    for c in segment.chars() {
+        match c {
+            '~' => out.push_str("~0"),
+            '/' => out.push_str("~1"),
+            _ => out.push(c),
+        }
+    }
 }
 
 /// Joins pointer segments for [`push_pointer`] without escaping them twice.
@@ -152,6 +168,11 @@ impl<'a> Differ<'a> {
         };
         let old_ref = reference(old);
         let new_ref = reference(new);
+        // Two equal subtrees without references cannot differ; most
+        // parameter and leaf schemas end here.
+        if old_ref.is_none() && new_ref.is_none() && old_node == new_node && !has_reference(old_node) {
+            return;
+        }
         let key = (std::ptr::from_ref(old_node) as usize, std::ptr::from_ref(new_node) as usize);
         if self.in_progress.contains(&key) {
             self.cuts += 1;
@@ -160,11 +181,21 @@ impl<'a> Differ<'a> {
         let through_ref = old_ref.is_some() || new_ref.is_some();
         let memo_key = (key.0, key.1, cur.direction, stand_in);
         if through_ref && let Some(found) = self.memo.get(&memo_key).cloned() {
+            self.out.reserve(found.len());
             for change in found.iter() {
-                let mut change = change.clone();
-                change.operation = cur.operation.map(str::to_owned);
-                change.location.insert_str(0, &cur.location);
-                self.out.push(change);
+                let mut location = String::with_capacity(cur.location.len() + change.location.len());
+                location.push_str(&cur.location);
+                location.push_str(&change.location);
+                self.out.push(Change {
+                    kind: change.kind,
+                    rule: change.rule,
+                    operation: cur.operation.map(str::to_owned),
+                    location,
+                    pointer: change.pointer.clone(),
+                    before: change.before.clone(),
+                    after: change.after.clone(),
+                    message: change.message.clone(),
+                });
             }
             return;
         }
@@ -263,6 +294,24 @@ impl<'a> Differ<'a> {
         }
     }
 
+    /// Compares the `default` of a parameter's or property's schema. It
+    /// matters only where a client may leave the value out: in a request,
+    /// for a value that was optional.
+    pub fn default_value(&mut self, cur: &Cursor<'_>, old: &'a Value, new: &'a Value, optional_before: bool) {
+        let before = default_of(self.old, old);
+        let after = default_of(self.new, new);
+        let message = match (before, after) {
+            (None, None) => return,
+            (Some(b), Some(a)) if same_value(b, a) => return,
+            (None, Some(a)) => format!("default {a} added"),
+            (Some(b), None) => format!("default {b} removed"),
+            (Some(b), Some(a)) => format!("default changed from {b} to {a}"),
+        };
+        let applies = cur.direction == Direction::Request && optional_before && before.is_some();
+        let rule = if applies { rules::REQUEST_DEFAULT_CHANGED } else { rules::DEFAULT_CHANGED };
+        self.at(cur, rule, before.is_some() && after.is_none(), before.cloned(), after.cloned(), message);
+    }
+
     /// Reports a type change; false when the change makes descending
     /// pointless (an object became a string).
     fn types(&mut self, cur: &Cursor<'_>, old: &Flat<'a>, new: &Flat<'a>) -> bool {
@@ -352,7 +401,7 @@ impl<'a> Differ<'a> {
     }
 
     fn enums(&mut self, cur: &Cursor<'_>, old: &Flat<'a>, new: &Flat<'a>) {
-        match (old.enumeration, new.enumeration) {
+        match (&old.enumeration, &new.enumeration) {
             (Some(before), Some(after)) => {
                 let old_values = enum_values(before);
                 let new_values = enum_values(after);
@@ -376,36 +425,54 @@ impl<'a> Differ<'a> {
                 }
             }
             (None, Some(after)) => {
-                self.constraint(cur, true, None, Some(after.clone()), "values restricted to an enum".to_owned());
+                let after = Value::from(after.iter().map(|value| (*value).clone()).collect::<Vec<_>>());
+                self.constraint(cur, true, None, Some(after), "values restricted to an enum".to_owned());
             }
             (Some(before), None) => {
-                self.constraint(cur, false, Some(before.clone()), None, "enum restriction removed".to_owned());
+                let before = Value::from(before.iter().map(|value| (*value).clone()).collect::<Vec<_>>());
+                self.constraint(cur, false, Some(before), None, "enum restriction removed".to_owned());
             }
             (None, None) => {}
         }
     }
 
     fn constraints(&mut self, cur: &Cursor<'_>, old: &Flat<'a>, new: &Flat<'a>) {
+        for upper in [true, false] {
+            self.limit(cur, Limit::of(old, upper), Limit::of(new, upper), upper);
+        }
         for (keyword, bound) in BOUNDS {
-            let before = old.keyword(keyword);
-            let after = new.keyword(keyword);
-            if before == after {
-                continue;
-            }
-            let tightened = match (before, after) {
-                (None, Some(_)) => bound.tightens_when_added(after),
-                (Some(_), None) => !bound.tightens_when_added(before),
-                (Some(b), Some(a)) => bound.tightened(b, a),
+            let before = bound.effective(old.keyword(keyword));
+            let after = bound.effective(new.keyword(keyword));
+            let (tightened, message) = match (before, after) {
+                (Some(b), Some(a)) if same_value(b, a) => continue,
                 (None, None) => continue,
-            };
-            let message = match (before, after) {
-                (None, Some(a)) => format!("{keyword} {a} added"),
-                (Some(b), None) => format!("{keyword} {b} removed"),
-                (Some(b), Some(a)) => format!("{keyword} changed from {b} to {a}"),
-                (None, None) => continue,
+                (None, Some(a)) => (true, format!("{keyword} {a} added")),
+                (Some(b), None) => (false, format!("{keyword} {b} removed")),
+                (Some(b), Some(a)) => (bound.tightened(b, a), format!("{keyword} changed from {b} to {a}")),
             };
             self.constraint(cur, tightened, before.cloned(), after.cloned(), message);
         }
+    }
+
+    /// `maximum`/`exclusiveMaximum` or `minimum`/`exclusiveMinimum`,
+    /// compared as the one limit they set together.
+    fn limit(&mut self, cur: &Cursor<'_>, before: Option<Limit<'a>>, after: Option<Limit<'a>>, upper: bool) {
+        let (tightened, message) = match (before, after) {
+            (None, None) => return,
+            (Some(b), Some(a)) if b.same(&a) => return,
+            (None, Some(a)) => (true, format!("{} added", a.describe())),
+            (Some(b), None) => (false, format!("{} removed", b.describe())),
+            (Some(b), Some(a)) => {
+                let message = if b.keyword == a.keyword {
+                    format!("{} changed from {} to {}", a.keyword, b.written, a.written)
+                } else {
+                    format!("{} changed to {}", b.describe(), a.describe())
+                };
+                (a.tighter_than(&b, upper), message)
+            }
+        };
+        let value = |limit: Limit<'a>| if limit.exclusive { limit.to_value() } else { limit.written.clone() };
+        self.constraint(cur, tightened, before.map(value), after.map(value), message);
     }
 
     fn properties(&mut self, cur: &mut Cursor<'_>, old: &Flat<'a>, new: &Flat<'a>, depth: usize) {
@@ -419,6 +486,15 @@ impl<'a> Differ<'a> {
         let hidden = |spec: &Spec, schema: &Value| {
             spec.resolve_value(schema).and_then(|node| node.get(hidden_flag)).and_then(Value::as_bool) == Some(true)
         };
+        // A property's pointer starts at the node that declares it, which
+        // for an `allOf` member is not the cursor's node.
+        let saved = (cur.old_ptr.clone(), cur.new_ptr.clone());
+        let at_property = |pointer: &mut String, base: &str, name: &str| {
+            pointer.clear();
+            pointer.push_str(base);
+            pointer.push_str("/properties/");
+            escape_into(pointer, name);
+        };
         for (name, (old_schema, old_base)) in &old.properties {
             let was_required = old.required.contains(name);
             let Some((new_schema, new_base)) = new.properties.get(name) else {
@@ -428,15 +504,14 @@ impl<'a> Differ<'a> {
                 let mark = cur.mark();
                 cur.location.push('.');
                 cur.location.push_str(name);
-                cur.old_ptr.clone_from(old_base);
-                push_pointer(&mut cur.old_ptr, &segments(&["properties", name]));
+                at_property(&mut cur.old_ptr, old.base(*old_base), name);
                 let rule = if request { rules::REQUEST_PROPERTY_REMOVED } else { rules::RESPONSE_PROPERTY_REMOVED };
                 let required = if was_required { "required " } else { "" };
                 self.at(
                     cur,
                     rule,
                     true,
-                    Some((*old_schema).clone()),
+                    Some(undocumented(old_schema)),
                     None,
                     format!("{required}property `{name}` removed"),
                 );
@@ -450,10 +525,8 @@ impl<'a> Differ<'a> {
             let mark = cur.mark();
             cur.location.push('.');
             cur.location.push_str(name);
-            cur.old_ptr.clone_from(old_base);
-            cur.new_ptr.clone_from(new_base);
-            push_pointer(&mut cur.old_ptr, &segments(&["properties", name]));
-            push_pointer(&mut cur.new_ptr, &segments(&["properties", name]));
+            at_property(&mut cur.old_ptr, old.base(*old_base), name);
+            at_property(&mut cur.new_ptr, new.base(*new_base), name);
             if was_required != is_required {
                 let rule = match (request, is_required) {
                     (true, true) => rules::REQUEST_PROPERTY_BECAME_REQUIRED,
@@ -468,6 +541,7 @@ impl<'a> Differ<'a> {
                 };
                 self.at(cur, rule, false, Some(was_required.into()), Some(is_required.into()), message);
             }
+            self.default_value(cur, old_schema, new_schema, !was_required);
             self.schema_at(cur, old_schema, new_schema, depth + 1, false);
             cur.reset(mark);
         }
@@ -484,12 +558,19 @@ impl<'a> Differ<'a> {
             let mark = cur.mark();
             cur.location.push('.');
             cur.location.push_str(name);
-            cur.new_ptr.clone_from(new_base);
-            push_pointer(&mut cur.new_ptr, &segments(&["properties", name]));
+            at_property(&mut cur.new_ptr, new.base(*new_base), name);
             let required = if is_required { "required" } else { "optional" };
-            self.at(cur, rule, false, None, Some((*new_schema).clone()), format!("{required} property `{name}` added"));
+            self.at(
+                cur,
+                rule,
+                false,
+                None,
+                Some(undocumented(new_schema)),
+                format!("{required} property `{name}` added"),
+            );
             cur.reset(mark);
         }
+        (cur.old_ptr, cur.new_ptr) = saved;
     }
 
     fn additional_properties(&mut self, cur: &mut Cursor<'_>, old: &Flat<'a>, new: &Flat<'a>, depth: usize) {
@@ -573,7 +654,7 @@ impl<'a> Differ<'a> {
                         cur,
                         rule,
                         true,
-                        Some(old_branch.schema.clone()),
+                        Some(undocumented(old_branch.schema)),
                         None,
                         format!("alternative `{label}` removed"),
                     );
@@ -592,7 +673,14 @@ impl<'a> Differ<'a> {
             cur.location.push('>');
             push_pointer(&mut cur.new_ptr, &new_branch.pointer);
             let rule = if request { rules::REQUEST_VARIANT_ADDED } else { rules::RESPONSE_VARIANT_ADDED };
-            self.at(cur, rule, false, None, Some(new_branch.schema.clone()), format!("alternative `{label}` added"));
+            self.at(
+                cur,
+                rule,
+                false,
+                None,
+                Some(undocumented(new_branch.schema)),
+                format!("alternative `{label}` added"),
+            );
             cur.reset(mark);
         }
     }
@@ -649,10 +737,10 @@ impl<'a> Differ<'a> {
         shape.push('|');
         shape.push_str(&join(&flat.types));
         shape.push('|');
-        let names: BTreeSet<&str> = flat.properties.keys().map(String::as_str).collect();
+        let names: BTreeSet<&str> = flat.properties.keys().copied().collect();
         shape.push_str(&names.into_iter().collect::<Vec<_>>().join(","));
         shape.push('|');
-        if let Some(values) = flat.enumeration {
+        if let Some(values) = &flat.enumeration {
             shape.push_str(&enum_values(values).into_keys().collect::<Vec<_>>().join(","));
         }
         if let Some(items) = flat.items.and_then(|items| self.shape(spec, items)) {
@@ -716,80 +804,168 @@ impl<'a> Additional<'a> {
     }
 }
 
-/// How a numeric or boolean keyword bounds values.
+/// How a keyword bounds values.
 #[derive(Clone, Copy)]
 enum Bound {
-    /// A larger value accepts more (`maxLength`, `maximum`).
+    /// A larger value accepts more (`maxLength`, `maxItems`).
     Upper,
-    /// A smaller value accepts more (`minLength`, `minimum`).
+    /// A smaller value accepts more (`minLength`, `minItems`).
     Lower,
-    /// `true` accepts less (`uniqueItems`); 3.0's boolean exclusive bounds,
-    /// or 3.1's numeric ones when `upper`.
-    Flag { upper: bool },
-    /// Any change may refuse values (`pattern`, `multipleOf`, `const`).
+    /// `true` accepts less (`uniqueItems`).
+    Flag,
+    /// Any change may refuse values (`pattern`, `multipleOf`).
     Opaque,
 }
 
 impl Bound {
-    fn tightens_when_added(self, value: Option<&Value>) -> bool {
-        match self {
-            Self::Flag { .. } => value.and_then(Value::as_bool) != Some(false),
-            _ => true,
-        }
+    /// The keyword's value unless it bounds nothing (`minLength: 0`,
+    /// `uniqueItems: false`), so that writing the default out is no change.
+    fn effective(self, value: Option<&Value>) -> Option<&Value> {
+        let value = value.filter(|value| !value.is_null())?;
+        let inert = match self {
+            Self::Lower => value.as_f64() == Some(0.0),
+            Self::Flag => value.as_bool() == Some(false),
+            Self::Upper | Self::Opaque => false,
+        };
+        if inert { None } else { Some(value) }
     }
 
     fn tightened(self, before: &Value, after: &Value) -> bool {
-        let numbers = (before.as_f64(), after.as_f64());
-        match (self, numbers) {
-            (Self::Upper, (Some(b), Some(a))) => a < b,
-            (Self::Lower, (Some(b), Some(a))) => a > b,
-            (Self::Flag { upper }, (Some(b), Some(a))) => {
-                if upper {
-                    a < b
-                } else {
-                    a > b
-                }
-            }
-            (Self::Flag { .. }, _) => after.as_bool() == Some(true),
+        match (self, before.as_f64(), after.as_f64()) {
+            (Self::Upper, Some(b), Some(a)) => a < b,
+            (Self::Lower, Some(b), Some(a)) => a > b,
+            (Self::Flag, _, _) => after.as_bool() == Some(true),
             _ => true,
         }
     }
 }
 
-const BOUNDS: [(&str, Bound); 14] = [
+const BOUNDS: [(&str, Bound); 9] = [
     ("maxLength", Bound::Upper),
-    ("maximum", Bound::Upper),
     ("maxItems", Bound::Upper),
     ("maxProperties", Bound::Upper),
     ("minLength", Bound::Lower),
-    ("minimum", Bound::Lower),
     ("minItems", Bound::Lower),
     ("minProperties", Bound::Lower),
-    ("exclusiveMaximum", Bound::Flag { upper: true }),
-    ("exclusiveMinimum", Bound::Flag { upper: false }),
-    ("uniqueItems", Bound::Flag { upper: true }),
+    ("uniqueItems", Bound::Flag),
     ("pattern", Bound::Opaque),
     ("multipleOf", Bound::Opaque),
-    ("const", Bound::Opaque),
+];
+
+/// A numeric limit as the validator applies it: 3.0's `maximum: 10,
+/// exclusiveMaximum: true` and 3.1's `exclusiveMaximum: 10` are the same
+/// limit, and `10` and `10.0` the same number.
+#[derive(Clone, Copy)]
+struct Limit<'a> {
+    value: f64,
+    exclusive: bool,
+    /// The keyword that sets it and its value as written.
+    keyword: &'static str,
+    written: &'a Value,
+}
+
+impl<'a> Limit<'a> {
+    /// The effective upper (`maximum`, `exclusiveMaximum`) or lower
+    /// (`minimum`, `exclusiveMinimum`) limit of a flattened node.
+    fn of(flat: &Flat<'a>, upper: bool) -> Option<Self> {
+        let (inclusive_keyword, exclusive_keyword) =
+            if upper { ("maximum", "exclusiveMaximum") } else { ("minimum", "exclusiveMinimum") };
+        let inclusive = flat.keyword(inclusive_keyword);
+        let exclusive = flat.keyword(exclusive_keyword);
+        let flag = exclusive.and_then(Value::as_bool) == Some(true);
+        let plain = inclusive.and_then(|written| {
+            let value = written.as_f64()?;
+            let keyword = if flag { exclusive_keyword } else { inclusive_keyword };
+            Some(Limit { value, exclusive: flag, keyword, written })
+        });
+        let numeric = exclusive.and_then(|written| {
+            let value = written.as_f64()?;
+            Some(Limit { value, exclusive: true, keyword: exclusive_keyword, written })
+        });
+        match (plain, numeric) {
+            (Some(a), Some(b)) => Some(if a.tighter_than(&b, upper) { a } else { b }),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn tighter_than(&self, other: &Self, upper: bool) -> bool {
+        if self.value == other.value {
+            return self.exclusive && !other.exclusive;
+        }
+        if upper { self.value < other.value } else { self.value > other.value }
+    }
+
+    fn same(&self, other: &Self) -> bool {
+        self.value == other.value && self.exclusive == other.exclusive
+    }
+
+    fn describe(&self) -> String {
+        format!("{} {}", self.keyword, self.written)
+    }
+
+    fn to_value(self) -> Value {
+        let mut object = serde_json::Map::new();
+        object.insert(self.keyword.to_owned(), self.written.clone());
+        Value::Object(object)
+    }
+}
+
+/// Equal JSON values, numbers compared by value (`10` and `10.0`).
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        _ => a == b,
+    }
+}
+
+/// A value's text for keying, numbers in one canonical form.
+fn value_key(value: &Value) -> String {
+    match value.as_f64() {
+        Some(number) if value.is_number() && number.is_finite() && number.fract() == 0.0 && number.abs() < 1e15 => {
+            format!("{number:.0}")
+        }
+        _ => value.to_string(),
+    }
+}
+
+/// The bound keywords a [`Flat`] keeps, read in the same pass as the rest.
+const KEYWORDS: [&str; 13] = [
+    "maxLength",
+    "maxItems",
+    "maxProperties",
+    "minLength",
+    "minItems",
+    "minProperties",
+    "uniqueItems",
+    "pattern",
+    "multipleOf",
+    "maximum",
+    "minimum",
+    "exclusiveMaximum",
+    "exclusiveMinimum",
 ];
 
 /// A schema node with its `allOf` members merged in: keywords from the node
-/// itself win, properties and `required` are the union.
+/// itself win, properties and `required` are the union. Each layer's keys
+/// are read in one pass: hashed lookups per keyword were most of the walk.
 struct Flat<'a> {
     description: Option<&'a str>,
     deprecated: bool,
     types: BTreeSet<&'a str>,
     nullable: bool,
     format: Option<&'a str>,
-    enumeration: Option<&'a Value>,
-    /// Property name to its schema and the pointer of the node that
-    /// declares it.
-    properties: IndexMap<String, (&'a Value, String)>,
-    required: BTreeSet<String>,
+    /// `enum`, or `const` as a one-value enum (3.1's `const: x` and
+    /// `enum: [x]` say the same).
+    enumeration: Option<Vec<&'a Value>>,
+    /// Property name to its schema and the index in `layer_pointers` of
+    /// the node that declares it.
+    properties: IndexMap<&'a str, (&'a Value, usize)>,
+    required: BTreeSet<&'a str>,
     additional: Option<&'a Value>,
     items: Option<&'a Value>,
     variants: Vec<Branch<'a>>,
-    layers: Vec<&'a Value>,
+    keywords: [Option<&'a Value>; KEYWORDS.len()],
+    layer_pointers: Vec<String>,
     pointer: String,
 }
 
@@ -798,8 +974,8 @@ impl<'a> Flat<'a> {
         let mut layers = Vec::new();
         collect_layers(spec, node, pointer.to_owned(), &mut layers, 0);
         let mut flat = Flat {
-            description: node.get("description").and_then(Value::as_str),
-            deprecated: node.get("deprecated").and_then(Value::as_bool) == Some(true),
+            description: None,
+            deprecated: false,
             types: BTreeSet::new(),
             nullable: false,
             format: None,
@@ -809,48 +985,69 @@ impl<'a> Flat<'a> {
             additional: None,
             items: None,
             variants: Vec::new(),
-            layers: Vec::new(),
+            keywords: [None; KEYWORDS.len()],
+            layer_pointers: Vec::with_capacity(layers.len()),
             pointer: pointer.to_owned(),
         };
-        for (layer, layer_pointer) in &layers {
+        for (index, (layer, layer_pointer)) in layers.into_iter().enumerate() {
+            let Some(map) = layer.as_object() else {
+                flat.layer_pointers.push(layer_pointer);
+                continue;
+            };
             let types = spec::schema_types(layer);
             flat.nullable |= types.nullable;
             if flat.types.is_empty() {
                 flat.types.extend(types.types);
             }
-            if flat.format.is_none() {
-                flat.format = layer.get("format").and_then(Value::as_str);
-            }
-            if flat.enumeration.is_none() {
-                flat.enumeration = layer.get("enum").filter(|values| values.is_array());
-            }
-            if let Some(Value::Object(properties)) = layer.get("properties") {
-                for (name, schema) in properties {
-                    flat.properties.entry(name.clone()).or_insert_with(|| (schema, layer_pointer.clone()));
-                }
-            }
-            if let Some(Value::Array(required)) = layer.get("required") {
-                flat.required.extend(required.iter().filter_map(Value::as_str).map(str::to_owned));
-            }
-            if flat.additional.is_none() {
-                flat.additional = layer.get("additionalProperties");
-            }
-            if flat.items.is_none() {
-                flat.items = layer.get("items").filter(|items| items.is_object());
-            }
-            if flat.variants.is_empty() {
-                for keyword in ["oneOf", "anyOf"] {
-                    if let Some(Value::Array(branches)) = layer.get(keyword) {
-                        flat.variants = branches
-                            .iter()
-                            .enumerate()
-                            .map(|(index, schema)| Branch { schema, pointer: segments(&[keyword, &index.to_string()]) })
-                            .collect();
-                        break;
+            let (mut constant, mut listed) = (None, None);
+            for (key, value) in map {
+                match key.as_str() {
+                    "description" if index == 0 => flat.description = value.as_str(),
+                    "deprecated" if index == 0 => flat.deprecated = value.as_bool() == Some(true),
+                    "format" if flat.format.is_none() => flat.format = value.as_str(),
+                    "const" => constant = Some(value),
+                    "enum" => listed = value.as_array(),
+                    "properties" => {
+                        if let Value::Object(properties) = value {
+                            for (name, schema) in properties {
+                                flat.properties.entry(name.as_str()).or_insert((schema, index));
+                            }
+                        }
+                    }
+                    "required" => {
+                        if let Value::Array(required) = value {
+                            flat.required.extend(required.iter().filter_map(Value::as_str));
+                        }
+                    }
+                    "additionalProperties" if flat.additional.is_none() => flat.additional = Some(value),
+                    "items" if flat.items.is_none() && value.is_object() => flat.items = Some(value),
+                    "oneOf" | "anyOf" if flat.variants.is_empty() => {
+                        if let Value::Array(branches) = value {
+                            flat.variants = branches
+                                .iter()
+                                .enumerate()
+                                .map(|(at, schema)| Branch { schema, pointer: segments(&[key, &at.to_string()]) })
+                                .collect();
+                        }
+                    }
+                    other => {
+                        if let Some(slot) =
+                            KEYWORDS.iter().position(|k| *k == other).and_then(|at| flat.keywords.get_mut(at))
+                            && slot.is_none()
+                        {
+                            *slot = Some(value);
+                        }
                     }
                 }
             }
-            flat.layers.push(layer);
+            if flat.enumeration.is_none() {
+                flat.enumeration = match (constant, listed) {
+                    (Some(value), _) => Some(vec![value]),
+                    (None, Some(values)) => Some(values.iter().collect()),
+                    _ => None,
+                };
+            }
+            flat.layer_pointers.push(layer_pointer);
         }
         // `nullable` inside a 3.1 `oneOf: [{type: null}, X]` counts too.
         if flat.variants.iter().any(|branch| branch.schema.get("type").and_then(Value::as_str) == Some("null")) {
@@ -866,6 +1063,11 @@ impl<'a> Flat<'a> {
             }
         }
         flat
+    }
+
+    /// The pointer of the node that declares a property.
+    fn base(&self, layer: usize) -> &str {
+        self.layer_pointers.get(layer).map_or(self.pointer.as_str(), String::as_str)
     }
 
     /// The only branch of a oneOf/anyOf that has nothing else, flattened,
@@ -893,7 +1095,7 @@ impl<'a> Flat<'a> {
     }
 
     fn keyword(&self, keyword: &str) -> Option<&'a Value> {
-        self.layers.iter().find_map(|layer| layer.get(keyword))
+        KEYWORDS.iter().position(|k| *k == keyword).and_then(|at| self.keywords.get(at).copied().flatten())
     }
 }
 
@@ -925,6 +1127,42 @@ fn collect_layers<'a>(
     }
 }
 
+/// A schema's `default`: on the node itself (3.1 allows it beside a
+/// `$ref`), on its target, or on an `allOf` member.
+fn default_of<'v>(spec: &'v Spec, schema: &'v Value) -> Option<&'v Value> {
+    let own = |node: &'v Value| node.get("default").filter(|value| !value.is_null());
+    if let Some(found) = own(schema) {
+        return Some(found);
+    }
+    let node = spec.resolve_value(schema)?;
+    own(node)
+        .or_else(|| node.get("allOf")?.as_array()?.iter().filter_map(|member| spec.resolve_value(member)).find_map(own))
+}
+
+/// A schema for `before`/`after` without its top-level documentation
+/// (`description`, `example`, `examples`), which is reported on its own and
+/// was most of the bytes copied for every place a shared schema is used.
+fn undocumented(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(key, _)| !matches!(key.as_str(), "description" | "example" | "examples"))
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Whether a `$ref` occurs anywhere in the subtree.
+fn has_reference(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => map.contains_key("$ref") || map.values().any(has_reference),
+        Value::Array(items) => items.iter().any(has_reference),
+        _ => false,
+    }
+}
+
 fn reference(value: &Value) -> Option<&str> {
     value.get("$ref").and_then(Value::as_str)
 }
@@ -946,11 +1184,9 @@ fn join(types: &BTreeSet<&str>) -> String {
 
 /// Enum values keyed by their JSON text, so order never matters; `null` is
 /// nullability, reported separately.
-fn enum_values(values: &Value) -> IndexMap<String, &Value> {
-    let mut out: Vec<(String, &Value)> = values
-        .as_array()
-        .map(|list| list.iter().filter(|value| !value.is_null()).map(|value| (value.to_string(), value)).collect())
-        .unwrap_or_default();
+fn enum_values<'v>(values: &[&'v Value]) -> IndexMap<String, &'v Value> {
+    let mut out: Vec<(String, &Value)> =
+        values.iter().filter(|value| !value.is_null()).map(|value| (value_key(value), *value)).collect();
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out.into_iter().collect()
 }

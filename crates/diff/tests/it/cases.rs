@@ -113,6 +113,20 @@ fn schema_rules_in_responses() {
             &["response-type-changed"],
         ),
         case(
+            "default of a response property changed",
+            response("{type: object, properties: {size: {type: integer, default: 20}}}"),
+            response("{type: object, properties: {size: {type: integer, default: 5}}}"),
+            &["default-changed"],
+            &["default-changed"],
+        ),
+        case(
+            "exclusive minimum (3.1 number) raised",
+            response("{type: integer, exclusiveMinimum: 0}").replace("3.0.3", "3.1.0"),
+            response("{type: integer, exclusiveMinimum: 1}").replace("3.0.3", "3.1.0"),
+            &["response-constraint-tightened"],
+            &["response-constraint-loosened"],
+        ),
+        case(
             "property in array items removed",
             response("{type: array, items: {type: object, properties: {n: {type: string}, m: {type: string}}}}"),
             response("{type: array, items: {type: object, properties: {m: {type: string}}}}"),
@@ -287,6 +301,41 @@ fn schema_rules_in_requests() {
             &["request-variant-removed"],
         ),
         case(
+            "exclusive maximum set (3.0 flag)",
+            request("{type: integer, maximum: 10}"),
+            request("{type: integer, maximum: 10, exclusiveMaximum: true}"),
+            &["request-constraint-tightened"],
+            &["request-constraint-loosened"],
+        ),
+        case(
+            "const replaced an enum of two",
+            request("{type: string, enum: [a, b]}"),
+            request("{type: string, const: a}"),
+            &["request-enum-value-removed"],
+            &["request-enum-value-added"],
+        ),
+        case(
+            "default of an optional property changed",
+            request("{type: object, properties: {size: {type: integer, default: 20}}}"),
+            request("{type: object, properties: {size: {type: integer, default: 5}}}"),
+            &["request-default-changed"],
+            &["request-default-changed"],
+        ),
+        case(
+            "default of an optional property removed",
+            request("{type: object, properties: {size: {type: integer, default: 20}}}"),
+            request("{type: object, properties: {size: {type: integer}}}"),
+            &["request-default-changed"],
+            &["default-changed"],
+        ),
+        case(
+            "default of a required property changed",
+            request("{type: object, required: [size], properties: {size: {type: integer, default: 20}}}"),
+            request("{type: object, required: [size], properties: {size: {type: integer, default: 5}}}"),
+            &["default-changed"],
+            &["default-changed"],
+        ),
+        case(
             "read-only property removed is not a request change",
             request("{type: object, properties: {a: {type: string}, id: {type: string, readOnly: true}}}"),
             request(OBJ_A),
@@ -313,6 +362,13 @@ fn schema_rules_in_requests() {
 fn parameter_rules() {
     let limit = "{name: limit, in: query, schema: {type: integer}}";
     run(vec![
+        case(
+            "default of an optional query parameter changed",
+            params("[{name: limit, in: query, schema: {type: integer, default: 20}}]"),
+            params("[{name: limit, in: query, schema: {type: integer, default: 5}}]"),
+            &["request-default-changed"],
+            &["request-default-changed"],
+        ),
         case(
             "optional parameter removed",
             params(&format!("[{limit}]")),
@@ -737,4 +793,247 @@ fn renamed_oneof_branches_and_shared_schemas() {
             ("POST /pets", "response 201 application/json body.name"),
         ]
     );
+}
+
+/// A 3.1 document whose only webhook `newPet` has this POST operation (a
+/// flow mapping), plus `extra` webhooks.
+fn webhook(operation: &str, extra: &str) -> String {
+    format!("openapi: 3.1.0\ninfo: {{title: t, version: '1'}}\nwebhooks:\n  newPet:\n    post: {operation}\n{extra}")
+}
+
+/// `POST /subscriptions` with a callback `onEvent` whose POST is this
+/// operation.
+fn callback(operation: &str) -> String {
+    oas(
+        &format!(
+            "/subscriptions: {{post: {{responses: {{'201': {{description: ok}}}}, callbacks: {{onEvent: {{'{{$request.body#/url}}': {{post: {operation}}}}}}}}}}}"
+        ),
+        "",
+    )
+}
+
+fn event(body: &str, params: &str, replies: &str) -> String {
+    format!("{{parameters: {params}, requestBody: {body}, responses: {replies}}}")
+}
+
+const OK: &str = "{'200': {description: ok}}";
+
+fn json_body(schema: &str) -> String {
+    format!("{{required: true, content: {{application/json: {{schema: {schema}}}}}}}")
+}
+
+#[test]
+fn webhook_callback_and_link_rules() {
+    let sig = "[{name: X-Signature, in: header, required: true, schema: {type: string}}]";
+    let body_ab = json_body(OBJ_AB);
+    let body_a = json_body(OBJ_A);
+    run(vec![
+        case(
+            "webhook removed",
+            webhook(&event(&body_a, "[]", OK), "  oldPet:\n    post: {responses: {'200': {description: ok}}}\n"),
+            webhook(&event(&body_a, "[]", OK), ""),
+            &["webhook-removed"],
+            &["webhook-added"],
+        ),
+        case(
+            "callback operation removed",
+            oas(
+                "/s: {post: {responses: {'201': {description: ok}}, callbacks: {onEvent: {'{$request.body#/url}': {post: {responses: {'200': {description: ok}}}, put: {responses: {'200': {description: ok}}}}}}}}",
+                "",
+            ),
+            oas(
+                "/s: {post: {responses: {'201': {description: ok}}, callbacks: {onEvent: {'{$request.body#/url}': {post: {responses: {'200': {description: ok}}}}}}}}",
+                "",
+            ),
+            &["callback-removed"],
+            &["callback-added"],
+        ),
+        // What the API sends is what the consumer reads: response rules.
+        case(
+            "webhook body property removed",
+            webhook(&event(&body_ab, "[]", OK), ""),
+            webhook(&event(&body_a, "[]", OK), ""),
+            &["response-property-removed"],
+            &["response-property-added"],
+        ),
+        case(
+            "callback body gains a required property (not breaking for the consumer)",
+            callback(&event(&body_a, "[]", OK)),
+            callback(&event(
+                &json_body("{type: object, required: [b], properties: {a: {type: string}, b: {type: string}}}"),
+                "[]",
+                OK,
+            )),
+            &["response-property-added"],
+            &["response-property-removed"],
+        ),
+        case(
+            "callback body property became optional",
+            callback(&event(&json_body("{type: object, required: [a], properties: {a: {type: string}}}"), "[]", OK)),
+            callback(&event(&body_a, "[]", OK)),
+            &["response-property-became-optional"],
+            &["response-property-became-required"],
+        ),
+        case(
+            "webhook body enum value added",
+            webhook(&event(&json_body("{type: string, enum: [created]}"), "[]", OK), ""),
+            webhook(&event(&json_body("{type: string, enum: [created, deleted]}"), "[]", OK), ""),
+            &["response-enum-value-added"],
+            &["response-enum-value-removed"],
+        ),
+        case(
+            "webhook header no longer sent",
+            webhook(&event(&body_a, sig, OK), ""),
+            webhook(&event(&body_a, "[]", OK), ""),
+            &["event-parameter-removed"],
+            &["event-parameter-added"],
+        ),
+        case(
+            "webhook header no longer always sent",
+            webhook(&event(&body_a, sig, OK), ""),
+            webhook(&event(&body_a, &sig.replace("required: true", "required: false"), OK), ""),
+            &["event-parameter-became-optional"],
+            &["event-parameter-became-required"],
+        ),
+        case(
+            "webhook header type changed",
+            webhook(&event(&body_a, sig, OK), ""),
+            webhook(&event(&body_a, &sig.replace("type: string", "type: integer"), OK), ""),
+            &["response-type-changed"],
+            &["response-type-changed"],
+        ),
+        case(
+            "callback body removed",
+            callback(&event(&body_a, "[]", OK)),
+            callback(&format!("{{responses: {OK}}}")),
+            &["event-body-removed"],
+            &["event-body-added"],
+        ),
+        case(
+            "callback body no longer always sent",
+            callback(&event(&body_a, "[]", OK)),
+            callback(&event(&body_a.replace("required: true", "required: false"), "[]", OK)),
+            &["event-body-became-optional"],
+            &["event-body-became-required"],
+        ),
+        case(
+            "webhook body may come as XML too",
+            webhook(&event("{content: {application/json: {schema: {type: object}}}}", "[]", OK), ""),
+            webhook(
+                &event(
+                    "{content: {application/json: {schema: {type: object}}, application/xml: {schema: {type: object}}}}",
+                    "[]",
+                    OK,
+                ),
+                "",
+            ),
+            &["event-media-type-added"],
+            &["event-media-type-removed"],
+        ),
+        // The consumer's answer is what the API reads: request rules.
+        case(
+            "webhook answer status no longer accepted",
+            webhook(&event(&body_a, "[]", "{'200': {description: ok}, '202': {description: later}}"), ""),
+            webhook(&event(&body_a, "[]", OK), ""),
+            &["event-reply-status-removed"],
+            &["event-reply-status-added"],
+        ),
+        case(
+            "callback answer media type no longer accepted",
+            callback(&event(
+                &body_a,
+                "[]",
+                "{'200': {description: ok, content: {application/json: {schema: {type: object}}, text/plain: {schema: {type: string}}}}}",
+            )),
+            callback(&event(
+                &body_a,
+                "[]",
+                "{'200': {description: ok, content: {application/json: {schema: {type: object}}}}}",
+            )),
+            &["event-reply-media-type-removed"],
+            &["event-reply-media-type-added"],
+        ),
+        case(
+            "callback answer gains a required property (breaking for the consumer)",
+            callback(&event(
+                &body_a,
+                "[]",
+                &format!("{{'200': {{description: ok, content: {{application/json: {{schema: {OBJ_A}}}}}}}}}"),
+            )),
+            callback(&event(
+                &body_a,
+                "[]",
+                "{'200': {description: ok, content: {application/json: {schema: {type: object, required: [b], properties: {a: {type: string}, b: {type: string}}}}}}}",
+            )),
+            &["request-required-property-added"],
+            &["request-property-removed"],
+        ),
+        case(
+            "webhook deprecated",
+            webhook(&event(&body_a, "[]", OK), ""),
+            webhook(&format!("{{deprecated: true, requestBody: {body_a}, responses: {OK}}}"), ""),
+            &["event-deprecated"],
+            &["event-deprecated"],
+        ),
+        case(
+            "response link removed",
+            oas(
+                "/pets: {post: {responses: {'201': {description: ok, links: {GetPet: {operationId: getPet, parameters: {id: '$response.body#/id'}}}}}}}",
+                "",
+            ),
+            oas("/pets: {post: {responses: {'201': {description: ok}}}}", ""),
+            &["link-removed"],
+            &["link-added"],
+        ),
+        case(
+            "response link passes another value",
+            oas(
+                "/pets: {post: {responses: {'201': {description: ok, links: {GetPet: {operationId: getPet, parameters: {id: '$response.body#/id'}}}}}}}",
+                "",
+            ),
+            oas(
+                "/pets: {post: {responses: {'201': {description: ok, links: {GetPet: {operationId: getPet, parameters: {id: '$response.body#/petId'}}}}}}}",
+                "",
+            ),
+            &["link-changed"],
+            &["link-changed"],
+        ),
+        case(
+            "response link description only",
+            oas(
+                "/pets: {post: {responses: {'201': {description: ok, links: {GetPet: {operationId: getPet, description: a}}}}}}",
+                "",
+            ),
+            oas(
+                "/pets: {post: {responses: {'201': {description: ok, links: {GetPet: {operationId: getPet, description: b}}}}}}",
+                "",
+            ),
+            &[],
+            &[],
+        ),
+    ]);
+}
+
+#[test]
+fn event_changes_name_the_webhook_or_callback() {
+    let report = check(
+        &webhook(&event(&json_body(OBJ_AB), "[]", OK), ""),
+        &webhook(&event(&json_body(OBJ_A), "[]", OK), ""),
+        &["response-property-removed"],
+    );
+    let change = &report.changes[0];
+    assert_eq!(change.operation.as_deref(), Some("POST webhook newPet"));
+    assert_eq!(change.location, "request body application/json body.b");
+    assert_eq!(
+        change.pointer.as_deref(),
+        Some("/webhooks/newPet/post/requestBody/content/application~1json/schema/properties/b")
+    );
+    let report = check(
+        &callback(&event(&json_body(OBJ_AB), "[]", OK)),
+        &callback(&event(&json_body(OBJ_A), "[]", OK)),
+        &["response-property-removed"],
+    );
+    let change = &report.changes[0];
+    assert_eq!(change.operation.as_deref(), Some("POST /subscriptions"));
+    assert_eq!(change.location, "callback onEvent POST {$request.body#/url} request body application/json body.b");
 }

@@ -4,6 +4,7 @@
 #![expect(clippy::expect_used, clippy::unwrap_used, reason = "tests panic on purpose")]
 
 mod cases;
+mod false_positives;
 mod graphql;
 mod identity;
 mod pairs;

@@ -54,6 +54,10 @@ fn spotify() {
     has(&report, "request-constraint-tightened", Some("GET /search"), "parameter query limit");
     has(&report, "endpoint-added", Some("GET /me/library/contains"), "endpoint");
     has(&report, "response-property-added", Some("GET /me"), "response 200 application/json body.account_id");
+    // `limit` now defaults to 5 instead of 20: a call without it gets less.
+    has(&report, "request-default-changed", Some("GET /search"), "parameter query limit");
+    has(&report, "request-default-changed", Some("GET /artists/{id}/albums"), "parameter query limit");
+    assert_eq!(report.summary.breaking, 5);
 }
 
 #[test]
@@ -86,6 +90,14 @@ fn openai() {
         Some("POST /chat/completions"),
         "response 200 application/json body.choices[].message.content",
     );
+    // A response value newly restricted to an enum is a narrowing.
+    has(
+        &report,
+        "response-constraint-tightened",
+        Some("POST /chat/completions"),
+        "response 200 application/json body.choices[].finish_reason",
+    );
+    assert_eq!(report.summary.breaking, 7);
 }
 
 #[test]
@@ -100,6 +112,16 @@ fn kubernetes() {
         Some("GET /api/v1/namespaces/{namespace}/persistentvolumeclaims/{name}"),
         "response 200 application/json body.spec.resources.claims",
     );
+    // Reviewed by hand: every breaking change comes from three upstream
+    // removals (two API groups, `claims` from a claim's resources, `uid`
+    // from a v1alpha1 ParentReference), repeated wherever the schema is used.
+    assert_eq!(report.summary.breaking, 655);
+    for change in report.changes.iter().filter(|change| change.kind == diff::ChangeKind::Breaking) {
+        let explained = change.rule == "endpoint-removed"
+            || (change.rule.ends_with("-property-removed")
+                && (change.location.ends_with(".resources.claims") || change.location.ends_with(".parentRef.uid")));
+        assert!(explained, "unreviewed breaking change: {change:#?}");
+    }
 }
 
 #[test]
