@@ -651,6 +651,11 @@ fn without_anchors_and_lookaround(pattern: &str) -> String {
     let mut in_class = false;
     while let Some(&c) = chars.get(i) {
         match c {
+            // `\A`, `\z`, `\Z`, `\b`, `\B` are anchors too.
+            '\\' if !in_class && matches!(chars.get(i + 1), Some('A' | 'z' | 'Z' | 'b' | 'B')) => {
+                i += 2;
+                continue;
+            }
             '\\' => {
                 out.push(c);
                 if let Some(&next) = chars.get(i + 1) {
@@ -930,6 +935,12 @@ mod tests {
         let ids = json!({"type": "string", "pattern": "^[0-9]+$", "minLength": 12, "maxLength": 12});
         let id = sample(&spec, &ids, Direction::Response);
         assert!(id.as_str().is_some_and(|s| s.len() == 12 && s.bytes().all(|b| b.is_ascii_digit())), "{id}");
+        let volume = json!({"type": "string", "pattern": "^(fsvol-[0-9a-f]{17,})$"});
+        let volume = sample(&spec, &volume, Direction::Response);
+        assert!(pattern_matches("^(fsvol-[0-9a-f]{17,})$", volume.as_str().unwrap()), "{volume}");
+        let cell = json!({"type": "string", "pattern": r"\A[a-zA-Z0-9_]+\z"});
+        let cell = sample(&spec, &cell, Direction::Response);
+        assert!(pattern_matches(r"\A[a-zA-Z0-9_]+\z", cell.as_str().unwrap()), "{cell}");
         let stamp = json!({"type": "string", "format": "date-time", "minLength": 24});
         assert_eq!(sample(&spec, &stamp, Direction::Response), "2024-01-15T09:30:00.000Z");
         assert!(!format_ok("time", "23:48:28.55") && format_ok("time", "23:48:28.55Z"));
