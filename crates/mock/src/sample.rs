@@ -419,8 +419,18 @@ fn merge_keyword(merged: &mut Map<String, Value>, key: &str, value: &Value) {
     match (key, merged.get_mut(key)) {
         ("properties", Some(Value::Object(existing))) => {
             if let Value::Object(new) = value {
+                // A property declared by several members must satisfy all
+                // of them (a generic `object` here, its real shape there).
                 for (name, schema) in new {
-                    existing.entry(name.clone()).or_insert_with(|| schema.clone());
+                    match existing.get_mut(name) {
+                        Some(first) if first != schema => {
+                            *first = json!({ "allOf": [first.clone(), schema.clone()] });
+                        }
+                        Some(_) => {}
+                        None => {
+                            existing.insert(name.clone(), schema.clone());
+                        }
+                    }
                 }
             }
         }
@@ -941,6 +951,14 @@ mod tests {
         let cell = json!({"type": "string", "pattern": r"\A[a-zA-Z0-9_]+\z"});
         let cell = sample(&spec, &cell, Direction::Response);
         assert!(pattern_matches(r"\A[a-zA-Z0-9_]+\z", cell.as_str().unwrap()), "{cell}");
+        // NPR: a property declared by two allOf members takes both shapes.
+        let spec = spec_with(json!({
+            "Doc": {"type": "object", "required": ["attributes"], "properties": {"attributes": {"type": "object"}}},
+            "Data": {"type": "object", "required": ["type"], "properties": {"type": {"type": "string", "enum": ["aggregation"]}}}
+        }));
+        let doc = json!({"allOf": [{"$ref": "#/components/schemas/Doc"},
+            {"properties": {"attributes": {"$ref": "#/components/schemas/Data"}}}]});
+        assert_eq!(sample(&spec, &doc, Direction::Response), json!({"attributes": {"type": "aggregation"}}));
         let stamp = json!({"type": "string", "format": "date-time", "minLength": 24});
         assert_eq!(sample(&spec, &stamp, Direction::Response), "2024-01-15T09:30:00.000Z");
         assert!(!format_ok("time", "23:48:28.55") && format_ok("time", "23:48:28.55Z"));
