@@ -220,6 +220,21 @@ impl Walker<'_> {
         }
     }
 
+    /// An optional property no value can satisfy as written (an `enum` none
+    /// of whose values has the declared type or length, as in Vimeo's
+    /// string enum under `type: array`) is better left out than answered.
+    fn impossible(&self, property: &Value) -> bool {
+        let Some(schema) = self.spec.resolve_value(property) else { return false };
+        let schema = match schema.get("allOf").and_then(Value::as_array).map(Vec::as_slice) {
+            Some([only]) => self.spec.resolve_value(only).unwrap_or(schema),
+            _ => schema,
+        };
+        schema
+            .get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|values| !values.is_empty() && !values.iter().any(|v| self.admits(schema, v)))
+    }
+
     /// Whether `value` satisfies the schema's type, lengths, numeric bounds
     /// and pattern (the `enum` itself aside).
     fn admits(&self, schema: &Value, value: &Value) -> bool {
@@ -323,7 +338,7 @@ impl Walker<'_> {
             for (key, property) in properties.iter().take(MAX_PROPERTIES) {
                 let is_required = required.contains(&key.as_str());
                 let frugal = depth >= SOFT_DEPTH || self.spent.get() > SOFT_BUDGET;
-                if !is_required && (frugal || !self.include(property)) {
+                if !is_required && (frugal || !self.include(property) || self.impossible(property)) {
                     continue;
                 }
                 out.insert(key.clone(), self.walk(property, depth + 1, Some(key)));
@@ -951,6 +966,11 @@ mod tests {
         let cell = json!({"type": "string", "pattern": r"\A[a-zA-Z0-9_]+\z"});
         let cell = sample(&spec, &cell, Direction::Response);
         assert!(pattern_matches(r"\A[a-zA-Z0-9_]+\z", cell.as_str().unwrap()), "{cell}");
+        // Vimeo: an optional string enum under `type: array` is left out.
+        let user = json!({"type": "object", "required": ["name"], "properties": {
+            "name": {"type": "string"},
+            "content_filter": {"type": "array", "items": {"type": "string"}, "enum": ["drugs", "safe"]}}});
+        assert_eq!(sample(&spec, &user, Direction::Response), json!({"name": "Ada Lovelace"}));
         // NPR: a property declared by two allOf members takes both shapes.
         let spec = spec_with(json!({
             "Doc": {"type": "object", "required": ["attributes"], "properties": {"attributes": {"type": "object"}}},
