@@ -10,7 +10,8 @@
 # ratios against Prism. Target: at least 20 x Prism's throughput and at most a
 # fiftieth of its p99, with the same throughput on both descriptions.
 #
-# Usage: bench/mock.sh [DURATION_SECONDS]   (default 10)
+# Usage: bench/mock.sh [DURATION_SECONDS]   (default 10); SVC_BIN=path uses
+#        that binary instead of a release build.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -33,8 +34,11 @@ if [ ! -f "$GITHUB" ]; then
   (cd "$CACHE/bench" && npm pack --silent @octokit/openapi@23.0.2 >/dev/null && tar -xzf octokit-openapi-23.0.2.tgz package/generated/api.github.com.json && mv package/generated/api.github.com.json . && rm -rf package octokit-openapi-23.0.2.tgz)
 fi
 
-cargo build --release --locked -p svc -q
-svc="$CARGO_TARGET_DIR/release/svc"
+svc="${SVC_BIN:-}"
+if [ -z "$svc" ]; then
+  cargo build --release --locked -p svc -q
+  svc="$CARGO_TARGET_DIR/release/svc"
+fi
 PET="$ROOT/bench/petstore.yaml"
 work="$(mktemp -d)"
 pids=()
