@@ -469,7 +469,8 @@ impl Store {
 
     pub async fn file_state(&self, path: &str) -> StoreResult<Option<FileStateRow>> {
         with_db!(&self.db, |pool| sqlx::query_as(
-            "SELECT id, file_size, file_mtime, (features IS NOT NULL) AS has_features FROM tracks WHERE path = $1"
+            "SELECT id, file_size, file_mtime, (features IS NOT NULL) AS has_features FROM tracks WHERE path = $1 \
+             UNION ALL SELECT id, file_size, file_mtime, TRUE AS has_features FROM episodes WHERE path = $1"
         )
         .bind(path)
         .fetch_optional(pool)
@@ -478,7 +479,10 @@ impl Store {
     }
 
     pub async fn track_file(&self, track_id: &str) -> StoreResult<Option<TrackFileRow>> {
-        with_db!(&self.db, |pool| sqlx::query_as("SELECT path, mime FROM tracks WHERE id = $1")
+        // Episodes and chapters stream like tracks.
+        with_db!(&self.db, |pool| sqlx::query_as(
+            "SELECT path, mime FROM tracks WHERE id = $1 UNION ALL SELECT path, mime FROM episodes WHERE id = $1"
+        )
             .bind(track_id)
             .fetch_optional(pool)
             .await
@@ -590,6 +594,11 @@ impl Store {
             .execute(&mut *tx)
             .await
             .map_err(store_error)?;
+            sqlx::query("DELETE FROM episodes WHERE path = $1")
+                .bind(&t.path)
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
             sqlx::query("DELETE FROM track_artists WHERE track_id = $1")
                 .bind(&t.track_id)
                 .execute(&mut *tx)
@@ -615,7 +624,9 @@ impl Store {
             id: String,
             path: String,
         }
-        let rows: Vec<Row> = with_db!(&self.db, |pool| sqlx::query_as("SELECT id, path FROM tracks")
+        let rows: Vec<Row> = with_db!(&self.db, |pool| sqlx::query_as(
+            "SELECT id, path FROM tracks UNION ALL SELECT id, path FROM episodes"
+        )
             .fetch_all(pool)
             .await
             .map_err(store_error))?;
@@ -632,7 +643,16 @@ impl Store {
                     .execute(&mut *tx)
                     .await
                     .map_err(store_error)?;
+                sqlx::query("DELETE FROM episodes WHERE id = $1")
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(store_error)?;
             }
+            sqlx::query("DELETE FROM shows WHERE NOT EXISTS (SELECT 1 FROM episodes e WHERE e.show_id = shows.id)")
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
             sqlx::query("DELETE FROM albums WHERE NOT EXISTS (SELECT 1 FROM tracks t WHERE t.album_id = albums.id)")
                 .execute(&mut *tx)
                 .await
@@ -1677,5 +1697,261 @@ mod tests {
         assert!(popularity(10) < popularity(100));
         assert_eq!(popularity(1_000_000), 100);
         assert_eq!(placeholders(3, 2), "$3, $4");
+    }
+}
+
+/// What a scan writes for one spoken-word file (an episode or a chapter).
+#[derive(Clone, Debug)]
+pub struct EpisodeUpsert {
+    pub id: String,
+    pub show: ShowUpsert,
+    pub name: String,
+    pub number: u32,
+    pub duration_ms: u64,
+    pub release_date: String,
+    pub release_date_precision: String,
+    pub description: String,
+    pub path: String,
+    pub file_size: u64,
+    pub file_mtime: i64,
+    pub mime: String,
+    pub now: Timestamp,
+}
+
+#[derive(Clone, Debug)]
+pub struct ShowUpsert {
+    pub id: String,
+    /// `show` or `audiobook`.
+    pub kind: String,
+    pub key: String,
+    pub name: String,
+    pub publisher: String,
+    pub image: Option<(String, String, Vec<u8>)>,
+}
+
+#[derive(sqlx::FromRow)]
+struct ShowRow {
+    id: String,
+    kind: String,
+    name: String,
+    publisher: String,
+    description: String,
+    image_id: Option<String>,
+    total: i64,
+}
+
+#[derive(sqlx::FromRow)]
+struct EpisodeRow {
+    id: String,
+    show_id: String,
+    name: String,
+    number: i64,
+    duration_ms: i64,
+    release_date: String,
+    release_date_precision: String,
+    description: String,
+}
+
+const SHOW_SELECT: &str = "SELECT s.id, s.kind, s.name, s.publisher, s.description, s.image_id, \
+     (SELECT COUNT(*) FROM episodes e WHERE e.show_id = s.id) AS total FROM shows s";
+
+impl Store {
+    // ----- podcasts and audiobooks ----------------------------------------
+
+    /// Writes one scanned spoken-word file and its show, in one transaction;
+    /// a track at the same path (a file retagged as spoken word) goes.
+    pub async fn upsert_episode(&self, e: &EpisodeUpsert) -> StoreResult<()> {
+        let show_search = format!("{} {}", e.show.name, e.show.publisher).to_lowercase();
+        let search = format!("{} {} {}", e.name, e.show.name, e.show.publisher).to_lowercase();
+        let now = e.now.as_millis();
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            let image_id = match &e.show.image {
+                Some((id, mime, data)) => {
+                    sqlx::query("INSERT INTO images (id, mime, data) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING")
+                        .bind(id)
+                        .bind(mime)
+                        .bind(data.as_slice())
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(store_error)?;
+                    Some(id.clone())
+                }
+                None => None,
+            };
+            sqlx::query(
+                "INSERT INTO shows (id, kind, name, show_key, publisher, description, image_id, search_text, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, '', $6, $7, $8) \
+                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, \
+                 publisher = CASE WHEN excluded.publisher = '' THEN shows.publisher ELSE excluded.publisher END, \
+                 image_id = COALESCE(excluded.image_id, shows.image_id), search_text = excluded.search_text",
+            )
+            .bind(&e.show.id)
+            .bind(&e.show.kind)
+            .bind(&e.show.name)
+            .bind(&e.show.key)
+            .bind(&e.show.publisher)
+            .bind(&image_id)
+            .bind(&show_search)
+            .bind(now)
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?;
+            sqlx::query("DELETE FROM tracks WHERE path = $1")
+                .bind(&e.path)
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
+            sqlx::query(
+                "INSERT INTO episodes (id, show_id, name, number, duration_ms, release_date, release_date_precision, description, \
+                 path, file_size, file_mtime, mime, search_text, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) \
+                 ON CONFLICT (id) DO UPDATE SET show_id = excluded.show_id, name = excluded.name, number = excluded.number, \
+                 duration_ms = excluded.duration_ms, release_date = excluded.release_date, \
+                 release_date_precision = excluded.release_date_precision, description = excluded.description, \
+                 file_size = excluded.file_size, file_mtime = excluded.file_mtime, mime = excluded.mime, \
+                 search_text = excluded.search_text",
+            )
+            .bind(&e.id)
+            .bind(&e.show.id)
+            .bind(&e.name)
+            .bind(i64::from(e.number))
+            .bind(to_i64(e.duration_ms))
+            .bind(&e.release_date)
+            .bind(&e.release_date_precision)
+            .bind(&e.description)
+            .bind(&e.path)
+            .bind(to_i64(e.file_size))
+            .bind(e.file_mtime)
+            .bind(&e.mime)
+            .bind(&search)
+            .bind(now)
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?;
+            // A show that lost its last episode to this move goes.
+            sqlx::query("DELETE FROM shows WHERE NOT EXISTS (SELECT 1 FROM episodes x WHERE x.show_id = shows.id)")
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
+            tx.commit().await.map_err(store_error)
+        })
+    }
+
+    /// Shows and audiobooks by id, in the order asked; unknown ids are `None`.
+    pub async fn shows(&self, ids: &[String]) -> StoreResult<Vec<Option<crate::model::Show>>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql = format!("{SHOW_SELECT} WHERE s.id IN ({})", placeholders(1, ids.len()));
+        let rows = fetch_all_binds!(&self.db, ShowRow, sql, ids)?;
+        let by_id: HashMap<String, crate::model::Show> = rows
+            .into_iter()
+            .filter_map(|r| {
+                let kind = crate::ids::ItemKind::parse(&r.kind)?;
+                let show = crate::model::Show {
+                    id: r.id.clone(),
+                    kind,
+                    name: r.name,
+                    publisher: r.publisher,
+                    description: r.description,
+                    image_id: r.image_id,
+                    total: to_u32(r.total),
+                };
+                Some((r.id, show))
+            })
+            .collect();
+        Ok(ids.iter().map(|id| by_id.get(id).cloned()).collect())
+    }
+
+    /// Episodes and chapters by id, in the order asked; unknown ids are `None`.
+    pub async fn episodes(&self, ids: &[String]) -> StoreResult<Vec<Option<crate::model::Episode>>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql = format!(
+            "SELECT id, show_id, name, number, duration_ms, release_date, release_date_precision, description \
+             FROM episodes WHERE id IN ({})",
+            placeholders(1, ids.len())
+        );
+        let rows = fetch_all_binds!(&self.db, EpisodeRow, sql, ids)?;
+        let mut show_ids: Vec<String> = rows.iter().map(|r| r.show_id.clone()).collect();
+        show_ids.sort();
+        show_ids.dedup();
+        let shows: HashMap<String, crate::model::Show> =
+            self.shows(&show_ids).await?.into_iter().flatten().map(|s| (s.id.clone(), s)).collect();
+        let by_id: HashMap<String, crate::model::Episode> = rows
+            .into_iter()
+            .filter_map(|r| {
+                let show = shows.get(&r.show_id)?.clone();
+                let episode = crate::model::Episode {
+                    id: r.id.clone(),
+                    show,
+                    name: r.name,
+                    number: to_u32(r.number),
+                    duration_ms: to_u64(r.duration_ms),
+                    release_date: r.release_date,
+                    release_date_precision: r.release_date_precision,
+                    description: r.description,
+                };
+                Some((r.id, episode))
+            })
+            .collect();
+        Ok(ids.iter().map(|id| by_id.get(id).cloned()).collect())
+    }
+
+    pub async fn show_episode_ids(&self, show_id: &str, window: Window) -> StoreResult<Slice<String>> {
+        self.id_page(
+            "SELECT id FROM episodes WHERE show_id = $1 ORDER BY number, name, id",
+            "SELECT COUNT(*) AS n FROM episodes WHERE show_id = $1",
+            &[show_id.to_owned()],
+            window,
+        )
+        .await
+    }
+
+    /// One page of search results over shows, audiobooks (`kind` `Show` or
+    /// `Audiobook`: name and publisher) or episodes (`Episode`: the
+    /// episode's name and its show's), ordered by name. Words are answered
+    /// from the full-text index; `year:` filters episodes by release date;
+    /// any other field filter matches nothing, as these types lack the field.
+    pub async fn search_spoken_ids(
+        &self,
+        kind: crate::ids::ItemKind,
+        q: &SearchQuery,
+        window: Window,
+    ) -> StoreResult<Slice<String>> {
+        let postgres = matches!(self.db, Db::Postgres(_));
+        let mut binds: Vec<String> = Vec::new();
+        let mut conds: Vec<String> = Vec::new();
+        let episodes = kind == crate::ids::ItemKind::Episode;
+        let (table, target) =
+            if episodes { (("e", "episodes", "search_text"), "episodes e") } else { (("s", "shows", "search_text"), "shows s") };
+        if !q.terms.is_empty() {
+            conds.push(text_condition(postgres, table, &q.terms, &mut binds));
+        }
+        if q.artist.is_some() || q.album.is_some() || q.has_track_fields() || q.genre.is_some() || q.tag_new {
+            conds.push("1 = 0".to_owned());
+        }
+        if episodes {
+            conds.push("e.show_id IN (SELECT id FROM shows WHERE kind = 'show')".to_owned());
+            if let Some((from, to)) = q.years {
+                conds.push(format!(
+                    "e.release_date >= '{from:04}' AND e.release_date < '{:04}'",
+                    to.saturating_add(1)
+                ));
+            }
+        } else {
+            binds.push(kind.as_str().to_owned());
+            conds.push(format!("s.kind = ${}", binds.len()));
+            if q.years.is_some() {
+                conds.push("1 = 0".to_owned());
+            }
+        }
+        let alias = table.0;
+        let filter = format!(" WHERE {}", conds.join(" AND "));
+        let sql = format!("SELECT {alias}.id AS id FROM {target}{filter} ORDER BY {alias}.name, {alias}.id");
+        let count = format!("SELECT COUNT(*) AS n FROM {target}{filter}");
+        self.id_page(&sql, &count, &binds, window).await
     }
 }

@@ -144,7 +144,18 @@ async fn search_index_follows_rescans(app: TestApp) {
             .await
             .unwrap();
             let names: Vec<&str> = indexes.iter().map(|(n,)| n.as_str()).collect();
-            assert_eq!(names, ["albums_search_trgm", "artists_name_trgm", "tracks_search_trgm"], "{}", app.backend);
+            assert_eq!(
+                names,
+                [
+                    "albums_search_trgm",
+                    "artists_name_trgm",
+                    "episodes_search_trgm",
+                    "shows_search_trgm",
+                    "tracks_search_trgm"
+                ],
+                "{}",
+                app.backend
+            );
         }
     }
     // Inside a word, across the name, album and artist.
