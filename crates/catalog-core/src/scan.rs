@@ -211,10 +211,8 @@ impl Catalog {
         let tags = tokio::task::spawn_blocking(move || read_tags(&owned))
             .await
             .map_err(|e| crate::error::CatalogError::Internal(e.to_string()))?;
-        let folders: Vec<&str> = path
-            .parent()
-            .map(|p| p.components().filter_map(|c| c.as_os_str().to_str()).collect())
-            .unwrap_or_default();
+        let folders: Vec<&str> =
+            path.parent().map(|p| p.components().filter_map(|c| c.as_os_str().to_str()).collect()).unwrap_or_default();
         if let Some(spoken) = crate::spoken::classify(&folders, &tags) {
             self.store.upsert_episode(&self.episode_upsert(path, &path_str, size, mtime, &tags, spoken)).await?;
             return Ok(true);

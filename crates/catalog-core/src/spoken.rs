@@ -52,11 +52,8 @@ fn kind_of_genre(genre: &str) -> Option<ItemKind> {
 /// file name) and its tags; `None` for music.
 pub fn classify(folders: &[&str], tags: &FileTags) -> Option<SpokenFile> {
     // The innermost `Podcasts`/`Audiobooks` folder, and the folder below it.
-    let from_folder = folders
-        .iter()
-        .enumerate()
-        .rev()
-        .find_map(|(i, f)| kind_of_folder(f).map(|k| (k, folders.get(i + 1).copied())));
+    let from_folder =
+        folders.iter().enumerate().rev().find_map(|(i, f)| kind_of_folder(f).map(|k| (k, folders.get(i + 1).copied())));
     let (kind, folder) = match from_folder {
         Some((kind, folder)) => (kind, folder),
         None => (tags.genre.as_deref().and_then(kind_of_genre)?, folders.last().copied()),
@@ -150,7 +147,12 @@ impl Catalog {
     }
 
     /// The user's saved shows or audiobooks, most recently saved first.
-    pub async fn saved_shows(&self, user_id: &str, kind: ItemKind, window: Window) -> CatalogResult<Slice<Saved<Show>>> {
+    pub async fn saved_shows(
+        &self,
+        user_id: &str,
+        kind: ItemKind,
+        window: Window,
+    ) -> CatalogResult<Slice<Saved<Show>>> {
         let page = self.store.saved_ids(user_id, kind.as_str(), window).await?;
         let ids: Vec<String> = page.items.iter().map(|(id, _)| id.clone()).collect();
         let shows = self.shows(kind, &ids).await?;
@@ -195,7 +197,10 @@ mod tests {
     fn folders_name_shows_and_audiobooks() {
         let none = FileTags::default();
         let show = classify(&["home", "Podcasts", "Signal Hour"], &none).unwrap();
-        assert_eq!(show, SpokenFile { kind: ItemKind::Show, collection: "Signal Hour".into(), publisher: String::new() });
+        assert_eq!(
+            show,
+            SpokenFile { kind: ItemKind::Show, collection: "Signal Hour".into(), publisher: String::new() }
+        );
         let book = classify(&["lib", "audiobooks", "Ada Byron - Notes on the Engine", "disc 1"], &none).unwrap();
         assert_eq!(book.kind, ItemKind::Audiobook);
         assert_eq!(book.collection, "Notes on the Engine");

@@ -483,10 +483,10 @@ impl Store {
         with_db!(&self.db, |pool| sqlx::query_as(
             "SELECT path, mime FROM tracks WHERE id = $1 UNION ALL SELECT path, mime FROM episodes WHERE id = $1"
         )
-            .bind(track_id)
-            .fetch_optional(pool)
-            .await
-            .map_err(store_error))
+        .bind(track_id)
+        .fetch_optional(pool)
+        .await
+        .map_err(store_error))
     }
 
     /// Writes one scanned file: its artists, album (with artwork) and track,
@@ -627,9 +627,9 @@ impl Store {
         let rows: Vec<Row> = with_db!(&self.db, |pool| sqlx::query_as(
             "SELECT id, path FROM tracks UNION ALL SELECT id, path FROM episodes"
         )
-            .fetch_all(pool)
-            .await
-            .map_err(store_error))?;
+        .fetch_all(pool)
+        .await
+        .map_err(store_error))?;
         Ok(rows.into_iter().filter(|r| r.path.starts_with(prefix)).map(|r| (r.id, r.path)).collect())
     }
 
@@ -1925,8 +1925,11 @@ impl Store {
         let mut binds: Vec<String> = Vec::new();
         let mut conds: Vec<String> = Vec::new();
         let episodes = kind == crate::ids::ItemKind::Episode;
-        let (table, target) =
-            if episodes { (("e", "episodes", "search_text"), "episodes e") } else { (("s", "shows", "search_text"), "shows s") };
+        let (table, target) = if episodes {
+            (("e", "episodes", "search_text"), "episodes e")
+        } else {
+            (("s", "shows", "search_text"), "shows s")
+        };
         if !q.terms.is_empty() {
             conds.push(text_condition(postgres, table, &q.terms, &mut binds));
         }
@@ -1936,10 +1939,7 @@ impl Store {
         if episodes {
             conds.push("e.show_id IN (SELECT id FROM shows WHERE kind = 'show')".to_owned());
             if let Some((from, to)) = q.years {
-                conds.push(format!(
-                    "e.release_date >= '{from:04}' AND e.release_date < '{:04}'",
-                    to.saturating_add(1)
-                ));
+                conds.push(format!("e.release_date >= '{from:04}' AND e.release_date < '{:04}'", to.saturating_add(1)));
             }
         } else {
             binds.push(kind.as_str().to_owned());

@@ -85,8 +85,13 @@ pub async fn episodes(State(s): State<AppState>, Auth(_): Auth, q: Query) -> Api
     let kind = kind_of(&q.path);
     let ids = q.ids(kind, MAX_IDS)?;
     let w = s.wire();
-    let items: Vec<Value> =
-        s.catalog.episodes(kind, &ids).await?.iter().map(|e| e.as_ref().map_or(Value::Null, |e| w.episode(e))).collect();
+    let items: Vec<Value> = s
+        .catalog
+        .episodes(kind, &ids)
+        .await?
+        .iter()
+        .map(|e| e.as_ref().map_or(Value::Null, |e| w.episode(e)))
+        .collect();
     Ok(Json(json!({ format!("{}s", kind.as_str()): items })))
 }
 

@@ -246,12 +246,16 @@ async fn every_route_answers_in_spotify_schema(app: TestApp) {
     c.get(&app, &format!("/v1/recommendations?seed_tracks={}&limit=3", t[0]), &token).await;
     // Podcasts and audiobooks: the demo's show and audiobook; an unknown id
     // first in each several-id lookup answers null.
-    let found = c.get(&app, "/v1/search?q=signal&type=track,album,artist,playlist,show,episode,audiobook", &token).await;
+    let found =
+        c.get(&app, "/v1/search?q=signal&type=track,album,artist,playlist,show,episode,audiobook", &token).await;
     let show = found["shows"]["items"][0]["id"].as_str().unwrap().to_owned();
-    let found = c.get(&app, "/v1/search?q=engine&type=track,album,artist,playlist,show,episode,audiobook", &token).await;
+    let found =
+        c.get(&app, "/v1/search?q=engine&type=track,album,artist,playlist,show,episode,audiobook", &token).await;
     let book = found["audiobooks"]["items"][0]["id"].as_str().unwrap().to_owned();
     let mut spoken = Vec::new();
-    for (kind, id, items, item_kind) in [("shows", &show, "episodes", "episodes"), ("audiobooks", &book, "chapters", "chapters")] {
+    for (kind, id, items, item_kind) in
+        [("shows", &show, "episodes", "episodes"), ("audiobooks", &book, "chapters", "chapters")]
+    {
         c.get(&app, &format!("/v1/{kind}/{id}"), &token).await;
         c.get(&app, &format!("/v1/{kind}?ids={missing_id},{id}"), &token).await;
         let page = c.get(&app, &format!("/v1/{kind}/{id}/{items}?limit=1"), &token).await;
