@@ -36,8 +36,8 @@ use platform::{Db, DbError, Migrations};
 pub use error::{CatalogError, CatalogResult, OAuthErrorKind, PlayerFailure, TokenRejection};
 pub use ids::{ItemKind, ItemUri};
 pub use model::{
-    Access, Album, App, Artist, ArtistRef, Episode, Image, IssuedToken, Play, Playlist, PlaylistItem, Saved, Show,
-    Slice, Track, User, Window,
+    Access, Album, App, Artist, ArtistRef, Episode, Image, IssuedToken, Play, Playable, Playlist, PlaylistItem, Saved,
+    Show, Slice, Track, User, Window,
 };
 pub use scopes::Scopes;
 

@@ -194,11 +194,38 @@ pub struct Episode {
     pub release_date: String,
     pub release_date_precision: String,
     pub description: String,
+    /// The reading user's position in it (0 and not fully played until
+    /// [`Catalog::with_resume_points`](crate::Catalog::with_resume_points) fills it).
+    pub resume_position_ms: u64,
+    pub fully_played: bool,
 }
 
 impl Episode {
     /// `Episode` for a show's episode, `Chapter` for an audiobook's chapter.
     pub fn kind(&self) -> crate::ItemKind {
         if self.show.kind == crate::ItemKind::Audiobook { crate::ItemKind::Chapter } else { crate::ItemKind::Episode }
+    }
+}
+
+/// What the player plays: a track, or an episode or chapter.
+#[derive(Clone, Debug)]
+pub enum Playable {
+    Track(Track),
+    Episode(Episode),
+}
+
+impl Playable {
+    pub fn id(&self) -> &str {
+        match self {
+            Self::Track(t) => &t.id,
+            Self::Episode(e) => &e.id,
+        }
+    }
+
+    pub const fn duration_ms(&self) -> u64 {
+        match self {
+            Self::Track(t) => t.duration_ms,
+            Self::Episode(e) => e.duration_ms,
+        }
     }
 }

@@ -165,6 +165,33 @@ impl Catalog {
         Ok(Slice { items, total: page.total })
     }
 
+    /// Fills each episode's `resume_point` with the user's position in it.
+    pub async fn with_resume_points(
+        &self,
+        user_id: &str,
+        episodes: impl IntoIterator<Item = &mut Episode> + Send,
+    ) -> CatalogResult<()> {
+        let episodes: Vec<&mut Episode> = episodes.into_iter().collect();
+        let ids: Vec<String> = episodes.iter().map(|e| e.id.clone()).collect();
+        let points = self.store.resume_points(user_id, &ids).await?;
+        for episode in episodes {
+            if let Some((position, done)) = points.get(&episode.id) {
+                episode.resume_position_ms = *position;
+                episode.fully_played = *done;
+            }
+        }
+        Ok(())
+    }
+
+    /// Records where the user is in an episode or chapter (the player does,
+    /// from its device's reports); other ids are ignored.
+    pub async fn record_position(&self, user_id: &str, id: &str, position_ms: u64, ended: bool) -> CatalogResult<()> {
+        if self.store.episodes(&[id.to_owned()]).await?.iter().flatten().next().is_none() {
+            return Ok(());
+        }
+        Ok(self.store.set_resume_point(user_id, id, position_ms, ended, self.clock.now()).await?)
+    }
+
     /// The user's saved episodes, most recently saved first.
     pub async fn saved_episodes(&self, user_id: &str, window: Window) -> CatalogResult<Slice<Saved<Episode>>> {
         let page = self.store.saved_ids(user_id, "episode", window).await?;

@@ -1893,6 +1893,8 @@ impl Store {
                     release_date: r.release_date,
                     release_date_precision: r.release_date_precision,
                     description: r.description,
+                    resume_position_ms: 0,
+                    fully_played: false,
                 };
                 Some((r.id, episode))
             })
@@ -1953,5 +1955,55 @@ impl Store {
         let sql = format!("SELECT {alias}.id AS id FROM {target}{filter} ORDER BY {alias}.name, {alias}.id");
         let count = format!("SELECT COUNT(*) AS n FROM {target}{filter}");
         self.id_page(&sql, &count, &binds, window).await
+    }
+}
+
+impl Store {
+    /// Records where a user is in an episode or chapter.
+    pub async fn set_resume_point(
+        &self,
+        user_id: &str,
+        episode_id: &str,
+        position_ms: u64,
+        fully_played: bool,
+        now: Timestamp,
+    ) -> StoreResult<()> {
+        with_db!(&self.db, |pool| {
+            sqlx::query(
+            "INSERT INTO resume_points (user_id, episode_id, position_ms, fully_played, updated_at) VALUES ($1, $2, $3, $4, $5) \
+             ON CONFLICT (user_id, episode_id) DO UPDATE SET position_ms = excluded.position_ms, \
+             fully_played = resume_points.fully_played OR excluded.fully_played, updated_at = excluded.updated_at"
+        )
+        .bind(user_id)
+        .bind(episode_id)
+        .bind(to_i64(position_ms))
+        .bind(fully_played)
+        .bind(now.as_millis())
+        .execute(pool)
+        .await
+        .map(drop)
+        .map_err(store_error)
+        })
+    }
+
+    /// A user's resume points among `ids`: id → (position, fully played).
+    pub async fn resume_points(&self, user_id: &str, ids: &[String]) -> StoreResult<HashMap<String, (u64, bool)>> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            episode_id: String,
+            position_ms: i64,
+            fully_played: bool,
+        }
+        if ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let sql = format!(
+            "SELECT episode_id, position_ms, fully_played FROM resume_points WHERE user_id = $1 AND episode_id IN ({})",
+            placeholders(2, ids.len())
+        );
+        let mut binds = vec![user_id.to_owned()];
+        binds.extend(ids.iter().cloned());
+        let rows = fetch_all_binds!(&self.db, Row, sql, &binds)?;
+        Ok(rows.into_iter().map(|r| (r.episode_id, (to_u64(r.position_ms), r.fully_played))).collect())
     }
 }

@@ -10,7 +10,9 @@
 
 use catalog_core::audio::{AudioAnalysis, AudioFeatures};
 use catalog_core::player::{Device, NowPlaying};
-use catalog_core::{Album, Artist, ArtistRef, Episode, ItemKind, Playlist, PlaylistItem, Show, Track, User, Window};
+use catalog_core::{
+    Album, Artist, ArtistRef, Episode, ItemKind, Playable, Playlist, PlaylistItem, Show, Track, User, Window,
+};
 use kernel::Timestamp;
 use serde_json::{Value, json};
 
@@ -338,7 +340,7 @@ impl Wire<'_> {
     /// `CurrentlyPlayingContextObject` of `GET /me/player`.
     pub fn playback(&self, now: &NowPlaying, device: bool) -> Value {
         let s = &now.state;
-        let has_item = now.track.is_some();
+        let has_item = now.item.is_some();
         let disallows = json!({
             "interrupting_playback": false,
             "pausing": !s.is_playing,
@@ -363,8 +365,12 @@ impl Wire<'_> {
             "timestamp": s.changed_at,
             "progress_ms": if has_item { json!(now.progress_ms) } else { Value::Null },
             "is_playing": s.is_playing,
-            "item": now.track.as_ref().map(|t| self.track(t)),
-            "currently_playing_type": if has_item { "track" } else { "unknown" },
+            "item": now.item.as_ref().map(|p| self.playable(p)),
+            "currently_playing_type": match &now.item {
+                Some(Playable::Track(_)) => "track",
+                Some(Playable::Episode(_)) => "episode",
+                None => "unknown",
+            },
             "actions": actions,
         });
         if let (true, Some(map)) = (device, v.as_object_mut()) {
@@ -477,8 +483,7 @@ impl Wire<'_> {
             "name": e.name,
             "release_date": e.release_date,
             "release_date_precision": e.release_date_precision,
-            // The catalog does not keep listening positions (yet).
-            "resume_point": { "fully_played": false, "resume_position_ms": 0 },
+            "resume_point": { "fully_played": e.fully_played, "resume_position_ms": e.resume_position_ms },
             "type": spotify_kind,
             "uri": format!("spotify:{spotify_kind}:{}", e.id),
         });
@@ -491,6 +496,14 @@ impl Wire<'_> {
             }
         }
         v
+    }
+
+    /// A track's or an episode's full object (what the player plays).
+    pub fn playable(&self, p: &Playable) -> Value {
+        match p {
+            Playable::Track(t) => self.track(t),
+            Playable::Episode(e) => self.episode(e),
+        }
     }
 
     /// `EpisodeObject` (with `show`) or `ChapterObject` (with `audiobook`).

@@ -38,3 +38,14 @@ CREATE INDEX episodes_name ON episodes(name, id);
 
 CREATE INDEX shows_search_trgm ON shows USING gin (search_text gin_trgm_ops);
 CREATE INDEX episodes_search_trgm ON episodes USING gin (search_text gin_trgm_ops);
+
+-- Each user's position in the episodes and chapters they played (Spotify's
+-- `resume_point`), written from the reports of the device that plays them.
+CREATE TABLE resume_points (
+    user_id         TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    episode_id      TEXT NOT NULL REFERENCES episodes(id) ON DELETE CASCADE,
+    position_ms     BIGINT NOT NULL,
+    fully_played    BOOLEAN NOT NULL,
+    updated_at      BIGINT NOT NULL,
+    PRIMARY KEY (user_id, episode_id)
+);

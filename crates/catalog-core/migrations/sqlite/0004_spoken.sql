@@ -57,3 +57,14 @@ END;
 CREATE TRIGGER episodes_fts_update AFTER UPDATE OF search_text ON episodes BEGIN
     UPDATE episodes_fts SET search_text = new.search_text WHERE rowid = old.rowid;
 END;
+
+-- Each user's position in the episodes and chapters they played (Spotify's
+-- `resume_point`), written from the reports of the device that plays them.
+CREATE TABLE resume_points (
+    user_id         TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    episode_id      TEXT NOT NULL REFERENCES episodes(id) ON DELETE CASCADE,
+    position_ms     BIGINT NOT NULL,
+    fully_played    BOOLEAN NOT NULL,
+    updated_at      BIGINT NOT NULL,
+    PRIMARY KEY (user_id, episode_id)
+);

@@ -6,11 +6,13 @@ use axum::http::Method;
 use serde_json::{Value, json};
 
 use crate::on_both_stores;
+use crate::player::FakeDevice;
 use crate::support::{TestApp, has_keys};
 
 on_both_stores!(shows_and_audiobooks_come_from_their_folders);
 on_both_stores!(saved_shows_episodes_and_audiobooks);
 on_both_stores!(spoken_files_stream_and_follow_rescans);
+on_both_stores!(episodes_play_and_keep_a_resume_point);
 
 const MISSING: &str = "0000000000000000000000";
 
@@ -176,4 +178,65 @@ async fn spoken_files_stream_and_follow_rescans(app: TestApp) {
     let again = app.catalog.scan(&app.library(), |_| {}).await.unwrap();
     assert_eq!(again.added, 0);
     assert_eq!(again.unchanged, again.total);
+}
+
+async fn episodes_play_and_keep_a_resume_point(app: TestApp) {
+    let scopes = "streaming user-read-playback-state user-modify-playback-state user-read-playback-position \
+                  user-read-recently-played";
+    let token = app.user_token("ada", scopes).await;
+    let (show, book) = ids(&app, &token).await;
+    let device = FakeDevice::register(&app, &token, "Radio").await;
+    let ok = |status: u16| assert_eq!(status, 204);
+    ok(app
+        .send_json(Method::PUT, "/v1/me/player", &token, &json!({ "device_ids": [device.id] }))
+        .await
+        .status
+        .as_u16());
+
+    // A show is a context: its episodes in order.
+    let play = json!({ "context_uri": format!("spotify:show:{show}") });
+    ok(app.send_json(Method::PUT, "/v1/me/player/play", &token, &play).await.status.as_u16());
+    let view = device.view(&app).await;
+    assert_eq!(view["item"]["type"], "episode");
+    assert_eq!(view["item"]["name"], "Pilot: What Is a Sine Wave");
+    let episode = view["item"]["id"].as_str().unwrap().to_owned();
+    assert!(view["item"]["stream_url"].as_str().unwrap().contains(&format!("/stream/{episode}?")), "{view}");
+    let state = app.get("/v1/me/player", &token).await.json();
+    assert_eq!(state["currently_playing_type"], "episode");
+    assert_eq!(state["item"]["show"]["id"], show.as_str());
+    assert_eq!(state["context"]["uri"], format!("spotify:show:{show}"));
+    let queue = app.get("/v1/me/player/queue", &token).await.json();
+    assert_eq!(queue["queue"][0]["name"], "Harmonics Explained");
+
+    // The device's reports become the user's resume point.
+    device.report(&app, &episode, 1_500, false).await;
+    let body = app.get(&format!("/v1/episodes/{episode}"), &token).await.json();
+    assert_eq!(body["resume_point"], json!({ "fully_played": false, "resume_position_ms": 1_500 }));
+    // Without user-read-playback-position the point reads as the start.
+    let other = app.token_for("ada", "").await;
+    let body = app.get(&format!("/v1/episodes/{episode}"), &other).await.json();
+    assert_eq!(body["resume_point"]["resume_position_ms"], 0);
+    device.report(&app, &episode, 4_000, true).await;
+    let body = app.get(&format!("/v1/shows/{show}/episodes"), &token).await.json();
+    assert_eq!(body["items"][0]["resume_point"]["fully_played"], true, "{body}");
+    assert_eq!(device.view(&app).await["item"]["name"], "Harmonics Explained");
+    // Episodes do not enter the listening history of tracks.
+    assert_eq!(app.get("/v1/me/player/recently-played", &token).await.json()["items"], json!([]));
+
+    // Chapters play by URI (Spotify names them spotify:episode:) and audiobooks as contexts.
+    let chapters = app.get(&format!("/v1/audiobooks/{book}/chapters"), &token).await.json();
+    let uri = chapters["items"][1]["uri"].as_str().unwrap().to_owned();
+    ok(app.send_json(Method::PUT, "/v1/me/player/play", &token, &json!({ "uris": [uri] })).await.status.as_u16());
+    assert_eq!(device.view(&app).await["item"]["name"], "Of Numbers and Notes");
+    let play = json!({ "context_uri": format!("spotify:audiobook:{book}"), "offset": { "position": 1 } });
+    ok(app.send_json(Method::PUT, "/v1/me/player/play", &token, &play).await.status.as_u16());
+    assert_eq!(device.view(&app).await["item"]["audiobook"]["id"], book.as_str());
+    let queued = format!("spotify:episode:{episode}");
+    ok(app
+        .request(Method::POST, &format!("/v1/me/player/queue?uri={queued}"), Some(&token), None)
+        .await
+        .status
+        .as_u16());
+    let bad = json!({ "uris": [format!("spotify:show:{show}")] });
+    app.send_json(Method::PUT, "/v1/me/player/play", &token, &bad).await.spotify_error(400);
 }
