@@ -80,6 +80,8 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/episodes", get(sp::episodes))
         .route("/v1/episodes/{id}", get(sp::episode))
         .route("/v1/audiobooks", get(sp::shows))
+        // tekore 6.0 asks for several audiobooks at the singular path.
+        .route("/v1/audiobook", get(sp::shows))
         .route("/v1/audiobooks/{id}", get(sp::show))
         .route("/v1/audiobooks/{id}/chapters", get(sp::show_items))
         .route("/v1/chapters", get(sp::episodes))

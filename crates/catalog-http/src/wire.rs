@@ -469,7 +469,6 @@ impl Wire<'_> {
         let spotify_kind = "episode";
         let mut v = json!({
             "audio_preview_url": null,
-            "available_markets": MARKETS,
             "description": e.description,
             "html_description": html_escape(&e.description),
             "duration_ms": e.duration_ms,
@@ -490,6 +489,8 @@ impl Wire<'_> {
         if let Some(map) = v.as_object_mut() {
             if e.kind() == ItemKind::Chapter {
                 map.insert("chapter_number".to_owned(), json!(e.number));
+                // Chapters list markets; episodes do not (Spotify's schemas).
+                map.insert("available_markets".to_owned(), json!(MARKETS));
             } else {
                 map.insert("is_externally_hosted".to_owned(), json!(false));
                 map.insert("language".to_owned(), json!(""));

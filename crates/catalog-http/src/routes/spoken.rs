@@ -21,7 +21,7 @@ const MAX_IDS: usize = 50;
 /// The kind a route's first segment names: `/v1/shows/...` is `Show`.
 fn kind_of(path: &str) -> ItemKind {
     match path.trim_start_matches("/v1/").trim_start_matches("me/").split('/').next() {
-        Some("audiobooks") => ItemKind::Audiobook,
+        Some("audiobooks" | "audiobook") => ItemKind::Audiobook,
         Some("episodes") => ItemKind::Episode,
         Some("chapters") => ItemKind::Chapter,
         _ => ItemKind::Show,
