@@ -17,7 +17,7 @@ use crate::error::CatalogResult;
 use crate::ids::derived_id;
 use crate::store::{AlbumUpsert, EpisodeUpsert, ShowUpsert, TrackUpsert};
 
-const AUDIO_EXTENSIONS: &[&str] = &["mp3", "flac", "wav", "ogg", "oga", "m4a", "mp4", "aac"];
+const AUDIO_EXTENSIONS: &[&str] = &["mp3", "flac", "wav", "ogg", "oga", "m4a", "m4b", "mp4", "aac"];
 
 /// Progress of a scan, reported after each file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -143,7 +143,7 @@ fn mime_of(path: &Path) -> &'static str {
         Some("flac") => "audio/flac",
         Some("wav") => "audio/wav",
         Some("ogg" | "oga") => "audio/ogg",
-        Some("m4a" | "mp4") => "audio/mp4",
+        Some("m4a" | "m4b" | "mp4") => "audio/mp4",
         Some("aac") => "audio/aac",
         _ => "application/octet-stream",
     }
