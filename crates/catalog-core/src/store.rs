@@ -877,10 +877,10 @@ impl Store {
             format!("${}", binds.len())
         };
         let like = |s: &str| format!("%{}%", s.replace(['%', '_'], ""));
-        let (table, order) = match kind {
-            SearchKind::Track => ("tracks t", "t.name, t.id"),
-            SearchKind::Album => ("albums a", "a.name, a.id"),
-            SearchKind::Artist => ("artists r", "r.name, r.id"),
+        let order = match kind {
+            SearchKind::Track => "t.name, t.id",
+            SearchKind::Album => "a.name, a.id",
+            SearchKind::Artist => "r.name, r.id",
         };
         // Free words and artist names go through the full-text index (see
         // `text_condition`).
@@ -975,15 +975,39 @@ impl Store {
                 }
             }
         }
-        let filter = if conds.is_empty() { String::new() } else { format!(" WHERE {}", conds.join(" AND ")) };
-        let id_col = match kind {
-            SearchKind::Track => "t.id",
-            SearchKind::Album => "a.id",
-            SearchKind::Artist => "r.id",
+        // Words alone are counted from the index table, without the items.
+        let count = match (conds.len(), postgres) {
+            (1, false) if !q.terms.is_empty() => fts_count(base, column, &q.terms, &mut Vec::new()),
+            _ => None,
         };
-        let sql = format!("SELECT {id_col} AS id FROM {table}{filter} ORDER BY {order}");
-        let count = format!("SELECT COUNT(*) AS n FROM {table}{filter}");
-        self.id_page(&sql, &count, &binds, window).await
+        let plan = SearchPlan { alias, table: base, index: format!("{base}_name"), order, conds, count };
+        self.search_page(&plan, &binds, window).await
+    }
+
+    /// One page of a search, ordered by name, and its total: the total
+    /// first, then the page by the plan that suits how many items match.
+    /// On SQLite, many matches are paged by walking the `(name, id)` index
+    /// in order and stopping after the page (a few index entries per item);
+    /// few matches are read by rowid and sorted (no walk over the whole
+    /// index for a rare word). PostgreSQL's planner chooses by itself.
+    async fn search_page(&self, plan: &SearchPlan<'_>, binds: &[String], window: Window) -> StoreResult<Slice<String>> {
+        let SearchPlan { alias, table, index, order, conds, count } = plan;
+        let filter = if conds.is_empty() { String::new() } else { format!(" WHERE {}", conds.join(" AND ")) };
+        // An index-only count binds the same values in the same order.
+        let count_sql = count.clone().unwrap_or_else(|| format!("SELECT COUNT(*) AS n FROM {table} {alias}{filter}"));
+        let counted: Vec<Count> = fetch_all_binds!(&self.db, Count, count_sql, binds)?;
+        let total = counted.first().map_or(0, |c| to_u64(c.n));
+        if total == 0 || window.offset >= total {
+            return Ok(Slice { items: Vec::new(), total });
+        }
+        let walk = matches!(self.db, Db::Sqlite(_)) && total >= WALK_NAME_INDEX_FROM;
+        let from = if walk { format!("{table} {alias} INDEXED BY {index}") } else { format!("{table} {alias}") };
+        let sql = format!(
+            "SELECT {alias}.id AS id FROM {from}{filter} ORDER BY {order} LIMIT {} OFFSET {}",
+            window.limit, window.offset
+        );
+        let ids: Vec<IdRow> = fetch_all_binds!(&self.db, IdRow, sql, binds)?;
+        Ok(Slice { items: ids.into_iter().map(|r| r.id).collect(), total })
     }
 
     pub async fn features(&self, ids: &[String]) -> StoreResult<HashMap<String, String>> {
@@ -1656,6 +1680,46 @@ fn text_condition(
             .collect::<Vec<_>>()
             .join(" AND ");
     }
+    match fts_inner(table, column, words, binds) {
+        Some(inner) => format!("{alias}.rowid IN (SELECT rowid FROM {table}_fts WHERE {inner})"),
+        None => "1 = 1".to_owned(),
+    }
+}
+
+/// From this many matches on, a search page walks the name index in order
+/// (at most about `N / total` index entries per item of the page) instead
+/// of reading every match and sorting.
+const WALK_NAME_INDEX_FROM: u64 = 1_000;
+
+/// How one search reads its page and total.
+struct SearchPlan<'a> {
+    alias: &'a str,
+    table: &'a str,
+    /// The `(name, id)` index the page walks when many items match.
+    index: String,
+    order: &'a str,
+    conds: Vec<String>,
+    /// A cheaper count over the same binds, when there is one.
+    count: Option<String>,
+}
+
+/// SQLite only: the count of items matching every word, read from the
+/// `<table>_fts` index table alone (the words are bound again, in the same
+/// order as [`text_condition`] binds them, which is why this takes its own
+/// bind list and is used only when the words are the search's only binds).
+fn fts_count(table: &str, column: &str, words: &[String], binds: &mut Vec<String>) -> Option<String> {
+    let inner = fts_inner(table, column, words, binds)?;
+    Some(format!("SELECT COUNT(*) AS n FROM {table}_fts WHERE {inner}"))
+}
+
+/// The condition on `<table>_fts` that every word of `words` matches (see
+/// [`text_condition`]); `None` when there is no word to match.
+fn fts_inner(table: &str, column: &str, words: &[String], binds: &mut Vec<String>) -> Option<String> {
+    let mut push = |value: String| {
+        binds.push(value);
+        format!("${}", binds.len())
+    };
+    let like = |word: &str| format!("%{}%", word.replace(['%', '_'], ""));
     let mut inner = Vec::new();
     if let Some(phrases) = crate::search::fts_phrases(words) {
         inner.push(format!("{table}_fts MATCH {}", push(phrases)));
@@ -1663,10 +1727,7 @@ fn text_condition(
     for word in words.iter().filter(|w| w.chars().count() < crate::search::TRIGRAM) {
         inner.push(format!("{column} LIKE {}", push(like(word))));
     }
-    if inner.is_empty() {
-        return "1 = 1".to_owned();
-    }
-    format!("{alias}.rowid IN (SELECT rowid FROM {table}_fts WHERE {})", inner.join(" AND "))
+    (!inner.is_empty()).then(|| inner.join(" AND "))
 }
 
 /// Which catalog type a search covers.
@@ -1927,11 +1988,7 @@ impl Store {
         let mut binds: Vec<String> = Vec::new();
         let mut conds: Vec<String> = Vec::new();
         let episodes = kind == crate::ids::ItemKind::Episode;
-        let (table, target) = if episodes {
-            (("e", "episodes", "search_text"), "episodes e")
-        } else {
-            (("s", "shows", "search_text"), "shows s")
-        };
+        let table = if episodes { ("e", "episodes", "search_text") } else { ("s", "shows", "search_text") };
         if !q.terms.is_empty() {
             conds.push(text_condition(postgres, table, &q.terms, &mut binds));
         }
@@ -1950,11 +2007,16 @@ impl Store {
                 conds.push("1 = 0".to_owned());
             }
         }
-        let alias = table.0;
-        let filter = format!(" WHERE {}", conds.join(" AND "));
-        let sql = format!("SELECT {alias}.id AS id FROM {target}{filter} ORDER BY {alias}.name, {alias}.id");
-        let count = format!("SELECT COUNT(*) AS n FROM {target}{filter}");
-        self.id_page(&sql, &count, &binds, window).await
+        let (alias, base, _) = table;
+        let plan = SearchPlan {
+            alias,
+            table: base,
+            index: if episodes { "episodes_name".to_owned() } else { "shows_kind_name".to_owned() },
+            order: if episodes { "e.name, e.id" } else { "s.name, s.id" },
+            conds,
+            count: None,
+        };
+        self.search_page(&plan, &binds, window).await
     }
 }
 
