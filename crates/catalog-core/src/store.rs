@@ -975,12 +975,24 @@ impl Store {
                 }
             }
         }
-        // Words alone are counted from the index table, without the items.
-        let count = match (conds.len(), postgres) {
-            (1, false) if !q.terms.is_empty() => fts_count(base, column, &q.terms, &mut Vec::new()),
-            _ => None,
-        };
-        let plan = SearchPlan { alias, table: base, index: format!("{base}_name"), order, conds, count };
+        // Words alone are counted from the index table, without the items,
+        // and many matches are paged from the covering (name, id, text) index.
+        let words_alone = conds.len() == 1 && !q.terms.is_empty() && !postgres;
+        let count = if words_alone { fts_count(base, column, &q.terms, &mut Vec::new()) } else { None };
+        let walk = words_alone.then(|| {
+            let mut like_binds = Vec::new();
+            let likes = q
+                .terms
+                .iter()
+                .map(|w| {
+                    like_binds.push(format!("%{}%", w.replace(['%', '_'], "")));
+                    format!("{alias}.{column} LIKE ${}", like_binds.len())
+                })
+                .collect::<Vec<_>>()
+                .join(" AND ");
+            (format!("{base}_name_text"), likes, like_binds)
+        });
+        let plan = SearchPlan { alias, table: base, index: format!("{base}_name"), order, conds, count, walk };
         self.search_page(&plan, &binds, window).await
     }
 
@@ -991,7 +1003,7 @@ impl Store {
     /// few matches are read by rowid and sorted (no walk over the whole
     /// index for a rare word). PostgreSQL's planner chooses by itself.
     async fn search_page(&self, plan: &SearchPlan<'_>, binds: &[String], window: Window) -> StoreResult<Slice<String>> {
-        let SearchPlan { alias, table, index, order, conds, count } = plan;
+        let SearchPlan { alias, table, index, order, conds, count, .. } = plan;
         let filter = if conds.is_empty() { String::new() } else { format!(" WHERE {}", conds.join(" AND ")) };
         // An index-only count binds the same values in the same order.
         let count_sql = count.clone().unwrap_or_else(|| format!("SELECT COUNT(*) AS n FROM {table} {alias}{filter}"));
@@ -1000,13 +1012,25 @@ impl Store {
         if total == 0 || window.offset >= total {
             return Ok(Slice { items: Vec::new(), total });
         }
-        let walk = matches!(self.db, Db::Sqlite(_)) && total >= WALK_NAME_INDEX_FROM;
-        let from = if walk { format!("{table} {alias} INDEXED BY {index}") } else { format!("{table} {alias}") };
-        let sql = format!(
-            "SELECT {alias}.id AS id FROM {from}{filter} ORDER BY {order} LIMIT {} OFFSET {}",
-            window.limit, window.offset
-        );
-        let ids: Vec<IdRow> = fetch_all_binds!(&self.db, IdRow, sql, binds)?;
+        let many = matches!(self.db, Db::Sqlite(_)) && total >= WALK_NAME_INDEX_FROM;
+        let page = |from: String, filter: &str| {
+            format!(
+                "SELECT {alias}.id AS id FROM {from}{filter} ORDER BY {order} LIMIT {} OFFSET {}",
+                window.limit, window.offset
+            )
+        };
+        let ids: Vec<IdRow> = match (&plan.walk, many) {
+            // Words alone: the covering index answers the page by itself.
+            (Some((covering, likes, like_binds)), true) => {
+                let sql = page(format!("{table} {alias} INDEXED BY {covering}"), &format!(" WHERE {likes}"));
+                fetch_all_binds!(&self.db, IdRow, sql, like_binds)?
+            }
+            (None, true) => {
+                let sql = page(format!("{table} {alias} INDEXED BY {index}"), &filter);
+                fetch_all_binds!(&self.db, IdRow, sql, binds)?
+            }
+            (_, false) => fetch_all_binds!(&self.db, IdRow, page(format!("{table} {alias}"), &filter), binds)?,
+        };
         Ok(Slice { items: ids.into_iter().map(|r| r.id).collect(), total })
     }
 
@@ -1701,6 +1725,9 @@ struct SearchPlan<'a> {
     conds: Vec<String>,
     /// A cheaper count over the same binds, when there is one.
     count: Option<String>,
+    /// For words alone (SQLite): the covering index, the words as `LIKE`
+    /// conditions on its text column, and their binds.
+    walk: Option<(String, String, Vec<String>)>,
 }
 
 /// SQLite only: the count of items matching every word, read from the
@@ -2015,6 +2042,7 @@ impl Store {
             order: if episodes { "e.name, e.id" } else { "s.name, s.id" },
             conds,
             count: None,
+            walk: None,
         };
         self.search_page(&plan, &binds, window).await
     }

@@ -68,3 +68,11 @@ CREATE TABLE resume_points (
     updated_at      BIGINT NOT NULL,
     PRIMARY KEY (user_id, episode_id)
 );
+
+-- Search pages: when many items match a search of words alone, a page is
+-- read by walking these covering indexes in name order and testing each
+-- entry's text, stopping after the page, without the index tables or the
+-- item rows (see `Store::search_page`).
+CREATE INDEX tracks_name_text ON tracks (name, id, search_text);
+CREATE INDEX albums_name_text ON albums (name, id, search_text);
+CREATE INDEX artists_name_text ON artists (name, id, name_key);
