@@ -130,7 +130,7 @@ pub async fn serve_catalog(
     {
         out.emit(
             &format!("Filled the empty catalog with a synthesised demo library of {added} files (music, a podcast, an audiobook)."),
-            &json!({ "catalog_demo_tracks": added }),
+            &json!({ "catalog_demo_files": added }),
         );
     }
     let listener = tokio::net::TcpListener::bind(args.catalog_listen)
