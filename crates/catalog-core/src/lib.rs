@@ -22,6 +22,7 @@ pub mod playlists;
 pub mod scan;
 pub mod scopes;
 pub mod search;
+pub mod spoken;
 pub mod store;
 pub mod stream;
 pub mod synth;
@@ -35,8 +36,8 @@ use platform::{Db, DbError, Migrations};
 pub use error::{CatalogError, CatalogResult, OAuthErrorKind, PlayerFailure, TokenRejection};
 pub use ids::{ItemKind, ItemUri};
 pub use model::{
-    Access, Album, App, Artist, ArtistRef, Image, IssuedToken, Play, Playlist, PlaylistItem, Saved, Slice, Track, User,
-    Window,
+    Access, Album, App, Artist, ArtistRef, Episode, Image, IssuedToken, Play, Playable, Playlist, PlaylistItem, Saved,
+    Show, Slice, Track, User, Window,
 };
 pub use scopes::Scopes;
 

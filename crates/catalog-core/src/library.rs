@@ -337,7 +337,9 @@ impl Catalog {
                 }
                 any
             }
-            ItemKind::Show | ItemKind::Episode | ItemKind::Audiobook | ItemKind::Chapter => !ids.is_empty(),
+            ItemKind::Show | ItemKind::Episode | ItemKind::Audiobook | ItemKind::Chapter => {
+                !self.spoken_exist(kind, ids).await?
+            }
         };
         if missing { Err(CatalogError::NotFound("item")) } else { Ok(()) }
     }

@@ -165,3 +165,67 @@ pub struct Image {
     pub width: Option<u32>,
     pub height: Option<u32>,
 }
+
+/// A podcast show or an audiobook: the two are one kind of collection of
+/// spoken-word files, told apart by `kind`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Show {
+    pub id: String,
+    /// [`ItemKind::Show`](crate::ItemKind::Show) or [`ItemKind::Audiobook`](crate::ItemKind::Audiobook).
+    pub kind: crate::ItemKind,
+    pub name: String,
+    /// The show's publisher, or the audiobook's author.
+    pub publisher: String,
+    pub description: String,
+    pub image_id: Option<String>,
+    /// Episodes (or chapters) in the library.
+    pub total: u32,
+}
+
+/// An episode of a show, or a chapter of an audiobook (as its show's kind says).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Episode {
+    pub id: String,
+    pub show: Show,
+    pub name: String,
+    /// The episode or chapter number (from the track tag or the file name).
+    pub number: u32,
+    pub duration_ms: u64,
+    pub release_date: String,
+    pub release_date_precision: String,
+    pub description: String,
+    /// The reading user's position in it (0 and not fully played until
+    /// [`Catalog::with_resume_points`](crate::Catalog::with_resume_points) fills it).
+    pub resume_position_ms: u64,
+    pub fully_played: bool,
+}
+
+impl Episode {
+    /// `Episode` for a show's episode, `Chapter` for an audiobook's chapter.
+    pub fn kind(&self) -> crate::ItemKind {
+        if self.show.kind == crate::ItemKind::Audiobook { crate::ItemKind::Chapter } else { crate::ItemKind::Episode }
+    }
+}
+
+/// What the player plays: a track, or an episode or chapter.
+#[derive(Clone, Debug)]
+pub enum Playable {
+    Track(Track),
+    Episode(Episode),
+}
+
+impl Playable {
+    pub fn id(&self) -> &str {
+        match self {
+            Self::Track(t) => &t.id,
+            Self::Episode(e) => &e.id,
+        }
+    }
+
+    pub const fn duration_ms(&self) -> u64 {
+        match self {
+            Self::Track(t) => t.duration_ms,
+            Self::Episode(e) => e.duration_ms,
+        }
+    }
+}

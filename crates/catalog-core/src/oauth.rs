@@ -440,6 +440,12 @@ impl Access {
         if needed.iter().all(|s| self.scopes.contains(s)) { Ok(user) } else { Err(CatalogError::InsufficientScope) }
     }
 
+    /// The calling user when the token may read playback positions
+    /// (`user-read-playback-position`, for episodes' `resume_point`).
+    pub fn position_reader(&self) -> Option<&str> {
+        self.user_id.as_deref().filter(|_| self.scopes.contains("user-read-playback-position"))
+    }
+
     /// The calling user when any one of `any_of` is granted.
     pub fn user_any(&self, any_of: &[&str]) -> CatalogResult<&str> {
         let user = self.user(&[])?;

@@ -15,7 +15,7 @@ use std::time::Duration;
 use crate::Catalog;
 use crate::error::{CatalogError, CatalogResult, PlayerFailure};
 use crate::ids::{ItemKind, ItemUri, random_id};
-use crate::model::{Track, Window};
+use crate::model::{Playable, Track, Window};
 use crate::playback::{Item, Playback, Repeat};
 use crate::store::DeviceRow;
 
@@ -89,7 +89,7 @@ pub struct PlayRequest {
 pub struct NowPlaying {
     pub state: Playback,
     pub device: Device,
-    pub track: Option<Track>,
+    pub item: Option<Playable>,
     pub progress_ms: u64,
 }
 
@@ -100,7 +100,7 @@ pub struct DeviceView {
     pub version: i64,
     pub device: Device,
     pub state: Playback,
-    pub track: Option<Track>,
+    pub item: Option<Playable>,
     pub progress_ms: u64,
     pub server_time: i64,
 }
@@ -116,8 +116,12 @@ pub struct DeviceReport {
     pub ended: bool,
 }
 
-fn item_of(track: &Track) -> Item {
-    Item { id: track.id.clone(), duration_ms: track.duration_ms }
+fn item_of(playable: &Playable) -> Item {
+    Item { id: playable.id().to_owned(), duration_ms: playable.duration_ms() }
+}
+
+fn tracks(tracks: Vec<Track>) -> Vec<Playable> {
+    tracks.into_iter().map(Playable::Track).collect()
 }
 
 /// A device type from Spotify's list, in any case; `Computer` when absent.
@@ -296,34 +300,61 @@ impl Catalog {
     }
 
     /// The tracks a context plays, in order.
-    async fn context_tracks(&self, user_id: &str, uri: &ItemUri) -> CatalogResult<Vec<Track>> {
+    async fn context_items(&self, user_id: &str, uri: &ItemUri) -> CatalogResult<Vec<Playable>> {
         let all = Window::new(u32::try_from(MAX_ITEMS).unwrap_or(u32::MAX), 0);
         match uri.kind {
             ItemKind::Album => {
                 self.album(&uri.id).await?;
-                Ok(self.album_tracks(&uri.id, all).await?.items)
+                Ok(tracks(self.album_tracks(&uri.id, all).await?.items))
             }
-            ItemKind::Playlist => {
-                Ok(self.playlist_items(&uri.id, Some(user_id), all).await?.items.into_iter().map(|i| i.track).collect())
-            }
+            ItemKind::Playlist => Ok(tracks(
+                self.playlist_items(&uri.id, Some(user_id), all).await?.items.into_iter().map(|i| i.track).collect(),
+            )),
             ItemKind::Artist => {
                 self.artist(&uri.id).await?;
-                self.artist_top_tracks(&uri.id).await
+                Ok(tracks(self.artist_top_tracks(&uri.id).await?))
             }
-            _ => Err(CatalogError::invalid("context_uri must name an album, an artist or a playlist")),
+            // A show's episodes or an audiobook's chapters, in order.
+            ItemKind::Show | ItemKind::Audiobook => {
+                Ok(self.show_episodes(uri.kind, &uri.id, all).await?.items.into_iter().map(Playable::Episode).collect())
+            }
+            _ => Err(CatalogError::invalid(
+                "context_uri must name an album, an artist, a playlist, a show or an audiobook",
+            )),
         }
     }
 
-    async fn tracks_of_uris(&self, uris: &[ItemUri]) -> CatalogResult<Vec<Track>> {
+    /// Tracks, episodes and chapters (`spotify:episode:` or
+    /// `spotify:chapter:`) by URI, in order.
+    async fn items_of_uris(&self, uris: &[ItemUri]) -> CatalogResult<Vec<Playable>> {
         if uris.len() > MAX_ITEMS {
             return Err(CatalogError::invalid(format!("at most {MAX_ITEMS} uris")));
         }
-        if let Some(other) = uris.iter().find(|u| u.kind != ItemKind::Track) {
-            return Err(CatalogError::invalid(format!("{} is not a track uri", other.to_uri())));
+        let mut out = Vec::with_capacity(uris.len());
+        for uri in uris {
+            out.push(match uri.kind {
+                ItemKind::Track => Playable::Track(self.track(&uri.id).await?),
+                ItemKind::Episode | ItemKind::Chapter => Playable::Episode(self.any_episode(&uri.id).await?),
+                _ => {
+                    return Err(CatalogError::invalid(format!(
+                        "{} is not a track, episode or chapter uri",
+                        uri.to_uri()
+                    )));
+                }
+            });
         }
-        let ids: Vec<String> = uris.iter().map(|u| u.id.clone()).collect();
-        let tracks = self.store.tracks(&ids).await?;
-        tracks.into_iter().map(|t| t.ok_or(CatalogError::NotFound("track"))).collect()
+        Ok(out)
+    }
+
+    /// An episode or a chapter (Spotify names both `spotify:episode:`).
+    async fn any_episode(&self, id: &str) -> CatalogResult<crate::model::Episode> {
+        self.store
+            .episodes(&[id.to_owned()])
+            .await?
+            .into_iter()
+            .flatten()
+            .next()
+            .ok_or(CatalogError::NotFound("episode"))
     }
 
     /// `PUT /me/player/play`: plays a context or a list of track URIs from
@@ -333,8 +364,8 @@ impl Catalog {
             return Err(CatalogError::invalid("give context_uri or uris, not both"));
         }
         let loaded = match &request.context_uri {
-            Some(uri) => Some((Some(uri.to_uri()), self.context_tracks(user_id, uri).await?)),
-            None if !request.uris.is_empty() => Some((None, self.tracks_of_uris(&request.uris).await?)),
+            Some(uri) => Some((Some(uri.to_uri()), self.context_items(user_id, uri).await?)),
+            None if !request.uris.is_empty() => Some((None, self.items_of_uris(&request.uris).await?)),
             None => None,
         };
         let Some((context, tracks)) = loaded else {
@@ -365,7 +396,7 @@ impl Catalog {
                 .ok_or_else(|| CatalogError::invalid("offset.position is past the end of the context"))?,
             Some(Offset::Uri(uri)) => tracks
                 .iter()
-                .position(|t| uri.kind == ItemKind::Track && t.id == uri.id)
+                .position(|t| t.id() == uri.id)
                 .ok_or_else(|| CatalogError::invalid("offset.uri is not in the context"))?,
         };
         let items: Vec<Item> = tracks.iter().take(MAX_ITEMS).map(item_of).collect();
@@ -448,8 +479,8 @@ impl Catalog {
     /// `POST /me/player/queue`: plays `uri` after the current item (and
     /// after what was queued before it).
     pub async fn enqueue(&self, user_id: &str, device_id: Option<&str>, uri: &ItemUri) -> CatalogResult<()> {
-        let track = self.tracks_of_uris(std::slice::from_ref(uri)).await?;
-        let items: Vec<Item> = track.iter().map(item_of).collect();
+        let found = self.items_of_uris(std::slice::from_ref(uri)).await?;
+        let items: Vec<Item> = found.iter().map(item_of).collect();
         self.command(user_id, device_id, |s, _| {
             if s.queue.len() >= MAX_ITEMS {
                 return Err(CatalogError::invalid(format!("the queue holds at most {MAX_ITEMS} items")));
@@ -460,11 +491,15 @@ impl Catalog {
         .await
     }
 
-    async fn track_of(&self, item: Option<&Item>) -> CatalogResult<Option<Track>> {
-        match item {
-            Some(item) => Ok(self.store.tracks(std::slice::from_ref(&item.id)).await?.into_iter().flatten().next()),
-            None => Ok(None),
+    /// The track, episode or chapter behind a playback item (ids of the
+    /// kinds never collide: each is derived under its kind).
+    async fn playable_of(&self, item: Option<&Item>) -> CatalogResult<Option<Playable>> {
+        let Some(item) = item else { return Ok(None) };
+        let id = std::slice::from_ref(&item.id);
+        if let Some(track) = self.store.tracks(id).await?.into_iter().flatten().next() {
+            return Ok(Some(Playable::Track(track)));
         }
+        Ok(self.store.episodes(id).await?.into_iter().flatten().next().map(Playable::Episode))
     }
 
     /// The playback on the active device; `None` when no device is active.
@@ -473,17 +508,19 @@ impl Catalog {
         let Some(device_id) = state.device_id.as_deref() else { return Ok(None) };
         let Some(row) = self.store.device(device_id).await?.filter(|d| self.online(d)) else { return Ok(None) };
         let device = Device::of_row(row, Some(device_id));
-        let track = self.track_of(state.current()).await?;
+        let item = self.playable_of(state.current()).await?;
         let progress_ms = state.progress(self.now_ms());
-        Ok(Some(NowPlaying { state, device, track, progress_ms }))
+        Ok(Some(NowPlaying { state, device, item, progress_ms }))
     }
 
     /// `GET /me/player/queue`: the current track and up to 20 that follow.
-    pub async fn queue(&self, user_id: &str) -> CatalogResult<(Option<Track>, Vec<Track>)> {
+    pub async fn queue(&self, user_id: &str) -> CatalogResult<(Option<Playable>, Vec<Playable>)> {
         let Some(now) = self.now_playing(user_id).await? else { return Ok((None, Vec::new())) };
-        let ids: Vec<String> = now.state.up_next(20).into_iter().map(|i| i.id.clone()).collect();
-        let next = self.store.tracks(&ids).await?.into_iter().flatten().collect();
-        Ok((now.track, next))
+        let mut next = Vec::new();
+        for item in now.state.up_next(20) {
+            next.extend(self.playable_of(Some(item)).await?);
+        }
+        Ok((now.item, next))
     }
 
     /// The device protocol's read: waits up to `wait` (at most
@@ -519,9 +556,9 @@ impl Catalog {
         let (state, version) = self.load_playback(user_id).await?;
         let row = self.own_device(user_id, device_id).await?;
         let device = Device::of_row(row, state.device_id.as_deref());
-        let track = if device.is_active { self.track_of(state.current()).await? } else { None };
+        let item = if device.is_active { self.playable_of(state.current()).await? } else { None };
         let now = self.now_ms();
-        Ok(DeviceView { version, progress_ms: state.progress(now), device, state, track, server_time: now })
+        Ok(DeviceView { version, progress_ms: state.progress(now), device, state, item, server_time: now })
     }
 
     /// The device protocol's write: the active device reports where it is
@@ -535,7 +572,7 @@ impl Catalog {
             .change(user_id, report.ended, |s, now| {
                 let current = s.current().map(|i| i.id.clone());
                 if s.device_id.as_deref() != Some(device_id) || current.as_deref() != Some(report.track_id.as_str()) {
-                    return Ok(None);
+                    return Ok((false, None));
                 }
                 s.progress_ms = report.progress_ms;
                 s.progress_at = now;
@@ -547,10 +584,18 @@ impl Catalog {
                 if report.ended {
                     s.next(true, now);
                 }
-                Ok(heard)
+                Ok((true, heard))
             })
             .await?;
-        if let Some((track_id, context)) = heard {
+        let (accepted, heard) = heard;
+        if accepted {
+            // Episodes and chapters keep the user's position (`resume_point`).
+            self.record_position(user_id, &report.track_id, report.progress_ms, report.ended).await?;
+        }
+        if let Some((track_id, context)) = heard
+            && self.store.tracks(std::slice::from_ref(&track_id)).await?.iter().flatten().next().is_some()
+        {
+            // The listening history holds tracks (as Spotify's does).
             self.record_play(user_id, &track_id, context.as_deref()).await?;
         }
         Ok(())

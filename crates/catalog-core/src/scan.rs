@@ -15,9 +15,9 @@ use crate::Catalog;
 use crate::audio;
 use crate::error::CatalogResult;
 use crate::ids::derived_id;
-use crate::store::{AlbumUpsert, TrackUpsert};
+use crate::store::{AlbumUpsert, EpisodeUpsert, ShowUpsert, TrackUpsert};
 
-const AUDIO_EXTENSIONS: &[&str] = &["mp3", "flac", "wav", "ogg", "oga", "m4a", "mp4", "aac"];
+const AUDIO_EXTENSIONS: &[&str] = &["mp3", "flac", "wav", "ogg", "oga", "m4a", "m4b", "mp4", "aac"];
 
 /// Progress of a scan, reported after each file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -42,6 +42,7 @@ pub struct FileTags {
     pub date: Option<String>,
     pub label: Option<String>,
     pub isrc: Option<String>,
+    pub comment: Option<String>,
     pub track: Option<u32>,
     pub disc: Option<u32>,
     pub duration_ms: Option<u64>,
@@ -74,6 +75,7 @@ pub fn read_tags(path: &Path) -> FileTags {
         date: clean(tag.get_string(ItemKey::RecordingDate).or_else(|| tag.get_string(ItemKey::Year))),
         label: clean(tag.get_string(ItemKey::Label).or_else(|| tag.get_string(ItemKey::Publisher))),
         isrc: clean(tag.get_string(ItemKey::Isrc)),
+        comment: clean(tag.comment()),
         track: tag.track(),
         disc: tag.disk(),
         duration_ms,
@@ -110,6 +112,11 @@ pub fn split_artists(raw: &str) -> Vec<String> {
     out
 }
 
+/// A title from a file name: `01 - Dawn` is "Dawn".
+fn title_of(stem: &str) -> String {
+    stem.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ' || c == '-' || c == '.').to_owned()
+}
+
 fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     let mut entries: Vec<_> = std::fs::read_dir(dir)?.filter_map(Result::ok).collect();
     entries.sort_by_key(std::fs::DirEntry::path);
@@ -136,7 +143,7 @@ fn mime_of(path: &Path) -> &'static str {
         Some("flac") => "audio/flac",
         Some("wav") => "audio/wav",
         Some("ogg" | "oga") => "audio/ogg",
-        Some("m4a" | "mp4") => "audio/mp4",
+        Some("m4a" | "m4b" | "mp4") => "audio/mp4",
         Some("aac") => "audio/aac",
         _ => "application/octet-stream",
     }
@@ -201,10 +208,18 @@ impl Catalog {
             return Ok(false);
         }
         let owned = path.to_owned();
-        let (tags, decoded) = tokio::task::spawn_blocking(move || {
-            let tags = read_tags(&owned);
-            let decoded = audio::decode(&owned).map(|pcm| (pcm.duration_ms, audio::analyze(&pcm)));
-            (tags, decoded)
+        let tags = tokio::task::spawn_blocking(move || read_tags(&owned))
+            .await
+            .map_err(|e| crate::error::CatalogError::Internal(e.to_string()))?;
+        let folders: Vec<&str> =
+            path.parent().map(|p| p.components().filter_map(|c| c.as_os_str().to_str()).collect()).unwrap_or_default();
+        if let Some(spoken) = crate::spoken::classify(&folders, &tags) {
+            self.store.upsert_episode(&self.episode_upsert(path, &path_str, size, mtime, &tags, spoken)).await?;
+            return Ok(true);
+        }
+        let owned = path.to_owned();
+        let decoded = tokio::task::spawn_blocking(move || {
+            audio::decode(&owned).map(|pcm| (pcm.duration_ms, audio::analyze(&pcm)))
         })
         .await
         .map_err(|e| crate::error::CatalogError::Internal(e.to_string()))?;
@@ -218,9 +233,7 @@ impl Catalog {
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("Unknown").to_owned();
         let parent =
             |n: usize| path.ancestors().nth(n).and_then(|p| p.file_name()).and_then(|s| s.to_str()).map(str::to_owned);
-        let title = tags.title.clone().unwrap_or_else(|| {
-            stem.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ' || c == '-' || c == '.').to_owned()
-        });
+        let title = tags.title.clone().unwrap_or_else(|| title_of(&stem));
         let artist_raw = tags.artist.clone().or_else(|| parent(2)).unwrap_or_else(|| "Unknown Artist".to_owned());
         let album_name = tags.album.clone().or_else(|| parent(1)).unwrap_or_else(|| "Unknown Album".to_owned());
         let album_artist_raw = tags.album_artist.clone().unwrap_or_else(|| artist_raw.clone());
@@ -268,6 +281,50 @@ impl Catalog {
         };
         self.store.upsert_track(&upsert).await?;
         Ok(true)
+    }
+
+    /// What to store for a spoken-word file: it is not decoded (its length
+    /// comes from the container), only its tags and path are read.
+    fn episode_upsert(
+        &self,
+        path: &Path,
+        path_str: &str,
+        size: u64,
+        mtime: i64,
+        tags: &FileTags,
+        spoken: crate::spoken::SpokenFile,
+    ) -> EpisodeUpsert {
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("Unknown");
+        let leading: String = stem.chars().take_while(char::is_ascii_digit).collect();
+        let name = tags.title.clone().unwrap_or_else(|| title_of(stem));
+        let number = tags.track.or_else(|| leading.parse().ok()).unwrap_or(0);
+        let (release_date, precision) = release_date(tags.date.as_deref());
+        let key = format!("{}\u{1f}{}", spoken.kind.as_str(), spoken.collection.to_lowercase());
+        EpisodeUpsert {
+            id: derived_id(crate::spoken::item_kind_of(spoken.kind).as_str(), path_str),
+            show: ShowUpsert {
+                id: derived_id(spoken.kind.as_str(), &key),
+                kind: spoken.kind.as_str().to_owned(),
+                key,
+                name: spoken.collection,
+                publisher: spoken.publisher,
+                image: tags
+                    .picture
+                    .clone()
+                    .map(|(mime, data)| (derived_id("image", &platform::crypto::sha256_hex(&data)), mime, data)),
+            },
+            name,
+            number,
+            duration_ms: tags.duration_ms.unwrap_or(0),
+            release_date,
+            release_date_precision: precision.to_owned(),
+            description: tags.comment.clone().unwrap_or_default(),
+            path: path_str.to_owned(),
+            file_size: size,
+            file_mtime: mtime,
+            mime: mime_of(path).to_owned(),
+            now: self.clock.now(),
+        }
     }
 
     /// Fills an empty catalog with the synthesised demo library, written

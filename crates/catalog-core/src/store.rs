@@ -469,7 +469,8 @@ impl Store {
 
     pub async fn file_state(&self, path: &str) -> StoreResult<Option<FileStateRow>> {
         with_db!(&self.db, |pool| sqlx::query_as(
-            "SELECT id, file_size, file_mtime, (features IS NOT NULL) AS has_features FROM tracks WHERE path = $1"
+            "SELECT id, file_size, file_mtime, (features IS NOT NULL) AS has_features FROM tracks WHERE path = $1 \
+             UNION ALL SELECT id, file_size, file_mtime, TRUE AS has_features FROM episodes WHERE path = $1"
         )
         .bind(path)
         .fetch_optional(pool)
@@ -478,11 +479,14 @@ impl Store {
     }
 
     pub async fn track_file(&self, track_id: &str) -> StoreResult<Option<TrackFileRow>> {
-        with_db!(&self.db, |pool| sqlx::query_as("SELECT path, mime FROM tracks WHERE id = $1")
-            .bind(track_id)
-            .fetch_optional(pool)
-            .await
-            .map_err(store_error))
+        // Episodes and chapters stream like tracks.
+        with_db!(&self.db, |pool| sqlx::query_as(
+            "SELECT path, mime FROM tracks WHERE id = $1 UNION ALL SELECT path, mime FROM episodes WHERE id = $1"
+        )
+        .bind(track_id)
+        .fetch_optional(pool)
+        .await
+        .map_err(store_error))
     }
 
     /// Writes one scanned file: its artists, album (with artwork) and track,
@@ -590,6 +594,11 @@ impl Store {
             .execute(&mut *tx)
             .await
             .map_err(store_error)?;
+            sqlx::query("DELETE FROM episodes WHERE path = $1")
+                .bind(&t.path)
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
             sqlx::query("DELETE FROM track_artists WHERE track_id = $1")
                 .bind(&t.track_id)
                 .execute(&mut *tx)
@@ -615,10 +624,12 @@ impl Store {
             id: String,
             path: String,
         }
-        let rows: Vec<Row> = with_db!(&self.db, |pool| sqlx::query_as("SELECT id, path FROM tracks")
-            .fetch_all(pool)
-            .await
-            .map_err(store_error))?;
+        let rows: Vec<Row> = with_db!(&self.db, |pool| sqlx::query_as(
+            "SELECT id, path FROM tracks UNION ALL SELECT id, path FROM episodes"
+        )
+        .fetch_all(pool)
+        .await
+        .map_err(store_error))?;
         Ok(rows.into_iter().filter(|r| r.path.starts_with(prefix)).map(|r| (r.id, r.path)).collect())
     }
 
@@ -632,7 +643,16 @@ impl Store {
                     .execute(&mut *tx)
                     .await
                     .map_err(store_error)?;
+                sqlx::query("DELETE FROM episodes WHERE id = $1")
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(store_error)?;
             }
+            sqlx::query("DELETE FROM shows WHERE NOT EXISTS (SELECT 1 FROM episodes e WHERE e.show_id = shows.id)")
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
             sqlx::query("DELETE FROM albums WHERE NOT EXISTS (SELECT 1 FROM tracks t WHERE t.album_id = albums.id)")
                 .execute(&mut *tx)
                 .await
@@ -857,10 +877,10 @@ impl Store {
             format!("${}", binds.len())
         };
         let like = |s: &str| format!("%{}%", s.replace(['%', '_'], ""));
-        let (table, order) = match kind {
-            SearchKind::Track => ("tracks t", "t.name, t.id"),
-            SearchKind::Album => ("albums a", "a.name, a.id"),
-            SearchKind::Artist => ("artists r", "r.name, r.id"),
+        let order = match kind {
+            SearchKind::Track => "t.name, t.id",
+            SearchKind::Album => "a.name, a.id",
+            SearchKind::Artist => "r.name, r.id",
         };
         // Free words and artist names go through the full-text index (see
         // `text_condition`).
@@ -955,15 +975,63 @@ impl Store {
                 }
             }
         }
+        // Words alone are counted from the index table, without the items,
+        // and many matches are paged from the covering (name, id, text) index.
+        let words_alone = conds.len() == 1 && !q.terms.is_empty() && !postgres;
+        let count = if words_alone { fts_count(base, column, &q.terms, &mut Vec::new()) } else { None };
+        let walk = words_alone.then(|| {
+            let mut like_binds = Vec::new();
+            let likes = q
+                .terms
+                .iter()
+                .map(|w| {
+                    like_binds.push(format!("%{}%", w.replace(['%', '_'], "")));
+                    format!("{alias}.{column} LIKE ${}", like_binds.len())
+                })
+                .collect::<Vec<_>>()
+                .join(" AND ");
+            (format!("{base}_name_text"), likes, like_binds)
+        });
+        let plan = SearchPlan { alias, table: base, index: format!("{base}_name"), order, conds, count, walk };
+        self.search_page(&plan, &binds, window).await
+    }
+
+    /// One page of a search, ordered by name, and its total: the total
+    /// first, then the page by the plan that suits how many items match.
+    /// On SQLite, many matches are paged by walking the `(name, id)` index
+    /// in order and stopping after the page (a few index entries per item);
+    /// few matches are read by rowid and sorted (no walk over the whole
+    /// index for a rare word). PostgreSQL's planner chooses by itself.
+    async fn search_page(&self, plan: &SearchPlan<'_>, binds: &[String], window: Window) -> StoreResult<Slice<String>> {
+        let SearchPlan { alias, table, index, order, conds, count, .. } = plan;
         let filter = if conds.is_empty() { String::new() } else { format!(" WHERE {}", conds.join(" AND ")) };
-        let id_col = match kind {
-            SearchKind::Track => "t.id",
-            SearchKind::Album => "a.id",
-            SearchKind::Artist => "r.id",
+        // An index-only count binds the same values in the same order.
+        let count_sql = count.clone().unwrap_or_else(|| format!("SELECT COUNT(*) AS n FROM {table} {alias}{filter}"));
+        let counted: Vec<Count> = fetch_all_binds!(&self.db, Count, count_sql, binds)?;
+        let total = counted.first().map_or(0, |c| to_u64(c.n));
+        if total == 0 || window.offset >= total {
+            return Ok(Slice { items: Vec::new(), total });
+        }
+        let many = matches!(self.db, Db::Sqlite(_)) && total >= WALK_NAME_INDEX_FROM;
+        let page = |from: String, filter: &str| {
+            format!(
+                "SELECT {alias}.id AS id FROM {from}{filter} ORDER BY {order} LIMIT {} OFFSET {}",
+                window.limit, window.offset
+            )
         };
-        let sql = format!("SELECT {id_col} AS id FROM {table}{filter} ORDER BY {order}");
-        let count = format!("SELECT COUNT(*) AS n FROM {table}{filter}");
-        self.id_page(&sql, &count, &binds, window).await
+        let ids: Vec<IdRow> = match (&plan.walk, many) {
+            // Words alone: the covering index answers the page by itself.
+            (Some((covering, likes, like_binds)), true) => {
+                let sql = page(format!("{table} {alias} INDEXED BY {covering}"), &format!(" WHERE {likes}"));
+                fetch_all_binds!(&self.db, IdRow, sql, like_binds)?
+            }
+            (None, true) => {
+                let sql = page(format!("{table} {alias} INDEXED BY {index}"), &filter);
+                fetch_all_binds!(&self.db, IdRow, sql, binds)?
+            }
+            (_, false) => fetch_all_binds!(&self.db, IdRow, page(format!("{table} {alias}"), &filter), binds)?,
+        };
+        Ok(Slice { items: ids.into_iter().map(|r| r.id).collect(), total })
     }
 
     pub async fn features(&self, ids: &[String]) -> StoreResult<HashMap<String, String>> {
@@ -1636,6 +1704,49 @@ fn text_condition(
             .collect::<Vec<_>>()
             .join(" AND ");
     }
+    match fts_inner(table, column, words, binds) {
+        Some(inner) => format!("{alias}.rowid IN (SELECT rowid FROM {table}_fts WHERE {inner})"),
+        None => "1 = 1".to_owned(),
+    }
+}
+
+/// From this many matches on, a search page walks the name index in order
+/// (at most about `N / total` index entries per item of the page) instead
+/// of reading every match and sorting.
+const WALK_NAME_INDEX_FROM: u64 = 1_000;
+
+/// How one search reads its page and total.
+struct SearchPlan<'a> {
+    alias: &'a str,
+    table: &'a str,
+    /// The `(name, id)` index the page walks when many items match.
+    index: String,
+    order: &'a str,
+    conds: Vec<String>,
+    /// A cheaper count over the same binds, when there is one.
+    count: Option<String>,
+    /// For words alone (SQLite): the covering index, the words as `LIKE`
+    /// conditions on its text column, and their binds.
+    walk: Option<(String, String, Vec<String>)>,
+}
+
+/// SQLite only: the count of items matching every word, read from the
+/// `<table>_fts` index table alone (the words are bound again, in the same
+/// order as [`text_condition`] binds them, which is why this takes its own
+/// bind list and is used only when the words are the search's only binds).
+fn fts_count(table: &str, column: &str, words: &[String], binds: &mut Vec<String>) -> Option<String> {
+    let inner = fts_inner(table, column, words, binds)?;
+    Some(format!("SELECT COUNT(*) AS n FROM {table}_fts WHERE {inner}"))
+}
+
+/// The condition on `<table>_fts` that every word of `words` matches (see
+/// [`text_condition`]); `None` when there is no word to match.
+fn fts_inner(table: &str, column: &str, words: &[String], binds: &mut Vec<String>) -> Option<String> {
+    let mut push = |value: String| {
+        binds.push(value);
+        format!("${}", binds.len())
+    };
+    let like = |word: &str| format!("%{}%", word.replace(['%', '_'], ""));
     let mut inner = Vec::new();
     if let Some(phrases) = crate::search::fts_phrases(words) {
         inner.push(format!("{table}_fts MATCH {}", push(phrases)));
@@ -1643,10 +1754,7 @@ fn text_condition(
     for word in words.iter().filter(|w| w.chars().count() < crate::search::TRIGRAM) {
         inner.push(format!("{column} LIKE {}", push(like(word))));
     }
-    if inner.is_empty() {
-        return "1 = 1".to_owned();
-    }
-    format!("{alias}.rowid IN (SELECT rowid FROM {table}_fts WHERE {})", inner.join(" AND "))
+    (!inner.is_empty()).then(|| inner.join(" AND "))
 }
 
 /// Which catalog type a search covers.
@@ -1677,5 +1785,315 @@ mod tests {
         assert!(popularity(10) < popularity(100));
         assert_eq!(popularity(1_000_000), 100);
         assert_eq!(placeholders(3, 2), "$3, $4");
+    }
+}
+
+/// What a scan writes for one spoken-word file (an episode or a chapter).
+#[derive(Clone, Debug)]
+pub struct EpisodeUpsert {
+    pub id: String,
+    pub show: ShowUpsert,
+    pub name: String,
+    pub number: u32,
+    pub duration_ms: u64,
+    pub release_date: String,
+    pub release_date_precision: String,
+    pub description: String,
+    pub path: String,
+    pub file_size: u64,
+    pub file_mtime: i64,
+    pub mime: String,
+    pub now: Timestamp,
+}
+
+#[derive(Clone, Debug)]
+pub struct ShowUpsert {
+    pub id: String,
+    /// `show` or `audiobook`.
+    pub kind: String,
+    pub key: String,
+    pub name: String,
+    pub publisher: String,
+    pub image: Option<(String, String, Vec<u8>)>,
+}
+
+#[derive(sqlx::FromRow)]
+struct ShowRow {
+    id: String,
+    kind: String,
+    name: String,
+    publisher: String,
+    description: String,
+    image_id: Option<String>,
+    total: i64,
+}
+
+#[derive(sqlx::FromRow)]
+struct EpisodeRow {
+    id: String,
+    show_id: String,
+    name: String,
+    number: i64,
+    duration_ms: i64,
+    release_date: String,
+    release_date_precision: String,
+    description: String,
+}
+
+const SHOW_SELECT: &str = "SELECT s.id, s.kind, s.name, s.publisher, s.description, s.image_id, \
+     (SELECT COUNT(*) FROM episodes e WHERE e.show_id = s.id) AS total FROM shows s";
+
+impl Store {
+    // ----- podcasts and audiobooks ----------------------------------------
+
+    /// Writes one scanned spoken-word file and its show, in one transaction;
+    /// a track at the same path (a file retagged as spoken word) goes.
+    pub async fn upsert_episode(&self, e: &EpisodeUpsert) -> StoreResult<()> {
+        let show_search = format!("{} {}", e.show.name, e.show.publisher).to_lowercase();
+        let search = format!("{} {} {}", e.name, e.show.name, e.show.publisher).to_lowercase();
+        let now = e.now.as_millis();
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            let image_id = match &e.show.image {
+                Some((id, mime, data)) => {
+                    sqlx::query("INSERT INTO images (id, mime, data) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING")
+                        .bind(id)
+                        .bind(mime)
+                        .bind(data.as_slice())
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(store_error)?;
+                    Some(id.clone())
+                }
+                None => None,
+            };
+            sqlx::query(
+                "INSERT INTO shows (id, kind, name, show_key, publisher, description, image_id, search_text, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, '', $6, $7, $8) \
+                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, \
+                 publisher = CASE WHEN excluded.publisher = '' THEN shows.publisher ELSE excluded.publisher END, \
+                 image_id = COALESCE(excluded.image_id, shows.image_id), search_text = excluded.search_text",
+            )
+            .bind(&e.show.id)
+            .bind(&e.show.kind)
+            .bind(&e.show.name)
+            .bind(&e.show.key)
+            .bind(&e.show.publisher)
+            .bind(&image_id)
+            .bind(&show_search)
+            .bind(now)
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?;
+            sqlx::query("DELETE FROM tracks WHERE path = $1")
+                .bind(&e.path)
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
+            sqlx::query(
+                "INSERT INTO episodes (id, show_id, name, number, duration_ms, release_date, release_date_precision, description, \
+                 path, file_size, file_mtime, mime, search_text, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) \
+                 ON CONFLICT (id) DO UPDATE SET show_id = excluded.show_id, name = excluded.name, number = excluded.number, \
+                 duration_ms = excluded.duration_ms, release_date = excluded.release_date, \
+                 release_date_precision = excluded.release_date_precision, description = excluded.description, \
+                 file_size = excluded.file_size, file_mtime = excluded.file_mtime, mime = excluded.mime, \
+                 search_text = excluded.search_text",
+            )
+            .bind(&e.id)
+            .bind(&e.show.id)
+            .bind(&e.name)
+            .bind(i64::from(e.number))
+            .bind(to_i64(e.duration_ms))
+            .bind(&e.release_date)
+            .bind(&e.release_date_precision)
+            .bind(&e.description)
+            .bind(&e.path)
+            .bind(to_i64(e.file_size))
+            .bind(e.file_mtime)
+            .bind(&e.mime)
+            .bind(&search)
+            .bind(now)
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?;
+            // A show that lost its last episode to this move goes.
+            sqlx::query("DELETE FROM shows WHERE NOT EXISTS (SELECT 1 FROM episodes x WHERE x.show_id = shows.id)")
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
+            tx.commit().await.map_err(store_error)
+        })
+    }
+
+    /// Shows and audiobooks by id, in the order asked; unknown ids are `None`.
+    pub async fn shows(&self, ids: &[String]) -> StoreResult<Vec<Option<crate::model::Show>>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql = format!("{SHOW_SELECT} WHERE s.id IN ({})", placeholders(1, ids.len()));
+        let rows = fetch_all_binds!(&self.db, ShowRow, sql, ids)?;
+        let by_id: HashMap<String, crate::model::Show> = rows
+            .into_iter()
+            .filter_map(|r| {
+                let kind = crate::ids::ItemKind::parse(&r.kind)?;
+                let show = crate::model::Show {
+                    id: r.id.clone(),
+                    kind,
+                    name: r.name,
+                    publisher: r.publisher,
+                    description: r.description,
+                    image_id: r.image_id,
+                    total: to_u32(r.total),
+                };
+                Some((r.id, show))
+            })
+            .collect();
+        Ok(ids.iter().map(|id| by_id.get(id).cloned()).collect())
+    }
+
+    /// Episodes and chapters by id, in the order asked; unknown ids are `None`.
+    pub async fn episodes(&self, ids: &[String]) -> StoreResult<Vec<Option<crate::model::Episode>>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sql = format!(
+            "SELECT id, show_id, name, number, duration_ms, release_date, release_date_precision, description \
+             FROM episodes WHERE id IN ({})",
+            placeholders(1, ids.len())
+        );
+        let rows = fetch_all_binds!(&self.db, EpisodeRow, sql, ids)?;
+        let mut show_ids: Vec<String> = rows.iter().map(|r| r.show_id.clone()).collect();
+        show_ids.sort();
+        show_ids.dedup();
+        let shows: HashMap<String, crate::model::Show> =
+            self.shows(&show_ids).await?.into_iter().flatten().map(|s| (s.id.clone(), s)).collect();
+        let by_id: HashMap<String, crate::model::Episode> = rows
+            .into_iter()
+            .filter_map(|r| {
+                let show = shows.get(&r.show_id)?.clone();
+                let episode = crate::model::Episode {
+                    id: r.id.clone(),
+                    show,
+                    name: r.name,
+                    number: to_u32(r.number),
+                    duration_ms: to_u64(r.duration_ms),
+                    release_date: r.release_date,
+                    release_date_precision: r.release_date_precision,
+                    description: r.description,
+                    resume_position_ms: 0,
+                    fully_played: false,
+                };
+                Some((r.id, episode))
+            })
+            .collect();
+        Ok(ids.iter().map(|id| by_id.get(id).cloned()).collect())
+    }
+
+    pub async fn show_episode_ids(&self, show_id: &str, window: Window) -> StoreResult<Slice<String>> {
+        self.id_page(
+            "SELECT id FROM episodes WHERE show_id = $1 ORDER BY number, name, id",
+            "SELECT COUNT(*) AS n FROM episodes WHERE show_id = $1",
+            &[show_id.to_owned()],
+            window,
+        )
+        .await
+    }
+
+    /// One page of search results over shows, audiobooks (`kind` `Show` or
+    /// `Audiobook`: name and publisher) or episodes (`Episode`: the
+    /// episode's name and its show's), ordered by name. Words are answered
+    /// from the full-text index; `year:` filters episodes by release date;
+    /// any other field filter matches nothing, as these types lack the field.
+    pub async fn search_spoken_ids(
+        &self,
+        kind: crate::ids::ItemKind,
+        q: &SearchQuery,
+        window: Window,
+    ) -> StoreResult<Slice<String>> {
+        let postgres = matches!(self.db, Db::Postgres(_));
+        let mut binds: Vec<String> = Vec::new();
+        let mut conds: Vec<String> = Vec::new();
+        let episodes = kind == crate::ids::ItemKind::Episode;
+        let table = if episodes { ("e", "episodes", "search_text") } else { ("s", "shows", "search_text") };
+        if !q.terms.is_empty() {
+            conds.push(text_condition(postgres, table, &q.terms, &mut binds));
+        }
+        if q.artist.is_some() || q.album.is_some() || q.has_track_fields() || q.genre.is_some() || q.tag_new {
+            conds.push("1 = 0".to_owned());
+        }
+        if episodes {
+            conds.push("e.show_id IN (SELECT id FROM shows WHERE kind = 'show')".to_owned());
+            if let Some((from, to)) = q.years {
+                conds.push(format!("e.release_date >= '{from:04}' AND e.release_date < '{:04}'", to.saturating_add(1)));
+            }
+        } else {
+            binds.push(kind.as_str().to_owned());
+            conds.push(format!("s.kind = ${}", binds.len()));
+            if q.years.is_some() {
+                conds.push("1 = 0".to_owned());
+            }
+        }
+        let (alias, base, _) = table;
+        let plan = SearchPlan {
+            alias,
+            table: base,
+            index: if episodes { "episodes_name".to_owned() } else { "shows_kind_name".to_owned() },
+            order: if episodes { "e.name, e.id" } else { "s.name, s.id" },
+            conds,
+            count: None,
+            walk: None,
+        };
+        self.search_page(&plan, &binds, window).await
+    }
+}
+
+impl Store {
+    /// Records where a user is in an episode or chapter.
+    pub async fn set_resume_point(
+        &self,
+        user_id: &str,
+        episode_id: &str,
+        position_ms: u64,
+        fully_played: bool,
+        now: Timestamp,
+    ) -> StoreResult<()> {
+        with_db!(&self.db, |pool| {
+            sqlx::query(
+            "INSERT INTO resume_points (user_id, episode_id, position_ms, fully_played, updated_at) VALUES ($1, $2, $3, $4, $5) \
+             ON CONFLICT (user_id, episode_id) DO UPDATE SET position_ms = excluded.position_ms, \
+             fully_played = resume_points.fully_played OR excluded.fully_played, updated_at = excluded.updated_at"
+        )
+        .bind(user_id)
+        .bind(episode_id)
+        .bind(to_i64(position_ms))
+        .bind(fully_played)
+        .bind(now.as_millis())
+        .execute(pool)
+        .await
+        .map(drop)
+        .map_err(store_error)
+        })
+    }
+
+    /// A user's resume points among `ids`: id → (position, fully played).
+    pub async fn resume_points(&self, user_id: &str, ids: &[String]) -> StoreResult<HashMap<String, (u64, bool)>> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            episode_id: String,
+            position_ms: i64,
+            fully_played: bool,
+        }
+        if ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let sql = format!(
+            "SELECT episode_id, position_ms, fully_played FROM resume_points WHERE user_id = $1 AND episode_id IN ({})",
+            placeholders(2, ids.len())
+        );
+        let mut binds = vec![user_id.to_owned()];
+        binds.extend(ids.iter().cloned());
+        let rows = fetch_all_binds!(&self.db, Row, sql, &binds)?;
+        Ok(rows.into_iter().map(|r| (r.episode_id, (to_u64(r.position_ms), r.fully_played))).collect())
     }
 }

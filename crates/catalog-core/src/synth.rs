@@ -208,5 +208,39 @@ pub fn write_library(dir: &Path, seconds: f64) -> std::io::Result<usize> {
         ];
         write_wav(&path, &song(&spec), spec.rate, &tags)?;
     }
-    Ok(SongSpec::demo_count())
+    Ok(SongSpec::demo_count() + write_spoken(dir, seconds)?)
+}
+
+/// The spoken-word part of the demo library, by the folder convention of
+/// [`crate::spoken`]: one show with two episodes, one audiobook with two
+/// chapters.
+pub const DEMO_SPOKEN: &[(&str, &str, &str, u32)] = &[
+    ("Podcasts/Signal Hour", "Pilot: What Is a Sine Wave", "2025-01-06", 1),
+    ("Podcasts/Signal Hour", "Harmonics Explained", "2025-01-13", 2),
+    ("Audiobooks/Ada Byron - Notes on the Engine", "The Engine", "2023", 1),
+    ("Audiobooks/Ada Byron - Notes on the Engine", "Of Numbers and Notes", "2023", 2),
+];
+
+fn write_spoken(dir: &Path, seconds: f64) -> std::io::Result<usize> {
+    let rate = 22_050;
+    for (i, (folder, title, date, number)) in DEMO_SPOKEN.iter().enumerate() {
+        let folder = dir.join(folder);
+        std::fs::create_dir_all(&folder)?;
+        let path = folder.join(format!("{number:02} {title}.wav"));
+        let podcast = folder.parent().and_then(|p| p.file_name()).is_some_and(|n| n == "Podcasts");
+        let mut tags = vec![
+            ("INAM", (*title).to_owned()),
+            ("ICRD", (*date).to_owned()),
+            ("ITRK", number.to_string()),
+            ("ICMT", format!("A synthesised {} of the demo library.", if podcast { "episode" } else { "chapter" })),
+        ];
+        if podcast {
+            tags.push(("IART", "Demo Radio".to_owned()));
+        }
+        // A quiet drone stands in for a voice.
+        let tonic = 48 + i32::try_from(i).unwrap_or(0) * 2;
+        let samples: Vec<f32> = chord(&[tonic, tonic + 7], seconds, rate).iter().map(|s| s * 0.5).collect();
+        write_wav(&path, &samples, rate, &tags)?;
+    }
+    Ok(DEMO_SPOKEN.len())
 }

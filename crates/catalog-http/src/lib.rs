@@ -22,7 +22,7 @@ use axum::routing::{delete, get, post, put};
 use catalog_core::Catalog;
 
 use crate::error::ApiError;
-use crate::routes::{catalog as c, device as d, me, oauth, player as pl, playlists as p};
+use crate::routes::{catalog as c, device as d, me, oauth, player as pl, playlists as p, spoken as sp};
 use crate::wire::Wire;
 
 /// Shared state of every handler.
@@ -74,24 +74,26 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/audio-features", get(c::audio_features))
         .route("/v1/audio-features/{id}", get(c::audio_features_one))
         .route("/v1/audio-analysis/{id}", get(c::audio_analysis))
-        .route("/v1/shows", get(c::missing_several))
-        .route("/v1/shows/{id}", get(c::missing_one))
-        .route("/v1/shows/{id}/episodes", get(c::missing_one))
-        .route("/v1/episodes", get(c::missing_several))
-        .route("/v1/episodes/{id}", get(c::missing_one))
-        .route("/v1/audiobooks", get(c::missing_several))
-        .route("/v1/audiobooks/{id}", get(c::missing_one))
-        .route("/v1/audiobooks/{id}/chapters", get(c::missing_one))
-        .route("/v1/chapters", get(c::missing_several))
-        .route("/v1/chapters/{id}", get(c::missing_one))
+        .route("/v1/shows", get(sp::shows))
+        .route("/v1/shows/{id}", get(sp::show))
+        .route("/v1/shows/{id}/episodes", get(sp::show_items))
+        .route("/v1/episodes", get(sp::episodes))
+        .route("/v1/episodes/{id}", get(sp::episode))
+        .route("/v1/audiobooks", get(sp::shows))
+        // tekore 6.0 asks for several audiobooks at the singular path.
+        .route("/v1/audiobook", get(sp::shows))
+        .route("/v1/audiobooks/{id}", get(sp::show))
+        .route("/v1/audiobooks/{id}/chapters", get(sp::show_items))
+        .route("/v1/chapters", get(sp::episodes))
+        .route("/v1/chapters/{id}", get(sp::episode))
         // The current user
         .route("/v1/me", get(me::me))
         .route("/v1/users/{id}", get(me::user))
         .route("/v1/me/tracks", get(me::saved_tracks).put(me::save).delete(me::unsave))
         .route("/v1/me/albums", get(me::saved_albums).put(me::save).delete(me::unsave))
-        .route("/v1/me/shows", get(me::saved_empty).put(me::save).delete(me::unsave))
-        .route("/v1/me/episodes", get(me::saved_empty).put(me::save).delete(me::unsave))
-        .route("/v1/me/audiobooks", get(me::saved_empty).put(me::save).delete(me::unsave))
+        .route("/v1/me/shows", get(sp::saved).put(me::save).delete(me::unsave))
+        .route("/v1/me/episodes", get(sp::saved).put(me::save).delete(me::unsave))
+        .route("/v1/me/audiobooks", get(sp::saved).put(me::save).delete(me::unsave))
         .route("/v1/me/tracks/contains", get(me::contains))
         .route("/v1/me/albums/contains", get(me::contains))
         .route("/v1/me/shows/contains", get(me::contains))

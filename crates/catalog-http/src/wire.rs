@@ -10,7 +10,9 @@
 
 use catalog_core::audio::{AudioAnalysis, AudioFeatures};
 use catalog_core::player::{Device, NowPlaying};
-use catalog_core::{Album, Artist, ArtistRef, Playlist, PlaylistItem, Track, User, Window};
+use catalog_core::{
+    Album, Artist, ArtistRef, Episode, ItemKind, Playable, Playlist, PlaylistItem, Show, Track, User, Window,
+};
 use kernel::Timestamp;
 use serde_json::{Value, json};
 
@@ -338,7 +340,7 @@ impl Wire<'_> {
     /// `CurrentlyPlayingContextObject` of `GET /me/player`.
     pub fn playback(&self, now: &NowPlaying, device: bool) -> Value {
         let s = &now.state;
-        let has_item = now.track.is_some();
+        let has_item = now.item.is_some();
         let disallows = json!({
             "interrupting_playback": false,
             "pausing": !s.is_playing,
@@ -363,8 +365,12 @@ impl Wire<'_> {
             "timestamp": s.changed_at,
             "progress_ms": if has_item { json!(now.progress_ms) } else { Value::Null },
             "is_playing": s.is_playing,
-            "item": now.track.as_ref().map(|t| self.track(t)),
-            "currently_playing_type": if has_item { "track" } else { "unknown" },
+            "item": now.item.as_ref().map(|p| self.playable(p)),
+            "currently_playing_type": match &now.item {
+                Some(Playable::Track(_)) => "track",
+                Some(Playable::Episode(_)) => "episode",
+                None => "unknown",
+            },
             "actions": actions,
         });
         if let (true, Some(map)) = (device, v.as_object_mut()) {
@@ -400,4 +406,122 @@ impl Wire<'_> {
             "total": total,
         })
     }
+}
+
+/// Podcasts and audiobooks.
+impl Wire<'_> {
+    fn copyrights(publisher: &str) -> Value {
+        if publisher.is_empty() { json!([]) } else { json!([{ "text": publisher, "type": "P" }]) }
+    }
+
+    /// `SimplifiedShowObject` or `SimplifiedAudiobookObject`, as the show's kind says.
+    pub fn show_simple(&self, s: &Show) -> Value {
+        let kind = s.kind.as_str();
+        let plural = format!("{kind}s");
+        let mut v = json!({
+            "available_markets": MARKETS,
+            "copyrights": Self::copyrights(&s.publisher),
+            "description": s.description,
+            "html_description": html_escape(&s.description),
+            "explicit": false,
+            "external_urls": self.external(kind, &s.id),
+            "href": self.href(&plural, &s.id),
+            "id": s.id,
+            "images": self.images(s.image_id.as_deref()),
+            "languages": [],
+            "media_type": "audio",
+            "name": s.name,
+            "publisher": s.publisher,
+            "type": kind,
+            "uri": format!("spotify:{kind}:{}", s.id),
+        });
+        if let Some(map) = v.as_object_mut() {
+            if s.kind == ItemKind::Audiobook {
+                let author = if s.publisher.is_empty() { json!([]) } else { json!([{ "name": s.publisher }]) };
+                map.insert("authors".to_owned(), author);
+                map.insert("narrators".to_owned(), json!([]));
+                map.insert("edition".to_owned(), json!(""));
+                map.insert("total_chapters".to_owned(), json!(s.total));
+            } else {
+                map.insert("is_externally_hosted".to_owned(), json!(false));
+                map.insert("total_episodes".to_owned(), json!(s.total));
+            }
+        }
+        v
+    }
+
+    /// `ShowObject` (with `episodes`) or `AudiobookObject` (with `chapters`).
+    pub fn show(&self, s: &Show, items: Value) -> Value {
+        let mut v = self.show_simple(s);
+        let key = if s.kind == ItemKind::Audiobook { "chapters" } else { "episodes" };
+        if let Some(map) = v.as_object_mut() {
+            map.insert(key.to_owned(), items);
+        }
+        v
+    }
+
+    /// `SimplifiedEpisodeObject` or `SimplifiedChapterObject`.
+    pub fn episode_simple(&self, e: &Episode) -> Value {
+        let kind = e.kind().as_str();
+        // Spotify types a chapter as an episode (its description allows only
+        // `"episode"`), with a `spotify:episode:` URI; its href stays
+        // under /chapters, where it is looked up.
+        let spotify_kind = "episode";
+        let mut v = json!({
+            "audio_preview_url": null,
+            "description": e.description,
+            "html_description": html_escape(&e.description),
+            "duration_ms": e.duration_ms,
+            "explicit": false,
+            "external_urls": self.external(spotify_kind, &e.id),
+            "href": self.href(&format!("{kind}s"), &e.id),
+            "id": e.id,
+            "images": self.images(e.show.image_id.as_deref()),
+            "is_playable": true,
+            "languages": [],
+            "name": e.name,
+            "release_date": e.release_date,
+            "release_date_precision": e.release_date_precision,
+            "resume_point": { "fully_played": e.fully_played, "resume_position_ms": e.resume_position_ms },
+            "type": spotify_kind,
+            "uri": format!("spotify:{spotify_kind}:{}", e.id),
+        });
+        if let Some(map) = v.as_object_mut() {
+            if e.kind() == ItemKind::Chapter {
+                map.insert("chapter_number".to_owned(), json!(e.number));
+                // Chapters list markets; episodes do not (Spotify's schemas).
+                map.insert("available_markets".to_owned(), json!(MARKETS));
+            } else {
+                map.insert("is_externally_hosted".to_owned(), json!(false));
+                map.insert("language".to_owned(), json!(""));
+            }
+        }
+        v
+    }
+
+    /// A track's or an episode's full object (what the player plays).
+    pub fn playable(&self, p: &Playable) -> Value {
+        match p {
+            Playable::Track(t) => self.track(t),
+            Playable::Episode(e) => self.episode(e),
+        }
+    }
+
+    /// `EpisodeObject` (with `show`) or `ChapterObject` (with `audiobook`).
+    pub fn episode(&self, e: &Episode) -> Value {
+        let mut v = self.episode_simple(e);
+        if let Some(map) = v.as_object_mut() {
+            map.insert(e.show.kind.as_str().to_owned(), self.show_simple(&e.show));
+        }
+        v
+    }
+}
+
+/// Plain text as HTML (`html_description`).
+fn html_escape(text: &str) -> String {
+    if text.is_empty() {
+        return String::new();
+    }
+    let escaped = text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+    format!("<p>{escaped}</p>")
 }

@@ -129,8 +129,8 @@ pub async fn serve_catalog(
         && let Some(added) = catalog.seed_demo_if_empty(&store.data_dir).await?
     {
         out.emit(
-            &format!("Filled the empty catalog with a synthesised demo library of {added} tracks."),
-            &json!({ "catalog_demo_tracks": added }),
+            &format!("Filled the empty catalog with a synthesised demo library of {added} files (music, a podcast, an audiobook)."),
+            &json!({ "catalog_demo_files": added }),
         );
     }
     let listener = tokio::net::TcpListener::bind(args.catalog_listen)

@@ -127,8 +127,17 @@ pub async fn search(State(s): State<AppState>, Auth(_): Auth, q: Query) -> ApiRe
                 let p = s.catalog.search_artists(&query, window).await?;
                 w.paging(&q, p.items.iter().map(|a| w.artist(a)).collect(), window, p.total)
             }
-            // No podcasts, audiobooks or public playlist search yet: empty pages.
-            "playlist" | "show" | "episode" | "audiobook" => empty(&q),
+            "show" | "audiobook" => {
+                let k = if kind == "show" { ItemKind::Show } else { ItemKind::Audiobook };
+                let p = s.catalog.search_shows(k, &query, window).await?;
+                w.paging(&q, p.items.iter().map(|x| w.show_simple(x)).collect(), window, p.total)
+            }
+            "episode" => {
+                let p = s.catalog.search_episodes(&query, window).await?;
+                w.paging(&q, p.items.iter().map(|e| w.episode_simple(e)).collect(), window, p.total)
+            }
+            // No public playlist search yet: an empty page.
+            "playlist" => empty(&q),
             other => return Err(ApiError::bad_request(format!("Bad search type field {other}"))),
         };
         out.insert(format!("{kind}s"), value);
@@ -308,21 +317,6 @@ pub async fn image(State(s): State<AppState>, Path(id): Path<String>) -> Result<
         data,
     )
         .into_response())
-}
-
-/// Podcasts, audiobooks and chapters are not in the library yet: single
-/// lookups answer 404 and several-id lookups a list of nulls.
-pub async fn missing_one(Auth(_): Auth) -> ApiError {
-    catalog_core::CatalogError::NotFound("item").into()
-}
-
-pub async fn missing_several(Auth(_): Auth, q: Query) -> ApiResult {
-    let key = q.path.trim_end_matches('/').rsplit('/').next().unwrap_or("items").to_owned();
-    let n = q.required("ids")?.split(',').filter(|s| !s.trim().is_empty()).count();
-    if n > 50 {
-        return Err(ApiError::bad_request("too many ids requested: at most 50"));
-    }
-    Ok(Json(json!({ key: vec![Value::Null; n] })))
 }
 
 pub async fn empty_page(State(s): State<AppState>, Auth(_): Auth, q: Query) -> ApiResult {

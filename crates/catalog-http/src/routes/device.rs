@@ -58,16 +58,17 @@ pub async fn state(
         .ok_or_else(|| ApiError::bad_request(format!("wait must be 0 to {} seconds", MAX_WAIT.as_secs())))?;
     let view = s.catalog.device_view(user, &id, after, Duration::from_secs(wait)).await?;
     let w = s.wire();
-    let item = match &view.track {
-        Some(track) => {
-            let link = s.catalog.stream_link(&track.id).await?;
-            let mut item = w.track(track);
+    let item = match &view.item {
+        Some(playable) => {
+            let id = playable.id();
+            let link = s.catalog.stream_link(id).await?;
+            let mut item = w.playable(playable);
             if let Some(map) = item.as_object_mut() {
                 map.insert(
                     "stream_url".to_owned(),
                     json!(format!(
                         "{}/stream/{}?expires={}&signature={}",
-                        s.public_url, track.id, link.expires, link.signature
+                        s.public_url, id, link.expires, link.signature
                     )),
                 );
             }
@@ -81,7 +82,7 @@ pub async fn state(
         "server_time": view.server_time,
         "device": w.device(&view.device),
         "is_active": active,
-        "is_playing": active && view.state.is_playing && view.track.is_some(),
+        "is_playing": active && view.state.is_playing && view.item.is_some(),
         "progress_ms": view.progress_ms,
         "repeat_state": view.state.repeat.as_str(),
         "shuffle_state": view.state.shuffle,

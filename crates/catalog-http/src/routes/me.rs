@@ -108,13 +108,6 @@ pub async fn saved_albums(State(s): State<AppState>, Auth(a): Auth, q: Query) ->
     Ok(Json(w.paging(&q, items, window, page.total)))
 }
 
-/// Saved shows, episodes and audiobooks: the library has none yet.
-pub async fn saved_empty(State(s): State<AppState>, Auth(a): Auth, q: Query) -> ApiResult {
-    a.user(&[READ])?;
-    let window = q.window(20, 50)?;
-    Ok(Json(s.wire().paging(&q, Vec::new(), window, 0)))
-}
-
 /// Parses `uris` (query or body), at most 40.
 fn uris_from(q: &Query, body: &[u8]) -> Result<Vec<ItemUri>, ApiError> {
     let raw: Vec<String> = match q.get("uris").filter(|v| !v.is_empty()) {

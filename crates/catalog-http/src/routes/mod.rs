@@ -6,3 +6,4 @@ pub mod me;
 pub mod oauth;
 pub mod player;
 pub mod playlists;
+pub mod spoken;

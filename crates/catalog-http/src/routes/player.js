@@ -117,7 +117,10 @@
   function render(v) {
     const item = v.item;
     $('title').textContent = item ? item.name : 'Nothing playing';
-    $('artists').textContent = item ? item.artists.map((a) => a.name).join(', ') : '';
+    // A track names its artists; an episode its show, a chapter its audiobook.
+    const by = !item ? '' : item.artists ? item.artists.map((a) => a.name).join(', ')
+      : (item.show || item.audiobook || {}).name || '';
+    $('artists').textContent = by;
     $('toggle').textContent = v.is_playing ? 'Pause' : 'Play';
     root.dataset.version = String(v.version);
     root.dataset.playing = String(v.is_playing);

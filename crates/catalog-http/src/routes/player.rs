@@ -38,7 +38,7 @@ pub async fn state(State(s): State<AppState>, Auth(a): Auth) -> Result<Response,
 /// `GET /me/player/currently-playing`: 204 when nothing is loaded.
 pub async fn currently_playing(State(s): State<AppState>, Auth(a): Auth) -> Result<Response, ApiError> {
     let user = a.user_any(&[READ_CURRENT, READ_STATE])?;
-    Ok(match s.catalog.now_playing(user).await?.filter(|n| n.track.is_some()) {
+    Ok(match s.catalog.now_playing(user).await?.filter(|n| n.item.is_some()) {
         Some(now) => Json(s.wire().playback(&now, false)).into_response(),
         None => StatusCode::NO_CONTENT.into_response(),
     })
@@ -56,8 +56,8 @@ pub async fn queue(State(s): State<AppState>, Auth(a): Auth) -> Result<Json<Valu
     let (current, next) = s.catalog.queue(user).await?;
     let w = s.wire();
     Ok(Json(json!({
-        "currently_playing": current.as_ref().map(|t| w.track(t)),
-        "queue": next.iter().map(|t| w.track(t)).collect::<Vec<_>>(),
+        "currently_playing": current.as_ref().map(|p| w.playable(p)),
+        "queue": next.iter().map(|p| w.playable(p)).collect::<Vec<_>>(),
     })))
 }
 

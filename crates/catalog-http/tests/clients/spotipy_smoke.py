@@ -27,7 +27,8 @@ REDIRECT = "http://127.0.0.1:8765/callback"
 SCOPES = (
     "user-read-private user-library-read user-library-modify user-follow-read user-follow-modify "
     "playlist-read-private playlist-modify-private playlist-modify-public ugc-image-upload user-top-read "
-    "user-read-recently-played user-read-playback-state user-modify-playback-state user-read-currently-playing"
+    "user-read-recently-played user-read-playback-state user-modify-playback-state user-read-currently-playing "
+    "user-read-playback-position"
 )
 calls = 0
 
@@ -137,6 +138,33 @@ check(sp.current_user_followed_artists()["artists"]["items"][0]["id"] == artist_
 sp.user_unfollow_artists([artist_id])
 check(sp.current_user_following_artists([artist_id]) == [False], "unfollow artists")
 
+# --- podcasts and audiobooks ---------------------------------------------------------
+found = sp.search("signal", type="show,episode")
+show_id = found["shows"]["items"][0]["id"]
+check(found["episodes"]["total"] == 2, "search shows and episodes")
+show = sp.show(show_id)
+check(show["name"] == "Signal Hour" and show["total_episodes"] == 2, "show")
+check(sp.shows([show_id])["shows"][0]["publisher"] == "Demo Radio", "shows")
+episodes = sp.show_episodes(show_id, limit=1)
+check(episodes["total"] == 2 and episodes["next"], "show_episodes paging")
+episode_id = episodes["items"][0]["id"]
+check(sp.episode(episode_id)["show"]["id"] == show_id, "episode")
+check(sp.episodes([episode_id])["episodes"][0]["resume_point"]["fully_played"] is False, "episodes with resume_point")
+book_id = sp.search("engine", type="audiobook")["audiobooks"]["items"][0]["id"]
+book = sp.get_audiobook(book_id)
+check(book["authors"] == [{"name": "Ada Byron"}] and book["total_chapters"] == 2, "get_audiobook")
+check(sp.get_audiobooks([book_id])["audiobooks"][0]["id"] == book_id, "get_audiobooks")
+check(sp.get_audiobook_chapters(book_id)["items"][1]["chapter_number"] == 2, "get_audiobook_chapters")
+sp.current_user_saved_shows_add([show_id])  # the generic /me/library route
+check(sp.current_user_saved_shows_contains([show_id]) == [True], "saved shows contains (/me/library/contains)")
+check(sp.current_user_saved_shows()["items"][0]["show"]["id"] == show_id, "saved shows")
+sp.current_user_saved_episodes_add([episode_id])
+check(sp.current_user_saved_episodes_contains([episode_id]) == [True], "saved episodes contains")
+check(sp.current_user_saved_episodes()["items"][0]["episode"]["id"] == episode_id, "saved episodes")
+sp.current_user_saved_episodes_delete([episode_id])
+sp.current_user_saved_shows_delete([show_id])
+check(sp.current_user_saved_shows()["total"] == 0, "saved shows delete")
+
 # --- playlists ---------------------------------------------------------------------
 pl = sp.current_user_playlist_create("Smoke", public=False, description="made by spotipy")
 check(pl["name"] == "Smoke" and pl["public"] is False, "playlist create")
@@ -222,6 +250,11 @@ if WEB_PLAYER:
     check(recent["items"][0]["track"]["id"] == album_ids[1], "a track played on the web player is in recently played")
     check(recent["items"][0]["context"]["uri"] == album["uri"], "its context")
     check(sp.current_user_top_tracks(time_range="short_term")["items"][0]["id"] == album_ids[1], "top tracks from plays")
+    # An episode plays on the web player too, and its position is kept.
+    sp.start_playback(uris=[f"spotify:episode:{episode_id}"])
+    state = sp.current_playback(additional_types="episode")
+    check(state["currently_playing_type"] == "episode" and state["item"]["show"]["id"] == show_id, "play an episode")
+    wait_for(lambda: sp.episode(episode_id)["resume_point"]["resume_position_ms"] > 0, "the episode's resume point moves")
     sp.pause_playback()
     time.sleep(1.0)
 else:

@@ -144,7 +144,18 @@ async fn search_index_follows_rescans(app: TestApp) {
             .await
             .unwrap();
             let names: Vec<&str> = indexes.iter().map(|(n,)| n.as_str()).collect();
-            assert_eq!(names, ["albums_search_trgm", "artists_name_trgm", "tracks_search_trgm"], "{}", app.backend);
+            assert_eq!(
+                names,
+                [
+                    "albums_search_trgm",
+                    "artists_name_trgm",
+                    "episodes_search_trgm",
+                    "shows_search_trgm",
+                    "tracks_search_trgm"
+                ],
+                "{}",
+                app.backend
+            );
         }
     }
     // Inside a word, across the name, album and artist.
@@ -245,4 +256,73 @@ async fn audio_features_analysis_and_recommendations(app: TestApp) {
     let by_genre = app.get("/v1/recommendations?seed_genres=jazz&target_tempo=90&limit=1", &token).await.json();
     assert_eq!(by_genre["tracks"].as_array().unwrap().len(), 1);
     app.get("/v1/recommendations", &token).await.spotify_error(400);
+}
+
+on_both_stores!(search_pages_many_matches_in_name_order);
+
+/// A word matching many items (more than the point where SQLite pages by
+/// walking the name index) pages in name order with the right total, alone
+/// and with a filter; a rare word and no match page as before.
+async fn search_pages_many_matches_in_name_order(app: TestApp) {
+    use catalog_core::store::{AlbumUpsert, TrackUpsert};
+    let n: u64 = 1_100;
+    let artist = ("Many Walkers".to_owned(), catalog_core::ids::derived_id("artist", "many walkers"));
+    for i in 0..n {
+        // Inserted out of name order, so the order comes from the query.
+        let k = (i * 7) % n;
+        let upsert = TrackUpsert {
+            track_id: catalog_core::ids::derived_id("track", &format!("walk-{k}")),
+            album: AlbumUpsert {
+                id: catalog_core::ids::derived_id("album", "walks"),
+                key: "many walkers\u{1f}walks".to_owned(),
+                name: "Walks".to_owned(),
+                album_type: "album".to_owned(),
+                release_date: "2001".to_owned(),
+                release_date_precision: "year".to_owned(),
+                label: None,
+                genres: Vec::new(),
+                artists: vec![(artist.1.clone(), artist.0.clone())],
+                image: None,
+            },
+            artists: vec![(artist.1.clone(), artist.0.clone())],
+            name: format!("Walk {k:04}"),
+            disc_number: 1,
+            track_number: u32::try_from(k).unwrap(),
+            duration_ms: 1_000,
+            isrc: None,
+            genre: None,
+            year: Some(2001),
+            path: format!("/nowhere/walk-{k}.wav"),
+            file_size: 1,
+            file_mtime: 0,
+            mime: "audio/wav".to_owned(),
+            features: None,
+            analysis: None,
+            now: crate::support::START,
+        };
+        app.catalog.store().upsert_track(&upsert).await.unwrap();
+    }
+    let token = app.user_token("ada", "").await;
+    let names = |body: &Value| -> Vec<String> {
+        body["tracks"]["items"].as_array().unwrap().iter().map(|i| i["name"].as_str().unwrap().to_owned()).collect()
+    };
+    for q in ["walk", "walk%20many", "walk%20artist:walkers", "alk%20year:2001"] {
+        let body = app.get(&format!("/v1/search?q={q}&type=track&limit=20&offset=1000"), &token).await.json();
+        assert_eq!(body["tracks"]["total"], n, "{q}: {body}");
+        let expected: Vec<String> = (1000..1020).map(|k| format!("Walk {k:04}")).collect();
+        assert_eq!(names(&body), expected, "{q}");
+        let last = app.get(&format!("/v1/search?q={q}&type=track&limit=20&offset=1090"), &token).await.json();
+        assert_eq!(names(&last).len(), 10, "{q}");
+        assert!(last["tracks"]["next"].is_null(), "{q}");
+    }
+    let past = app.get("/v1/search?q=walk&type=track&offset=1100&limit=5", &token).await.json();
+    assert_eq!((past["tracks"]["total"].as_u64(), names(&past).len()), (Some(n), 0));
+    let rare = app.get("/v1/search?q=walk%201099&type=track", &token).await.json();
+    assert_eq!(names(&rare), ["Walk 1099"]);
+    let none = app.get("/v1/search?q=nowalkhere&type=track,album,artist", &token).await.json();
+    assert_eq!(none["tracks"]["total"], 0);
+    assert_eq!(none["albums"]["total"], 0);
+    // The demo's tracks still search as before alongside.
+    let dawn = app.get("/v1/search?q=dawn&type=track", &token).await.json();
+    assert_eq!(names(&dawn), ["Dawn Oscillator"]);
 }

@@ -13,5 +13,6 @@ mod library;
 mod limits;
 mod oauth;
 mod player;
+mod spoken;
 mod spotify_schema;
 mod support;

@@ -26,13 +26,13 @@ const SCOPES: &str = "streaming user-read-playback-state user-modify-playback-st
                       user-read-recently-played user-top-read";
 
 /// A device speaking the protocol through the router, as a program would.
-struct FakeDevice {
-    id: String,
+pub struct FakeDevice {
+    pub id: String,
     token: String,
 }
 
 impl FakeDevice {
-    async fn register(app: &TestApp, token: &str, name: &str) -> Self {
+    pub async fn register(app: &TestApp, token: &str, name: &str) -> Self {
         let answer =
             app.send_json(Method::POST, "/connect/devices", token, &json!({ "name": name, "type": "speaker" })).await;
         assert_eq!(answer.status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&answer.body));
@@ -55,13 +55,13 @@ impl FakeDevice {
     }
 
     /// The playback as the device sees it now.
-    async fn view(&self, app: &TestApp) -> Value {
+    pub async fn view(&self, app: &TestApp) -> Value {
         let answer = app.get(&format!("/connect/devices/{}/state", self.id), &self.token).await;
         assert_eq!(answer.status, StatusCode::OK, "{}", String::from_utf8_lossy(&answer.body));
         answer.json()
     }
 
-    async fn report(&self, app: &TestApp, track_id: &str, progress_ms: u64, ended: bool) {
+    pub async fn report(&self, app: &TestApp, track_id: &str, progress_ms: u64, ended: bool) {
         let body = json!({ "track_id": track_id, "progress_ms": progress_ms, "ended": ended });
         let answer =
             app.send_json(Method::PUT, &format!("/connect/devices/{}/state", self.id), &self.token, &body).await;

@@ -73,9 +73,9 @@ impl TestApp {
         let clock = ManualClock::new(START);
         let catalog = Catalog::new(db, Arc::new(clock.clone()));
         let library = dir.path().join("library");
-        catalog_core::synth::write_library(&library, 4.0).unwrap();
+        let files = catalog_core::synth::write_library(&library, 4.0).unwrap();
         let scanned = catalog.scan(&library, |_| {}).await.unwrap();
-        assert_eq!(scanned.added, catalog_core::synth::SongSpec::demo_count());
+        assert_eq!(scanned.added, files);
         let router = catalog_http::router(AppState::new(catalog.clone(), BASE));
         Self { catalog, router, clock, backend, _dir: dir }
     }
