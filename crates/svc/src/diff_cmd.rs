@@ -74,9 +74,9 @@ pub fn render_text(report: &diff::Report) -> String {
 pub fn run(args: DiffArgs, out: &Output) -> anyhow::Result<()> {
     let (old, new) = parse_pair(&args.old, &args.new)?;
     let report = diff::diff(&old, &new).map_err(|e| Failure::User(e.to_string()))?;
-    // The parsed descriptions are large trees; the process is about to end,
-    // so they are handed to the operating system instead of freed one node
-    // at a time.
+    // The parsed descriptions and the report are large trees and the
+    // process is about to end, so they are handed back to the operating
+    // system with it instead of being freed one node at a time.
     std::mem::forget(old);
     std::mem::forget(new);
     if out.is_json() {
@@ -90,10 +90,12 @@ pub fn run(args: DiffArgs, out: &Output) -> anyhow::Result<()> {
     } else {
         out.write_with(|w| write_text(&report, w));
     }
-    match args.fail_on {
+    let result = match args.fail_on {
         Some(threshold) if meets(&report, threshold) => {
             Err(Failure::User(format!("the changes meet the --fail-on {} threshold", threshold.as_str())).into())
         }
         _ => Ok(()),
-    }
+    };
+    std::mem::forget(report);
+    result
 }
