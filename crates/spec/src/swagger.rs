@@ -79,6 +79,21 @@ pub(crate) fn upgrade(mut root: Object) -> Result<Object, SpecError> {
             }
         }
     }
+    // Operations copy these converted shared parameters instead of
+    // converting their own copy of the Swagger form each time.
+    let shared = Shared { parameters: &shared_parameters, converted: &parameters };
+    let mut paths = Object::new();
+    for (path, item) in take_object(&mut root, "paths") {
+        if path.starts_with("x-") {
+            continue;
+        }
+        let item =
+            upgrade_path_item(into_object(item), &shared, &global_consumes, &global_produces).map_err(|mut err| {
+                err.message = format!("path `{path}`: {}", err.message);
+                err
+            })?;
+        paths.insert(path, Value::Object(item));
+    }
     components.insert("parameters".to_owned(), Value::Object(parameters));
     components.insert("requestBodies".to_owned(), Value::Object(request_bodies));
 
@@ -93,18 +108,6 @@ pub(crate) fn upgrade(mut root: Object) -> Result<Object, SpecError> {
     );
     out.insert("components".to_owned(), Value::Object(components));
 
-    let mut paths = Object::new();
-    for (path, item) in take_object(&mut root, "paths") {
-        if path.starts_with("x-") {
-            continue;
-        }
-        let item = upgrade_path_item(into_object(item), &shared_parameters, &global_consumes, &global_produces)
-            .map_err(|mut err| {
-                err.message = format!("path `{path}`: {}", err.message);
-                err
-            })?;
-        paths.insert(path, Value::Object(item));
-    }
     out.insert("paths".to_owned(), Value::Object(paths));
 
     for key in ["security", "tags", "externalDocs"] {
@@ -135,13 +138,56 @@ fn servers(root: &mut Object) -> Vec<Value> {
     schemes.into_iter().map(|scheme| json!({ "url": format!("{scheme}://{host}{base_path}") })).collect()
 }
 
+/// The document's shared parameters, as written and converted.
+struct Shared<'a> {
+    parameters: &'a Object,
+    /// `plain_parameter` of every shared parameter that is not a body or
+    /// form parameter, by name.
+    converted: &'a Object,
+}
+
+/// A parameter after following `#/parameters/..` references: the shared
+/// parameter it names (by name, borrowed), or one written inline.
+#[derive(Clone)]
+enum Resolved<'a> {
+    Shared(&'a str, &'a Object),
+    Inline(Object),
+}
+
+impl Resolved<'_> {
+    fn object(&self) -> &Object {
+        match self {
+            Self::Shared(_, object) => object,
+            Self::Inline(object) => object,
+        }
+    }
+
+    fn into_object(self) -> Object {
+        match self {
+            Self::Shared(_, object) => object.clone(),
+            Self::Inline(object) => object,
+        }
+    }
+
+    /// The OpenAPI 3 form of a query, path, header or cookie parameter.
+    fn into_plain(self, shared: &Shared<'_>) -> Object {
+        match self {
+            Self::Shared(name, object) => match shared.converted.get(name) {
+                Some(Value::Object(converted)) => converted.clone(),
+                _ => plain_parameter(object.clone()),
+            },
+            Self::Inline(object) => plain_parameter(object),
+        }
+    }
+}
+
 fn upgrade_path_item(
     mut item: Object,
-    shared: &Object,
+    shared: &Shared<'_>,
     consumes: &[String],
     produces: &[String],
 ) -> Result<Object, SpecError> {
-    let path_parameters = resolve_parameters(take_array(&mut item, "parameters"), shared)?;
+    let path_parameters = resolve_parameters(take_array(&mut item, "parameters"), shared.parameters)?;
     let mut out = Object::new();
     for (key, value) in item {
         let is_method = crate::model::HttpMethod::from_key(&key).is_some_and(|method| method.key() == key);
@@ -155,23 +201,29 @@ fn upgrade_path_item(
     Ok(out)
 }
 
-/// Follows `#/parameters/..` references to copies of their targets.
-fn resolve_parameters(list: Vec<Value>, shared: &Object) -> Result<Vec<Object>, SpecError> {
+/// Follows `#/parameters/..` references to their targets.
+fn resolve_parameters<'a>(list: Vec<Value>, shared: &'a Object) -> Result<Vec<Resolved<'a>>, SpecError> {
     list.into_iter()
-        .map(|mut parameter| {
+        .map(|parameter| {
+            let mut target: Option<(&'a str, &'a Value)> = None;
             for _ in 0..MAX_HOPS {
-                let Some(reference) = parameter.get("$ref").and_then(Value::as_str) else {
-                    return Ok(into_object(parameter));
+                let current = target.map_or(&parameter, |(_, value)| value);
+                let Some(reference) = current.get("$ref").and_then(Value::as_str) else {
+                    return Ok(match target {
+                        None => Resolved::Inline(into_object(parameter)),
+                        Some((name, Value::Object(object))) => Resolved::Shared(name, object),
+                        Some(_) => Resolved::Inline(Object::new()),
+                    });
                 };
                 let name =
                     reference.strip_prefix("#/parameters/").map(|name| name.replace("~1", "/").replace("~0", "~"));
-                let target = name.and_then(|name| shared.get(&name)).ok_or_else(|| {
+                let (name, value) = name.and_then(|name| shared.get_key_value(&name)).ok_or_else(|| {
                     SpecError::new(
                         SpecErrorKind::InvalidReference,
                         format!("parameter reference `{reference}` does not name a shared parameter"),
                     )
                 })?;
-                parameter = target.clone();
+                target = Some((name.as_str(), value));
             }
             Err(SpecError::new(SpecErrorKind::CyclicReference, "parameter reference chain is too long or loops"))
         })
@@ -180,8 +232,8 @@ fn resolve_parameters(list: Vec<Value>, shared: &Object) -> Result<Vec<Object>, 
 
 fn upgrade_operation(
     mut op: Object,
-    path_parameters: &[Object],
-    shared: &Object,
+    path_parameters: &[Resolved<'_>],
+    shared: &Shared<'_>,
     global_consumes: &[String],
     global_produces: &[String],
 ) -> Result<Object, SpecError> {
@@ -202,10 +254,10 @@ fn upgrade_operation(
     // Merge the path's parameters with the operation's (the operation wins
     // by name and location) before splitting off the body, since a body
     // parameter may be declared at either level.
-    let mut merged: Vec<Object> = path_parameters.to_vec();
-    for parameter in resolve_parameters(take_array(&mut op, "parameters"), shared)? {
-        let key = parameter_key(&parameter);
-        match merged.iter_mut().find(|p| parameter_key(p) == key) {
+    let mut merged: Vec<Resolved<'_>> = path_parameters.to_vec();
+    for parameter in resolve_parameters(take_array(&mut op, "parameters"), shared.parameters)? {
+        let key = parameter_key(parameter.object());
+        match merged.iter_mut().find(|p| parameter_key(p.object()) == key) {
             Some(slot) => *slot = parameter,
             None => merged.push(parameter),
         }
@@ -214,12 +266,13 @@ fn upgrade_operation(
     let mut body = None;
     let mut form = Vec::new();
     for parameter in merged {
-        match parameter.get("in").and_then(Value::as_str) {
+        match parameter.object().get("in").and_then(Value::as_str) {
             Some("body") => body = Some(parameter),
-            Some("formData") => form.push(parameter),
-            _ => plain.push(Value::Object(plain_parameter(parameter))),
+            Some("formData") => form.push(parameter.into_object()),
+            _ => plain.push(Value::Object(parameter.into_plain(shared))),
         }
     }
+    let body = body.map(Resolved::into_object);
     let mut out = Object::new();
     for (key, value) in op {
         match key.as_str() {
@@ -503,19 +556,24 @@ fn rewrite_references(root: &mut Value) {
                     stack.extend(map.values_mut().map(|child| (child, false)));
                     continue;
                 }
-                if let Some(Value::String(reference)) = map.get_mut("$ref") {
-                    for (from, to) in [
-                        ("#/definitions/", "#/components/schemas/"),
-                        ("#/parameters/", "#/components/parameters/"),
-                        ("#/responses/", "#/components/responses/"),
-                    ] {
-                        if let Some(rest) = reference.strip_prefix(from) {
-                            *reference = format!("{to}{rest}");
-                            break;
-                        }
-                    }
-                }
+                // The `$ref` is found while walking the keys: a hashed
+                // lookup per object was a good part of this walk.
                 for (key, child) in map.iter_mut() {
+                    if key == "$ref"
+                        && let Value::String(reference) = child
+                    {
+                        for (from, to) in [
+                            ("#/definitions/", "#/components/schemas/"),
+                            ("#/parameters/", "#/components/parameters/"),
+                            ("#/responses/", "#/components/responses/"),
+                        ] {
+                            if let Some(rest) = reference.strip_prefix(from) {
+                                *reference = format!("{to}{rest}");
+                                break;
+                            }
+                        }
+                        continue;
+                    }
                     if key.starts_with("x-") || matches!(key.as_str(), "example" | "examples" | "default" | "enum") {
                         continue;
                     }

@@ -58,16 +58,16 @@ pub async fn run(command: HubCommand, store: &StoreArgs, out: &Output) -> anyhow
                     );
                 }
             } else if tokens.is_empty() {
-                println!("{email} has no tokens");
+                out.line(&format!("{email} has no tokens"));
             } else {
                 for t in tokens {
-                    println!(
+                    out.line(&format!(
                         "{}  {:<20} {}  last used {}",
                         t.id,
                         t.name,
                         t.display,
                         t.last_used_at.map_or_else(|| "never".to_owned(), |x| x.to_rfc3339())
-                    );
+                    ));
                 }
             }
         }

@@ -70,7 +70,7 @@ pub async fn run(command: CatalogCommand, store: &StoreArgs, out: &Output) -> an
             let done = catalog
                 .scan(&dir, |p| {
                     if json_mode {
-                        println!("{}", json!({ "progress": { "done": p.done, "total": p.total, "file": p.current } }));
+                        out.json_line(&json!({ "progress": { "done": p.done, "total": p.total, "file": p.current } }));
                     } else {
                         eprint!(
                             "\rscanning {}/{} ({} new, {} unchanged, {} failed)",

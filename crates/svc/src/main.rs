@@ -50,6 +50,9 @@ fn main() -> ExitCode {
         }
     });
     match result {
+        // Output lost to a full disk or similar is a user-visible failure;
+        // a reader closing the pipe early is not.
+        Ok(()) if out.write_failed() => ExitCode::from(1),
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             let code = output::exit_code(&err);

@@ -1,8 +1,6 @@
 //! `svc sdk SPEC --language typescript|python [-o FILE]`: generate a client
 //! SDK locally, the same bytes the hub's `/sdk` route serves.
 
-use std::io::Write as _;
-
 use crate::cli::{SdkArgs, SdkLanguage};
 use crate::diff_cmd::parse_file;
 use crate::output::Output;
@@ -24,9 +22,7 @@ pub fn run(args: SdkArgs, out: &Output) -> anyhow::Result<()> {
                 &serde_json::json!({ "file": path.display().to_string(), "bytes": source.len(), "language": language.as_str() }),
             );
         }
-        None => std::io::stdout()
-            .write_all(source.as_bytes())
-            .map_err(|e| Failure::User(format!("cannot write to standard output: {e}")))?,
+        None => out.write_with(|w| w.write_all(source.as_bytes())),
     }
     Ok(())
 }
