@@ -296,11 +296,7 @@ pub async fn signin(State(server): State<Arc<DocsServer>>, request: axum::extrac
     // Keyed by client address (`\0` cannot start a slug, so the keys never
     // meet the per-project password keys).
     let key = format!("\0signin {}", peer.map_or_else(String::new, |ip| ip.to_string()));
-    if let Err(not_until) = server.logins.check_key(&key) {
-        let wait = not_until.wait_time_from(governor::clock::Clock::now(server.logins.clock()));
-        let error: ApiError =
-            hub_core::HubError::RateLimited { limit: LOGINS_PER_MINUTE, retry_after_secs: wait.as_secs().max(1) }
-                .into();
+    if let Err(error) = check_rate(&server.logins, &key, LOGINS_PER_MINUTE) {
         return error.into_html_response();
     }
     match server.hub.member_signin(field("token").unwrap_or("")).await {
@@ -338,6 +334,19 @@ fn see_other(location: &str, cookie: Option<&str>) -> Response {
     response
 }
 
+/// One attempt against a keyed per-minute limiter: `RATE_LIMITED` with the
+/// whole seconds until the next allowed attempt.
+fn check_rate<K: Clone + std::hash::Hash + Eq>(
+    limiter: &governor::DefaultKeyedRateLimiter<K>,
+    key: &K,
+    per_minute: u32,
+) -> Result<(), ApiError> {
+    limiter.check_key(key).map_err(|not_until| {
+        let wait = not_until.wait_time_from(governor::clock::Clock::now(limiter.clock()));
+        hub_core::HubError::RateLimited { limit: per_minute, retry_after_secs: wait.as_secs().max(1) }.into()
+    })
+}
+
 /// `POST /docs/<slug>/_login` (form: `password`, `next`): checks the docs
 /// password and sets the session cookie. Attempts are limited per project.
 pub async fn login(
@@ -350,11 +359,7 @@ pub async fn login(
     let field = |name: &str| form.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
     let home = format!("/docs/{slug}");
     let next = field("next").filter(|n| *n == home || n.starts_with(&format!("{home}/"))).unwrap_or(&home).to_owned();
-    if let Err(not_until) = server.logins.check_key(&slug) {
-        let wait = not_until.wait_time_from(governor::clock::Clock::now(server.logins.clock()));
-        let error: ApiError =
-            hub_core::HubError::RateLimited { limit: LOGINS_PER_MINUTE, retry_after_secs: wait.as_secs().max(1) }
-                .into();
+    if let Err(error) = check_rate(&server.logins, &slug, LOGINS_PER_MINUTE) {
         return error.into_html_response();
     }
     match server.hub.docs_login(&slug, field("password").unwrap_or("")).await {
@@ -721,14 +726,7 @@ async fn relay_inner(
         .extensions()
         .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
         .map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), |c| c.0.ip());
-    if let Err(not_until) = server.relays.check_key(&ip) {
-        let wait = not_until.wait_time_from(governor::clock::Clock::now(server.relays.clock()));
-        return Err(hub_core::HubError::RateLimited {
-            limit: RELAYS_PER_MINUTE,
-            retry_after_secs: wait.as_secs().max(1),
-        }
-        .into());
-    }
+    check_rate(&server.relays, &ip, RELAYS_PER_MINUTE)?;
     let (parts, body) = request.into_parts();
     let json = parts
         .headers
