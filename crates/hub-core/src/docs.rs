@@ -671,11 +671,17 @@ pub fn session_value(password_hash: &str, project_id: &str, expires: Timestamp) 
 }
 
 fn session_mac(password_hash: &str, project_id: &str, expires_ms: i64) -> String {
+    hmac_hex(password_hash, &format!("docs-session\n{project_id}\n{expires_ms}"))
+}
+
+/// HMAC-SHA256 of `message` keyed by `key`, hex; empty if the key is
+/// refused (never for HMAC, which takes keys of any length).
+fn hmac_hex(key: &str, message: &str) -> String {
     use hmac::Mac as _;
-    let Ok(mut mac) = hmac::Hmac::<sha2::Sha256>::new_from_slice(password_hash.as_bytes()) else {
+    let Ok(mut mac) = hmac::Hmac::<sha2::Sha256>::new_from_slice(key.as_bytes()) else {
         return String::new();
     };
-    mac.update(format!("docs-session\n{project_id}\n{expires_ms}").as_bytes());
+    mac.update(message.as_bytes());
     hex::encode(mac.finalize().into_bytes())
 }
 
@@ -823,12 +829,7 @@ pub fn member_session_value(token_hash: &str, token_id: &str, expires: Timestamp
 }
 
 fn member_session_mac(token_hash: &str, token_id: &str, expires_ms: i64) -> String {
-    use hmac::Mac as _;
-    let Ok(mut mac) = hmac::Hmac::<sha2::Sha256>::new_from_slice(token_hash.as_bytes()) else {
-        return String::new();
-    };
-    mac.update(format!("docs-member-session\n{token_id}\n{expires_ms}").as_bytes());
-    hex::encode(mac.finalize().into_bytes())
+    hmac_hex(token_hash, &format!("docs-member-session\n{token_id}\n{expires_ms}"))
 }
 
 /// Whether `value` is an unexpired member session for the token whose
