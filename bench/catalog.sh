@@ -16,6 +16,7 @@
 #
 # Usage: bench/catalog.sh [N] [QUERIES]   (defaults 100000 and 2000)
 #        SVC_BENCH_KEEP=1 keeps the data directory (catalog.db) for inspection
+#        SVC_BENCH_DATA=dir reuses a kept data directory: no scan, search only
 #        CATALOG_DATABASE_URL=postgres://... bench/catalog.sh   for PostgreSQL
 #        SVC_BIN=path/to/svc bench/catalog.sh   to use a built binary
 set -euo pipefail
@@ -34,15 +35,15 @@ else
   svc="$CARGO_TARGET_DIR/release/svc"
 fi
 library="$CACHE/bench/catalog-library-$N"
-data="$(mktemp -d)"
+data="${SVC_BENCH_DATA:-$(mktemp -d)}"
 server=""
 cleanup() {
   [ -n "$server" ] && kill "$server" 2>/dev/null
-  if [ -n "${SVC_BENCH_KEEP:-}" ]; then echo "data kept in $data"; else rm -rf "$data"; fi
+  if [ -n "${SVC_BENCH_KEEP:-}${SVC_BENCH_DATA:-}" ]; then echo "data kept in $data"; else rm -rf "$data"; fi
 }
 trap cleanup EXIT
 
-if [ ! -f "$library/.complete" ]; then
+if [ -z "${SVC_BENCH_DATA:-}" ] && [ ! -f "$library/.complete" ]; then
   echo "writing a synthetic library of $N tracks to $library"
   rm -rf "$library"
   python3 - "$library" "$N" <<'PY'
@@ -80,6 +81,7 @@ open(os.path.join(root, ".complete"), "w").close()
 PY
 fi
 
+if [ -z "${SVC_BENCH_DATA:-}" ]; then
 echo "== scan"
 start=$(date +%s.%N)
 /usr/bin/time -f "%M" -o "$data/scan.mem" "$svc" --data-dir "$data" catalog scan "$library" 2>"$data/scan.err" >/dev/null \
@@ -91,6 +93,7 @@ n, start, end, kb = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), in
 secs = end - start
 print(f"scanned {n} files in {secs:.1f} s: {n / secs:.0f} files/s; peak memory {kb / 1024:.0f} MB")
 PY
+fi
 
 echo "== search"
 creds="$("$svc" --json --data-dir "$data" catalog app create --name bench --redirect-uri http://127.0.0.1:1/cb)"

@@ -56,14 +56,14 @@ impl SearchQuery {
 pub const TRIGRAM: usize = 3;
 
 /// An FTS5 query requiring every word of at least [`TRIGRAM`] characters as
-/// a quoted phrase (`"night" AND "ember"`; a quote inside a word is
-/// doubled). With the trigram tokenizer a phrase matches any substring.
-/// `None` when no word is long enough.
-pub fn fts_phrases(words: &[String]) -> Option<String> {
+/// a quoted phrase in `column` (`search_text : "night" AND search_text :
+/// "ember"`; a quote inside a word is doubled). With the trigram tokenizer a
+/// phrase matches any substring. `None` when no word is long enough.
+pub fn fts_phrases(column: &str, words: &[String]) -> Option<String> {
     let phrases: Vec<String> = words
         .iter()
         .filter(|w| w.chars().count() >= TRIGRAM)
-        .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
+        .map(|w| format!("{column} : \"{}\"", w.replace('"', "\"\"")))
         .collect();
     if phrases.is_empty() { None } else { Some(phrases.join(" AND ")) }
 }
@@ -121,8 +121,14 @@ mod tests {
     #[test]
     fn long_words_become_fts_phrases() {
         let words = |list: &[&str]| list.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>();
-        assert_eq!(fts_phrases(&words(&["night", "ab", "ember"])).as_deref(), Some(r#""night" AND "ember""#));
-        assert_eq!(fts_phrases(&words(&["say \"hi\"", "ünï"])).as_deref(), Some(r#""say ""hi""" AND "ünï""#));
-        assert_eq!(fts_phrases(&words(&["a", "bc"])), None);
+        assert_eq!(
+            fts_phrases("t", &words(&["night", "ab", "ember"])).as_deref(),
+            Some(r#"t : "night" AND t : "ember""#)
+        );
+        assert_eq!(
+            fts_phrases("t", &words(&["say \"hi\"", "ünï"])).as_deref(),
+            Some(r#"t : "say ""hi""" AND t : "ünï""#)
+        );
+        assert_eq!(fts_phrases("t", &words(&["a", "bc"])), None);
     }
 }

@@ -498,6 +498,8 @@ impl Store {
             .collect::<Vec<_>>()
             .join(" ")
             .to_lowercase();
+        // One name a line, so an `artist:` phrase cannot span two names.
+        let artist_text = t.artists.iter().map(|(_, n)| n.to_lowercase()).collect::<Vec<_>>().join("\n");
         let album_search = [t.album.name.as_str()]
             .into_iter()
             .chain(t.album.artists.iter().map(|(_, n)| n.as_str()))
@@ -566,13 +568,13 @@ impl Store {
                     .map_err(store_error)?;
             }
             sqlx::query(
-                "INSERT INTO tracks (id, album_id, name, disc_number, track_number, duration_ms, explicit, isrc, genre, year, path, file_size, file_mtime, mime, features, analysis, search_text, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, FALSE, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) \
+                "INSERT INTO tracks (id, album_id, name, disc_number, track_number, duration_ms, explicit, isrc, genre, year, path, file_size, file_mtime, mime, features, analysis, search_text, artist_text, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, FALSE, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) \
                  ON CONFLICT (id) DO UPDATE SET album_id = excluded.album_id, name = excluded.name, disc_number = excluded.disc_number, \
                  track_number = excluded.track_number, duration_ms = excluded.duration_ms, isrc = excluded.isrc, genre = excluded.genre, \
                  year = excluded.year, file_size = excluded.file_size, file_mtime = excluded.file_mtime, mime = excluded.mime, \
                  features = COALESCE(excluded.features, tracks.features), analysis = COALESCE(excluded.analysis, tracks.analysis), \
-                 search_text = excluded.search_text",
+                 search_text = excluded.search_text, artist_text = excluded.artist_text",
             )
             .bind(&t.track_id)
             .bind(&t.album.id)
@@ -590,6 +592,7 @@ impl Store {
             .bind(&t.features)
             .bind(&t.analysis)
             .bind(&search)
+            .bind(&artist_text)
             .bind(now)
             .execute(&mut *tx)
             .await
@@ -876,37 +879,37 @@ impl Store {
             binds.push(value);
             format!("${}", binds.len())
         };
-        let like = |s: &str| format!("%{}%", s.replace(['%', '_'], ""));
+        let like = |s: &str| like_pattern(s);
         let order = match kind {
             SearchKind::Track => "t.name, t.id",
             SearchKind::Album => "a.name, a.id",
             SearchKind::Artist => "r.name, r.id",
         };
-        // Free words and artist names go through the full-text index (see
-        // `text_condition`).
         let postgres = matches!(self.db, Db::Postgres(_));
         let (alias, base, column) = match kind {
             SearchKind::Track => ("t", "tracks", "search_text"),
             SearchKind::Album => ("a", "albums", "search_text"),
             SearchKind::Artist => ("r", "artists", "name_key"),
         };
+        // Free words, and an artist filter where the item's own row carries
+        // its artists' names, go through the item's full-text index as one
+        // condition (see `text_condition`).
+        let mut text = Vec::new();
         if !q.terms.is_empty() {
-            conds.push(text_condition(postgres, (alias, base, column), &q.terms, &mut binds));
+            text.push(TextMatch::new(column, &q.terms));
         }
-        // Artist filters are uncorrelated `IN` lists (a correlated EXISTS per
-        // candidate row was 25 times slower on SQLite at 10,000 tracks).
-        let artist_ids = |artist: &str, binds: &mut Vec<String>| {
-            let matched = text_condition(postgres, ("r", "artists", "name_key"), &[artist.to_owned()], binds);
-            format!("SELECT r.id FROM artists r WHERE {matched}")
-        };
+        if let Some(artist) = &q.artist {
+            match kind {
+                SearchKind::Track => text.push(TextMatch::new("artist_text", std::slice::from_ref(artist))),
+                SearchKind::Artist => text.push(TextMatch::new("name_key", std::slice::from_ref(artist))),
+                SearchKind::Album => {}
+            }
+        }
+        if !text.is_empty() {
+            conds.push(text_condition(postgres, (alias, base), &text, &mut binds));
+        }
         match kind {
             SearchKind::Track => {
-                if let Some(artist) = &q.artist {
-                    let ids = artist_ids(artist, &mut binds);
-                    conds.push(format!(
-                        "t.id IN (SELECT ta.track_id FROM track_artists ta WHERE ta.artist_id IN ({ids}))"
-                    ));
-                }
                 if let Some(album) = &q.album {
                     let p = bind(like(album), &mut binds);
                     conds.push(format!(
@@ -934,9 +937,19 @@ impl Store {
                     conds.push("1 = 0".to_owned());
                 }
                 if let Some(artist) = &q.artist {
-                    let ids = artist_ids(artist, &mut binds);
+                    // An uncorrelated `IN` list (a correlated EXISTS per
+                    // candidate row was 25 times slower on SQLite at 10,000
+                    // tracks); a library has ten times fewer albums than
+                    // tracks.
+                    let matched = text_condition(
+                        postgres,
+                        ("r", "artists"),
+                        &[TextMatch::new("name_key", std::slice::from_ref(artist))],
+                        &mut binds,
+                    );
                     conds.push(format!(
-                        "a.id IN (SELECT aa.album_id FROM album_artists aa WHERE aa.artist_id IN ({ids}))"
+                        "a.id IN (SELECT aa.album_id FROM album_artists aa WHERE aa.artist_id IN \
+                         (SELECT r.id FROM artists r WHERE {matched}))"
                     ));
                 }
                 if let Some(album) = &q.album {
@@ -961,31 +974,24 @@ impl Store {
                 if q.has_track_fields() || q.album.is_some() || q.years.is_some() {
                     conds.push("1 = 0".to_owned());
                 }
-                if let Some(artist) = &q.artist {
-                    conds.push(text_condition(
-                        postgres,
-                        ("r", "artists", "name_key"),
-                        std::slice::from_ref(artist),
-                        &mut binds,
-                    ));
-                }
                 if let Some(genre) = &q.genre {
                     let p = bind(like(genre), &mut binds);
                     conds.push(format!("LOWER(r.genres) LIKE {p}"));
                 }
             }
         }
-        // Words alone are counted from the index table, without the items,
-        // and many matches are paged from the covering (name, id, text) index.
-        let words_alone = conds.len() == 1 && !q.terms.is_empty() && !postgres;
-        let count = if words_alone { fts_count(base, column, &q.terms, &mut Vec::new()) } else { None };
-        let walk = words_alone.then(|| {
+        // Text alone is counted from the index table, without the items,
+        // and many matches are paged from the covering (name, id, text)
+        // index.
+        let text_alone = conds.len() == 1 && !text.is_empty() && !postgres;
+        let count = if text_alone { fts_count(base, &text, &mut Vec::new()) } else { None };
+        let walk = text_alone.then(|| {
             let mut like_binds = Vec::new();
-            let likes = q
-                .terms
+            let likes = text
                 .iter()
-                .map(|w| {
-                    like_binds.push(format!("%{}%", w.replace(['%', '_'], "")));
+                .flat_map(|m| m.words.iter().map(move |w| (m.column, w)))
+                .map(|(column, w)| {
+                    like_binds.push(like_pattern(w));
                     format!("{alias}.{column} LIKE ${}", like_binds.len())
                 })
                 .collect::<Vec<_>>()
@@ -1679,32 +1685,49 @@ pub enum UserKey {
     Username,
 }
 
-/// The condition "every word of `words` occurs in `column`" (a
-/// case-insensitive substring), answered from the full-text index, with its
-/// values appended to `binds`. PostgreSQL: `LIKE '%word%'`, which its
-/// pg_trgm GIN index answers. SQLite: the `<table>_fts` FTS5 trigram table,
-/// matched with a phrase per word of three or more characters (a trigram
-/// phrase is a substring match, read from the index alone) and `LIKE` for
-/// shorter words (which trigrams cannot index).
+/// Words that must all occur in one indexed text column of a table (a
+/// case-insensitive substring each).
+#[derive(Clone, Copy)]
+struct TextMatch<'a> {
+    column: &'a str,
+    words: &'a [String],
+}
+
+impl<'a> TextMatch<'a> {
+    fn new(column: &'a str, words: &'a [String]) -> Self {
+        Self { column, words }
+    }
+}
+
+/// `%word%` for `LIKE`, without the wildcards a user may have typed.
+fn like_pattern(word: &str) -> String {
+    format!("%{}%", word.replace(['%', '_'], ""))
+}
+
+/// The condition "every word of every match occurs in its column",
+/// answered from the full-text index, with its values appended to `binds`.
+/// PostgreSQL: `LIKE '%word%'`, which its pg_trgm GIN indexes answer.
+/// SQLite: the `<table>_fts` FTS5 trigram table, matched with a phrase per
+/// word of three or more characters in its column (a trigram phrase is a
+/// substring match, read from the index alone) and `LIKE` for shorter words
+/// (which trigrams cannot index); several columns are one FTS5 query.
 fn text_condition(
     postgres: bool,
-    (alias, table, column): (&str, &str, &str),
-    words: &[String],
+    (alias, table): (&str, &str),
+    matches: &[TextMatch],
     binds: &mut Vec<String>,
 ) -> String {
-    let mut push = |value: String| {
-        binds.push(value);
-        format!("${}", binds.len())
-    };
-    let like = |word: &str| format!("%{}%", word.replace(['%', '_'], ""));
     if postgres {
-        return words
-            .iter()
-            .map(|w| format!("{alias}.{column} LIKE {}", push(like(w))))
-            .collect::<Vec<_>>()
-            .join(" AND ");
+        let mut conds = Vec::new();
+        for m in matches {
+            for word in m.words {
+                binds.push(like_pattern(word));
+                conds.push(format!("{alias}.{} LIKE ${}", m.column, binds.len()));
+            }
+        }
+        return if conds.is_empty() { "1 = 1".to_owned() } else { conds.join(" AND ") };
     }
-    match fts_inner(table, column, words, binds) {
+    match fts_inner(table, matches, binds) {
         Some(inner) => format!("{alias}.rowid IN (SELECT rowid FROM {table}_fts WHERE {inner})"),
         None => "1 = 1".to_owned(),
     }
@@ -1734,25 +1757,25 @@ struct SearchPlan<'a> {
 /// `<table>_fts` index table alone (the words are bound again, in the same
 /// order as [`text_condition`] binds them, which is why this takes its own
 /// bind list and is used only when the words are the search's only binds).
-fn fts_count(table: &str, column: &str, words: &[String], binds: &mut Vec<String>) -> Option<String> {
-    let inner = fts_inner(table, column, words, binds)?;
+fn fts_count(table: &str, matches: &[TextMatch], binds: &mut Vec<String>) -> Option<String> {
+    let inner = fts_inner(table, matches, binds)?;
     Some(format!("SELECT COUNT(*) AS n FROM {table}_fts WHERE {inner}"))
 }
 
-/// The condition on `<table>_fts` that every word of `words` matches (see
-/// [`text_condition`]); `None` when there is no word to match.
-fn fts_inner(table: &str, column: &str, words: &[String], binds: &mut Vec<String>) -> Option<String> {
-    let mut push = |value: String| {
-        binds.push(value);
-        format!("${}", binds.len())
-    };
-    let like = |word: &str| format!("%{}%", word.replace(['%', '_'], ""));
+/// The condition on `<table>_fts` that every word of every match matches
+/// (see [`text_condition`]); `None` when there is no word to match.
+fn fts_inner(table: &str, matches: &[TextMatch], binds: &mut Vec<String>) -> Option<String> {
     let mut inner = Vec::new();
-    if let Some(phrases) = crate::search::fts_phrases(words) {
-        inner.push(format!("{table}_fts MATCH {}", push(phrases)));
+    let phrases: Vec<String> = matches.iter().filter_map(|m| crate::search::fts_phrases(m.column, m.words)).collect();
+    if !phrases.is_empty() {
+        binds.push(phrases.join(" AND "));
+        inner.push(format!("{table}_fts MATCH ${}", binds.len()));
     }
-    for word in words.iter().filter(|w| w.chars().count() < crate::search::TRIGRAM) {
-        inner.push(format!("{column} LIKE {}", push(like(word))));
+    for m in matches {
+        for word in m.words.iter().filter(|w| w.chars().count() < crate::search::TRIGRAM) {
+            binds.push(like_pattern(word));
+            inner.push(format!("{} LIKE ${}", m.column, binds.len()));
+        }
     }
     (!inner.is_empty()).then(|| inner.join(" AND "))
 }
@@ -2015,9 +2038,9 @@ impl Store {
         let mut binds: Vec<String> = Vec::new();
         let mut conds: Vec<String> = Vec::new();
         let episodes = kind == crate::ids::ItemKind::Episode;
-        let table = if episodes { ("e", "episodes", "search_text") } else { ("s", "shows", "search_text") };
+        let table = if episodes { ("e", "episodes") } else { ("s", "shows") };
         if !q.terms.is_empty() {
-            conds.push(text_condition(postgres, table, &q.terms, &mut binds));
+            conds.push(text_condition(postgres, table, &[TextMatch::new("search_text", &q.terms)], &mut binds));
         }
         if q.artist.is_some() || q.album.is_some() || q.has_track_fields() || q.genre.is_some() || q.tag_new {
             conds.push("1 = 0".to_owned());
@@ -2034,7 +2057,7 @@ impl Store {
                 conds.push("1 = 0".to_owned());
             }
         }
-        let (alias, base, _) = table;
+        let (alias, base) = table;
         let plan = SearchPlan {
             alias,
             table: base,

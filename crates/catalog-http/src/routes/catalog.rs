@@ -103,45 +103,53 @@ pub async fn related_artists(State(s): State<AppState>, Auth(_): Auth, Path(id):
     Ok(Json(json!({ "artists": artists.iter().map(|a| w.artist(a)).collect::<Vec<_>>() })))
 }
 
-/// `GET /search`: one paging object per requested type.
+/// `GET /search`: one paging object per requested type, the types searched
+/// concurrently (each is its own read of the store).
 pub async fn search(State(s): State<AppState>, Auth(_): Auth, q: Query) -> ApiResult {
     let text = q.required("q")?;
     let types = q.required("type")?;
     // Spotify's current limit is 10 (default 5); older clients ask for 50.
     let window = q.window(5, 50)?;
     let query = SearchQuery::parse(text);
-    let w = s.wire();
-    let mut out = serde_json::Map::new();
-    let empty = |q: &Query| w.paging(q, Vec::new(), window, 0);
-    for kind in types.split(',').map(str::trim) {
+    let kinds = types
+        .split(',')
+        .map(str::trim)
+        .map(|kind| match kind {
+            "track" | "album" | "artist" | "show" | "audiobook" | "episode" | "playlist" => Ok(kind),
+            other => Err(ApiError::bad_request(format!("Bad search type field {other}"))),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let (s, q, query) = (&s, &q, &query);
+    let pages = kinds.into_iter().map(|kind| async move {
+        let w = s.wire();
         let value = match kind {
             "track" => {
-                let p = s.catalog.search_tracks(&query, window).await?;
-                w.paging(&q, p.items.iter().map(|t| w.track(t)).collect(), window, p.total)
+                let p = s.catalog.search_tracks(query, window).await?;
+                w.paging(q, p.items.iter().map(|t| w.track(t)).collect(), window, p.total)
             }
             "album" => {
-                let p = s.catalog.search_albums(&query, window).await?;
-                w.paging(&q, p.items.iter().map(|a| w.album_simple(a)).collect(), window, p.total)
+                let p = s.catalog.search_albums(query, window).await?;
+                w.paging(q, p.items.iter().map(|a| w.album_simple(a)).collect(), window, p.total)
             }
             "artist" => {
-                let p = s.catalog.search_artists(&query, window).await?;
-                w.paging(&q, p.items.iter().map(|a| w.artist(a)).collect(), window, p.total)
+                let p = s.catalog.search_artists(query, window).await?;
+                w.paging(q, p.items.iter().map(|a| w.artist(a)).collect(), window, p.total)
             }
             "show" | "audiobook" => {
                 let k = if kind == "show" { ItemKind::Show } else { ItemKind::Audiobook };
-                let p = s.catalog.search_shows(k, &query, window).await?;
-                w.paging(&q, p.items.iter().map(|x| w.show_simple(x)).collect(), window, p.total)
+                let p = s.catalog.search_shows(k, query, window).await?;
+                w.paging(q, p.items.iter().map(|x| w.show_simple(x)).collect(), window, p.total)
             }
             "episode" => {
-                let p = s.catalog.search_episodes(&query, window).await?;
-                w.paging(&q, p.items.iter().map(|e| w.episode_simple(e)).collect(), window, p.total)
+                let p = s.catalog.search_episodes(query, window).await?;
+                w.paging(q, p.items.iter().map(|e| w.episode_simple(e)).collect(), window, p.total)
             }
             // No public playlist search yet: an empty page.
-            "playlist" => empty(&q),
-            other => return Err(ApiError::bad_request(format!("Bad search type field {other}"))),
+            _ => w.paging(q, Vec::new(), window, 0),
         };
-        out.insert(format!("{kind}s"), value);
-    }
+        Ok::<_, ApiError>((format!("{kind}s"), value))
+    });
+    let out: serde_json::Map<String, Value> = futures_util::future::try_join_all(pages).await?.into_iter().collect();
     Ok(Json(Value::Object(out)))
 }
 

@@ -135,6 +135,15 @@ async fn search_index_follows_rescans(app: TestApp) {
                     .await
                     .unwrap();
             assert!(plan.iter().any(|row| row.3.contains("VIRTUAL TABLE INDEX")), "{plan:?}");
+            // Tracks carry their artists' names, so an `artist:` filter is a
+            // column of the same index.
+            let plan: Vec<(i64, i64, i64, String)> = sqlx::query_as(
+                r#"EXPLAIN QUERY PLAN SELECT rowid FROM tracks_fts WHERE tracks_fts MATCH 'artist_text : "tronom"'"#,
+            )
+            .fetch_all(pool)
+            .await
+            .unwrap();
+            assert!(plan.iter().any(|row| row.3.contains("VIRTUAL TABLE INDEX")), "{plan:?}");
         }
         platform::Db::Postgres(pool) => {
             let indexes: Vec<(String,)> = sqlx::query_as(
@@ -151,6 +160,7 @@ async fn search_index_follows_rescans(app: TestApp) {
                     "artists_name_trgm",
                     "episodes_search_trgm",
                     "shows_search_trgm",
+                    "tracks_artist_trgm",
                     "tracks_search_trgm"
                 ],
                 "{}",
@@ -267,40 +277,39 @@ async fn search_pages_many_matches_in_name_order(app: TestApp) {
     use catalog_core::store::{AlbumUpsert, TrackUpsert};
     let n: u64 = 1_100;
     let artist = ("Many Walkers".to_owned(), catalog_core::ids::derived_id("artist", "many walkers"));
+    let walk = |k: u64| TrackUpsert {
+        track_id: catalog_core::ids::derived_id("track", &format!("walk-{k}")),
+        album: AlbumUpsert {
+            id: catalog_core::ids::derived_id("album", "walks"),
+            key: "many walkers\u{1f}walks".to_owned(),
+            name: "Walks".to_owned(),
+            album_type: "album".to_owned(),
+            release_date: "2001".to_owned(),
+            release_date_precision: "year".to_owned(),
+            label: None,
+            genres: Vec::new(),
+            artists: vec![(artist.1.clone(), artist.0.clone())],
+            image: None,
+        },
+        artists: vec![(artist.1.clone(), artist.0.clone())],
+        name: format!("Walk {k:04}"),
+        disc_number: 1,
+        track_number: u32::try_from(k).unwrap(),
+        duration_ms: 1_000,
+        isrc: None,
+        genre: None,
+        year: Some(2001),
+        path: format!("/nowhere/walk-{k}.wav"),
+        file_size: 1,
+        file_mtime: 0,
+        mime: "audio/wav".to_owned(),
+        features: None,
+        analysis: None,
+        now: crate::support::START,
+    };
     for i in 0..n {
         // Inserted out of name order, so the order comes from the query.
-        let k = (i * 7) % n;
-        let upsert = TrackUpsert {
-            track_id: catalog_core::ids::derived_id("track", &format!("walk-{k}")),
-            album: AlbumUpsert {
-                id: catalog_core::ids::derived_id("album", "walks"),
-                key: "many walkers\u{1f}walks".to_owned(),
-                name: "Walks".to_owned(),
-                album_type: "album".to_owned(),
-                release_date: "2001".to_owned(),
-                release_date_precision: "year".to_owned(),
-                label: None,
-                genres: Vec::new(),
-                artists: vec![(artist.1.clone(), artist.0.clone())],
-                image: None,
-            },
-            artists: vec![(artist.1.clone(), artist.0.clone())],
-            name: format!("Walk {k:04}"),
-            disc_number: 1,
-            track_number: u32::try_from(k).unwrap(),
-            duration_ms: 1_000,
-            isrc: None,
-            genre: None,
-            year: Some(2001),
-            path: format!("/nowhere/walk-{k}.wav"),
-            file_size: 1,
-            file_mtime: 0,
-            mime: "audio/wav".to_owned(),
-            features: None,
-            analysis: None,
-            now: crate::support::START,
-        };
-        app.catalog.store().upsert_track(&upsert).await.unwrap();
+        app.catalog.store().upsert_track(&walk((i * 7) % n)).await.unwrap();
     }
     let token = app.user_token("ada", "").await;
     let names = |body: &Value| -> Vec<String> {
@@ -325,4 +334,26 @@ async fn search_pages_many_matches_in_name_order(app: TestApp) {
     // The demo's tracks still search as before alongside.
     let dawn = app.get("/v1/search?q=dawn&type=track", &token).await.json();
     assert_eq!(names(&dawn), ["Dawn Oscillator"]);
+    // A track of two artists: an `artist:` filter matches either name, but
+    // not a phrase spanning the two.
+    let duet = TrackUpsert {
+        track_id: catalog_core::ids::derived_id("track", "duet"),
+        name: "Duet".to_owned(),
+        path: "/nowhere/duet.wav".to_owned(),
+        artists: vec![
+            (catalog_core::ids::derived_id("artist", "ada north"), "Ada North".to_owned()),
+            (catalog_core::ids::derived_id("artist", "wind band"), "Wind Band".to_owned()),
+        ],
+        ..walk(0)
+    };
+    app.catalog.store().upsert_track(&duet).await.unwrap();
+    for (q, total) in [
+        ("artist:north", 1),
+        ("artist:%22wind%20band%22", 1),
+        ("artist:%22north%20wind%22", 0),
+        ("duet%20artist:walkers", 0),
+    ] {
+        let body = app.get(&format!("/v1/search?q={q}&type=track"), &token).await.json();
+        assert_eq!(body["tracks"]["total"], total, "{q}: {body}");
+    }
 }
