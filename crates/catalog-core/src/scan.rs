@@ -185,6 +185,9 @@ impl Catalog {
         if !gone.is_empty() {
             self.store.remove_tracks(&gone).await?;
         }
+        if state.added > 0 || state.removed > 0 {
+            self.store.optimize_search_index().await?;
+        }
         state.current = None;
         Ok(state)
     }

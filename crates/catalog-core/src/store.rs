@@ -671,6 +671,25 @@ impl Store {
         })
     }
 
+    /// After a scan that changed the library: SQLite merges each FTS5
+    /// index into one segment. A scan writes a file a transaction, and FTS5
+    /// keeps the small segments those leave behind until they add up, so a
+    /// query reads several b-trees per trigram (about a third of a search's
+    /// time at 100,000 tracks, measured; merging them takes 0.4 s).
+    /// PostgreSQL's GIN indexes need nothing here.
+    pub async fn optimize_search_index(&self) -> StoreResult<()> {
+        if let Db::Sqlite(pool) = &self.db {
+            // Table names from this fixed list only.
+            for table in ["tracks_fts", "albums_fts", "artists_fts", "shows_fts", "episodes_fts"] {
+                sqlx::query(AssertSqlSafe(format!("INSERT INTO {table}({table}) VALUES ('optimize')")))
+                    .execute(pool)
+                    .await
+                    .map_err(store_error)?;
+            }
+        }
+        Ok(())
+    }
+
     pub async fn track_count(&self) -> StoreResult<u64> {
         let row: Count = with_db!(&self.db, |pool| sqlx::query_as("SELECT COUNT(*) AS n FROM tracks")
             .fetch_one(pool)
