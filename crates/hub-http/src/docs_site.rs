@@ -162,6 +162,14 @@ pub async fn host_routing(
     next: axum::middleware::Next,
 ) -> Response {
     request.headers_mut().remove(CUSTOM_DOMAIN_HEADER);
+    // The hub's own paths pass straight through (the hosted mock's hot path
+    // among them), before the host is looked at.
+    let passthrough = ["/_docs/", "/widget.js", "/mock/", "/docs/", "/healthz", "/readyz", "/metrics", "/api/"]
+        .iter()
+        .any(|prefix| request.uri().path().starts_with(prefix));
+    if passthrough {
+        return next.run(request).await;
+    }
     let host = request
         .headers()
         .get(header::HOST)
@@ -171,10 +179,7 @@ pub async fn host_routing(
         })
         .map(|h| h.trim_end_matches('.').to_ascii_lowercase());
     let path = request.uri().path().to_owned();
-    let passthrough = ["/_docs/", "/widget.js", "/mock/", "/docs/", "/healthz", "/readyz", "/metrics", "/api/"]
-        .iter()
-        .any(|prefix| path.starts_with(prefix));
-    let Some(host) = host.filter(|h| h.contains('.') && h.parse::<std::net::IpAddr>().is_err() && !passthrough) else {
+    let Some(host) = host.filter(|h| h.contains('.') && h.parse::<std::net::IpAddr>().is_err()) else {
         return next.run(request).await;
     };
     let Some(slug) = domains.slug_for(&host).await else { return next.run(request).await };

@@ -2,9 +2,10 @@
 //! shares with it.
 //!
 //! Per request: rate limits (per client IP and per project, in memory on
-//! each node), the project's snapshot (cached; exact on SQLite through the
-//! WAL-index stamp, at most a second old on PostgreSQL for changes made by
-//! other nodes), overrides, the version to serve (rule 11), the engine
+//! each node), the project's snapshot (cached; changes made by this process
+//! are seen at once; on SQLite, those of other processes within 50 ms
+//! through the WAL-index stamp; on PostgreSQL, those of other nodes within a
+//! second), overrides, the version to serve (rule 11), the engine
 //! (compiled once per document and cached), the simulated latency, and a
 //! request-log row handed to a background writer that batches them.
 
@@ -22,6 +23,7 @@ use governor::clock::Clock as _;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use hub_core::Hub;
 use hub_core::mock::{LogEntry, MockClosed, MockSnapshot, MockVersion};
+use hub_core::read_cache::Stamp;
 use mock::{Context, Engine, ExampleChoice, Prefer, Reply};
 use rand::SeedableRng as _;
 use tokio::sync::mpsc;
@@ -34,6 +36,12 @@ pub const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
 const ENGINE_CACHE: usize = 64;
 /// How long a snapshot may be reused when the store cannot say it changed.
 const SNAPSHOT_TTL: Duration = Duration::from_secs(1);
+/// How long one read of the SQLite WAL-index stamp is reused. Changes this
+/// process makes bump the hub's mock generation and are seen by the next
+/// request; changes another process makes to the same file (a `svc hub`
+/// command) are seen within this time. Reading the stamp opens a file, which
+/// on every request was an eighth of the hosted mock's CPU time.
+const STAMP_REUSE: Duration = Duration::from_millis(50);
 /// Request-log rows buffered before new ones are dropped.
 const LOG_QUEUE: usize = 8192;
 /// Request-log rows written per project per second at most: the log keeps
@@ -82,6 +90,8 @@ pub struct MockServer {
     snapshots: Mutex<HashMap<String, CachedSnapshot>>,
     log: OnceLock<mpsc::Sender<LogEntry>>,
     log_sample: DefaultKeyedRateLimiter<String>,
+    /// The last WAL-index stamp read and when (see [`STAMP_REUSE`]).
+    stamp: Mutex<Option<(Instant, Option<Stamp>)>>,
 }
 
 impl std::fmt::Debug for MockServer {
@@ -108,11 +118,29 @@ impl MockServer {
             log_sample: RateLimiter::keyed(Quota::per_second(
                 NonZeroU32::new(LOG_ROWS_PER_SECOND).unwrap_or(NonZeroU32::MIN),
             )),
+            stamp: Mutex::new(None),
         }
     }
 
-    fn snapshot_cached(&self, slug: &str) -> Option<Arc<Loaded>> {
+    /// The store's change stamp, read at most once per [`STAMP_REUSE`]. A
+    /// snapshot stored under an older stamp than the data it holds is only
+    /// reloaded once more, never served stale.
+    fn change_stamp(&self) -> Option<Stamp> {
+        if let Ok(memo) = self.stamp.lock()
+            && let Some((at, stamp)) = *memo
+            && at.elapsed() < STAMP_REUSE
+        {
+            return stamp;
+        }
         let stamp = self.hub.change_stamp();
+        if let Ok(mut memo) = self.stamp.lock() {
+            *memo = Some((Instant::now(), stamp));
+        }
+        stamp
+    }
+
+    fn snapshot_cached(&self, slug: &str) -> Option<Arc<Loaded>> {
+        let stamp = self.change_stamp();
         let generation = self.hub.mock_generation();
         let snapshots = self.snapshots.lock().ok()?;
         let cached = snapshots.get(slug)?;
@@ -129,7 +157,7 @@ impl MockServer {
         }
         // Read the markers first: a change committed while loading leaves
         // the entry already stale.
-        let stamp = self.hub.change_stamp();
+        let stamp = self.change_stamp();
         let generation = self.hub.mock_generation();
         let snapshot = match self.hub.mock_snapshot(slug).await? {
             Ok(snapshot) => snapshot,
