@@ -1,6 +1,8 @@
 //! Response choice (rules 2 and 4): status from `Prefer: code=`, media type
 //! from `Accept`, body from examples, the schema, or a placeholder.
 
+use std::sync::OnceLock;
+
 use bytes::Bytes;
 use http::header::{CONTENT_TYPE, HeaderName, HeaderValue};
 use http::{HeaderMap, StatusCode};
@@ -9,6 +11,7 @@ use serde_json::{Value, json};
 use spec::{MediaType, Operation, Response, Spec};
 
 use crate::sample::{self, Direction};
+use crate::schema::SchemaSet;
 use crate::{Context, Reply, Synth, envelope};
 
 /// How to pick among named examples.
@@ -113,6 +116,7 @@ fn default_status(operation: &Operation) -> (u16, Option<&Response>) {
 /// Builds the response for an operation.
 pub fn respond(
     spec: &Spec,
+    schemas: &OnceLock<SchemaSet>,
     operation: &Operation,
     prefer: &Prefer,
     accept: Option<&str>,
@@ -147,7 +151,7 @@ pub fn respond(
             None,
         ));
     };
-    let (body, synth) = match choose_body(spec, media, prefer, ctx) {
+    let (body, synth) = match choose_body(spec, schemas, media, prefer, ctx) {
         Ok(found) => found,
         Err(message) => {
             return Reply::new(StatusCode::BAD_REQUEST, Synth::ValidationError).json(&envelope(
@@ -182,6 +186,7 @@ pub fn is_json(media: &str) -> bool {
 
 fn choose_body(
     spec: &Spec,
+    schemas: &OnceLock<SchemaSet>,
     media: &MediaType,
     prefer: &Prefer,
     ctx: &mut Context<'_>,
@@ -234,7 +239,7 @@ fn choose_body(
     if sample::is_empty_schema(spec, schema) {
         return Ok((placeholder(), Synth::EmptySchema));
     }
-    Ok((sample::sample(spec, schema, Direction::Response), Synth::SchemaWalk))
+    Ok((sample::sample_with(spec, schemas, schema, Direction::Response), Synth::SchemaWalk))
 }
 
 fn placeholder() -> Value {
