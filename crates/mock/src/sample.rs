@@ -33,7 +33,8 @@ pub enum Direction {
 const SOFT_DEPTH: usize = 6;
 /// Past this depth generation stops (a required recursion that cannot end).
 const HARD_DEPTH: usize = 24;
-/// Properties generated per object at most (huge inline objects stay bounded).
+/// Declared properties generated per object at most, required ones aside
+/// (huge inline objects stay bounded).
 const MAX_PROPERTIES: usize = 200;
 /// Values generated per sample before only required properties and minimum
 /// array lengths are produced: wide schemas nested a few levels deep would
@@ -256,7 +257,7 @@ impl Walker<'_> {
                 self.unmet.set(before);
                 return Some(drawn);
             }
-            if let Some(found) = self.variants(branch, &drawn, branches, depth).into_iter().find(|v| exclusive(v)) {
+            if let Some(found) = self.variants(branch, &drawn, branches, depth, 0).into_iter().find(|v| exclusive(v)) {
                 self.unmet.set(before);
                 return Some(found);
             }
@@ -272,7 +273,7 @@ impl Walker<'_> {
     /// optional property another (closed or differently typed) branch
     /// rejects, or with another value of an enum; scalars drawn without
     /// the property name's hint.
-    fn variants(&self, branch: &Value, drawn: &Value, branches: &[Value], depth: usize) -> Vec<Value> {
+    fn variants(&self, branch: &Value, drawn: &Value, branches: &[Value], depth: usize, nesting: usize) -> Vec<Value> {
         const MAX_VARIANTS: usize = 64;
         let mut out = Vec::new();
         let own = self.flattened(branch);
@@ -366,7 +367,77 @@ impl Walker<'_> {
                 }
             }
         }
+        // A property both branches declare with different schemas, given a
+        // value only this branch's schema admits (InfluxDB's dashboards
+        // differ only in what their cells' items may hold).
+        if let Some(properties) = properties.filter(|_| nesting < 3) {
+            let others: Vec<Value> = branches.iter().filter(|b| *b != branch).map(|b| self.flattened(b)).collect();
+            for (key, value) in object {
+                let Some(mine) = properties.get(key) else { continue };
+                // Against each other branch alone, then against all of
+                // them at once (Vonage's report records, whose eleven
+                // branches differ mostly in their records' items).
+                let theirs: Vec<&Value> = others
+                    .iter()
+                    .filter_map(|other| other.get("properties").and_then(|p| p.get(key)))
+                    .filter(|theirs| *theirs != mine)
+                    .collect();
+                let mut targets: Vec<Vec<Value>> = theirs.iter().map(|t| vec![(*t).clone()]).collect();
+                if theirs.len() > 1 {
+                    targets.push(theirs.iter().map(|t| (*t).clone()).collect());
+                }
+                for target in targets {
+                    if let Some(changed) = self.distinguishing(mine, &target, value, depth + 1, nesting + 1) {
+                        let mut object = object.clone();
+                        object.insert(key.clone(), changed);
+                        out.push(Value::Object(object));
+                    }
+                }
+            }
+        }
         out
+    }
+
+    /// A value `own` admits and none of `others` does, from `value` (which
+    /// `own` admits): `value` itself, one of its variants, or, for lists
+    /// and objects, the same with one item or property changed so. `None`
+    /// when none is found within a few levels.
+    fn distinguishing(
+        &self,
+        own: &Value,
+        others: &[Value],
+        value: &Value,
+        depth: usize,
+        nesting: usize,
+    ) -> Option<Value> {
+        let set = self.schemas.get()?;
+        let mine = set.validator(self.spec, own)?;
+        let theirs = others.iter().map(|other| set.validator(self.spec, other)).collect::<Option<Vec<_>>>()?;
+        let wanted = |v: &Value| mine.is_valid(v) && !theirs.iter().any(|t| t.is_valid(v));
+        if !mine.is_valid(value) {
+            return None;
+        }
+        if wanted(value) {
+            return Some(value.clone());
+        }
+        if nesting >= 3 {
+            return None;
+        }
+        let all: Vec<Value> = std::iter::once(own.clone()).chain(others.iter().cloned()).collect();
+        if let Some(found) = self.variants(own, value, &all, depth, nesting).into_iter().find(|v| wanted(v)) {
+            return Some(found);
+        }
+        let own_items = self.flattened(own).get("items").cloned()?;
+        let other_items =
+            others.iter().map(|other| self.flattened(other).get("items").cloned()).collect::<Option<Vec<_>>>()?;
+        let Value::Array(items) = value else { return None };
+        let item = match items.first() {
+            Some(item) => item.clone(),
+            None => self.walk(&own_items, depth + 1, None),
+        };
+        let changed = self.distinguishing(&own_items, &other_items, &item, depth + 1, nesting + 1)?;
+        let list = Value::Array(vec![changed]);
+        wanted(&list).then_some(list)
     }
 
     /// A schema with its `$ref` followed and its `allOf` merged.
@@ -669,16 +740,30 @@ impl Walker<'_> {
             .map(|list| list.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
         if let Some(Value::Object(properties)) = schema.get("properties") {
-            for (key, property) in properties.iter().take(MAX_PROPERTIES) {
+            for (index, (key, property)) in properties.iter().enumerate() {
                 let is_required = required.contains(&key.as_str());
-                let frugal = depth >= SOFT_DEPTH || self.spent.get() > SOFT_BUDGET;
-                if !is_required && (frugal || !self.include(property) || self.impossible(property)) {
+                // Past the cap only required properties (EPA's 300 declared
+                // properties, some required near the end).
+                let frugal = depth >= SOFT_DEPTH || self.spent.get() > SOFT_BUDGET || index >= MAX_PROPERTIES;
+                // `false` declares a property that must not be there (Codat
+                // wrote `additionalProperties: false` inside `properties`).
+                let forbidden = *property == Value::Bool(false);
+                if !is_required && (frugal || forbidden || !self.include(property) || self.impossible(property)) {
                     continue;
+                }
+                if forbidden {
+                    self.unmet.set(true);
                 }
                 let (value, unmet) = self.attempt(|| self.walk(property, depth + 1, Some(key)));
                 if unmet && !is_required {
                     // An optional property the sampler could not make
                     // valid is better left out than answered wrong.
+                    continue;
+                }
+                if unmet && self.spec.resolve_value(property).is_some_and(|p| schema_types(p).nullable) {
+                    // A required one that may be null is null (ShipEngine's
+                    // nullable link whose closed schema admits no object).
+                    out.insert(key.clone(), Value::Null);
                     continue;
                 }
                 if unmet {
@@ -960,7 +1045,9 @@ fn string(schema: &Value, name: Option<&str>) -> String {
         // `.+/v[0-1](\.[0-9]+)*/?$`): the format's sample, then a draw.
         if matches!(format, "uri" | "url" | "iri")
             && let Some(base) = by_format(format)
-            && let Some(tail) = from_pattern(pattern, 0, &|tail| fits(&format!("{base}{tail}")))
+            && let Some(tail) = from_pattern(pattern, 0, &|tail| {
+                tail.bytes().all(|b| b.is_ascii_graphic()) && fits(&format!("{base}{tail}"))
+            })
         {
             return format!("{base}{tail}");
         }
@@ -1035,8 +1122,15 @@ fn ascii_classes(pattern: &str) -> String {
 }
 
 fn pattern_matches(pattern: &str, text: &str) -> bool {
+    /// How a pattern is checked: as the JSON Schema validator reads
+    /// `pattern` (which reads AWS's Java `[\p{Print}&&[^|:/]]+` its own
+    /// way), or with `fancy-regex` when that cannot be built.
+    enum Matcher {
+        Regex(fancy_regex::Regex),
+        Schema(jsonschema::Validator),
+    }
     thread_local! {
-        static COMPILED: std::cell::RefCell<std::collections::HashMap<String, Option<fancy_regex::Regex>>> =
+        static COMPILED: std::cell::RefCell<std::collections::HashMap<String, Option<Matcher>>> =
             std::cell::RefCell::new(std::collections::HashMap::new());
     }
     COMPILED.with(|cache| {
@@ -1044,11 +1138,36 @@ fn pattern_matches(pattern: &str, text: &str) -> bool {
         if cache.len() > 4096 {
             cache.clear();
         }
-        let regex = cache.entry(pattern.to_owned()).or_insert_with(|| {
-            fancy_regex::RegexBuilder::new(&ascii_classes(pattern)).backtrack_limit(100_000).build().ok()
+        let matcher = cache.entry(pattern.to_owned()).or_insert_with(|| {
+            pattern_validator(pattern).map(Matcher::Schema).or_else(|| {
+                fancy_regex::RegexBuilder::new(&ascii_classes(pattern))
+                    .backtrack_limit(100_000)
+                    .build()
+                    .ok()
+                    .map(Matcher::Regex)
+            })
         });
-        regex.as_ref().is_none_or(|re| re.is_match(text).unwrap_or(true))
+        match matcher {
+            Some(Matcher::Regex(re)) => re.is_match(text).unwrap_or(true),
+            Some(Matcher::Schema(validator)) => validator.is_valid(&Value::String(text.to_owned())),
+            None => true,
+        }
     })
+}
+
+/// A validator of `{"pattern": ...}` alone. The schema is registered
+/// rather than compiled directly, as descriptions' schemas are, so the
+/// pattern is not first checked against the meta-schema's `regex` format.
+fn pattern_validator(pattern: &str) -> Option<jsonschema::Validator> {
+    const BASE: &str = "https://pattern.invalid/schema.json";
+    let draft = jsonschema::Draft::Draft4;
+    let resource = draft.create_resource(json!({ "definitions": { "p": { "pattern": pattern } } }));
+    let registry = jsonschema::Registry::new().add(BASE, resource).ok()?.prepare().ok()?;
+    jsonschema::options()
+        .with_draft(draft)
+        .with_registry(&registry)
+        .build(&json!({ "$ref": format!("{BASE}#/definitions/p") }))
+        .ok()
 }
 
 /// Whether a generated string is a valid instance of the format, for the
@@ -1108,7 +1227,8 @@ fn from_pattern(pattern: &str, min: usize, accept: &dyn Fn(&str) -> bool) -> Opt
     let mut attempts = vec![(plain, open, false)];
     let rewritten_inlined = rewritten(pattern, true);
     let rewritten_plain = rewritten(pattern, false);
-    for form in [rewritten_inlined, rewritten_plain] {
+    let literal = without_anchors_and_lookaround(&ecma_classes(pattern), false);
+    for form in [rewritten_inlined, rewritten_plain, literal] {
         // The shortest reading too (`.*` empty, `+` once), for patterns
         // like `.*(^arn:...)` whose anchors only hold at the very start.
         for repeat in [open, 0] {
@@ -1188,6 +1308,52 @@ fn stretch(draw: &str, min: usize) -> Option<String> {
 fn rewritten(pattern: &str, inline_lookahead: bool) -> String {
     let expanded = expand_backreferences(&ascii_classes(pattern));
     without_anchors_and_lookaround(&posix_classes(&expanded), inline_lookahead)
+}
+
+/// The pattern's classes read as ECMA-262 reads them without the `u`
+/// flag: a class ends at its first `]` (a `[` inside is literal, so Java's
+/// `[\p{Print}&&[^|:/]]+` is a class followed by a literal `]`), and
+/// property escapes, which mean nothing there, are left out.
+fn ecma_classes(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len() + 8);
+    let mut chars = pattern.chars().peekable();
+    let mut in_class = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if in_class && matches!(chars.peek(), Some('p' | 'P')) => {
+                chars.next();
+                if chars.peek() == Some(&'{') {
+                    for skipped in chars.by_ref() {
+                        if skipped == '}' {
+                            break;
+                        }
+                    }
+                }
+            }
+            '\\' => {
+                out.push(c);
+                out.extend(chars.next());
+            }
+            '[' if !in_class => {
+                in_class = true;
+                out.push(c);
+                if chars.peek() == Some(&'^') {
+                    out.extend(chars.next());
+                }
+            }
+            '[' | '&' | '~' if in_class => {
+                out.push('\\');
+                out.push(c);
+            }
+            ']' if in_class => {
+                in_class = false;
+                out.push(c);
+            }
+            ']' => out.push_str("\\]"),
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// Java's POSIX character classes spelled as ASCII sets.
@@ -1710,7 +1876,12 @@ mod tests {
             // rules them out.
             "Card": {"type": "object", "properties": {"card_type": {"type": "string"}}},
             "Wallet": {"type": "object", "properties": {"card_type": {"type": "string"}}},
-            "PayPal": {"type": "object", "properties": {"email": {"type": "string"}}}
+            "PayPal": {"type": "object", "properties": {"email": {"type": "string"}}},
+            "Cell": {"type": "object", "properties": {"x": {"type": "integer"}}},
+            "View": {"allOf": [{"$ref": "#/components/schemas/Cell"},
+                {"type": "object", "properties": {"view": {"type": "object"}}}]},
+            "Kind": {"allOf": [{"$ref": "#/components/schemas/Cell"},
+                {"type": "object", "properties": {"kind": {"type": "string"}}}]}
         }));
         let set = OnceLock::new();
         let one_of = |names: &[&str]| {
@@ -1733,6 +1904,19 @@ mod tests {
             {"type": "object", "properties": {"location_url": {"type": "string"}}}]});
         let value = sample_with(&spec, &set, &item, Direction::Response);
         assert_eq!(value, json!({"location": 1, "location_id": 0, "location_url": 0}));
+        // InfluxDB: branches that differ only in what their list items hold.
+        let dashboards = json!({"oneOf": [
+            {"type": "object", "properties": {"cells": {"type": "array", "items": {"$ref": "#/components/schemas/Cell"}}}},
+            {"type": "object", "properties": {"cells": {"type": "array", "items": {"$ref": "#/components/schemas/View"}}}}]});
+        let value = sample_with(&spec, &set, &dashboards, Direction::Response);
+        assert_eq!(value, json!({"cells": [{"x": 1, "view": "value"}]}));
+        // Vonage: the item must rule out several other branches at once.
+        let reports = json!({"oneOf": [
+            {"type": "object", "properties": {"cells": {"type": "array", "items": {"$ref": "#/components/schemas/Cell"}}}},
+            {"type": "object", "properties": {"cells": {"type": "array", "items": {"$ref": "#/components/schemas/View"}}}},
+            {"type": "object", "properties": {"cells": {"type": "array", "items": {"$ref": "#/components/schemas/Kind"}}}}]});
+        let value = sample_with(&spec, &set, &reports, Direction::Response);
+        assert_eq!(value, json!({"cells": [{"x": 1, "view": "value", "kind": 0}]}));
         // InfluxDB: branches that are only `required` lists, beside the
         // properties they name.
         let dbrp = json!({"type": "object", "oneOf": [{"required": ["orgID", "bucket"]}, {"required": ["org", "bucket"]}],
@@ -1773,7 +1957,14 @@ mod tests {
             let value = sample(&spec, &schema, Direction::Response);
             assert!(set.validator(&spec, &schema).unwrap().is_valid(&value), "{pattern}: {value}");
         }
+        // AWS: a Java class intersection, which the validator reads its own
+        // way (a class, then a literal `]`).
+        let spec = spec_with(json!({"Name": {"type": "string", "pattern": r"[\p{Print}&&[^|:/]]+"}}));
+        let name = json!({"$ref": "#/components/schemas/Name"});
+        let value = sample(&spec, &name, Direction::Response);
+        assert!(SchemaSet::new(&spec).validator(&spec, &name).unwrap().is_valid(&value), "{value}");
         assert_eq!(expand_backreferences(r"^(a)(?:b)(?<n>c)\2\1[\1]$"), r"^(a)(?:b)(?<n>c)(?:c)(?:a)[\1]$");
+        assert_eq!(ecma_classes(r"[\p{Print}&&[^|:/]]+"), r"[\&\&\[^|:/]\]+");
         assert_eq!(posix_classes(r"[\p{Alnum}_]\p{Digit}\p{L}"), r"[A-Za-z0-9_][0-9]\p{L}");
     }
 
@@ -1828,6 +2019,9 @@ mod tests {
         assert_eq!(value["included"], json!([]), "{value}");
         assert!(value.get("label").is_none() && value.get("assignedAt").is_none(), "{value}");
         assert!(value.get("name").is_some(), "a required value is answered even so: {value}");
+        let nullable = json!({"type": "object", "required": ["code"],
+            "properties": {"code": {"type": "string", "nullable": true, "minLength": 3, "pattern": "^[a-zA-Z]((?!--|__|..)[a-zA-Z0-9-_.])+$"}}});
+        assert_eq!(sample(&spec, &nullable, Direction::Response), json!({"code": null}), "or null where it may be");
         // Sinao: members of types that share none; BBC: a required
         // property whose closed schema admits none of its branches.
         let spec = spec_with(json!({
@@ -1843,6 +2037,16 @@ mod tests {
                     "anyOf": [{"$ref": "#/components/schemas/Deprecation"}, {"required": ["url"]}]}}}
         }});
         assert_eq!(sample(&spec, &invoice, Direction::Response), json!({"id": 1}));
+        // Codat: `additionalProperties: false` written inside `properties`;
+        // EPA: a required property declared past the cap on properties.
+        let mut many = serde_json::Map::new();
+        many.insert("additionalProperties".to_owned(), json!(false));
+        many.extend((0..MAX_PROPERTIES + 5).map(|i| (format!("p{i}"), json!({"type": "integer"}))));
+        let last = format!("p{}", MAX_PROPERTIES + 4);
+        let wide = json!({"type": "object", "required": [last], "properties": many});
+        let wide = sample(&spec, &wide, Direction::Response);
+        assert!(wide.get("additionalProperties").is_none(), "{wide}");
+        assert_eq!(wide[&last], 1);
         // Mercedes-Benz: a string enum under `type: object`.
         let groups = json!({"type": "array", "items": {"type": "object", "enum": ["PKW", "VAN"]}});
         assert_eq!(sample(&spec, &groups, Direction::Response), json!([]));
