@@ -440,13 +440,14 @@ impl Engine {
             let prepared = op.prepared.get_or_init(|| {
                 let mut scratch = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(0);
                 let mut ctx = Context { now: ctx.now, rng: &mut scratch, sequence: None, version: "" };
-                let reply = negotiate::respond(&self.spec, operation, &Prefer::default(), None, &mut ctx);
+                let reply =
+                    negotiate::respond(&self.spec, &rest.schemas, operation, &Prefer::default(), None, &mut ctx);
                 Prepared::from_reply(reply)
             });
             prepared.to_reply()
         } else {
             let accept = request.headers.get(http::header::ACCEPT).and_then(|a| a.to_str().ok());
-            negotiate::respond(&self.spec, operation, &prefer, accept, ctx)
+            negotiate::respond(&self.spec, &rest.schemas, operation, &prefer, accept, ctx)
         };
         if settings.latency_max_ms > 0 {
             reply.delay_ms = delay_ms;

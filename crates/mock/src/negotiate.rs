@@ -1,6 +1,8 @@
 //! Response choice (rules 2 and 4): status from `Prefer: code=`, media type
 //! from `Accept`, body from examples, the schema, or a placeholder.
 
+use std::sync::OnceLock;
+
 use bytes::Bytes;
 use http::header::{CONTENT_TYPE, HeaderName, HeaderValue};
 use http::{HeaderMap, StatusCode};
@@ -9,6 +11,7 @@ use serde_json::{Value, json};
 use spec::{MediaType, Operation, Response, Spec};
 
 use crate::sample::{self, Direction};
+use crate::schema::SchemaSet;
 use crate::{Context, Reply, Synth, envelope};
 
 /// How to pick among named examples.
@@ -113,6 +116,7 @@ fn default_status(operation: &Operation) -> (u16, Option<&Response>) {
 /// Builds the response for an operation.
 pub fn respond(
     spec: &Spec,
+    schemas: &OnceLock<SchemaSet>,
     operation: &Operation,
     prefer: &Prefer,
     accept: Option<&str>,
@@ -147,7 +151,7 @@ pub fn respond(
             None,
         ));
     };
-    let (body, synth) = match choose_body(spec, media, prefer, ctx) {
+    let (body, synth) = match choose_body(spec, schemas, media, prefer, ctx) {
         Ok(found) => found,
         Err(message) => {
             return Reply::new(StatusCode::BAD_REQUEST, Synth::ValidationError).json(&envelope(
@@ -182,6 +186,7 @@ pub fn is_json(media: &str) -> bool {
 
 fn choose_body(
     spec: &Spec,
+    schemas: &OnceLock<SchemaSet>,
     media: &MediaType,
     prefer: &Prefer,
     ctx: &mut Context<'_>,
@@ -234,7 +239,7 @@ fn choose_body(
     if sample::is_empty_schema(spec, schema) {
         return Ok((placeholder(), Synth::EmptySchema));
     }
-    Ok((sample::sample(spec, schema, Direction::Response), Synth::SchemaWalk))
+    Ok((sample::sample_with(spec, schemas, schema, Direction::Response), Synth::SchemaWalk))
 }
 
 fn placeholder() -> Value {
@@ -250,7 +255,7 @@ fn choose_media<'a>(
     accept: Option<&str>,
 ) -> Option<(&'a str, &'a MediaType)> {
     let Some(accept) = accept.filter(|a| !a.trim().is_empty()) else {
-        return content.iter().next().map(|(k, v)| (k.as_str(), v));
+        return content.iter().next().map(|(k, v)| concrete(content, k.as_str(), v));
     };
     let mut best: Option<(f32, usize, &'a str, &'a MediaType)> = None;
     for range in accept.split(',') {
@@ -271,7 +276,29 @@ fn choose_media<'a>(
             }
         }
     }
-    best.map(|(_, _, name, media)| (name, media))
+    let accepts_json = accept.split(',').any(|range| {
+        let mut parts = range.split(';');
+        let wanted = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let refused = parts.filter_map(|p| p.trim().strip_prefix("q=")).any(|q| q.trim().parse::<f32>() == Ok(0.0));
+        !refused && media_matches(&wanted, "application/json")
+    });
+    best.map(|(_, _, name, media)| if accepts_json { concrete(content, name, media) } else { (name, media) })
+}
+
+/// A wildcard offer (`*/*`) is answered as `application/json`; when the
+/// description also lists `application/json`, that entry is the one whose
+/// schema the answer must follow.
+fn concrete<'a>(
+    content: &'a indexmap::IndexMap<String, MediaType>,
+    name: &'a str,
+    media: &'a MediaType,
+) -> (&'a str, &'a MediaType) {
+    if name.contains('*')
+        && let Some((json_name, json)) = content.get_key_value("application/json")
+    {
+        return (json_name.as_str(), json);
+    }
+    (name, media)
 }
 
 fn media_matches(wanted: &str, offered: &str) -> bool {
@@ -336,5 +363,12 @@ mod tests {
             "equal-or-better q keeps the earlier offer"
         );
         assert!(choose_media(&content, Some("text/html")).is_none());
+        // GererMesAffaires: a wildcard offer beside application/json.
+        let mut content = indexmap::IndexMap::new();
+        content.insert("*/*".to_owned(), MediaType::default());
+        content.insert("application/json".to_owned(), MediaType::default());
+        assert_eq!(choose_media(&content, None).unwrap().0, "application/json");
+        assert_eq!(choose_media(&content, Some("*/*")).unwrap().0, "application/json");
+        assert_eq!(choose_media(&content, Some("text/plain")).unwrap().0, "*/*", "JSON was not asked for");
     }
 }
