@@ -15,27 +15,40 @@ use crate::Change;
 use crate::rules::{self, Rule};
 use crate::schema::{Cursor, Differ, Direction, escape_pointer, push_pointer};
 
-pub(crate) fn diff(old: &Spec, new: &Spec) -> Vec<Change> {
-    let mut differ = Differ::new(old, new);
+/// Below this many operations the second thread costs more than it saves.
+const PARALLEL_FROM: usize = 64;
+
+pub(crate) fn diff<'a>(old: &'a Spec, new: &'a Spec) -> Vec<Change> {
     let old_ops = index_operations(&old.operations);
     let new_ops = index_operations(&new.operations);
-    for (key, old_op) in &old_ops {
-        match new_ops.get(key) {
-            Some(new_op) => differ.operation(old_op, new_op),
-            None => {
-                let label = label(old_op);
-                differ.push(
-                    rules::ENDPOINT_REMOVED,
-                    Some(&label),
-                    "endpoint".to_owned(),
-                    Some(operation_pointer(old_op)),
-                    None,
-                    None,
-                    format!("{label} removed"),
-                );
+    let old_list: Vec<(&OperationKey, &&Operation)> = old_ops.iter().collect();
+    // The operations of the old document are compared in two halves, the
+    // second on its own thread with its own memo, and its changes appended
+    // after the first half's: the same changes in the same order as one
+    // pass. A memoised subtree replays exactly what walking it again
+    // finds, so a half that walks a shared schema the other half already
+    // walked emits the same changes; only the work is done twice.
+    let middle = if old_list.len() >= PARALLEL_FROM { old_list.len() / 2 } else { old_list.len() };
+    let (first, second) = old_list.split_at(middle);
+    let mut differ = Differ::new(old, new);
+    std::thread::scope(|scope| {
+        let second_half = (!second.is_empty()).then(|| {
+            scope.spawn(|| {
+                let mut differ = Differ::new(old, new);
+                compare_operations(&mut differ, second, &new_ops);
+                differ.out
+            })
+        });
+        compare_operations(&mut differ, first, &new_ops);
+        if let Some(handle) = second_half {
+            // The walk does not panic on input; if it ever did, re-raise
+            // it here as the single-threaded walk would have.
+            match handle.join() {
+                Ok(changes) => differ.out.extend(changes),
+                Err(panic) => std::panic::resume_unwind(panic),
             }
         }
-    }
+    });
     for (key, new_op) in &new_ops {
         if !old_ops.contains_key(key) {
             let label = label(new_op);
@@ -56,9 +69,38 @@ pub(crate) fn diff(old: &Spec, new: &Spec) -> Vec<Change> {
     differ.out
 }
 
+/// Compares each old operation of `half` with the new operation of the same
+/// endpoint, or reports it removed.
+fn compare_operations<'a>(
+    differ: &mut Differ<'a>,
+    half: &[(&OperationKey, &&'a Operation)],
+    new_ops: &BTreeMap<OperationKey, &'a Operation>,
+) {
+    for (key, old_op) in half {
+        match new_ops.get(*key) {
+            Some(new_op) => differ.operation(old_op, new_op),
+            None => {
+                let label = label(old_op);
+                differ.push(
+                    rules::ENDPOINT_REMOVED,
+                    Some(&label),
+                    "endpoint".to_owned(),
+                    Some(operation_pointer(old_op)),
+                    None,
+                    None,
+                    format!("{label} removed"),
+                );
+            }
+        }
+    }
+}
+
+/// An endpoint: normalised path template and method.
+type OperationKey = (String, &'static str);
+
 /// Operations by method and path template with variable names blanked, so
 /// `/pets/{id}` and `/pets/{petId}` are the same endpoint.
-fn index_operations(operations: &[Operation]) -> BTreeMap<(String, &'static str), &Operation> {
+fn index_operations(operations: &[Operation]) -> BTreeMap<OperationKey, &Operation> {
     operations.iter().map(|op| ((normalise_path(&op.path), op.method.as_str()), op)).collect()
 }
 

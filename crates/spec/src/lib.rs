@@ -174,8 +174,14 @@ fn from_tree(tree: Value) -> Result<Spec, SpecError> {
         }
         let root = Value::Object(root);
         refs::check_document(&root)?;
-        let upgraded = Value::Object(swagger::upgrade(fields::into_object(root))?);
-        let detached = refs::copy_targets(&upgraded, &refs::detached_references(&upgraded));
+        let upgraded = swagger::upgrade(fields::into_object(root))?;
+        let may_have_detached = upgraded.may_have_detached;
+        let upgraded = Value::Object(upgraded.root);
+        let detached = if may_have_detached {
+            refs::copy_targets(&upgraded, &refs::detached_references(&upgraded))
+        } else {
+            indexmap::IndexMap::new()
+        };
         return openapi::build(fields::into_object(upgraded), SpecFormat::Swagger2, version, detached);
     }
     let hint = if root.contains_key("item") || root.contains_key("_postman_id") {

@@ -13,32 +13,41 @@ use serde_json::Value;
 
 use crate::error::{SpecError, SpecErrorKind};
 
-/// Keys whose value is a map from user-chosen names to objects: a child
-/// called `example` or `x-foo` there is a name, not a keyword.
-pub(crate) const NAME_MAPS: &[&str] = &[
-    "properties",
-    "patternProperties",
-    "definitions",
-    "$defs",
-    "dependentSchemas",
-    "schemas",
-    "responses",
-    "parameters",
-    "requestBodies",
-    "headers",
-    "securitySchemes",
-    "links",
-    "callbacks",
-    "pathItems",
-    "paths",
-    "webhooks",
-    "content",
-    "encoding",
-];
+/// Whether `key`'s value is a map from user-chosen names to objects: a
+/// child called `example` or `x-foo` there is a name, not a keyword.
+///
+/// A `match` rather than a list searched with `contains`: every key of a
+/// description goes through this (and [`is_literal_key`]) in each tree walk,
+/// and the match compares the length before any bytes.
+pub(crate) fn is_name_map(key: &str) -> bool {
+    matches!(
+        key,
+        "properties"
+            | "patternProperties"
+            | "definitions"
+            | "$defs"
+            | "dependentSchemas"
+            | "schemas"
+            | "responses"
+            | "parameters"
+            | "requestBodies"
+            | "headers"
+            | "securitySchemes"
+            | "links"
+            | "callbacks"
+            | "pathItems"
+            | "paths"
+            | "webhooks"
+            | "content"
+            | "encoding"
+    )
+}
 
-/// Keys whose value is literal data (or documentation), where a `$ref` key
-/// is just data and must not be followed.
-const LITERAL_KEYS: &[&str] = &["example", "default", "enum", "const", "$ref"];
+/// Whether `key`'s value is literal data (or documentation), where a `$ref`
+/// key is just data and must not be followed.
+fn is_literal_key(key: &str) -> bool {
+    matches!(key, "example" | "default" | "enum" | "const" | "$ref")
+}
 
 /// The JSON pointer of a local reference, percent-decoded (`#/a%20b` is
 /// `/a b`). `None` for references to other documents.
@@ -108,10 +117,10 @@ fn walk_refs<'a>(root: &'a Value, mut visit: impl FnMut(&'a str) -> Result<(), S
     // An explicit stack: the tree is depth-limited already, but a loop costs
     // nothing and cannot overflow.
     let mut stack: Vec<(&Value, bool)> = vec![(root, false)];
-    while let Some((node, is_name_map)) = stack.pop() {
+    while let Some((node, in_name_map)) = stack.pop() {
         match node {
             Value::Object(map) => {
-                if is_name_map {
+                if in_name_map {
                     stack.extend(map.values().map(|child| (child, false)));
                     continue;
                 }
@@ -120,7 +129,7 @@ fn walk_refs<'a>(root: &'a Value, mut visit: impl FnMut(&'a str) -> Result<(), S
                 }
                 for (key, child) in map {
                     let key = key.as_str();
-                    if key.starts_with("x-") || LITERAL_KEYS.contains(&key) {
+                    if key.starts_with("x-") || is_literal_key(key) {
                         continue;
                     }
                     if key == "examples" {
@@ -136,7 +145,7 @@ fn walk_refs<'a>(root: &'a Value, mut visit: impl FnMut(&'a str) -> Result<(), S
                         }
                         continue;
                     }
-                    stack.push((child, NAME_MAPS.contains(&key)));
+                    stack.push((child, is_name_map(key)));
                 }
             }
             Value::Array(items) => stack.extend(items.iter().map(|item| (item, false))),

@@ -39,9 +39,18 @@ const SCHEMA_KEYS: &[&str] = &[
     "x-nullable",
 ];
 
+/// A Swagger 2.0 document in OpenAPI 3 shape.
+pub(crate) struct Upgraded {
+    pub(crate) root: Object,
+    /// Whether some reference may point outside `#/components/` after the
+    /// rewrite; when false, [`crate::refs::detached_references`] would find
+    /// none, and its walk over the whole document can be skipped.
+    pub(crate) may_have_detached: bool,
+}
+
 /// Converts a Swagger 2.0 root object (already reference-checked) into an
 /// OpenAPI 3 shaped root object.
-pub(crate) fn upgrade(mut root: Object) -> Result<Object, SpecError> {
+pub(crate) fn upgrade(mut root: Object) -> Result<Upgraded, SpecError> {
     let global_consumes = media_types(take_strings(&mut root, "consumes"));
     let global_produces = media_types(take_strings(&mut root, "produces"));
     let shared_parameters = take_object(&mut root, "parameters");
@@ -116,8 +125,8 @@ pub(crate) fn upgrade(mut root: Object) -> Result<Object, SpecError> {
         }
     }
     let mut out = Value::Object(out);
-    rewrite_references(&mut out);
-    Ok(into_object(out))
+    let may_have_detached = rewrite_references(&mut out);
+    Ok(Upgraded { root: into_object(out), may_have_detached })
 }
 
 fn media_types(list: Vec<String>) -> Vec<String> {
@@ -338,9 +347,13 @@ fn plain_parameter(mut parameter: Object) -> Object {
 
 fn schema_from_keywords(source: &mut Object) -> Object {
     let mut schema = Object::new();
-    for key in SCHEMA_KEYS {
-        if let Some(value) = source.shift_remove(*key) {
-            schema.insert((*key).to_owned(), value);
+    // A parameter has a handful of keys and uses two or three of these
+    // keywords: scanning its keys once is cheaper than a hashed removal
+    // attempt for each of the seventeen.
+    let present: Vec<&str> = SCHEMA_KEYS.iter().copied().filter(|key| source.keys().any(|own| own == key)).collect();
+    for key in present {
+        if let Some(value) = source.shift_remove(key) {
+            schema.insert(key.to_owned(), value);
         }
     }
     if schema.get("type").and_then(Value::as_str) == Some("file") {
@@ -535,7 +548,7 @@ fn upgrade_schema(schema: &mut Value) {
                     if key.starts_with("x-") || matches!(key.as_str(), "example" | "default" | "enum") {
                         continue;
                     }
-                    let names = crate::refs::NAME_MAPS.contains(&key.as_str());
+                    let names = crate::refs::is_name_map(key);
                     stack.push((child, names));
                 }
             }
@@ -546,8 +559,14 @@ fn upgrade_schema(schema: &mut Value) {
 }
 
 /// Rewrites Swagger reference targets to their OpenAPI 3 homes everywhere
-/// outside example data and extensions.
-fn rewrite_references(root: &mut Value) {
+/// outside example data and extensions. Returns whether any reference it
+/// saw, or any `$ref` of an entry of an `examples` map, is left pointing
+/// outside `#/components/`: this walk visits every place that
+/// [`crate::refs::detached_references`] looks at, so when it returns false
+/// that second walk would find nothing.
+fn rewrite_references(root: &mut Value) -> bool {
+    let outside = |reference: &str| !reference.starts_with("#/components/");
+    let mut may_have_detached = false;
     let mut stack = vec![(root, false)];
     while let Some((node, is_name_map)) = stack.pop() {
         match node {
@@ -572,12 +591,22 @@ fn rewrite_references(root: &mut Value) {
                                 break;
                             }
                         }
+                        may_have_detached |= outside(reference);
                         continue;
+                    }
+                    if key == "examples"
+                        && let Value::Object(examples) = child
+                    {
+                        // Example objects may be references (see
+                        // `refs::walk_refs`); they are not rewritten.
+                        may_have_detached |= examples
+                            .values()
+                            .any(|example| example.get("$ref").and_then(Value::as_str).is_some_and(outside));
                     }
                     if key.starts_with("x-") || matches!(key.as_str(), "example" | "examples" | "default" | "enum") {
                         continue;
                     }
-                    let names = crate::refs::NAME_MAPS.contains(&key.as_str());
+                    let names = crate::refs::is_name_map(key);
                     stack.push((child, names));
                 }
             }
@@ -585,4 +614,5 @@ fn rewrite_references(root: &mut Value) {
             _ => {}
         }
     }
+    may_have_detached
 }
