@@ -129,12 +129,15 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         .layer(axum::Extension(docs_state.clone()))
         .with_state(state);
     let app = api
-        .merge(mock)
         .merge(docs)
         .merge(platform::http::ops_routes(db))
         .fallback(not_found)
         .layer(axum::middleware::from_fn_with_state(domains, docs_site::host_routing));
-    platform::http::instrument(app, "hub")
+    // The hosted mock stays outside the request ids, access-log spans and
+    // per-route metrics: at tens of thousands of requests a second they were
+    // a quarter of its time (36% more throughput without them, measured).
+    // It keeps its own request log and counts `mock_requests_total`.
+    platform::http::instrument(app, "hub").merge(mock)
 }
 
 async fn openapi_document() -> Response {

@@ -92,6 +92,10 @@ pub struct MockServer {
     log_sample: DefaultKeyedRateLimiter<String>,
     /// The last WAL-index stamp read and when (see [`STAMP_REUSE`]).
     stamp: Mutex<Option<(Instant, Option<Stamp>)>>,
+    /// `mock_requests_total`: the mock is mounted outside the hub's
+    /// per-request instrumentation (see `router_with`), so it counts its
+    /// requests itself, through a handle taken once (an atomic add).
+    requests: metrics::Counter,
 }
 
 impl std::fmt::Debug for MockServer {
@@ -119,6 +123,10 @@ impl MockServer {
                 NonZeroU32::new(LOG_ROWS_PER_SECOND).unwrap_or(NonZeroU32::MIN),
             )),
             stamp: Mutex::new(None),
+            requests: {
+                platform::http::metrics_handle();
+                metrics::counter!("mock_requests_total")
+            },
         }
     }
 
@@ -221,10 +229,14 @@ impl MockServer {
         Ok(())
     }
 
+    /// Whether this request of `project_id` goes into the request log
+    /// (at most [`LOG_ROWS_PER_SECOND`] rows a second per project).
+    fn log_sampled(&self, project_id: &str) -> bool {
+        self.log_sample.check_key(&project_id.to_owned()).is_ok()
+    }
+
+    /// Hands a sampled row to the background writer.
     fn record(&self, entry: LogEntry) {
-        if self.log_sample.check_key(&entry.project_id).is_err() {
-            return;
-        }
         let sender = self.log.get_or_init(|| {
             let (tx, rx) = mpsc::channel(LOG_QUEUE);
             tokio::spawn(write_log(self.hub.clone(), rx));
@@ -283,6 +295,7 @@ async fn write_log(hub: Hub, mut rx: mpsc::Receiver<LogEntry>) {
 
 /// `/mock/<slug>[@<version>]/<path...>` for any method.
 pub async fn serve(State(server): State<Arc<MockServer>>, request: Request) -> Response {
+    server.requests.increment(1);
     match serve_inner(&server, request).await {
         Ok(response) => response,
         Err(error) => {
@@ -363,22 +376,26 @@ async fn serve_inner(server: &MockServer, request: Request) -> Result<Response, 
         let mut ctx = Context { now, rng: &mut rng, sequence, version: &version.label };
         engine.respond(&mock_request, &snapshot.settings, &mut ctx)
     };
-    let label = reply.headers.get("x-mock-version").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
-    let entry = LogEntry {
-        id: None,
-        project_id: snapshot.project_id.clone(),
-        at: now.timestamp_millis(),
-        method: parts.method.to_string(),
-        path: path.chars().take(2048).collect(),
-        query: query.chars().take(2048).collect(),
-        status: i32::from(reply.status.as_u16()),
-        synth: reply.synth().unwrap_or_default().to_owned(),
-        override_id: reply.headers.get("x-mock-override-id").and_then(|v| v.to_str().ok()).map(str::to_owned),
-        version: label,
-        duration_us: i64::try_from(started.elapsed().as_micros()).unwrap_or(i64::MAX),
-        client_ip: ip.to_string(),
-    };
-    server.record(entry);
+    // Most requests above the log's sampling rate are not logged: decide
+    // before building the row.
+    if server.log_sampled(&snapshot.project_id) {
+        let label = reply.headers.get("x-mock-version").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+        let entry = LogEntry {
+            id: None,
+            project_id: snapshot.project_id.clone(),
+            at: now.timestamp_millis(),
+            method: parts.method.to_string(),
+            path: path.chars().take(2048).collect(),
+            query: query.chars().take(2048).collect(),
+            status: i32::from(reply.status.as_u16()),
+            synth: reply.synth().unwrap_or_default().to_owned(),
+            override_id: reply.headers.get("x-mock-override-id").and_then(|v| v.to_str().ok()).map(str::to_owned),
+            version: label,
+            duration_us: i64::try_from(started.elapsed().as_micros()).unwrap_or(i64::MAX),
+            client_ip: ip.to_string(),
+        };
+        server.record(entry);
+    }
     Ok(into_response(reply, &parts.method).await)
 }
 
@@ -389,24 +406,24 @@ fn password_required(slug: &str) -> ApiError {
     )
 }
 
-type Chosen = (MockVersion, Arc<Engine>);
+type Chosen<'a> = (&'a MockVersion, Arc<Engine>);
 
 /// Rule 11: an explicit `@label`; else the default version; in projects
 /// whose versions are all REST, the first other version that has the path
 /// when the default does not.
-async fn pick_version(
+async fn pick_version<'a>(
     server: &MockServer,
-    snapshot: &MockSnapshot,
+    snapshot: &'a MockSnapshot,
     label: Option<&str>,
     path: &str,
-) -> Result<Chosen, ApiError> {
+) -> Result<Chosen<'a>, ApiError> {
     if let Some(label) = label {
         let version = snapshot
             .versions
             .iter()
             .find(|v| v.label == label)
             .ok_or_else(|| ApiError::new(Code::NotFound, format!("version `{label}` not found")))?;
-        return Ok((version.clone(), server.engine(version).await?));
+        return Ok((version, server.engine(version).await?));
     }
     let Some(default) = snapshot.versions.first() else {
         return Err(ApiError::new(Code::NotFound, "the project has no version to mock yet; push a spec first"));
@@ -414,15 +431,15 @@ async fn pick_version(
     let engine = server.engine(default).await?;
     let all_rest = snapshot.versions.iter().all(|v| v.spec_format != "graphql");
     if !all_rest || engine.has_path(path) {
-        return Ok((default.clone(), engine));
+        return Ok((default, engine));
     }
     for version in snapshot.versions.iter().skip(1).filter(|v| !v.is_preview) {
         let other = server.engine(version).await?;
         if other.has_path(path) {
-            return Ok((version.clone(), other));
+            return Ok((version, other));
         }
     }
-    Ok((default.clone(), engine))
+    Ok((default, engine))
 }
 
 /// Waits the simulated latency, then turns the engine's reply into a

@@ -13,9 +13,14 @@ async fn health_readiness_metrics_and_request_ids() {
     let listed = app.get("/api/v1/projects", &token).await;
     let id = listed.headers.get("x-request-id").expect("request id").to_str().unwrap();
     assert!(uuid::Uuid::parse_str(id).is_ok());
+    // The hosted mock counts its own requests (it is mounted outside the
+    // per-route instrumentation).
+    let mock = app.request(Method::GET, "/mock/no-such-project/pets", None, None).await;
+    assert_eq!(mock.status, StatusCode::NOT_FOUND);
     let metrics = app.request(Method::GET, "/metrics", None, None).await;
     let text = String::from_utf8_lossy(&metrics.body);
     assert!(text.contains("http_requests_total"), "{text}");
+    assert!(text.contains("mock_requests_total"), "{text}");
     assert!(text.contains("route=\"/api/v1/projects\""), "{text}");
 }
 
