@@ -64,12 +64,17 @@ impl Router {
     pub fn find(&self, path: &str) -> Option<(usize, Params)> {
         let parts: Vec<&str> = split(path).collect();
         let routes = self.by_len.get(&parts.len())?;
+        // Each segment decoded once (borrowed when it has no escapes), not
+        // once per candidate route: a literal matches the raw or the decoded
+        // form.
+        let decoded: Vec<std::borrow::Cow<'_, str>> =
+            parts.iter().map(|part| percent_decode_str(part).decode_utf8_lossy()).collect();
         routes.iter().find_map(|route| {
             let mut params = Vec::new();
-            for (segment, part) in route.segments.iter().zip(&parts) {
+            for ((segment, part), plain) in route.segments.iter().zip(&parts).zip(&decoded) {
                 match segment {
                     Segment::Literal(text) => {
-                        if text != part && decode(part) != *text {
+                        if text != part && text != plain {
                             return None;
                         }
                     }
