@@ -151,8 +151,11 @@ print(f"{total} searches: p50 {pick(times, 0.50):.2f} ms, p99 {pick(times, 0.99)
 for kind, values in sorted(by_kind.items()):
     print(f"  {KINDS[kind]:<17} p50 {pick(values, 0.50):7.2f} ms  p99 {pick(values, 0.99):7.2f} ms  ({len(values)} queries)")
 PY
-# The store maps the database file: its pages count in the resident size but
-# belong to the operating system's page cache, so they are shown apart.
-awk '/VmHWM/ {peak = $2} /RssAnon/ {anon = $2} /RssFile/ {file = $2}
-     END {printf "server peak memory %.0f MB; now %.0f MB private and %.0f MB of the mapped database file\n", peak / 1024, anon / 1024, file / 1024}' \
-  "/proc/$server/status"
+# The store maps the database file into each pooled connection: its pages
+# count in the resident size once per mapping but belong to the operating
+# system's page cache, so the proportional set (each page counted once) is
+# shown beside the peak, split into private memory and file pages.
+peak="$(awk '/VmHWM/ {print $2}' "/proc/$server/status")"
+awk -v peak="$peak" '/^Pss_Anon/ {anon = $2} /^Pss_File/ {file = $2}
+     END {printf "server peak resident size %.0f MB; now %.0f MB private and %.0f MB of mapped files (each page once)\n", peak / 1024, anon / 1024, file / 1024}' \
+  "/proc/$server/smaps_rollup"
