@@ -368,22 +368,16 @@ impl<'a> Differ<'a> {
                 continue;
             };
             let param_pointer = format!("{pointer}/{}", new_param.index);
-            if old_param.required != new_param.required {
-                let (rule, message) = if new_param.required {
-                    (rules::EVENT_PARAMETER_BECAME_REQUIRED, "parameter is now always sent")
-                } else {
-                    (rules::EVENT_PARAMETER_BECAME_OPTIONAL, "parameter is no longer always sent")
-                };
-                self.push(
-                    rule,
-                    op,
-                    place.clone(),
-                    Some(param_pointer.clone()),
-                    Some(old_param.required.into()),
-                    Some(new_param.required.into()),
-                    message.to_owned(),
-                );
-            }
+            self.required_changed(
+                op,
+                place.clone(),
+                param_pointer.clone(),
+                (old_param.required, new_param.required),
+                [
+                    (rules::EVENT_PARAMETER_BECAME_REQUIRED, "parameter is now always sent"),
+                    (rules::EVENT_PARAMETER_BECAME_OPTIONAL, "parameter is no longer always sent"),
+                ],
+            );
             if old_param.description != new_param.description {
                 self.push(
                     rules::DESCRIPTION_CHANGED,
@@ -440,22 +434,16 @@ impl<'a> Differ<'a> {
             }
             (Some(old), Some(new)) => (old, new),
         };
-        if old.required != new.required {
-            let (rule, message) = if new.required {
-                (rules::EVENT_BODY_BECAME_REQUIRED, "the body is now always sent")
-            } else {
-                (rules::EVENT_BODY_BECAME_OPTIONAL, "the body is no longer always sent")
-            };
-            self.push(
-                rule,
-                op,
-                place.clone(),
-                Some(pointer.clone()),
-                Some(old.required.into()),
-                Some(new.required.into()),
-                message.to_owned(),
-            );
-        }
+        self.required_changed(
+            op,
+            place.clone(),
+            pointer.clone(),
+            (old.required, new.required),
+            [
+                (rules::EVENT_BODY_BECAME_REQUIRED, "the body is now always sent"),
+                (rules::EVENT_BODY_BECAME_OPTIONAL, "the body is no longer always sent"),
+            ],
+        );
         let media = [rules::EVENT_MEDIA_TYPE_REMOVED, rules::EVENT_MEDIA_TYPE_ADDED];
         self.event_content(event, (&place, &pointer), Direction::Response, media, &old.content, &new.content);
     }

@@ -407,22 +407,16 @@ impl<'a> Differ<'a> {
                 );
             }
             (Some(old), Some(new)) => {
-                if old.required != new.required {
-                    let (rule, message) = if new.required {
-                        (rules::REQUEST_BODY_BECAME_REQUIRED, "request body became required")
-                    } else {
-                        (rules::REQUEST_BODY_BECAME_OPTIONAL, "request body became optional")
-                    };
-                    self.push(
-                        rule,
-                        op,
-                        place.to_owned(),
-                        Some(body_pointer.clone()),
-                        Some(old.required.into()),
-                        Some(new.required.into()),
-                        message.to_owned(),
-                    );
-                }
+                self.required_changed(
+                    op,
+                    place.to_owned(),
+                    body_pointer.clone(),
+                    (old.required, new.required),
+                    [
+                        (rules::REQUEST_BODY_BECAME_REQUIRED, "request body became required"),
+                        (rules::REQUEST_BODY_BECAME_OPTIONAL, "request body became optional"),
+                    ],
+                );
                 self.description(op, place, &body_pointer, old.description.as_deref(), new.description.as_deref());
                 self.content(op, place, &body_pointer, Direction::Request, &old.content, &new.content);
             }

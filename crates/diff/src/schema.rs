@@ -113,6 +113,23 @@ impl<'a> Differ<'a> {
         Self { old, new, out: Vec::new(), in_progress: HashSet::new(), memo: HashMap::new(), cuts: 0 }
     }
 
+    /// A `required` flag that changed, reported with the rule and message
+    /// of its direction: `[now required, no longer required]`.
+    pub fn required_changed(
+        &mut self,
+        operation: Option<&str>,
+        location: String,
+        pointer: String,
+        (old, new): (bool, bool),
+        [became, relaxed]: [(Rule, &str); 2],
+    ) {
+        if old == new {
+            return;
+        }
+        let (rule, message) = if new { became } else { relaxed };
+        self.push(rule, operation, location, Some(pointer), Some(old.into()), Some(new.into()), message.to_owned());
+    }
+
     #[expect(clippy::too_many_arguments, reason = "one flat constructor keeps every call site readable")]
     pub fn push(
         &mut self,
