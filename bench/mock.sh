@@ -10,8 +10,13 @@
 # ratios against Prism. Target: at least 20 x Prism's throughput and at most a
 # fiftieth of its p99, with the same throughput on both descriptions.
 #
+# On a machine with two cores or more, wrk runs on the last core and every
+# server on the others (taskset), so that the load generator does not
+# preempt the server it measures; Prism is pinned the same way as ours.
+#
 # Usage: bench/mock.sh [DURATION_SECONDS]   (default 10); SVC_BIN=path uses
-#        that binary instead of a release build.
+#        that binary instead of a release build; SVC_BENCH_PIN=0 leaves
+#        every process free to run on any core.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -45,6 +50,14 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
 
+ncpu="$(nproc)"
+LOADGEN=() SERVER=()
+if [ "${SVC_BENCH_PIN:-1}" = 1 ] && [ "$ncpu" -ge 2 ] && command -v taskset >/dev/null; then
+  LOADGEN=(taskset -c "$((ncpu - 1))")
+  SERVER=(taskset -c "0-$((ncpu - 2))")
+  echo "wrk on core $((ncpu - 1)), servers on cores 0-$((ncpu - 2))"
+fi
+
 wait_http() { for _ in $(seq 1 1200); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "no answer from $1" >&2; return 1; }
 peak_kib() { awk '/VmHWM/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
 # The process listening on a port (Prism's launcher forks the server).
@@ -54,7 +67,7 @@ listener_pid() { ss -ltnpH "sport = :$1" | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | 
 measure() {
   local url="$1" script="${2:-}" args=(-t2 -c64 "-d${DURATION}s" --latency)
   [ -n "$script" ] && args+=(-s "$script")
-  wrk "${args[@]}" "$url" > "$work/wrk.txt"
+  "${LOADGEN[@]}" wrk "${args[@]}" "$url" > "$work/wrk.txt"
   local rps p50 p99
   rps=$(awk '/Requests\/sec/ {print $2}' "$work/wrk.txt")
   p50=$(awk '$1=="50%" {print $2}' "$work/wrk.txt")
@@ -82,10 +95,10 @@ run_scenarios() { # name base_url pid
 }
 
 echo "== svc mock"
-RUST_LOG=warn "$svc" mock "$PET" --validate --listen 127.0.0.1:18401 >/dev/null 2>&1 &
+RUST_LOG=warn "${SERVER[@]}" "$svc" mock "$PET" --validate --listen 127.0.0.1:18401 >/dev/null 2>&1 &
 pids+=($!); wait_http http://127.0.0.1:18401/pets/7
 run_scenarios "svc-mock" http://127.0.0.1:18401 "${pids[-1]}"
-RUST_LOG=warn "$svc" mock "$GITHUB" --listen 127.0.0.1:18402 >/dev/null 2>&1 &
+RUST_LOG=warn "${SERVER[@]}" "$svc" mock "$GITHUB" --listen 127.0.0.1:18402 >/dev/null 2>&1 &
 pids+=($!); wait_http http://127.0.0.1:18402/repos/o/r
 curl -sf -o /dev/null http://127.0.0.1:18402/repos/o/r
 RESULT["svc-mock github"]="$(measure http://127.0.0.1:18402/repos/o/r)"
@@ -96,7 +109,7 @@ echo "== hub /mock/<slug> (rate limits raised)"
 data="$work/hub"
 "$svc" --data-dir "$data" hub user create --email bench@example.com --plan business >/dev/null
 token="$("$svc" --json --data-dir "$data" hub token create --email bench@example.com --name bench | sed -n 's/.*"token":"\([^"]*\)".*/\1/p')"
-RUST_LOG=warn SVC_MOCK_RATE_PER_PROJECT=0 SVC_MOCK_RATE_PER_IP=0 "$svc" --json --data-dir "$data" serve hub --no-demo --hub-listen 127.0.0.1:18403 >"$work/hub.out" 2>&1 &
+RUST_LOG=warn SVC_MOCK_RATE_PER_PROJECT=0 SVC_MOCK_RATE_PER_IP=0 "${SERVER[@]}" "$svc" --json --data-dir "$data" serve hub --no-demo --hub-listen 127.0.0.1:18403 >"$work/hub.out" 2>&1 &
 pids+=($!); hub_pid=$!
 wait_http http://127.0.0.1:18403/healthz
 api=http://127.0.0.1:18403/api/v1/projects
@@ -113,13 +126,13 @@ RESULT["hub-mock github"]="$(measure http://127.0.0.1:18403/mock/github/repos/o/
 kill "$hub_pid" 2>/dev/null || true
 
 echo "== Prism $("$PRISM" --version 2>/dev/null || true)"
-"$PRISM" mock "$PET" -h 127.0.0.1 -p 18404 >"$work/prism.out" 2>&1 &
+"${SERVER[@]}" "$PRISM" mock "$PET" -h 127.0.0.1 -p 18404 >"$work/prism.out" 2>&1 &
 pids+=($!); prism_pid=$!
 wait_http http://127.0.0.1:18404/pets/7 || { tail -n 20 "$work/prism.out"; exit 1; }
 prism_server="$(listener_pid 18404)"
 run_scenarios "prism" http://127.0.0.1:18404 "${prism_server:-$prism_pid}"
 kill "$prism_pid" "$prism_server" 2>/dev/null || true
-"$PRISM" mock "$GITHUB" -h 127.0.0.1 -p 18405 >"$work/prism-gh.out" 2>&1 &
+"${SERVER[@]}" "$PRISM" mock "$GITHUB" -h 127.0.0.1 -p 18405 >"$work/prism-gh.out" 2>&1 &
 pids+=($!); prism_gh=$!
 if wait_http http://127.0.0.1:18405/repos/o/r; then
   RESULT["prism github"]="$(measure http://127.0.0.1:18405/repos/o/r)"

@@ -12,7 +12,8 @@
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::num::NonZeroU32;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
@@ -73,10 +74,65 @@ struct CachedSnapshot {
     loaded: Instant,
 }
 
-/// A snapshot with its overrides compiled.
+/// A snapshot with its overrides compiled, and what requests learn about
+/// it on the way: the engine of each version once looked up, and the
+/// request log's sampling budget.
 struct Loaded {
     snapshot: MockSnapshot,
     overrides: Vec<mock::overrides::Compiled>,
+    /// The engine of each version (same order as `snapshot.versions`), so
+    /// that a request after the first takes no lock to find it. Weak: the
+    /// engine cache alone decides how many compiled documents stay in memory.
+    engines: Vec<OnceLock<std::sync::Weak<Engine>>>,
+    /// Rule 11's fall-through applies: every version is REST and there is
+    /// another one than the default to fall through to.
+    falls_through: bool,
+    log_budget: LogBudget,
+}
+
+impl Loaded {
+    fn new(snapshot: MockSnapshot) -> Self {
+        let rules = snapshot.overrides.iter().cloned().map(Into::into).collect();
+        let falls_through = snapshot.versions.len() > 1
+            && snapshot.versions.iter().all(|v| v.spec_format != "graphql")
+            && snapshot.versions.iter().skip(1).any(|v| !v.is_preview);
+        Self {
+            overrides: mock::overrides::compile(rules),
+            engines: snapshot.versions.iter().map(|_| OnceLock::new()).collect(),
+            falls_through,
+            log_budget: LogBudget::default(),
+            snapshot,
+        }
+    }
+}
+
+/// At most [`LOG_ROWS_PER_SECOND`] request-log rows per project and
+/// second: a fixed one-second window, the window's number in the high 32
+/// bits and the rows taken in it in the low ones. One atomic word instead of
+/// a keyed rate limiter: the check runs on every request.
+#[derive(Default)]
+struct LogBudget(AtomicU64);
+
+impl LogBudget {
+    /// Takes a row from the budget of window `second`, if any is left.
+    fn take(&self, second: u32) -> bool {
+        let mut current = self.0.load(Ordering::Relaxed);
+        loop {
+            let (window, taken) = ((current >> 32) as u32, current as u32);
+            let next = if window == second {
+                if taken >= LOG_ROWS_PER_SECOND {
+                    return false;
+                }
+                current + 1
+            } else {
+                (u64::from(second) << 32) | 1
+            };
+            match self.0.compare_exchange_weak(current, next, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => return true,
+                Err(actual) => current = actual,
+            }
+        }
+    }
 }
 
 /// Shared state of the hosted mock.
@@ -87,11 +143,12 @@ pub struct MockServer {
     limits: MockConfig,
     /// One cell per document, so concurrent first requests compile it once.
     engines: Mutex<HashMap<String, Arc<tokio::sync::OnceCell<Arc<Engine>>>>>,
-    snapshots: Mutex<HashMap<String, CachedSnapshot>>,
+    snapshots: RwLock<HashMap<String, CachedSnapshot>>,
     log: OnceLock<mpsc::Sender<LogEntry>>,
-    log_sample: DefaultKeyedRateLimiter<String>,
+    /// The origin of the request log's sampling windows.
+    started: Instant,
     /// The last WAL-index stamp read and when (see [`STAMP_REUSE`]).
-    stamp: Mutex<Option<(Instant, Option<Stamp>)>>,
+    stamp: RwLock<Option<(Instant, Option<Stamp>)>>,
     /// `mock_requests_total`: the mock is mounted outside the hub's
     /// per-request instrumentation (see `router_with`), so it counts its
     /// requests itself, through a handle taken once (an atomic add).
@@ -117,12 +174,10 @@ impl MockServer {
             per_ip: limiter(config.per_ip_per_minute),
             limits: config,
             engines: Mutex::new(HashMap::new()),
-            snapshots: Mutex::new(HashMap::new()),
+            snapshots: RwLock::new(HashMap::new()),
             log: OnceLock::new(),
-            log_sample: RateLimiter::keyed(Quota::per_second(
-                NonZeroU32::new(LOG_ROWS_PER_SECOND).unwrap_or(NonZeroU32::MIN),
-            )),
-            stamp: Mutex::new(None),
+            started: Instant::now(),
+            stamp: RwLock::new(None),
             requests: {
                 platform::http::metrics_handle();
                 metrics::counter!("mock_requests_total")
@@ -134,14 +189,14 @@ impl MockServer {
     /// snapshot stored under an older stamp than the data it holds is only
     /// reloaded once more, never served stale.
     fn change_stamp(&self) -> Option<Stamp> {
-        if let Ok(memo) = self.stamp.lock()
+        if let Ok(memo) = self.stamp.read()
             && let Some((at, stamp)) = *memo
             && at.elapsed() < STAMP_REUSE
         {
             return stamp;
         }
         let stamp = self.hub.change_stamp();
-        if let Ok(mut memo) = self.stamp.lock() {
+        if let Ok(mut memo) = self.stamp.write() {
             *memo = Some((Instant::now(), stamp));
         }
         stamp
@@ -150,7 +205,7 @@ impl MockServer {
     fn snapshot_cached(&self, slug: &str) -> Option<Arc<Loaded>> {
         let stamp = self.change_stamp();
         let generation = self.hub.mock_generation();
-        let snapshots = self.snapshots.lock().ok()?;
+        let snapshots = self.snapshots.read().ok()?;
         let cached = snapshots.get(slug)?;
         let fresh = match (&stamp, &cached.stamp) {
             (Some(now), Some(then)) => now == then,
@@ -171,9 +226,8 @@ impl MockServer {
             Ok(snapshot) => snapshot,
             Err(closed) => return Ok(Err(closed)),
         };
-        let rules = snapshot.overrides.iter().cloned().map(Into::into).collect();
-        let loaded = Arc::new(Loaded { overrides: mock::overrides::compile(rules), snapshot });
-        if let Ok(mut snapshots) = self.snapshots.lock() {
+        let loaded = Arc::new(Loaded::new(snapshot));
+        if let Ok(mut snapshots) = self.snapshots.write() {
             if snapshots.len() >= 10_000 {
                 snapshots.clear();
             }
@@ -183,6 +237,19 @@ impl MockServer {
             );
         }
         Ok(Ok(loaded))
+    }
+
+    /// The engine of version `index` of a loaded snapshot.
+    async fn engine_of(&self, loaded: &Loaded, index: usize) -> Result<Arc<Engine>, ApiError> {
+        let (Some(version), Some(slot)) = (loaded.snapshot.versions.get(index), loaded.engines.get(index)) else {
+            return Err(ApiError::from(hub_core::HubError::Internal("version index out of range".into())));
+        };
+        if let Some(engine) = slot.get().and_then(std::sync::Weak::upgrade) {
+            return Ok(engine);
+        }
+        let engine = self.engine(version).await?;
+        let _ = slot.set(Arc::downgrade(&engine));
+        Ok(engine)
     }
 
     async fn engine(&self, version: &MockVersion) -> Result<Arc<Engine>, ApiError> {
@@ -229,10 +296,11 @@ impl MockServer {
         Ok(())
     }
 
-    /// Whether this request of `project_id` goes into the request log
-    /// (at most [`LOG_ROWS_PER_SECOND`] rows a second per project).
-    fn log_sampled(&self, project_id: &str) -> bool {
-        self.log_sample.check_key(&project_id.to_owned()).is_ok()
+    /// Whether a request that arrived at `at` goes into the project's
+    /// request log (at most [`LOG_ROWS_PER_SECOND`] rows a second).
+    fn log_sampled(&self, loaded: &Loaded, at: Instant) -> bool {
+        let second = u32::try_from(at.saturating_duration_since(self.started).as_secs()).unwrap_or(u32::MAX);
+        loaded.log_budget.take(second)
     }
 
     /// Hands a sampled row to the background writer.
@@ -249,9 +317,6 @@ impl MockServer {
             && limiter.len() > 100_000
         {
             limiter.retain_recent();
-        }
-        if self.log_sample.len() > 100_000 {
-            self.log_sample.retain_recent();
         }
     }
 }
@@ -315,9 +380,10 @@ async fn serve_inner(server: &MockServer, request: Request) -> Result<Response, 
     let (parts, body) = request.into_parts();
     let full = parts.uri.path();
     let rest = full.strip_prefix("/mock/").unwrap_or("");
-    let (head, path) = match rest.split_once('/') {
-        Some((head, tail)) => (head, format!("/{tail}")),
-        None => (rest, "/".to_owned()),
+    // The path inside the project keeps its leading slash.
+    let (head, path) = match rest.find('/') {
+        Some(slash) => rest.split_at(slash),
+        None => (rest, "/"),
     };
     let (slug, label) = match head.split_once('@') {
         Some((slug, label)) => (slug, Some(label)),
@@ -333,10 +399,7 @@ async fn serve_inner(server: &MockServer, request: Request) -> Result<Response, 
             let session = crate::docs_site::session_cookie(&parts.headers, slug);
             match session {
                 Some(session) => match server.hub.mock_snapshot_for(slug, Some(&session)).await? {
-                    Ok(snapshot) => {
-                        let rules = snapshot.overrides.iter().cloned().map(Into::into).collect();
-                        Arc::new(Loaded { overrides: mock::overrides::compile(rules), snapshot })
-                    }
+                    Ok(snapshot) => Arc::new(Loaded::new(snapshot)),
                     Err(_) => return Err(password_required(slug)),
                 },
                 None => return Err(password_required(slug)),
@@ -348,9 +411,9 @@ async fn serve_inner(server: &MockServer, request: Request) -> Result<Response, 
         .map_err(|e| ApiError::new(Code::PayloadTooLarge, e.to_string()))?;
     let query = parts.uri.query().unwrap_or("");
     let mock_request =
-        mock::Request { method: &parts.method, path: &path, query, headers: &parts.headers, body: &body };
+        mock::Request { method: &parts.method, path, query, headers: &parts.headers, body: &body };
     let snapshot = &loaded.snapshot;
-    let version = pick_version(server, snapshot, label, &path).await?;
+    let version = pick_version(server, &loaded, label, path).await?;
     let mut rng = rand::rngs::SmallRng::from_rng(&mut rand::rng());
     let now = chrono::DateTime::from_timestamp_millis(server.hub.clock().now().as_millis()).unwrap_or_default();
     let reply = if let Some(reply) = {
@@ -361,7 +424,7 @@ async fn serve_inner(server: &MockServer, request: Request) -> Result<Response, 
     } else {
         let (version, engine) = version;
         let sequence = if Prefer::parse(&parts.headers, query).example == Some(ExampleChoice::Sequential) {
-            match engine.route(&parts.method, &path) {
+            match engine.route(&parts.method, path) {
                 Some(route) => Some(
                     server
                         .hub
@@ -378,7 +441,7 @@ async fn serve_inner(server: &MockServer, request: Request) -> Result<Response, 
     };
     // Most requests above the log's sampling rate are not logged: decide
     // before building the row.
-    if server.log_sampled(&snapshot.project_id) {
+    if server.log_sampled(&loaded, started) {
         let label = reply.headers.get("x-mock-version").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
         let entry = LogEntry {
             id: None,
@@ -413,28 +476,28 @@ type Chosen<'a> = (&'a MockVersion, Arc<Engine>);
 /// when the default does not.
 async fn pick_version<'a>(
     server: &MockServer,
-    snapshot: &'a MockSnapshot,
+    loaded: &'a Loaded,
     label: Option<&str>,
     path: &str,
 ) -> Result<Chosen<'a>, ApiError> {
+    let versions = &loaded.snapshot.versions;
     if let Some(label) = label {
-        let version = snapshot
-            .versions
+        let (index, version) = versions
             .iter()
-            .find(|v| v.label == label)
+            .enumerate()
+            .find(|(_, v)| v.label == label)
             .ok_or_else(|| ApiError::new(Code::NotFound, format!("version `{label}` not found")))?;
-        return Ok((version, server.engine(version).await?));
+        return Ok((version, server.engine_of(loaded, index).await?));
     }
-    let Some(default) = snapshot.versions.first() else {
+    let Some(default) = versions.first() else {
         return Err(ApiError::new(Code::NotFound, "the project has no version to mock yet; push a spec first"));
     };
-    let engine = server.engine(default).await?;
-    let all_rest = snapshot.versions.iter().all(|v| v.spec_format != "graphql");
-    if !all_rest || engine.has_path(path) {
+    let engine = server.engine_of(loaded, 0).await?;
+    if !loaded.falls_through || engine.has_path(path) {
         return Ok((default, engine));
     }
-    for version in snapshot.versions.iter().skip(1).filter(|v| !v.is_preview) {
-        let other = server.engine(version).await?;
+    for (index, version) in versions.iter().enumerate().skip(1).filter(|(_, v)| !v.is_preview) {
+        let other = server.engine_of(loaded, index).await?;
         if other.has_path(path) {
             return Ok((version, other));
         }
@@ -569,4 +632,33 @@ fn respond_local(local: &LocalMock, engine: &Engine, request: &mock::Request<'_>
         *counter += 1;
     }
     engine.respond(request, &local.settings, &mut ctx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_budget_takes_a_fixed_number_of_rows_per_window() {
+        let budget = LogBudget::default();
+        let taken = (0..LOG_ROWS_PER_SECOND + 50).filter(|_| budget.take(7)).count();
+        assert_eq!(taken, LOG_ROWS_PER_SECOND as usize);
+        assert!(!budget.take(7), "the window stays spent");
+        assert!(budget.take(8), "the next second starts a new window");
+        let taken = 1 + (0..LOG_ROWS_PER_SECOND).filter(|_| budget.take(8)).count();
+        assert_eq!(taken, LOG_ROWS_PER_SECOND as usize);
+    }
+
+    #[test]
+    fn log_budget_is_exact_across_threads() {
+        let budget = Arc::new(LogBudget::default());
+        let threads: Vec<_> = (0..4)
+            .map(|_| {
+                let budget = budget.clone();
+                std::thread::spawn(move || (0..1000).filter(|_| budget.take(3)).count())
+            })
+            .collect();
+        let total: usize = threads.into_iter().map(|t| t.join().unwrap()).sum();
+        assert_eq!(total, LOG_ROWS_PER_SECOND as usize);
+    }
 }

@@ -126,10 +126,14 @@ impl Walker<'_> {
             return default.clone();
         }
         if let Some(Value::Array(parts)) = map.get("allOf") {
-            if self.types_conflict(schema, 0).is_none() {
+            match self.types_conflict(schema, 0) {
                 // Members of types that share none (Sinao's `discount`, an
                 // object in one member and an integer in another).
-                self.unmet.set(true);
+                None => self.unmet.set(true),
+                // Nullable members of different types (a nullable string
+                // and a nullable integer) share null alone.
+                Some(Some(Value::String(only))) if only == "null" => return Value::Null,
+                Some(_) => {}
             }
             let merged = self.merge_all_of(schema, parts, 0);
             // The merged schema may still carry `oneOf`/`anyOf`/`enum`.
@@ -2037,6 +2041,14 @@ mod tests {
                     "anyOf": [{"$ref": "#/components/schemas/Deprecation"}, {"required": ["url"]}]}}}
         }});
         assert_eq!(sample(&spec, &invoice, Direction::Response), json!({"id": 1}));
+        // Nullable members of different types admit null alone.
+        let either = json!({"allOf": [{"type": "string", "nullable": true}, {"type": "integer", "nullable": true}]});
+        assert_eq!(sample(&spec, &either, Direction::Response), Value::Null);
+        let listed = json!({"allOf": [{"type": ["string", "null"]}, {"type": ["integer", "null"]}]});
+        assert_eq!(sample(&spec, &listed, Direction::Response), Value::Null);
+        // One nullable member beside a plain one keeps the plain type.
+        let plain = json!({"allOf": [{"type": "string", "nullable": true}, {"type": "string", "minLength": 2}]});
+        assert!(sample(&spec, &plain, Direction::Response).as_str().is_some_and(|s| s.len() >= 2));
         // Codat: `additionalProperties: false` written inside `properties`;
         // EPA: a required property declared past the cap on properties.
         let mut many = serde_json::Map::new();

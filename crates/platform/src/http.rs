@@ -110,6 +110,10 @@ pub async fn read_body_limited(headers: &axum::http::HeaderMap, body: Body, limi
     if declared.is_some_and(|len| len > limit as u64) {
         return Err(BodyError::TooLarge { limit });
     }
+    // Most requests (GETs) carry none: no collector to set up.
+    if axum::body::HttpBody::is_end_stream(&body) {
+        return Ok(Bytes::new());
+    }
     match Limited::new(body, limit).collect().await {
         Ok(collected) => Ok(collected.to_bytes()),
         Err(err) if err.is::<LengthLimitError>() => Err(BodyError::TooLarge { limit }),
