@@ -410,8 +410,7 @@ async fn serve_inner(server: &MockServer, request: Request) -> Result<Response, 
         .await
         .map_err(|e| ApiError::new(Code::PayloadTooLarge, e.to_string()))?;
     let query = parts.uri.query().unwrap_or("");
-    let mock_request =
-        mock::Request { method: &parts.method, path, query, headers: &parts.headers, body: &body };
+    let mock_request = mock::Request { method: &parts.method, path, query, headers: &parts.headers, body: &body };
     let snapshot = &loaded.snapshot;
     let version = pick_version(server, &loaded, label, path).await?;
     let mut rng = rand::rngs::SmallRng::from_rng(&mut rand::rng());
