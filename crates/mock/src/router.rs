@@ -33,11 +33,10 @@ enum Piece {
 #[derive(Debug, Default, Clone)]
 struct Node {
     literals: HashMap<String, Node>,
-    /// Segments with literal text around parameters, by shape, in the order
-    /// first inserted.
+    /// Segments with parameters, by shape: those with literal text around
+    /// their parameters in the order first inserted, then a segment that is
+    /// one parameter.
     templates: Vec<(Vec<Piece>, Node)>,
-    /// A segment that is one parameter.
-    param: Option<Box<Node>>,
     /// The route ending here (the first inserted wins).
     end: Option<Leaf>,
 }
@@ -66,13 +65,19 @@ impl Router {
             let pieces = parse_segment(segment, &mut names);
             node = match pieces.as_slice() {
                 [] => node.literals.entry(segment.to_owned()).or_default(),
-                [Piece::Param] => node.param.get_or_insert_with(Box::default),
                 _ => {
                     let position = match node.templates.iter().position(|(shape, _)| *shape == pieces) {
                         Some(position) => position,
                         None => {
-                            node.templates.push((pieces, Node::default()));
-                            node.templates.len() - 1
+                            // A plain parameter stays last.
+                            let plain = |shape: &[Piece]| matches!(shape, [Piece::Param]);
+                            let at = if plain(&pieces) {
+                                node.templates.len()
+                            } else {
+                                node.templates.iter().take_while(|(shape, _)| !plain(shape)).count()
+                            };
+                            node.templates.insert(at, (pieces, Node::default()));
+                            at
                         }
                     };
                     match node.templates.get_mut(position) {
@@ -100,15 +105,12 @@ impl Router {
 /// parameter values on the way (cut back when a branch fails).
 fn find_in<'n, 'p>(node: &'n Node, parts: &[&'p str], values: &mut Vec<&'p str>) -> Option<&'n Leaf> {
     let Some((part, rest)) = parts.split_first() else { return node.end.as_ref() };
-    // A literal matches the raw segment or its decoded form.
-    if let Some(found) = node.literals.get(*part).and_then(|child| find_in(child, rest, values)) {
-        return Some(found);
-    }
-    if part.contains('%') {
-        let plain = percent_decode_str(part).decode_utf8_lossy();
-        if plain != *part
-            && let Some(found) = node.literals.get(plain.as_ref()).and_then(|child| find_in(child, rest, values))
-        {
+    // A literal matches the raw segment, then its decoded form (borrowed
+    // when the segment has no escapes).
+    let plain = percent_decode_str(part).decode_utf8_lossy();
+    let decoded = (plain != *part).then_some(plain.as_ref());
+    for key in std::iter::once(*part).chain(decoded) {
+        if let Some(found) = node.literals.get(key).and_then(|child| find_in(child, rest, values)) {
             return Some(found);
         }
     }
@@ -117,15 +119,6 @@ fn find_in<'n, 'p>(node: &'n Node, parts: &[&'p str], values: &mut Vec<&'p str>)
         if match_pieces(pieces, part, values).is_some()
             && let Some(found) = find_in(child, rest, values)
         {
-            return Some(found);
-        }
-        values.truncate(mark);
-    }
-    if let Some(child) = &node.param
-        && !part.is_empty()
-    {
-        values.push(part);
-        if let Some(found) = find_in(child, rest, values) {
             return Some(found);
         }
         values.truncate(mark);
