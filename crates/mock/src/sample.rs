@@ -1268,6 +1268,7 @@ fn pattern_validator(pattern: &str) -> Option<jsonschema::Validator> {
     jsonschema::options()
         .with_draft(draft)
         .with_registry(&registry)
+        .with_pattern_options(crate::schema::pattern_limits())
         .build(&json!({ "$ref": format!("{BASE}#/definitions/p") }))
         .ok()
 }
@@ -2243,11 +2244,17 @@ mod tests {
         ] {
             let started = std::time::Instant::now();
             assert_eq!(bounded_sample_with(&spec, &schemas, &schema, Direction::Response), None, "{schema}");
-            assert!(sample_with(&spec, &schemas, &schema, Direction::Response)["message"].as_str().unwrap().contains("64 KiB"));
+            assert!(
+                sample_with(&spec, &schemas, &schema, Direction::Response)["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("64 KiB")
+            );
             assert!(started.elapsed() < std::time::Duration::from_secs(5), "{schema} took {:?}", started.elapsed());
         }
         // Patterns whose longest draw is huge but whose shortest fits are narrowed, not refused.
-        let narrowed = sample(&spec, &json!({"type": "string", "pattern": "^(ab{0,100000}){1,100000}$"}), Direction::Response);
+        let narrowed =
+            sample(&spec, &json!({"type": "string", "pattern": "^(ab{0,100000}){1,100000}$"}), Direction::Response);
         let text = narrowed.as_str().unwrap();
         assert!(text.starts_with('a') && text.len() <= SAMPLE_BYTE_BUDGET, "{}", text.len());
         // Ordinary lengths are untouched.
