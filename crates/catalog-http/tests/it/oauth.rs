@@ -160,9 +160,7 @@ async fn tokens_scopes_and_errors(app: TestApp) {
 
     // Wrong password: the form again with 401; a wrong redirect URI: an error page, no redirect.
     let wrong = app
-        .form(
-            "/authorize",
-            &[
+        .submit_login(&[
                 ("client_id", &client_id),
                 ("redirect_uri", REDIRECT),
                 ("response_type", "code"),
@@ -170,9 +168,7 @@ async fn tokens_scopes_and_errors(app: TestApp) {
                 ("username", "bo"),
                 ("password", "wrong"),
                 ("decision", "allow"),
-            ],
-            None,
-        )
+            ])
         .await;
     assert_eq!(wrong.status, StatusCode::UNAUTHORIZED);
     let evil = app
@@ -197,17 +193,13 @@ async fn tokens_scopes_and_errors(app: TestApp) {
 
     // Deny redirects with access_denied.
     let denied = app
-        .form(
-            "/authorize",
-            &[
+        .submit_login(&[
                 ("client_id", &client_id),
                 ("redirect_uri", REDIRECT),
                 ("response_type", "code"),
                 ("state", "s1"),
                 ("decision", "deny"),
-            ],
-            None,
-        )
+            ])
         .await;
     let location = denied.headers["location"].to_str().unwrap();
     assert!(location.contains("error=access_denied") && location.contains("state=s1"), "{location}");
