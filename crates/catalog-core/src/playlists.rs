@@ -208,7 +208,13 @@ impl Catalog {
         self.readable_row(id, access.user_id.as_deref(), Some(&access.scopes)).await?;
         let mut out = Vec::with_capacity(users.len());
         for user in users {
-            out.push(self.contains(user, crate::ItemKind::Playlist, &[id.to_owned()]).await?.first().copied().unwrap_or(false));
+            out.push(
+                self.contains(user, crate::ItemKind::Playlist, &[id.to_owned()])
+                    .await?
+                    .first()
+                    .copied()
+                    .unwrap_or(false),
+            );
         }
         Ok(out)
     }
@@ -312,7 +318,12 @@ impl Catalog {
     }
 
     /// A page of the items, when the caller may read the playlist.
-    pub async fn playlist_items(&self, id: &str, access: &Access, window: Window) -> CatalogResult<Slice<PlaylistItem>> {
+    pub async fn playlist_items(
+        &self,
+        id: &str,
+        access: &Access,
+        window: Window,
+    ) -> CatalogResult<Slice<PlaylistItem>> {
         self.readable_row(id, access.user_id.as_deref(), Some(&access.scopes)).await?;
         self.items_page(id, window).await
     }
@@ -419,7 +430,12 @@ impl Catalog {
     }
 
     /// Replaces all items with `track_ids`.
-    pub async fn replace_playlist_items(&self, id: &str, access: &Access, track_ids: &[String]) -> CatalogResult<String> {
+    pub async fn replace_playlist_items(
+        &self,
+        id: &str,
+        access: &Access,
+        track_ids: &[String],
+    ) -> CatalogResult<String> {
         if track_ids.len() > MAX_ITEMS_PER_REQUEST {
             return Err(CatalogError::invalid(format!("at most {MAX_ITEMS_PER_REQUEST} items per request")));
         }

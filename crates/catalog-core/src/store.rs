@@ -501,7 +501,8 @@ impl Store {
     }
 
     pub async fn insert_access_token(&self, token_hash: &str, row: &TokenRow) -> StoreResult<()> {
-        with_db!(&self.db, |pool| sqlx::query(
+        with_db!(&self.db, |pool| {
+            sqlx::query(
             "INSERT INTO access_tokens (token_hash, client_id, user_id, scope, expires_at, family_id) VALUES ($1, $2, $3, $4, $5, $6)"
         )
         .bind(token_hash)
@@ -513,7 +514,8 @@ impl Store {
         .execute(pool)
         .await
         .map(drop)
-        .map_err(store_error))
+        .map_err(store_error)
+        })
     }
 
     pub async fn access_token(&self, token_hash: &str) -> StoreResult<Option<TokenRow>> {
@@ -572,13 +574,15 @@ impl Store {
     }
 
     pub async fn refresh_token(&self, token_hash: &str) -> StoreResult<Option<RefreshRow>> {
-        with_db!(&self.db, |pool| sqlx::query_as(
+        with_db!(&self.db, |pool| {
+            sqlx::query_as(
             "SELECT client_id, user_id, scope, family_id, family_created_at, last_used_at, rotated_at, pkce, confidential FROM refresh_tokens WHERE token_hash = $1"
         )
         .bind(token_hash)
         .fetch_optional(pool)
         .await
-        .map_err(store_error))
+        .map_err(store_error)
+        })
     }
 
     /// Rotates a refresh token: marks `old_hash` rotated and issues the next

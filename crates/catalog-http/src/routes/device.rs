@@ -23,13 +23,17 @@ use tokio::io::{AsyncReadExt as _, AsyncSeekExt as _};
 
 use crate::AppState;
 use crate::error::ApiError;
-use crate::extract::{Auth, Query, json_body, LimitedBody};
+use crate::extract::{Auth, LimitedBody, Query, json_body};
 
 const STREAMING: &str = "streaming";
 const CHUNK: u64 = 64 * 1024;
 
 /// `POST /connect/devices`: `{"name", "type"?, "supports_volume"?}`.
-pub async fn register(State(s): State<AppState>, Auth(a): Auth, LimitedBody(body): LimitedBody) -> Result<Response, ApiError> {
+pub async fn register(
+    State(s): State<AppState>,
+    Auth(a): Auth,
+    LimitedBody(body): LimitedBody,
+) -> Result<Response, ApiError> {
     let user = a.user(&[STREAMING])?;
     let body = json_body(&body)?;
     let name =

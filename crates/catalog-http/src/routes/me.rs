@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::AppState;
 use crate::error::ApiError;
-use crate::extract::{Auth, Query, json_body, LimitedBody};
+use crate::extract::{Auth, LimitedBody, Query, json_body};
 
 type ApiResult = Result<Json<Value>, ApiError>;
 
@@ -55,7 +55,12 @@ fn kind_of(path: &str) -> (ItemKind, usize, usize) {
     }
 }
 
-pub async fn save(State(s): State<AppState>, Auth(a): Auth, q: Query, LimitedBody(body): LimitedBody) -> Result<StatusCode, ApiError> {
+pub async fn save(
+    State(s): State<AppState>,
+    Auth(a): Auth,
+    q: Query,
+    LimitedBody(body): LimitedBody,
+) -> Result<StatusCode, ApiError> {
     let user = a.user(&[MODIFY])?;
     let (kind, mq, mb) = kind_of(&q.path);
     let ids = ids_from(&q, &body, kind, mq, mb)?;
@@ -63,7 +68,12 @@ pub async fn save(State(s): State<AppState>, Auth(a): Auth, q: Query, LimitedBod
     Ok(StatusCode::OK)
 }
 
-pub async fn unsave(State(s): State<AppState>, Auth(a): Auth, q: Query, LimitedBody(body): LimitedBody) -> Result<StatusCode, ApiError> {
+pub async fn unsave(
+    State(s): State<AppState>,
+    Auth(a): Auth,
+    q: Query,
+    LimitedBody(body): LimitedBody,
+) -> Result<StatusCode, ApiError> {
     let user = a.user(&[MODIFY])?;
     let (kind, mq, mb) = kind_of(&q.path);
     let ids = ids_from(&q, &body, kind, mq, mb)?;

@@ -59,10 +59,7 @@ fn html(status: StatusCode, body: String, set_cookie: Option<String>) -> Respons
 fn error_page(status: StatusCode, message: &str) -> Response {
     html(
         status,
-        page(
-            "Authorization failed",
-            &format!("<h1>Authorization failed</h1><p class=\"err\">{}</p>", escape(message)),
-        ),
+        page("Authorization failed", &format!("<h1>Authorization failed</h1><p class=\"err\">{}</p>", escape(message))),
         None,
     )
 }

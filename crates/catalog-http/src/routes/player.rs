@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::AppState;
 use crate::error::ApiError;
-use crate::extract::{Auth, Query, json_body, LimitedBody};
+use crate::extract::{Auth, LimitedBody, Query, json_body};
 
 const READ_STATE: &str = "user-read-playback-state";
 const READ_CURRENT: &str = "user-read-currently-playing";

@@ -206,7 +206,12 @@ pub async fn update(
 
 /// `DELETE .../items`: body `{"items": [{"uri", "positions"?}]}` (spotipy) or
 /// `{"tracks": [...]}` (tekore and the deprecated route).
-pub async fn remove(State(s): State<AppState>, Auth(a): Auth, Path(id): Path<String>, LimitedBody(body): LimitedBody) -> ApiResult {
+pub async fn remove(
+    State(s): State<AppState>,
+    Auth(a): Auth,
+    Path(id): Path<String>,
+    LimitedBody(body): LimitedBody,
+) -> ApiResult {
     a.user_any(&MODIFY)?;
     let id = parse_id(&id, ItemKind::Playlist)?;
     let body = json_body(&body)?;

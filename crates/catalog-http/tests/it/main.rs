@@ -13,6 +13,7 @@ mod library;
 mod limits;
 mod oauth;
 mod player;
+mod security;
 mod spoken;
 mod spotify_schema;
 mod support;

@@ -181,14 +181,14 @@ async fn tokens_scopes_and_errors(app: TestApp) {
     // Wrong password: the form again with 401; a wrong redirect URI: an error page, no redirect.
     let wrong = app
         .submit_login(&[
-                ("client_id", &client_id),
-                ("redirect_uri", REDIRECT),
-                ("response_type", "code"),
-                ("scope", ""),
-                ("username", "bo"),
-                ("password", "wrong"),
-                ("decision", "allow"),
-            ])
+            ("client_id", &client_id),
+            ("redirect_uri", REDIRECT),
+            ("response_type", "code"),
+            ("scope", ""),
+            ("username", "bo"),
+            ("password", "wrong"),
+            ("decision", "allow"),
+        ])
         .await;
     assert_eq!(wrong.status, StatusCode::UNAUTHORIZED);
     let evil = app
@@ -214,12 +214,12 @@ async fn tokens_scopes_and_errors(app: TestApp) {
     // Deny redirects with access_denied.
     let denied = app
         .submit_login(&[
-                ("client_id", &client_id),
-                ("redirect_uri", REDIRECT),
-                ("response_type", "code"),
-                ("state", "s1"),
-                ("decision", "deny"),
-            ])
+            ("client_id", &client_id),
+            ("redirect_uri", REDIRECT),
+            ("response_type", "code"),
+            ("state", "s1"),
+            ("decision", "deny"),
+        ])
         .await;
     let location = denied.headers["location"].to_str().unwrap();
     assert!(location.contains("error=access_denied") && location.contains("state=s1"), "{location}");

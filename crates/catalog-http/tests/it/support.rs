@@ -148,13 +148,23 @@ impl TestApp {
     /// Opens the login page for the OAuth parameters among `pairs` (as a
     /// browser would) and returns the CSRF cookie pair and the form's token.
     pub async fn login_page(&self, pairs: &[(&str, &str)]) -> (String, String) {
+        self.login_page_on(&self.router, pairs).await
+    }
+
+    /// [`Self::login_page`] on another router (its own CSRF key).
+    pub async fn login_page_on(&self, router: &Router, pairs: &[(&str, &str)]) -> (String, String) {
         let params: Vec<(&str, &str)> = pairs
             .iter()
             .copied()
             .filter(|(k, _)| !matches!(*k, "username" | "password" | "decision" | "csrf_token"))
             .collect();
         let query = serde_urlencoded::to_string(&params).unwrap();
-        let page = self.request(Method::GET, &format!("/authorize?{query}"), None, None).await;
+        let request = Request::get(format!("/authorize?{query}")).body(Body::empty()).unwrap();
+        let response = router.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        let page = TestResponse { status, headers, body };
         assert_eq!(page.status, StatusCode::OK, "{}", String::from_utf8_lossy(&page.body));
         let cookie = page.headers["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_owned();
         let html = String::from_utf8_lossy(&page.body);
