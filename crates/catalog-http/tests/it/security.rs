@@ -37,6 +37,9 @@ on_both_stores!(
     huge_bodies_are_refused_without_being_buffered,
 );
 
+/// Extra request headers as name/value pairs.
+type Headers = Vec<(String, String)>;
+
 const VERIFIER: &str = "a-verifier-of-forty-three-characters-long-x-and-more";
 
 /// Exchanges a code with the client secret; returns the token answer.
@@ -486,7 +489,7 @@ async fn consent_without_csrf_token_is_refused(app: TestApp) {
     // A POST without the token (a cross-site form), with a forged token,
     // or with a token but not its cookie: 403 and no code.
     let (cookie, token) = app.login_page(&pairs).await;
-    let cases: Vec<(Vec<(&str, &str)>, Vec<(String, String)>)> = vec![
+    let cases: Vec<(Vec<(&str, &str)>, Headers)> = vec![
         (pairs.to_vec(), vec![]),
         (pairs.to_vec(), vec![("cookie".to_owned(), cookie.clone())]),
         ([&pairs[..], &[("csrf_token", "forged")]].concat(), vec![("cookie".to_owned(), cookie.clone())]),
