@@ -27,6 +27,9 @@ pub mod store;
 pub mod stream;
 pub mod synth;
 
+#[cfg(test)]
+mod fuzz;
+
 use std::path::Path;
 use std::sync::Arc;
 

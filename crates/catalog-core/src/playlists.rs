@@ -95,16 +95,19 @@ pub struct Reorder {
 /// Applies a reorder to a list, as Spotify defines it.
 pub fn reorder<T>(mut items: Vec<T>, r: Reorder) -> CatalogResult<Vec<T>> {
     let len = items.len();
-    if r.range_length == 0 || r.range_start >= len || r.range_start + r.range_length > len {
+    // The numbers come from a request body: an end past `usize::MAX` must
+    // be refused, not overflow.
+    let end = r.range_start.checked_add(r.range_length).filter(|end| *end <= len);
+    let Some(end) = end.filter(|_| r.range_length > 0 && r.range_start < len) else {
         return Err(CatalogError::invalid("range_start and range_length must lie within the playlist"));
-    }
+    };
     if r.insert_before > len {
         return Err(CatalogError::invalid("insert_before must lie within the playlist"));
     }
-    if (r.range_start..=r.range_start + r.range_length).contains(&r.insert_before) {
+    if (r.range_start..=end).contains(&r.insert_before) {
         return Ok(items);
     }
-    let moved: Vec<T> = items.drain(r.range_start..r.range_start + r.range_length).collect();
+    let moved: Vec<T> = items.drain(r.range_start..end).collect();
     let at = if r.insert_before > r.range_start { r.insert_before - r.range_length } else { r.insert_before };
     let tail = items.split_off(at);
     items.extend(moved);

@@ -12,6 +12,7 @@ mod catalog_reads;
 mod library;
 mod limits;
 mod oauth;
+mod parsers;
 mod player;
 mod security;
 mod spoken;
