@@ -14,6 +14,7 @@ pub mod content;
 pub mod courses;
 pub mod csv_import;
 pub mod demo;
+pub mod embed_links;
 pub mod error;
 pub mod generate;
 pub mod issues;
@@ -34,6 +35,7 @@ use std::sync::Arc;
 
 use kernel::Clock;
 use platform::outbound::Outbound;
+use platform::secrets::SecretKey;
 use platform::{Db, DbError, Migrations};
 
 pub use error::{CoursesError, CoursesResult, KeyRejection, Suspension, Throttle};
@@ -59,12 +61,23 @@ pub struct Courses {
     clock: Arc<dyn Clock>,
     outbound: Outbound,
     llm: Option<generate::LlmConfig>,
+    /// Seals recoverable secrets at rest and keys the embed's visitor hash.
+    secret_key: SecretKey,
 }
 
 impl Courses {
     /// Builds the service over an open, migrated database.
     pub fn new(db: Db, clock: Arc<dyn Clock>) -> Self {
-        Self { store: Store::new(db), clock, outbound: Outbound::default(), llm: None }
+        Self { store: Store::new(db), clock, outbound: Outbound::default(), llm: None, secret_key: SecretKey::generate() }
+    }
+
+    /// The key that seals secrets at rest (by default a random key per
+    /// process: a real service passes the one from `SVC_SECRET_KEY` or the
+    /// data dir, shared by every node).
+    #[must_use]
+    pub fn with_secret_key(mut self, key: SecretKey) -> Self {
+        self.secret_key = key;
+        self
     }
 
     /// The client webhook messages go out through (by default the guard

@@ -183,32 +183,51 @@ async fn call_tool(
     }
 }
 
+/// Messages in one JSON-RPC batch; a larger batch is refused whole.
+pub const MAX_BATCH: usize = 20;
+
 /// `POST /v1/mcp`: one JSON-RPC message (or a batch) per request.
+///
+/// The key is checked before a byte of the body is read, the body is
+/// bounded while it streams ([`crate::extract::JSON_BODY_LIMIT`]), and each
+/// message of a batch counts against the key's rate like a request.
 pub async fn handle(
     State(state): State<AppState>,
     headers: HeaderMap,
-    body: axum::body::Bytes,
+    body: axum::body::Body,
 ) -> Result<Response, ApiError> {
     let authorization = headers.get(AUTHORIZATION).map(|v| v.to_str().unwrap_or("\u{0}"));
     // Listing and reading tools is allowed to read-only keys; each writing
     // tool checks the key's scope itself.
     let access = state.courses.authorize(authorization, "GET").await?;
+    let body = crate::extract::read_limited(&headers, body, crate::extract::JSON_BODY_LIMIT).await?;
     let message: Value = serde_json::from_slice(&body).map_err(|e| {
         ApiError::from(CoursesError::field(&[], "invalid_json", format!("the body is not valid JSON-RPC: {e}")))
     })?;
+    let batched = matches!(message, Value::Array(_));
     let messages = match message {
         Value::Array(batch) => batch,
         single => vec![single],
     };
+    if messages.len() > MAX_BATCH {
+        return Err(CoursesError::field(
+            &[],
+            "too_big",
+            format!("a JSON-RPC batch holds at most {MAX_BATCH} messages; this one has {}", messages.len()),
+        )
+        .into());
+    }
+    // The request itself counted one call; the others of the batch count now.
+    state.courses.count_calls(&access, messages.len().saturating_sub(1)).await?;
     let mut replies = Vec::new();
     for message in &messages {
         if let Some(reply) = dispatch(&state, &access, message).await {
             replies.push(reply);
         }
     }
-    Ok(match replies.len() {
-        0 => StatusCode::ACCEPTED.into_response(),
-        1 if !body.starts_with(b"[") => Json(replies.remove(0)).into_response(),
+    Ok(match (replies.len(), batched) {
+        (0, _) => StatusCode::ACCEPTED.into_response(),
+        (1, false) => Json(replies.remove(0)).into_response(),
         _ => Json(Value::Array(replies)).into_response(),
     })
 }

@@ -11,22 +11,31 @@ use serde_json::{Value, json};
 
 use crate::AppState;
 use crate::error::ApiError;
-use crate::extract::{JsonBody, query_param};
+use crate::extract::{EmbedClient, JsonBody, query_param};
+use courses_core::embed_links::EmbedParams;
 use crate::wire;
 
-/// `GET /v1/embed/{courseId}?learner=<externalId>&lang=<locale>`: counts one
-/// course view; `lang` applies the course's translation for that locale.
+/// `GET /v1/embed/{courseId}?learner=<externalId>&expires=<unix secs>&signature=<hex>&lang=<locale>`:
+/// a signed link opens the course for its learner and counts one course
+/// view; without `learner` it is an anonymous preview (one view per visitor
+/// per day, nothing recorded); `lang` applies the course's translation.
 pub async fn open(
     State(s): State<AppState>,
+    EmbedClient(client): EmbedClient,
     Path(course_id): Path<String>,
     RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
-    let learner = query_param(query.as_deref(), "learner");
+    let link = EmbedParams {
+        learner: query_param(query.as_deref(), "learner"),
+        expires: query_param(query.as_deref(), "expires"),
+        signature: query_param(query.as_deref(), "signature"),
+    };
     let lang = query_param(query.as_deref(), "lang");
-    let session = s.courses.open_embed(&course_id, learner.as_deref(), lang.as_deref()).await?;
+    let session = s.courses.open_embed(&course_id, &link, lang.as_deref(), client).await?;
     let course = &session.course;
     let data = json!({
         "viewId": session.view_id,
+        "preview": session.view_id.is_none(),
         "locale": session.locale,
         "ui": session.ui,
         "course": {
@@ -64,6 +73,7 @@ pub async fn open(
 /// `POST /v1/embed/views/{viewId}/completion`: `{answers}` graded on the server.
 pub async fn complete(
     State(s): State<AppState>,
+    EmbedClient(_): EmbedClient,
     Path(view): Path<String>,
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
@@ -75,6 +85,7 @@ pub async fn complete(
 /// for courses with immediate quiz feedback.
 pub async fn check(
     State(s): State<AppState>,
+    EmbedClient(_): EmbedClient,
     Path(view): Path<String>,
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
@@ -83,7 +94,11 @@ pub async fn check(
 }
 
 /// `POST /v1/embed/views/{viewId}/certificate`.
-pub async fn certificate(State(s): State<AppState>, Path(view): Path<String>) -> Result<Response, ApiError> {
+pub async fn certificate(
+    State(s): State<AppState>,
+    EmbedClient(_): EmbedClient,
+    Path(view): Path<String>,
+) -> Result<Response, ApiError> {
     let (cert, _) = s.courses.certificate_for_view(&view).await?;
     let mut body = wire::certificate(&cert);
     if let Value::Object(map) = &mut body {
@@ -93,7 +108,11 @@ pub async fn certificate(State(s): State<AppState>, Path(view): Path<String>) ->
 }
 
 /// `GET /v1/embed/views/{viewId}/certificate.pdf`.
-pub async fn certificate_pdf(State(s): State<AppState>, Path(view): Path<String>) -> Result<Response, ApiError> {
+pub async fn certificate_pdf(
+    State(s): State<AppState>,
+    EmbedClient(_): EmbedClient,
+    Path(view): Path<String>,
+) -> Result<Response, ApiError> {
     let (cert, _) = s.courses.certificate_for_view(&view).await?;
     crate::routes::pdf_response(s.courses.certificate_pdf(&cert).await?, &cert.id)
 }
@@ -148,7 +167,7 @@ const PAGE: &str = r#"<!doctype html>
   }
 
   async function feedback(block, box) {
-    if (course.quizFeedback !== 'immediate') return;
+    if (course.quizFeedback !== 'immediate' || !data.viewId) return;
     const res = await fetch('/v1/embed/views/' + data.viewId + '/check', {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ blockId: block.id, answer: answers[block.id] }) });
     if (!res.ok) return;
@@ -238,7 +257,7 @@ const PAGE: &str = r#"<!doctype html>
   async function finish() {
     root.innerHTML = '';
     root.appendChild(el('h1', {}, course.title));
-    if (!data.learner) { root.appendChild(el('p', { class: 'result' }, 'Course finished. Open it with a learner id to record your completion.')); return; }
+    if (!data.viewId) { root.appendChild(el('p', { class: 'result', id: 'preview' }, 'Preview finished. Nothing was recorded: open the course with a signed learner link to record your completion.')); return; }
     const res = await fetch('/v1/embed/views/' + data.viewId + '/completion', {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ answers }) });
     const completion = await res.json();

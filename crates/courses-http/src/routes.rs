@@ -139,6 +139,23 @@ pub async fn unpublish_course(State(s): State<AppState>, Caller(access): Caller,
     ok(wire::course(&s.courses.set_course_status(&access, &id, CourseStatus::Draft).await?))
 }
 
+/// `POST /v1/courses/{id}/embed-links`: a signed player link for one learner.
+pub async fn mint_embed_link(
+    State(s): State<AppState>,
+    Caller(access): Caller,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody,
+) -> ApiResult {
+    let link = s.courses.mint_embed_link(&access, &id, &body).await?;
+    created(json!({
+        "object": "embed_link",
+        "courseId": link.course_id,
+        "externalId": link.learner,
+        "expiresAt": link.expires_at.to_rfc3339(),
+        "path": link.path,
+    }))
+}
+
 pub async fn export_scorm(
     State(s): State<AppState>,
     Caller(access): Caller,
@@ -166,7 +183,7 @@ pub async fn import_csv(
     State(s): State<AppState>,
     Caller(access): Caller,
     axum::extract::RawQuery(query): axum::extract::RawQuery,
-    crate::extract::RawBody(body): crate::extract::RawBody,
+    crate::extract::CsvBody(body): crate::extract::CsvBody,
 ) -> ApiResult {
     let text = std::str::from_utf8(&body)
         .map_err(|_| ApiError::from(CoursesError::field(&["csv"], "invalid_value", "the CSV must be UTF-8")))?;
