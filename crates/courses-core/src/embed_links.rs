@@ -50,7 +50,9 @@ pub enum LinkRejection {
 impl LinkRejection {
     pub const fn message(self) -> &'static str {
         match self {
-            Self::Unsigned => "this embed link names a learner without a signature; mint links with POST /v1/courses/{id}/embed-links",
+            Self::Unsigned => {
+                "this embed link names a learner without a signature; mint links with POST /v1/courses/{id}/embed-links"
+            }
             Self::Malformed => "the embed link's expires or signature is malformed",
             Self::Expired => "the embed link has expired; mint a new one",
             Self::Mismatch => "the embed link's signature does not match its course, learner and expiry",

@@ -18,7 +18,7 @@ use crate::store::{
     Bind, CERTIFICATE_COLUMNS, COMPLETION_COLUMNS, CertificateRow, CompletionRow, IDENTITY_COLUMNS, IdentityRow,
     IdentityUpsert, Table, View,
 };
-use crate::store::Delivery;
+use crate::store::{Delivery, ViewAllowance};
 use crate::{Courses, content, plans};
 
 /// Learners per call of the bulk routes (a batch size, not a quota).
@@ -186,7 +186,11 @@ impl Courses {
 
     /// The `identity.created` messages of each identity of a batch, written
     /// only for those the store creates (in the same transaction).
-    async fn identity_messages(&self, workspace_id: &str, batch: &[IdentityUpsert]) -> CoursesResult<Vec<Vec<Delivery>>> {
+    async fn identity_messages(
+        &self,
+        workspace_id: &str,
+        batch: &[IdentityUpsert],
+    ) -> CoursesResult<Vec<Vec<Delivery>>> {
         let outbox = self.outbox(workspace_id, "identity.created").await?;
         if outbox.is_empty() {
             return Ok(Vec::new());
@@ -495,8 +499,7 @@ impl Courses {
                         &opening,
                         Some(item),
                         messages.first().map_or(&[][..], Vec::as_slice),
-                        &month,
-                        cap,
+                        ViewAllowance { month: &month, cap },
                         now,
                     )
                     .await?
@@ -508,7 +511,12 @@ impl Courses {
             None => {
                 let day = Self::day_of(now);
                 let visitor = self.preview_visitor(client, &day);
-                if self.store.open_preview(&ws.id, &course.id, &visitor, &day, &month, cap, now).await?.is_none() {
+                if self
+                    .store
+                    .open_preview(&ws.id, &course.id, &visitor, &day, ViewAllowance { month: &month, cap }, now)
+                    .await?
+                    .is_none()
+                {
                     return Err(allowance_used());
                 }
                 (None, None)

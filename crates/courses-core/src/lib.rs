@@ -68,7 +68,13 @@ pub struct Courses {
 impl Courses {
     /// Builds the service over an open, migrated database.
     pub fn new(db: Db, clock: Arc<dyn Clock>) -> Self {
-        Self { store: Store::new(db), clock, outbound: Outbound::default(), llm: None, secret_key: SecretKey::generate() }
+        Self {
+            store: Store::new(db),
+            clock,
+            outbound: Outbound::default(),
+            llm: None,
+            secret_key: SecretKey::generate(),
+        }
     }
 
     /// The key that seals secrets at rest (by default a random key per

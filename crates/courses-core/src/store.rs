@@ -390,6 +390,13 @@ pub const CERTIFICATE_COLUMNS: &str = "id, workspace_id, course_id, identity_id,
     learner_name, course_title, score, issued_at";
 pub const RESOURCE_COLUMNS: &str = "id, workspace_id, kind, data, created_at, updated_at";
 
+/// The month a course view is counted in and the plan's hard cap, if any.
+#[derive(Clone, Copy, Debug)]
+pub struct ViewAllowance<'a> {
+    pub month: &'a str,
+    pub cap: Option<u64>,
+}
+
 /// A new identity or the new values of an existing one (by external id).
 #[derive(Clone, Debug)]
 pub struct IdentityUpsert {
@@ -651,10 +658,10 @@ impl Store {
         view: &View,
         learner: Option<&IdentityUpsert>,
         learner_messages: &[Delivery],
-        month: &str,
-        cap: Option<u64>,
+        allowance: ViewAllowance<'_>,
         now: Timestamp,
     ) -> Result<Option<Option<Identity>>, StoreError> {
+        let ViewAllowance { month, cap } = allowance;
         let cap = cap.and_then(|c| i64::try_from(c).ok()).unwrap_or(i64::MAX);
         with_db!(&self.db, |pool| {
             let mut tx = pool.begin().await.map_err(store_error)?;
@@ -772,10 +779,10 @@ impl Store {
         course_id: &str,
         visitor: &str,
         day: &str,
-        month: &str,
-        cap: Option<u64>,
+        allowance: ViewAllowance<'_>,
         now: Timestamp,
     ) -> Result<Option<bool>, StoreError> {
+        let ViewAllowance { month, cap } = allowance;
         let cap = cap.and_then(|c| i64::try_from(c).ok()).unwrap_or(i64::MAX);
         with_db!(&self.db, |pool| {
             let mut tx = pool.begin().await.map_err(store_error)?;

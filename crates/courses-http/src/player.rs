@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 use crate::AppState;
 use crate::error::ApiError;
 use crate::extract::{EmbedClient, JsonBody, query_param};
-use courses_core::embed_links::EmbedParams;
 use crate::wire;
+use courses_core::embed_links::EmbedParams;
 
 /// `GET /v1/embed/{courseId}?learner=<externalId>&expires=<unix secs>&signature=<hex>&lang=<locale>`:
 /// a signed link opens the course for its learner and counts one course

@@ -73,10 +73,7 @@ async fn each_opening_counts_a_view(app: TestApp) {
     app.post(&format!("/v1/courses/{id}/publish"), &key, &json!({})).await;
     let link = app.embed_link(&key, id, "same").await;
     for _ in 0..3 {
-        assert_eq!(
-            app.send(Method::GET, &link, None, None).await.status,
-            StatusCode::OK
-        );
+        assert_eq!(app.send(Method::GET, &link, None, None).await.status, StatusCode::OK);
     }
     assert_eq!(app.get("/v1/usage", &key).await.json()["courseViews"]["used"], 3, "repeat openings included");
     app.clock.set(kernel::Timestamp::from_millis(1_796_083_200_000)); // 2026-12-01T00:00:00Z
@@ -145,7 +142,8 @@ async fn translations_apply_in_the_player(app: TestApp) {
     // Learners (existing ones are kept as they are) carry their names.
     app.post("/v1/identities", &key, &json!({ "externalId": "fr-1", "name": "Amélie" })).await;
 
-    let page = app.send(Method::GET, &format!("{}&lang=fr-CA", app.embed_link(&key, id, "fr-1").await), None, None).await;
+    let page =
+        app.send(Method::GET, &format!("{}&lang=fr-CA", app.embed_link(&key, id, "fr-1").await), None, None).await;
     assert_eq!(page.status, StatusCode::OK);
     let html = page.text();
     assert!(html.starts_with("<!doctype html>\n<html lang=\"fr\""), "{}", &html[..60]);

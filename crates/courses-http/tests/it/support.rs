@@ -104,6 +104,13 @@ impl TestApp {
         self
     }
 
+    /// The same app with the router's state reconfigured (limits, proxies).
+    #[must_use]
+    pub fn with_state(mut self, configure: impl FnOnce(AppState) -> AppState) -> Self {
+        self.router = courses_http::router(configure(AppState::new(self.courses.clone())));
+        self
+    }
+
     /// A workspace on `plan` and a read-write key for it.
     pub async fn workspace(&self, plan: Plan) -> (String, String) {
         let ws = self.courses.create_workspace("Acme", plan).await.unwrap();
@@ -153,7 +160,8 @@ impl TestApp {
 
     /// A signed embed link (path and query) for `learner`, minted through the API.
     pub async fn embed_link(&self, key: &str, course_id: &str, learner: &str) -> String {
-        let minted = self.post(&format!("/v1/courses/{course_id}/embed-links"), key, &json!({ "externalId": learner })).await;
+        let minted =
+            self.post(&format!("/v1/courses/{course_id}/embed-links"), key, &json!({ "externalId": learner })).await;
         assert_eq!(minted.status, StatusCode::CREATED, "{}", minted.text());
         minted.json()["path"].as_str().unwrap().to_owned()
     }
