@@ -112,10 +112,10 @@ impl Courses {
     async fn hit_rate(&self, key_id: &str) -> CoursesResult<()> {
         let now = self.clock.now();
         let window_ms = i64::from(RATE_WINDOW_SECS) * 1000;
-        match self.store.hit_rate(key_id, now, window_ms, i64::from(RATE_LIMIT)).await? {
+        match self.store.hit_rate(key_id, now, window_ms, i64::from(self.rate_limit)).await? {
             None => Ok(()),
             Some(retry_at) => Err(CoursesError::RateLimited {
-                throttle: Throttle::Requests { limit: RATE_LIMIT, window_secs: RATE_WINDOW_SECS },
+                throttle: Throttle::Requests { limit: self.rate_limit, window_secs: RATE_WINDOW_SECS },
                 retry_after_secs: plans::seconds_until(now, retry_at),
             }),
         }

@@ -109,6 +109,7 @@ pub struct EmbedLink {
     pub course_id: String,
     pub learner: String,
     pub expires_at: kernel::Timestamp,
+    pub signature: String,
     /// `/v1/embed/{course}?learner=..&expires=..&signature=..`
     pub path: String,
 }
@@ -205,6 +206,7 @@ impl Courses {
             course_id: course.id,
             learner,
             expires_at: kernel::Timestamp::from_millis(expires.saturating_mul(1000)),
+            signature,
         })
     }
 

@@ -63,6 +63,9 @@ pub struct Courses {
     llm: Option<generate::LlmConfig>,
     /// Seals recoverable secrets at rest and keys the embed's visitor hash.
     secret_key: SecretKey,
+    /// Requests per key per rolling minute (the seed's 120 unless the
+    /// operator raises it).
+    rate_limit: u32,
 }
 
 impl Courses {
@@ -74,7 +77,15 @@ impl Courses {
             outbound: Outbound::default(),
             llm: None,
             secret_key: SecretKey::generate(),
+            rate_limit: access::RATE_LIMIT,
         }
+    }
+
+    /// Requests per key per rolling minute (at least 1).
+    #[must_use]
+    pub fn with_rate_limit(mut self, per_minute: u32) -> Self {
+        self.rate_limit = per_minute.max(1);
+        self
     }
 
     /// The key that seals secrets at rest (by default a random key per

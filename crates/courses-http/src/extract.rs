@@ -122,12 +122,36 @@ pub fn parse_object(bytes: &[u8]) -> Result<Map<String, Value>, ApiError> {
         return Ok(Map::new());
     }
     match serde_json::from_slice::<Value>(bytes) {
-        Ok(Value::Object(map)) => Ok(map),
+        Ok(Value::Object(mut map)) => {
+            map.values_mut().for_each(integral_numbers);
+            Ok(map)
+        }
         Ok(_) => Err(courses_core::CoursesError::field(&[], "invalid_type", "the body must be a JSON object").into()),
         Err(e) => {
             Err(courses_core::CoursesError::field(&[], "invalid_json", format!("the body is not valid JSON: {e}"))
                 .into())
         }
+    }
+}
+
+/// Rewrites numbers without a fractional part (`5.0`, `1e2`) as integers,
+/// as JSON Schema counts them: a field documented as an integer accepts
+/// them. Depth is bounded by the JSON parser's own recursion limit.
+fn integral_numbers(value: &mut Value) {
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            if let Some(f) = n.as_f64()
+                && f.fract() == 0.0
+                && f.abs() < 9.0e15
+            {
+                #[expect(clippy::cast_possible_truncation, reason = "an integral value below 2^53 converts exactly")]
+                let int = f as i64;
+                *value = Value::from(int);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integral_numbers),
+        Value::Object(map) => map.values_mut().for_each(integral_numbers),
+        _ => {}
     }
 }
 
@@ -146,11 +170,11 @@ impl<S: Send + Sync> FromRequestParts<S> for Paging {
                 .rev()
                 .find(|(k, _)| k == name)
                 .map(|(_, v)| {
-                    v.trim().parse::<u64>().map_err(|_| {
+                    v.trim().parse::<u64>().ok().filter(|n| i64::try_from(*n).is_ok()).ok_or_else(|| {
                         ApiError::from(courses_core::CoursesError::field(
                             &[name],
                             "invalid_type",
-                            format!("{name} must be a non-negative integer"),
+                            format!("{name} must be an integer from 0 to {}", i64::MAX),
                         ))
                     })
                 })

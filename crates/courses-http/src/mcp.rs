@@ -209,6 +209,14 @@ pub async fn handle(
         Value::Array(batch) => batch,
         single => vec![single],
     };
+    if messages.is_empty() || messages.iter().any(|m| !m.is_object()) {
+        return Err(CoursesError::field(
+            &[],
+            "invalid_type",
+            "the body must be a JSON-RPC message (an object) or a batch of 1 to 20 of them",
+        )
+        .into());
+    }
     if messages.len() > MAX_BATCH {
         return Err(CoursesError::field(
             &[],
@@ -227,7 +235,7 @@ pub async fn handle(
     }
     Ok(match (replies.len(), batched) {
         (0, _) => StatusCode::ACCEPTED.into_response(),
-        (1, false) => Json(replies.remove(0)).into_response(),
+        (1, false) => replies.pop().map_or_else(|| StatusCode::ACCEPTED.into_response(), |r| Json(r).into_response()),
         _ => Json(Value::Array(replies)).into_response(),
     })
 }
@@ -271,11 +279,6 @@ async fn dispatch(state: &AppState, access: &Access, message: &Value) -> Option<
         }
         _ => rpc_error(&id, -32601, &format!("method {method:?} not found")),
     })
-}
-
-/// `GET /v1/mcp`: this server does not open server-to-client streams.
-pub async fn no_stream() -> Response {
-    (StatusCode::METHOD_NOT_ALLOWED, [(axum::http::header::ALLOW, "POST")]).into_response()
 }
 
 #[cfg(test)]

@@ -21,9 +21,30 @@ use courses_core::embed_links::EmbedParams;
 /// per day, nothing recorded); `lang` applies the course's translation.
 pub async fn open(
     State(s): State<AppState>,
-    EmbedClient(client): EmbedClient,
+    client: EmbedClient,
     Path(course_id): Path<String>,
     RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    open_as(s, client, course_id, query, false).await
+}
+
+/// `GET /v1/embed/{courseId}/session`: the page's data as JSON, opened and
+/// counted exactly like the page.
+pub async fn session(
+    State(s): State<AppState>,
+    client: EmbedClient,
+    Path(course_id): Path<String>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    open_as(s, client, course_id, query, true).await
+}
+
+async fn open_as(
+    s: AppState,
+    EmbedClient(client): EmbedClient,
+    course_id: String,
+    query: Option<String>,
+    as_json: bool,
 ) -> Result<Response, ApiError> {
     let link = EmbedParams {
         learner: query_param(query.as_deref(), "learner"),
@@ -31,6 +52,7 @@ pub async fn open(
         signature: query_param(query.as_deref(), "signature"),
     };
     let lang = query_param(query.as_deref(), "lang");
+    check_query(&link, lang.as_deref())?;
     let session = s.courses.open_embed(&course_id, &link, lang.as_deref(), client).await?;
     let course = &session.course;
     let data = json!({
@@ -50,6 +72,10 @@ pub async fn open(
         "learner": session.identity.as_ref().map(|i| json!({ "id": i.id, "name": i.name, "externalId": i.external_id })),
         "theme": session.theme.as_ref().map(wire::resource),
     });
+    if as_json {
+        return Ok((StatusCode::OK, [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))], Json(data))
+            .into_response());
+    }
     let locale: String =
         session.locale.as_deref().unwrap_or("en").chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
     let html = PAGE
@@ -115,6 +141,38 @@ pub async fn certificate_pdf(
 ) -> Result<Response, ApiError> {
     let (cert, _) = s.courses.certificate_for_view(&view).await?;
     crate::routes::pdf_response(s.courses.certificate_pdf(&cert).await?, &cert.id)
+}
+
+/// The link's parameters as documented (a malformed one is a 400 naming
+/// it, whether or not the link names a learner).
+fn check_query(link: &EmbedParams, lang: Option<&str>) -> Result<(), ApiError> {
+    let mut issues = Vec::new();
+    let mut bad = |name: &str, ok: bool, message: &str| {
+        if !ok {
+            issues.push(courses_core::Issue::new("invalid_value", vec![name.to_owned()], message));
+        }
+    };
+    if let Some(learner) = &link.learner {
+        bad("learner", !learner.is_empty() && learner.chars().count() <= 200, "learner has 1 to 200 characters");
+    }
+    if let Some(expires) = &link.expires {
+        bad(
+            "expires",
+            (1..=12).contains(&expires.len()) && expires.bytes().all(|b| b.is_ascii_digit()),
+            "expires is Unix seconds (1 to 12 digits)",
+        );
+    }
+    if let Some(signature) = &link.signature {
+        bad(
+            "signature",
+            signature.len() == 64 && signature.bytes().all(|b| b.is_ascii_hexdigit()),
+            "signature is 64 hex digits",
+        );
+    }
+    if let Some(lang) = lang {
+        bad("lang", lang.chars().count() <= 35, "lang is a locale of at most 35 characters");
+    }
+    if issues.is_empty() { Ok(()) } else { Err(courses_core::CoursesError::invalid(issues).into()) }
 }
 
 fn escape_html(text: &str) -> String {

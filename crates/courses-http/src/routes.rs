@@ -72,7 +72,11 @@ pub async fn list_keys(State(s): State<AppState>, Caller(access): Caller) -> Api
 }
 
 pub async fn create_key(State(s): State<AppState>, Caller(access): Caller, JsonBody(body): JsonBody) -> ApiResult {
-    let name = body.get("name").and_then(Value::as_str).unwrap_or("api");
+    let name = match body.get("name") {
+        None | Some(Value::Null) => "api",
+        Some(Value::String(name)) => name.as_str(),
+        Some(_) => return Err(CoursesError::field(&["name"], "invalid_type", "name must be a string").into()),
+    };
     let read_only = match body.get("readOnly") {
         None | Some(Value::Null) => false,
         Some(Value::Bool(b)) => *b,
@@ -152,6 +156,8 @@ pub async fn mint_embed_link(
         "courseId": link.course_id,
         "externalId": link.learner,
         "expiresAt": link.expires_at.to_rfc3339(),
+        "expires": link.expires_at.as_millis().div_euclid(1000).to_string(),
+        "signature": link.signature,
         "path": link.path,
     }))
 }

@@ -168,7 +168,15 @@ pub async fn serve_courses(
         tracing::info!(endpoint = %llm.endpoint(), model = %llm.model, "AI generation uses the configured model");
     }
     let proxies = platform::net::TrustedProxies::from_env().context("SVC_TRUSTED_PROXIES")?;
-    let courses = open_courses(store).await?.with_outbound(outbound).with_llm(llm);
+    // The seed's 120 requests per key per minute; an operator may raise it
+    // (load tests, the API fuzzing stage of scripts/test).
+    let rate_limit = match std::env::var("SVC_COURSES_RATE_LIMIT") {
+        Ok(text) if !text.trim().is_empty() => {
+            text.trim().parse::<u32>().context("SVC_COURSES_RATE_LIMIT must be a whole number of requests per minute")?
+        }
+        _ => courses_core::access::RATE_LIMIT,
+    };
+    let courses = open_courses(store).await?.with_outbound(outbound).with_llm(llm).with_rate_limit(rate_limit);
     let sealed = courses.seal_plaintext_secrets().await?;
     if sealed > 0 {
         tracing::info!(sealed, "sealed webhook signing keys stored before encryption at rest");
@@ -238,7 +246,16 @@ pub async fn serve_courses(
     };
     // `router` answers a panicking handler with the 500 envelope
     // (`courses_http::with_panic_envelope`).
-    let router = courses_http::router(courses_http::AppState::new(courses.clone()).with_proxies(proxies));
+    let embed_limit = match std::env::var("SVC_COURSES_EMBED_RATE_LIMIT") {
+        Ok(text) if !text.trim().is_empty() => text
+            .trim()
+            .parse::<u32>()
+            .context("SVC_COURSES_EMBED_RATE_LIMIT must be a whole number of requests per minute (0: unlimited)")?,
+        _ => courses_http::EMBED_PER_IP_PER_MINUTE,
+    };
+    let router = courses_http::router(
+        courses_http::AppState::new(courses.clone()).with_proxies(proxies).with_embed_limit(embed_limit),
+    );
     Ok(async move {
         let until = async move {
             while !*stopped.borrow() {
