@@ -184,7 +184,10 @@ fn object(properties: Value, required: &[&str]) -> Value {
 
 fn block_schema() -> Value {
     let types: Vec<&str> = courses_core::content::BLOCK_TYPES.to_vec();
-    object(json!({ "id": { "type": "string", "minLength": 1, "maxLength": 100 }, "type": { "enum": types } }), &["type"])
+    object(
+        json!({ "id": { "type": "string", "minLength": 1, "maxLength": 100 }, "type": { "enum": types } }),
+        &["type"],
+    )
 }
 
 fn screen_schema() -> Value {
@@ -222,9 +225,10 @@ fn request_body(method: &str, path: &str) -> Option<(Value, bool)> {
     let id = || json!({ "type": "string", "minLength": 1 });
     let schema = match (method, path) {
         ("patch", "/v1/workspaces/{id}") => object(json!({ "name": text(100) }), &[]),
-        ("post", "/v1/api-keys") => {
-            object(json!({ "name": { "type": ["string", "null"], "description": "cut to 100 characters" }, "readOnly": { "type": ["boolean", "null"] } }), &[])
-        }
+        ("post", "/v1/api-keys") => object(
+            json!({ "name": { "type": ["string", "null"], "description": "cut to 100 characters" }, "readOnly": { "type": ["boolean", "null"] } }),
+            &[],
+        ),
         ("post", "/v1/generate") => object(
             json!({
                 "prompt": text(2000),
@@ -293,10 +297,10 @@ fn request_body(method: &str, path: &str) -> Option<(Value, bool)> {
         ("post", "/v1/issued-certificates") => {
             object(json!({ "courseId": id(), "identityId": id() }), &["courseId", "identityId"])
         }
-        ("post", "/v1/embed/views/{viewId}/completion") => object(json!({ "answers": { "type": ["object", "null"] } }), &[]),
-        ("post", "/v1/embed/views/{viewId}/check") => {
-            object(json!({ "blockId": id(), "answer": {} }), &["blockId"])
+        ("post", "/v1/embed/views/{viewId}/completion") => {
+            object(json!({ "answers": { "type": ["object", "null"] } }), &[])
         }
+        ("post", "/v1/embed/views/{viewId}/check") => object(json!({ "blockId": id(), "answer": {} }), &["blockId"]),
         ("post" | "patch", "/v1/{collection}/{id}" | "/v1/{collection}") => json!({ "type": "object" }),
         _ => return None,
     };
@@ -307,9 +311,7 @@ fn request_body(method: &str, path: &str) -> Option<(Value, bool)> {
 
 /// Query parameters beyond paging.
 fn query_params(method: &str, path: &str) -> Vec<Value> {
-    let q = |name: &str, required: bool, schema: Value, description: &str| {
-        json!({ "name": name, "in": "query", "required": required, "schema": schema, "description": description })
-    };
+    let q = |name: &str, required: bool, schema: Value, description: &str| json!({ "name": name, "in": "query", "required": required, "schema": schema, "description": description });
     match (method, path) {
         ("get", "/v1/webhook-deliveries") => {
             vec![q("webhookId", true, json!({ "type": "string", "minLength": 1 }), "the webhook's id")]
@@ -321,7 +323,12 @@ fn query_params(method: &str, path: &str) -> Vec<Value> {
             vec![q("title", false, json!({ "type": "string", "maxLength": 200 }), "the course title")]
         }
         ("get", "/v1/embed/{courseId}" | "/v1/embed/{courseId}/session") => vec![
-            q("learner", false, json!({ "type": "string", "minLength": 1, "maxLength": 200 }), "the learner's externalId, signed"),
+            q(
+                "learner",
+                false,
+                json!({ "type": "string", "minLength": 1, "maxLength": 200 }),
+                "the learner's externalId, signed",
+            ),
             q("expires", false, json!({ "type": "string", "pattern": "^[0-9]{1,12}$" }), "Unix seconds"),
             q("signature", false, json!({ "type": "string", "pattern": "^[0-9a-fA-F]{64}$" }), "HMAC-SHA256 (hex)"),
             q("lang", false, json!({ "type": "string", "maxLength": 35 }), "a locale (Scale and up)"),
@@ -392,7 +399,10 @@ fn links(method: &str, path: &str) -> Option<Value> {
         ("get", "/v1/embed/{courseId}/session") => {
             for (m, p, _, _, _) in OPERATIONS {
                 if p.contains("{viewId}") {
-                    add(operation_id(m, p), to(&operation_id(m, p), json!({ "path.viewId": "$response.body#/viewId" })));
+                    add(
+                        operation_id(m, p),
+                        to(&operation_id(m, p), json!({ "path.viewId": "$response.body#/viewId" })),
+                    );
                 }
             }
         }
@@ -411,7 +421,9 @@ fn links(method: &str, path: &str) -> Option<Value> {
                 add(op.to_owned(), to(op, json!({ "path.id": "$response.body#/id" })));
             }
         }
-        ("post", "/v1/api-keys") => add("revoke".to_owned(), to("deleteV1ApiKeysId", json!({ "path.id": "$response.body#/id" }))),
+        ("post", "/v1/api-keys") => {
+            add("revoke".to_owned(), to("deleteV1ApiKeysId", json!({ "path.id": "$response.body#/id" })))
+        }
         ("get", "/v1/workspaces") => {
             for op in ["getV1WorkspacesId", "patchV1WorkspacesId"] {
                 add(op.to_owned(), to(op, json!({ "path.id": "$response.body#/data/0/id" })));
@@ -480,7 +492,15 @@ pub fn document() -> Value {
         }
         let mut params = params;
         let is_list = *method == "get"
-            && (matches!(*path, "/v1/courses" | "/v1/identities" | "/v1/completions" | "/v1/issued-certificates" | "/v1/webhook-deliveries" | "/v1/{collection}"));
+            && (matches!(
+                *path,
+                "/v1/courses"
+                    | "/v1/identities"
+                    | "/v1/completions"
+                    | "/v1/issued-certificates"
+                    | "/v1/webhook-deliveries"
+                    | "/v1/{collection}"
+            ));
         if is_list {
             params.push(json!({ "name": "limit", "in": "query", "schema": { "type": "integer", "minimum": 1, "maximum": i64::MAX, "default": 50 }, "description": "no maximum" }));
             params.push(
@@ -503,7 +523,10 @@ pub fn document() -> Value {
                 json!({ "required": required, "content": { "application/json": { "schema": schema } } }),
             );
         } else if *path == "/v1/courses/import/csv" {
-            op.insert("requestBody".to_owned(), json!({ "required": true, "content": { "text/csv": { "schema": { "type": "string" } } } }));
+            op.insert(
+                "requestBody".to_owned(),
+                json!({ "required": true, "content": { "text/csv": { "schema": { "type": "string" } } } }),
+            );
         } else if *path == "/v1/courses/import/scorm" {
             op.insert("requestBody".to_owned(), json!({ "required": true, "content": { "application/octet-stream": { "schema": { "type": "string", "format": "binary" } } } }));
         }

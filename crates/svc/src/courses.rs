@@ -171,9 +171,10 @@ pub async fn serve_courses(
     // The seed's 120 requests per key per minute; an operator may raise it
     // (load tests, the API fuzzing stage of scripts/test).
     let rate_limit = match std::env::var("SVC_COURSES_RATE_LIMIT") {
-        Ok(text) if !text.trim().is_empty() => {
-            text.trim().parse::<u32>().context("SVC_COURSES_RATE_LIMIT must be a whole number of requests per minute")?
-        }
+        Ok(text) if !text.trim().is_empty() => text
+            .trim()
+            .parse::<u32>()
+            .context("SVC_COURSES_RATE_LIMIT must be a whole number of requests per minute")?,
         _ => courses_core::access::RATE_LIMIT,
     };
     let courses = open_courses(store).await?.with_outbound(outbound).with_llm(llm).with_rate_limit(rate_limit);
