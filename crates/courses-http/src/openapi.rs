@@ -595,3 +595,29 @@ pub fn block_types() -> Value {
         .collect();
     json!({ "object": "list", "data": data })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operation_ids_are_unique_and_every_link_names_one() {
+        let doc = document();
+        let mut ids = std::collections::BTreeSet::new();
+        let mut targets = Vec::new();
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, op) in item.as_object().unwrap() {
+                assert!(ids.insert(op["operationId"].as_str().unwrap().to_owned()), "{method} {path}");
+                for response in op["responses"].as_object().unwrap().values() {
+                    if let Some(links) = response.get("links").and_then(Value::as_object) {
+                        targets.extend(links.values().map(|l| l["operationId"].as_str().unwrap().to_owned()));
+                    }
+                }
+            }
+        }
+        assert!(targets.len() > 30, "{}", targets.len());
+        for target in targets {
+            assert!(ids.contains(&target), "a link names {target}, which is no operation");
+        }
+    }
+}
