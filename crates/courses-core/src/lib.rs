@@ -66,6 +66,8 @@ pub struct Courses {
     /// Requests per key per rolling minute (the seed's 120 unless the
     /// operator raises it).
     rate_limit: u32,
+    /// How long the webhook sender leases a message it is sending.
+    lease_ms: i64,
 }
 
 impl Courses {
@@ -78,6 +80,7 @@ impl Courses {
             llm: None,
             secret_key: SecretKey::generate(),
             rate_limit: access::RATE_LIMIT,
+            lease_ms: webhooks::LEASE_MS,
         }
     }
 
@@ -85,6 +88,13 @@ impl Courses {
     #[must_use]
     pub fn with_rate_limit(mut self, per_minute: u32) -> Self {
         self.rate_limit = per_minute.max(1);
+        self
+    }
+
+    /// The webhook sender's lease (tests shorten it to watch renewals).
+    #[must_use]
+    pub fn with_webhook_lease(mut self, lease: std::time::Duration) -> Self {
+        self.lease_ms = i64::try_from(lease.as_millis()).unwrap_or(webhooks::LEASE_MS).max(3);
         self
     }
 

@@ -214,8 +214,9 @@ pub const WEBHOOK_SIGNING_KEY: &str = "_signingKey";
 pub const RETRY_DELAYS_SECS: [i64; 5] = [10, 60, 300, 1_800, 7_200];
 /// Attempts before a message is given up (`failed`).
 pub const MAX_ATTEMPTS: i64 = 6;
-/// How long a claimed message is hidden from other senders.
-const LEASE_MS: i64 = 60_000;
+/// How long a claimed message is hidden from other senders (renewed every
+/// third of it while its attempt runs).
+pub const LEASE_MS: i64 = 60_000;
 /// Messages claimed per tick.
 const BATCH: i64 = 50;
 /// Messages sent at once by one node.
@@ -242,7 +243,7 @@ impl Courses {
     pub async fn deliver_due(&self) -> CoursesResult<usize> {
         use futures_util::StreamExt as _;
         let now = self.clock.now();
-        let claimed = self.store.claim_due_deliveries(now, LEASE_MS, BATCH).await?;
+        let claimed = self.store.claim_due_deliveries(now, self.lease_ms, BATCH).await?;
         let count = claimed.len();
         let results: Vec<CoursesResult<()>> = futures_util::stream::iter(claimed)
             .map(|(workspace_id, delivery)| async move { self.attempt_leased(&workspace_id, &delivery).await })
@@ -255,18 +256,18 @@ impl Courses {
         Ok(count)
     }
 
-    /// One attempt, with its lease renewed every third of [`LEASE_MS`]
+    /// One attempt, with its lease renewed every third of the lease
     /// while it runs, so a slow receiver never lets another node claim
     /// the message in the meantime.
     async fn attempt_leased(&self, workspace_id: &str, delivery: &Delivery) -> CoursesResult<()> {
         let attempt = self.attempt(workspace_id, delivery);
         tokio::pin!(attempt);
-        let period = std::time::Duration::from_millis(u64::try_from(LEASE_MS / 3).unwrap_or(20_000));
+        let period = std::time::Duration::from_millis(u64::try_from(self.lease_ms / 3).unwrap_or(20_000).max(1));
         loop {
             tokio::select! {
                 result = &mut attempt => return result,
                 () = tokio::time::sleep(period) => {
-                    let until = self.clock.now().plus_millis(LEASE_MS);
+                    let until = self.clock.now().plus_millis(self.lease_ms);
                     if let Err(err) = self.store.renew_lease(&delivery.id, until).await {
                         tracing::warn!(error = %err, message = %delivery.id, "could not renew a webhook lease");
                     }
