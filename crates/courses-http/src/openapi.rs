@@ -301,11 +301,29 @@ fn request_body(method: &str, path: &str) -> Option<(Value, bool)> {
             object(json!({ "answers": { "type": ["object", "null"] } }), &[])
         }
         ("post", "/v1/embed/views/{viewId}/check") => object(json!({ "blockId": id(), "answer": {} }), &["blockId"]),
-        ("post" | "patch", "/v1/{collection}/{id}" | "/v1/{collection}") => json!({ "type": "object" }),
+        ("patch", "/v1/{collection}/{id}") => json!({ "type": "object" }),
+        // One shape per collection: a theme, template or collection has a
+        // name; a webhook a URL and events; a translation its course,
+        // locale and strings.
+        ("post", "/v1/{collection}") => json!({ "anyOf": [
+            object(json!({ "name": text(200) }), &["name"]),
+            object(
+                json!({
+                    "url": { "type": "string", "format": "uri", "pattern": "^https?://", "maxLength": 2048 },
+                    "events": { "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": ["course.published", "completion.created", "certificate.issued", "identity.created"] } },
+                    "active": { "type": "boolean" },
+                }),
+                &["url", "events"],
+            ),
+            object(
+                json!({ "courseId": id(), "locale": { "type": "string", "minLength": 1, "maxLength": 35 }, "strings": { "type": "object", "additionalProperties": { "type": "string" } } }),
+                &["courseId", "locale", "strings"],
+            ),
+        ] }),
         _ => return None,
     };
     let required = schema.get("required").and_then(Value::as_array).is_some_and(|r| !r.is_empty())
-        || (method, path) == ("post", "/v1/mcp");
+        || matches!((method, path), ("post", "/v1/mcp" | "/v1/{collection}"));
     Some((schema, required))
 }
 
@@ -388,6 +406,9 @@ fn links(method: &str, path: &str) -> Option<Value> {
                     );
                 }
             }
+        }
+        ("post", "/v1/courses/{id}/publish") => {
+            add("mintEmbedLink".to_owned(), to("postV1CoursesIdEmbedLinks", json!({ "path.id": "$response.body#/id" })))
         }
         ("post", "/v1/courses/{id}/embed-links") => add(
             "openPlayer".to_owned(),
