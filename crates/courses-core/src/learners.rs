@@ -21,6 +21,11 @@ use crate::store::{
 use crate::store::{Delivery, ViewAllowance};
 use crate::{Courses, content, plans};
 
+/// How long a view's id records the learner's answers after the opening:
+/// a day, for a course taken in one sitting; older ids (views opened from
+/// unsigned links before signed links existed included) answer 404.
+pub const VIEW_TTL_MS: i64 = 24 * 3600 * 1000;
+
 /// Learners per call of the bulk routes (a batch size, not a quota).
 pub const BULK_LIMIT: usize = 500;
 
@@ -554,7 +559,11 @@ impl Courses {
     }
 
     async fn view_context(&self, view_id: &str) -> CoursesResult<(Course, Identity)> {
-        let view = self.store.view(view_id).await?.ok_or(CoursesError::not_found("course view"))?;
+        let view = self
+            .store
+            .view(view_id, self.clock.now().plus_millis(-VIEW_TTL_MS))
+            .await?
+            .ok_or(CoursesError::not_found("course view"))?;
         let course =
             self.store.course(&view.workspace_id, &view.course_id).await?.ok_or(CoursesError::not_found("course"))?;
         let identity_id = view.identity_id.ok_or_else(|| {
@@ -571,7 +580,11 @@ impl Courses {
 
     /// Immediate feedback for one question of a view's course.
     pub async fn check_view_answer(&self, view_id: &str, body: &Map<String, Value>) -> CoursesResult<bool> {
-        let view = self.store.view(view_id).await?.ok_or(CoursesError::not_found("course view"))?;
+        let view = self
+            .store
+            .view(view_id, self.clock.now().plus_millis(-VIEW_TTL_MS))
+            .await?
+            .ok_or(CoursesError::not_found("course view"))?;
         let course =
             self.store.course(&view.workspace_id, &view.course_id).await?.ok_or(CoursesError::not_found("course"))?;
         // Answers are checked one by one only where the course gives

@@ -723,16 +723,21 @@ impl Store {
         })
     }
 
-    pub async fn view(&self, view_id: &str) -> Result<Option<View>, StoreError> {
+    /// The view with this id, if it was opened after `opened_after`
+    /// (a view's id is a capability that lasts a while, not forever).
+    pub async fn view(&self, view_id: &str, opened_after: Timestamp) -> Result<Option<View>, StoreError> {
         with_db!(&self.db, |pool| {
-            sqlx::query_as::<_, ViewRow>("SELECT workspace_id, course_id, identity_id FROM course_views WHERE id = $1")
-                .bind(view_id)
-                .fetch_optional(pool)
-                .await
-                .map(|r| {
-                    r.map(|r| View { workspace_id: r.workspace_id, course_id: r.course_id, identity_id: r.identity_id })
-                })
-                .map_err(store_error)
+            sqlx::query_as::<_, ViewRow>(
+                "SELECT workspace_id, course_id, identity_id FROM course_views WHERE id = $1 AND created_at > $2",
+            )
+            .bind(view_id)
+            .bind(opened_after.as_millis())
+            .fetch_optional(pool)
+            .await
+            .map(|r| {
+                r.map(|r| View { workspace_id: r.workspace_id, course_id: r.course_id, identity_id: r.identity_id })
+            })
+            .map_err(store_error)
         })
     }
 

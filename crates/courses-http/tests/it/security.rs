@@ -199,8 +199,11 @@ async fn embed_learner_ids_must_be_signed(app: TestApp) {
     let cert = app.send(Method::POST, &format!("/v1/embed/views/{view}/certificate"), None, None).await;
     assert_eq!(cert.status, StatusCode::CREATED);
     assert_eq!(cert.json()["learnerName"], "ada");
-    // Once expired, the same link is refused.
+    // Once expired, the same link is refused, and the view id it gave no
+    // longer records anything.
     app.clock.advance_millis(25 * 3600 * 1000);
+    let late = app.send(Method::POST, &format!("/v1/embed/views/{view}/certificate"), None, None).await;
+    assert_eq!(late.status, StatusCode::NOT_FOUND);
     let expired = app.send(Method::GET, &signed, None, None).await;
     assert_eq!(expired.status, StatusCode::FORBIDDEN);
     assert!(expired.json()["message"].as_str().unwrap().contains("expired"));
