@@ -427,6 +427,15 @@ fn links(method: &str, path: &str) -> Option<Value> {
                 }
             }
         }
+        ("post", "/v1/embed/views/{viewId}/completion") => {
+            for op in ["postV1EmbedViewsViewidCertificate", "getV1EmbedViewsViewidCertificatePdf"] {
+                add(op.to_owned(), to(op, json!({ "path.viewId": "$request.path.viewId" })));
+            }
+        }
+        ("post", "/v1/embed/views/{viewId}/certificate") => add(
+            "pdf".to_owned(),
+            to("getV1EmbedViewsViewidCertificatePdf", json!({ "path.viewId": "$request.path.viewId" })),
+        ),
         ("post", "/v1/identities") => {
             for op in ["getV1IdentitiesId", "deleteV1IdentitiesId"] {
                 add(op.to_owned(), to(op, json!({ "path.id": "$response.body#/id" })));
