@@ -99,18 +99,35 @@ impl Courses {
             return Err(CoursesError::Unauthorized(KeyRejection::Revoked));
         }
         let now = self.clock.now();
-        let window_ms = i64::from(RATE_WINDOW_SECS) * 1000;
-        if let Some(retry_at) = self.store.hit_rate(&key.id, now, window_ms, i64::from(RATE_LIMIT)).await? {
-            return Err(CoursesError::RateLimited {
-                throttle: Throttle::Requests { limit: RATE_LIMIT, window_secs: RATE_WINDOW_SECS },
-                retry_after_secs: plans::seconds_until(now, retry_at),
-            });
-        }
+        self.hit_rate(&key.id).await?;
         if key.read_only && !is_read_method(method) {
             return Err(CoursesError::InsufficientScope { method: method.to_owned() });
         }
         self.check_standing(&workspace, now).await?;
         Ok(Access { workspace, key_id: key.id, read_only: key.read_only })
+    }
+
+    /// Counts one request of `key_id` against the per-key rate, or answers
+    /// 429 with the wait.
+    async fn hit_rate(&self, key_id: &str) -> CoursesResult<()> {
+        let now = self.clock.now();
+        let window_ms = i64::from(RATE_WINDOW_SECS) * 1000;
+        match self.store.hit_rate(key_id, now, window_ms, i64::from(self.rate_limit)).await? {
+            None => Ok(()),
+            Some(retry_at) => Err(CoursesError::RateLimited {
+                throttle: Throttle::Requests { limit: self.rate_limit, window_secs: RATE_WINDOW_SECS },
+                retry_after_secs: plans::seconds_until(now, retry_at),
+            }),
+        }
+    }
+
+    /// Counts `calls` more requests of an authorised key (the further calls
+    /// of an MCP batch: each call counts like a request of its own).
+    pub async fn count_calls(&self, access: &Access, calls: usize) -> CoursesResult<()> {
+        for _ in 0..calls {
+            self.hit_rate(&access.key_id).await?;
+        }
+        Ok(())
     }
 
     /// 402 when the workspace is suspended: a Sandbox past its course views
@@ -170,6 +187,12 @@ impl Courses {
     pub async fn prune_rate_hits(&self) -> CoursesResult<u64> {
         let before = self.clock.now().plus_millis(-i64::from(RATE_WINDOW_SECS) * 1000);
         Ok(self.store.prune_rate_hits(before).await?)
+    }
+
+    /// Removes anonymous-preview rows of past days (a periodic job).
+    pub async fn prune_previews(&self) -> CoursesResult<u64> {
+        let before = self.clock.now().plus_days(-2);
+        Ok(self.store.prune_previews(before).await?)
     }
 
     /// This month's metered usage of the caller's workspace.

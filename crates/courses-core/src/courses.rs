@@ -337,19 +337,22 @@ impl Courses {
     }
 
     pub async fn set_course_status(&self, access: &Access, id: &str, status: CourseStatus) -> CoursesResult<Course> {
+        let outbox = self.outbox(&access.workspace.id, "course.published").await?;
         let now = self.clock.now();
-        let (course, was) = self
+        let (course, _) = self
             .store
-            .modify_course(&access.workspace.id, id, now, |course| {
+            .modify_course_emitting(&access.workspace.id, id, now, |course| {
                 let was = course.status;
                 set_status(course, status, now);
-                Ok(was)
+                // `course.published` commits with the change it reports.
+                let messages = if was != CourseStatus::Published && course.status == CourseStatus::Published {
+                    outbox.messages(&serde_json::json!({ "id": course.id, "title": course.title, "status": "published", "publishedAt": course.published_at.map(|t| t.to_rfc3339()) }))
+                } else {
+                    Vec::new()
+                };
+                Ok((was, messages))
             })
             .await?;
-        if was != CourseStatus::Published && course.status == CourseStatus::Published {
-            let data = serde_json::json!({ "id": course.id, "title": course.title, "status": "published", "publishedAt": course.published_at.map(|t| t.to_rfc3339()) });
-            self.emit(&access.workspace.id, "course.published", data).await;
-        }
         Ok(course)
     }
 

@@ -13,6 +13,8 @@ pub struct Demo {
     pub workspace_id: String,
     pub key: Secret<String>,
     pub course_id: String,
+    /// A signed player link for the learner `demo` (a path; valid 90 days).
+    pub player_path: String,
 }
 
 impl Courses {
@@ -33,7 +35,7 @@ impl Courses {
                     { "type": "text", "text": "Courses are made of screens, and screens of blocks. This one was created on an empty store so you can try the player, the API and certificates right away." },
                     { "type": "stack", "stackCards": [
                         { "front": "Author", "back": "POST /v1/courses with screens and blocks, or POST /v1/generate from a prompt." },
-                        { "front": "Publish", "back": "POST /v1/courses/{id}/publish, then share /v1/embed/{id}?learner=<id>." },
+                        { "front": "Publish", "back": "POST /v1/courses/{id}/publish, then mint signed learner links with POST /v1/courses/{id}/embed-links." },
                         { "front": "Track", "back": "GET /v1/completions and /v1/issued-certificates." }
                     ] }
                 ] },
@@ -46,6 +48,10 @@ impl Courses {
         let body = body.as_object().cloned().unwrap_or_default();
         let course = self.create_course(&access, &body).await?;
         self.set_course_status(&access, &course.id, CourseStatus::Published).await?;
-        Ok(Some(Demo { workspace_id: ws.id, key, course_id: course.id }))
+        let mut mint = serde_json::Map::new();
+        mint.insert("externalId".to_owned(), json!("demo"));
+        mint.insert("expiresInSeconds".to_owned(), json!(crate::embed_links::MAX_TTL_SECS));
+        let link = self.mint_embed_link(&access, &course.id, &mint).await?;
+        Ok(Some(Demo { workspace_id: ws.id, key, course_id: course.id, player_path: link.path }))
     }
 }

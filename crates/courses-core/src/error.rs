@@ -57,6 +57,9 @@ pub enum CoursesError {
     TooLarge { what: &'static str, limit: u64 },
     #[error("{message}")]
     Conflict { message: String },
+    /// An embed link that names a learner without a valid signature.
+    #[error("{}", .0.message())]
+    InvalidEmbedLink(crate::embed_links::LinkRejection),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("internal error: {0}")]

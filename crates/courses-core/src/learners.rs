@@ -18,7 +18,13 @@ use crate::store::{
     Bind, CERTIFICATE_COLUMNS, COMPLETION_COLUMNS, CertificateRow, CompletionRow, IDENTITY_COLUMNS, IdentityRow,
     IdentityUpsert, Table, View,
 };
+use crate::store::{Delivery, ViewAllowance};
 use crate::{Courses, content, plans};
+
+/// How long a view's id records the learner's answers after the opening:
+/// a day, for a course taken in one sitting; older ids (views opened from
+/// unsigned links before signed links existed included) answer 404.
+pub const VIEW_TTL_MS: i64 = 24 * 3600 * 1000;
 
 /// Learners per call of the bulk routes (a batch size, not a quota).
 pub const BULK_LIMIT: usize = 500;
@@ -128,7 +134,9 @@ fn required_id(body: &Map<String, Value>, name: &str) -> CoursesResult<String> {
 /// What the public embed hands the learner player.
 #[derive(Clone, Debug)]
 pub struct EmbedSession {
-    pub view_id: String,
+    /// The capability for the learner's completion and certificate; `None`
+    /// for an anonymous preview, which records nothing.
+    pub view_id: Option<String>,
     pub course: Course,
     /// The screens without the answers of questions.
     pub screens: Vec<Value>,
@@ -152,8 +160,9 @@ impl Courses {
         body: &Map<String, Value>,
     ) -> CoursesResult<(Vec<Identity>, usize)> {
         let batch = parse_identities(body)?;
-        let (stored, created) = self.store.upsert_identities(&access.workspace.id, &batch, self.clock.now()).await?;
-        self.emit_created_identities(&access.workspace.id, &batch, &stored).await;
+        let messages = self.identity_messages(&access.workspace.id, &batch).await?;
+        let (stored, created) =
+            self.store.upsert_identities(&access.workspace.id, &batch, &messages, self.clock.now()).await?;
         Ok((stored, created))
     }
 
@@ -173,20 +182,30 @@ impl Courses {
             ),
             other => other,
         })?;
+        let messages = self.identity_messages(&access.workspace.id, &batch).await?;
         let (mut stored, created) =
-            self.store.upsert_identities(&access.workspace.id, &batch, self.clock.now()).await?;
-        self.emit_created_identities(&access.workspace.id, &batch, &stored).await;
+            self.store.upsert_identities(&access.workspace.id, &batch, &messages, self.clock.now()).await?;
         let identity = stored.pop().ok_or_else(|| CoursesError::Internal("upsert returned no row".to_owned()))?;
         Ok((identity, created == 1))
     }
 
-    async fn emit_created_identities(&self, workspace_id: &str, batch: &[IdentityUpsert], stored: &[Identity]) {
-        for (new, identity) in batch.iter().zip(stored) {
-            if new.id == identity.id {
-                let data = serde_json::json!({ "id": identity.id, "externalId": identity.external_id, "email": identity.email, "name": identity.name });
-                self.emit(workspace_id, "identity.created", data).await;
-            }
+    /// The `identity.created` messages of each identity of a batch, written
+    /// only for those the store creates (in the same transaction).
+    async fn identity_messages(
+        &self,
+        workspace_id: &str,
+        batch: &[IdentityUpsert],
+    ) -> CoursesResult<Vec<Vec<Delivery>>> {
+        let outbox = self.outbox(workspace_id, "identity.created").await?;
+        if outbox.is_empty() {
+            return Ok(Vec::new());
         }
+        Ok(batch
+            .iter()
+            .map(|item| {
+                outbox.messages(&serde_json::json!({ "id": item.id, "externalId": item.external_id, "email": item.email, "name": item.name }))
+            })
+            .collect())
     }
 
     /// Deletes up to 500 identities by id or `externalId`.
@@ -268,12 +287,12 @@ impl Courses {
             passed: grade.passed,
             created_at: self.clock.now(),
         };
-        self.store.insert_completion(&completion, &answers).await?;
         let data = serde_json::json!({
             "id": completion.id, "courseId": completion.course_id, "identityId": completion.identity_id,
             "score": completion.score, "passed": completion.passed, "completedAt": completion.created_at.to_rfc3339(),
         });
-        self.emit(&completion.workspace_id, "completion.created", data).await;
+        let messages = self.outbox(&completion.workspace_id, "completion.created").await?.messages(&data);
+        self.store.insert_completion(&completion, &answers, &messages).await?;
         Ok(completion)
     }
 
@@ -353,14 +372,13 @@ impl Courses {
             score: best.score,
             issued_at: self.clock.now(),
         };
-        let (cert, is_new) = self.store.issue_certificate(&cert).await?;
-        if is_new {
-            let data = serde_json::json!({
-                "id": cert.id, "courseId": cert.course_id, "identityId": cert.identity_id, "learnerName": cert.learner_name,
-                "score": cert.score, "issuedAt": cert.issued_at.to_rfc3339(),
-            });
-            self.emit(&cert.workspace_id, "certificate.issued", data).await;
-        }
+        let data = serde_json::json!({
+            "id": cert.id, "courseId": cert.course_id, "identityId": cert.identity_id, "learnerName": cert.learner_name,
+            "score": cert.score, "issuedAt": cert.issued_at.to_rfc3339(),
+        });
+        let messages = self.outbox(&cert.workspace_id, "certificate.issued").await?.messages(&data);
+        // The messages are written only with a new certificate.
+        let (cert, is_new) = self.store.issue_certificate(&cert, &messages).await?;
         Ok((cert, is_new))
     }
 
@@ -425,17 +443,21 @@ impl Courses {
 
     // ---- the public embed ----
 
-    /// Opens a published course for a learner: counts one course view (each
-    /// opening counts) and returns what the player needs. A draft answers
-    /// exactly like a missing course.
+    /// Opens a published course: for the learner a signed link names,
+    /// counts one course view (each opening counts) and hands out the view
+    /// id that records their completion; for a link without a learner (an
+    /// anonymous preview), records nothing and counts one view per visitor
+    /// (`client`) per UTC day. A draft answers exactly like a missing
+    /// course; a learner without a valid signature is refused.
     ///
     /// With `locale`, a translation of the course for that language (Scale
     /// and up) is applied to what the learner sees.
     pub async fn open_embed(
         &self,
         course_id: &str,
-        learner: Option<&str>,
+        link: &crate::embed_links::EmbedParams,
         locale: Option<&str>,
+        client: Option<std::net::IpAddr>,
     ) -> CoursesResult<EmbedSession> {
         let course = self
             .store
@@ -446,7 +468,11 @@ impl Courses {
         let ws = self.store.workspace(&course.workspace_id).await?.ok_or(CoursesError::not_found("course"))?;
         let now = self.clock.now();
         self.check_standing(&ws, now).await?;
-        let learner = match learner.map(str::trim).filter(|l| !l.is_empty()) {
+        let trimmed = crate::embed_links::EmbedParams {
+            learner: link.learner.as_deref().map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned),
+            ..link.clone()
+        };
+        let learner = match self.verified_learner(&ws.id, &course.id, &trimmed).await? {
             Some(external_id) => parse_identities(
                 &serde_json::json!({ "identities": [{ "externalId": external_id }] })
                     .as_object()
@@ -456,22 +482,51 @@ impl Courses {
             .pop(),
             None => None,
         };
-        let view_id = format!("view_{}", platform::crypto::random_token(24));
-        let opening = View { workspace_id: ws.id.clone(), course_id: course.id.clone(), identity_id: None };
         let month = plans::month_of(now);
         let cap = ws.plan.hard_capped().then(|| ws.plan.course_views());
-        let Some(identity) = self.store.open_view(&view_id, &opening, learner.as_ref(), &month, cap, now).await? else {
-            return Err(CoursesError::Suspended(Suspension::AllowanceUsed {
+        let allowance_used = || {
+            CoursesError::Suspended(Suspension::AllowanceUsed {
                 plan: ws.plan,
                 allowance: ws.plan.course_views(),
-                month,
+                month: month.clone(),
                 resets_at: plans::next_month_start(now),
-            }));
+            })
         };
-        // A learner the player met for the first time is a new identity.
-        if let (Some(asked), Some(stored)) = (&learner, &identity) {
-            self.emit_created_identities(&ws.id, std::slice::from_ref(asked), std::slice::from_ref(stored)).await;
-        }
+        let (view_id, identity) = match &learner {
+            Some(item) => {
+                let messages = self.identity_messages(&ws.id, std::slice::from_ref(item)).await?;
+                let view_id = format!("view_{}", platform::crypto::random_token(24));
+                let opening = View { workspace_id: ws.id.clone(), course_id: course.id.clone(), identity_id: None };
+                let Some(identity) = self
+                    .store
+                    .open_view(
+                        &view_id,
+                        &opening,
+                        Some(item),
+                        messages.first().map_or(&[][..], Vec::as_slice),
+                        ViewAllowance { month: &month, cap },
+                        now,
+                    )
+                    .await?
+                else {
+                    return Err(allowance_used());
+                };
+                (Some(view_id), identity)
+            }
+            None => {
+                let day = Self::day_of(now);
+                let visitor = self.preview_visitor(client, &day);
+                if self
+                    .store
+                    .open_preview(&ws.id, &course.id, &visitor, &day, ViewAllowance { month: &month, cap }, now)
+                    .await?
+                    .is_none()
+                {
+                    return Err(allowance_used());
+                }
+                (None, None)
+            }
+        };
         let theme = match &course.theme_id {
             Some(id) => self.store.resource(&ws.id, ResourceKind::Theme, id).await?,
             None => None,
@@ -504,14 +559,18 @@ impl Courses {
     }
 
     async fn view_context(&self, view_id: &str) -> CoursesResult<(Course, Identity)> {
-        let view = self.store.view(view_id).await?.ok_or(CoursesError::not_found("course view"))?;
+        let view = self
+            .store
+            .view(view_id, self.clock.now().plus_millis(-VIEW_TTL_MS))
+            .await?
+            .ok_or(CoursesError::not_found("course view"))?;
         let course =
             self.store.course(&view.workspace_id, &view.course_id).await?.ok_or(CoursesError::not_found("course"))?;
         let identity_id = view.identity_id.ok_or_else(|| {
             CoursesError::field(
                 &["learner"],
                 code::REQUIRED,
-                "open the course with ?learner=<your learner id> to record completions",
+                "this is an anonymous preview; open the course with a signed learner link to record completions",
             )
         })?;
         let identity =
@@ -521,9 +580,18 @@ impl Courses {
 
     /// Immediate feedback for one question of a view's course.
     pub async fn check_view_answer(&self, view_id: &str, body: &Map<String, Value>) -> CoursesResult<bool> {
-        let view = self.store.view(view_id).await?.ok_or(CoursesError::not_found("course view"))?;
+        let view = self
+            .store
+            .view(view_id, self.clock.now().plus_millis(-VIEW_TTL_MS))
+            .await?
+            .ok_or(CoursesError::not_found("course view"))?;
         let course =
             self.store.course(&view.workspace_id, &view.course_id).await?.ok_or(CoursesError::not_found("course"))?;
+        // Answers are checked one by one only where the course gives
+        // immediate feedback; elsewhere this would reveal them.
+        if course.settings.get("quizFeedback").and_then(Value::as_str) != Some("immediate") {
+            return Err(CoursesError::not_found("immediate feedback for this course"));
+        }
         let block_id = required_id(body, "blockId")?;
         let answer = body.get("answer").cloned().unwrap_or(Value::Null);
         content::check_answer(&course.screens, &block_id, &answer).ok_or(CoursesError::not_found("question"))

@@ -14,6 +14,7 @@ pub mod content;
 pub mod courses;
 pub mod csv_import;
 pub mod demo;
+pub mod embed_links;
 pub mod error;
 pub mod generate;
 pub mod issues;
@@ -34,6 +35,7 @@ use std::sync::Arc;
 
 use kernel::Clock;
 use platform::outbound::Outbound;
+use platform::secrets::SecretKey;
 use platform::{Db, DbError, Migrations};
 
 pub use error::{CoursesError, CoursesResult, KeyRejection, Suspension, Throttle};
@@ -59,12 +61,50 @@ pub struct Courses {
     clock: Arc<dyn Clock>,
     outbound: Outbound,
     llm: Option<generate::LlmConfig>,
+    /// Seals recoverable secrets at rest and keys the embed's visitor hash.
+    secret_key: SecretKey,
+    /// Requests per key per rolling minute (the seed's 120 unless the
+    /// operator raises it).
+    rate_limit: u32,
+    /// How long the webhook sender leases a message it is sending.
+    lease_ms: i64,
 }
 
 impl Courses {
     /// Builds the service over an open, migrated database.
     pub fn new(db: Db, clock: Arc<dyn Clock>) -> Self {
-        Self { store: Store::new(db), clock, outbound: Outbound::default(), llm: None }
+        Self {
+            store: Store::new(db),
+            clock,
+            outbound: Outbound::default(),
+            llm: None,
+            secret_key: SecretKey::generate(),
+            rate_limit: access::RATE_LIMIT,
+            lease_ms: webhooks::LEASE_MS,
+        }
+    }
+
+    /// Requests per key per rolling minute (at least 1).
+    #[must_use]
+    pub fn with_rate_limit(mut self, per_minute: u32) -> Self {
+        self.rate_limit = per_minute.max(1);
+        self
+    }
+
+    /// The webhook sender's lease (tests shorten it to watch renewals).
+    #[must_use]
+    pub fn with_webhook_lease(mut self, lease: std::time::Duration) -> Self {
+        self.lease_ms = i64::try_from(lease.as_millis()).unwrap_or(webhooks::LEASE_MS).max(3);
+        self
+    }
+
+    /// The key that seals secrets at rest (by default a random key per
+    /// process: a real service passes the one from `SVC_SECRET_KEY` or the
+    /// data dir, shared by every node).
+    #[must_use]
+    pub fn with_secret_key(mut self, key: SecretKey) -> Self {
+        self.secret_key = key;
+        self
     }
 
     /// The client webhook messages go out through (by default the guard

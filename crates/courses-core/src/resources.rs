@@ -155,7 +155,9 @@ impl Courses {
         self.check_resource(access, kind, &data).await?;
         let secret = (kind == ResourceKind::Webhook).then(crate::webhooks::new_secret);
         if let Some((_, key)) = &secret {
-            data.insert(crate::webhooks::WEBHOOK_SIGNING_KEY.to_owned(), Value::String(key.clone()));
+            // Sealed at rest: the service must read it back to sign, so it
+            // cannot be hashed; the plaintext is returned only in this answer.
+            data.insert(crate::webhooks::WEBHOOK_SIGNING_KEY.to_owned(), Value::String(self.seal_signing_key(key)));
         }
         let secret = secret.map(|(s, _)| s);
         let now = self.clock.now();

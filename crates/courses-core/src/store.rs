@@ -23,6 +23,33 @@ use crate::model::{
 };
 use crate::plans::Plan;
 
+/// Inserts outbox messages inside the transaction `$tx` of the change they
+/// report, so a change and its webhook messages commit (or roll back)
+/// together. A macro because the transaction's type differs per backend.
+macro_rules! insert_deliveries {
+    ($tx:expr, $workspace_id:expr, $deliveries:expr) => {
+        for d in $deliveries {
+            sqlx::query(
+                "INSERT INTO webhook_deliveries (id, workspace_id, webhook_id, event, payload, sent_at_secs, signature, status, attempts, created_at, next_attempt_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)",
+            )
+            .bind(&d.id)
+            .bind($workspace_id)
+            .bind(&d.webhook_id)
+            .bind(&d.event)
+            .bind(&d.payload)
+            .bind(d.sent_at_secs)
+            .bind(&d.signature)
+            .bind(&d.status)
+            .bind(d.attempts)
+            .bind(d.created_at.as_millis())
+            .execute(&mut *$tx)
+            .await
+            .map_err(store_error)?;
+        }
+    };
+}
+
 /// One signed webhook message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Delivery {
@@ -363,6 +390,13 @@ pub const CERTIFICATE_COLUMNS: &str = "id, workspace_id, course_id, identity_id,
     learner_name, course_title, score, issued_at";
 pub const RESOURCE_COLUMNS: &str = "id, workspace_id, kind, data, created_at, updated_at";
 
+/// The month a course view is counted in and the plan's hard cap, if any.
+#[derive(Clone, Copy, Debug)]
+pub struct ViewAllowance<'a> {
+    pub month: &'a str,
+    pub cap: Option<u64>,
+}
+
 /// A new identity or the new values of an existing one (by external id).
 #[derive(Clone, Debug)]
 pub struct IdentityUpsert {
@@ -623,10 +657,11 @@ impl Store {
         view_id: &str,
         view: &View,
         learner: Option<&IdentityUpsert>,
-        month: &str,
-        cap: Option<u64>,
+        learner_messages: &[Delivery],
+        allowance: ViewAllowance<'_>,
         now: Timestamp,
     ) -> Result<Option<Option<Identity>>, StoreError> {
+        let ViewAllowance { month, cap } = allowance;
         let cap = cap.and_then(|c| i64::try_from(c).ok()).unwrap_or(i64::MAX);
         with_db!(&self.db, |pool| {
             let mut tx = pool.begin().await.map_err(store_error)?;
@@ -665,6 +700,13 @@ impl Store {
                 )),
                 None => None,
             };
+            // The learner met for the first time: its `identity.created`
+            // messages commit with it.
+            if let (Some(item), Some(stored)) = (learner, &identity)
+                && item.id == stored.id
+            {
+                insert_deliveries!(tx, &view.workspace_id, learner_messages);
+            }
             sqlx::query(
                 "INSERT INTO course_views (id, workspace_id, course_id, identity_id, created_at) VALUES ($1, $2, $3, $4, $5)",
             )
@@ -681,16 +723,138 @@ impl Store {
         })
     }
 
-    pub async fn view(&self, view_id: &str) -> Result<Option<View>, StoreError> {
+    /// The view with this id, if it was opened after `opened_after`
+    /// (a view's id is a capability that lasts a while, not forever).
+    pub async fn view(&self, view_id: &str, opened_after: Timestamp) -> Result<Option<View>, StoreError> {
         with_db!(&self.db, |pool| {
-            sqlx::query_as::<_, ViewRow>("SELECT workspace_id, course_id, identity_id FROM course_views WHERE id = $1")
-                .bind(view_id)
-                .fetch_optional(pool)
+            sqlx::query_as::<_, ViewRow>(
+                "SELECT workspace_id, course_id, identity_id FROM course_views WHERE id = $1 AND created_at > $2",
+            )
+            .bind(view_id)
+            .bind(opened_after.as_millis())
+            .fetch_optional(pool)
+            .await
+            .map(|r| {
+                r.map(|r| View { workspace_id: r.workspace_id, course_id: r.course_id, identity_id: r.identity_id })
+            })
+            .map_err(store_error)
+        })
+    }
+
+    /// The sealed secret of a workspace for `purpose`: the stored one, or
+    /// `candidate` stored now when there is none (the first writer wins, so
+    /// every node ends up with the same secret).
+    pub async fn workspace_secret(
+        &self,
+        workspace_id: &str,
+        purpose: &str,
+        candidate: &str,
+        now: Timestamp,
+    ) -> Result<String, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query(
+                "INSERT INTO workspace_secrets (workspace_id, purpose, sealed, created_at) VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (workspace_id, purpose) DO NOTHING",
+            )
+            .bind(workspace_id)
+            .bind(purpose)
+            .bind(candidate)
+            .bind(now.as_millis())
+            .execute(pool)
+            .await
+            .map_err(store_error)?;
+            sqlx::query_scalar::<_, String>(
+                "SELECT sealed FROM workspace_secrets WHERE workspace_id = $1 AND purpose = $2",
+            )
+            .bind(workspace_id)
+            .bind(purpose)
+            .fetch_one(pool)
+            .await
+            .map_err(store_error)
+        })
+    }
+
+    /// Counts an anonymous preview: the first opening of `course_id` by
+    /// `visitor` on `day` takes one course view (within `cap`), later ones
+    /// that day take nothing. `Some(counted)`, or `None` (nothing written)
+    /// when the first opening of the day meets the cap.
+    pub async fn open_preview(
+        &self,
+        workspace_id: &str,
+        course_id: &str,
+        visitor: &str,
+        day: &str,
+        allowance: ViewAllowance<'_>,
+        now: Timestamp,
+    ) -> Result<Option<bool>, StoreError> {
+        let ViewAllowance { month, cap } = allowance;
+        let cap = cap.and_then(|c| i64::try_from(c).ok()).unwrap_or(i64::MAX);
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            let first = sqlx::query(
+                "INSERT INTO embed_previews (workspace_id, course_id, visitor, day, created_at) VALUES ($1, $2, $3, $4, $5)
+                 ON CONFLICT (course_id, visitor, day) DO NOTHING",
+            )
+            .bind(workspace_id)
+            .bind(course_id)
+            .bind(visitor)
+            .bind(day)
+            .bind(now.as_millis())
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?
+            .rows_affected()
+                == 1;
+            if !first {
+                tx.commit().await.map_err(store_error)?;
+                return Ok(Some(false));
+            }
+            let counted = sqlx::query(
+                "INSERT INTO usage_counters (workspace_id, month, metric, count) VALUES ($1, $2, 'course_views', 1)
+                 ON CONFLICT (workspace_id, month, metric) DO UPDATE SET count = usage_counters.count + 1
+                 WHERE usage_counters.count < $3",
+            )
+            .bind(workspace_id)
+            .bind(month)
+            .bind(cap)
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?
+            .rows_affected()
+                == 1;
+            if !counted {
+                tx.rollback().await.map_err(store_error)?;
+                return Ok(None);
+            }
+            tx.commit().await.map_err(store_error)?;
+            Ok(Some(true))
+        })
+    }
+
+    /// Drops preview rows older than `before` (they only matter on their day).
+    pub async fn prune_previews(&self, before: Timestamp) -> Result<u64, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query("DELETE FROM embed_previews WHERE created_at < $1")
+                .bind(before.as_millis())
+                .execute(pool)
                 .await
-                .map(|r| {
-                    r.map(|r| View { workspace_id: r.workspace_id, course_id: r.course_id, identity_id: r.identity_id })
-                })
+                .map(|r| r.rows_affected())
                 .map_err(store_error)
+        })
+    }
+
+    /// Every resource of a kind in every workspace (the one-off sealing of
+    /// webhook keys stored before encryption at rest).
+    pub async fn all_resources_of_kind(&self, kind: ResourceKind) -> Result<Vec<Resource>, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query_as::<_, ResourceRow>(sqlx::AssertSqlSafe(format!(
+                "SELECT {RESOURCE_COLUMNS} FROM resources WHERE kind = $1 ORDER BY created_at, id"
+            )))
+            .bind(kind.as_str())
+            .fetch_all(pool)
+            .await
+            .map(|rows| rows.into_iter().map(Resource::from).collect())
+            .map_err(store_error)
         })
     }
 
@@ -759,6 +923,18 @@ impl Store {
         now: Timestamp,
         change: impl FnOnce(&mut Course) -> CoursesResult<T>,
     ) -> CoursesResult<(Course, T)> {
+        self.modify_course_emitting(workspace_id, id, now, |course| change(course).map(|out| (out, Vec::new()))).await
+    }
+
+    /// [`Self::modify_course`] whose change also names the outbox messages
+    /// that report it; they are written in the same transaction.
+    pub async fn modify_course_emitting<T>(
+        &self,
+        workspace_id: &str,
+        id: &str,
+        now: Timestamp,
+        change: impl FnOnce(&mut Course) -> CoursesResult<(T, Vec<Delivery>)>,
+    ) -> CoursesResult<(Course, T)> {
         with_db!(&self.db, |pool| {
             let mut tx = pool.begin().await.map_err(store_error)?;
             let locked = sqlx::query("UPDATE courses SET updated_at = $3 WHERE id = $1 AND workspace_id = $2")
@@ -780,7 +956,7 @@ impl Store {
             .await
             .map_err(store_error)?;
             let mut course = Course::from(row);
-            let out = change(&mut course)?;
+            let (out, messages) = change(&mut course)?;
             course.updated_at = now;
             sqlx::query(
                 "UPDATE courses SET title = $2, status = $3, passing_score = $4, theme_id = $5, certificate_id = $6,
@@ -798,6 +974,7 @@ impl Store {
             .execute(&mut *tx)
             .await
             .map_err(store_error)?;
+            insert_deliveries!(tx, workspace_id, &messages);
             tx.commit().await.map_err(store_error)?;
             Ok((course, out))
         })
@@ -872,26 +1049,13 @@ impl Store {
         })
     }
 
-    pub async fn insert_delivery(&self, workspace_id: &str, d: &Delivery) -> Result<(), StoreError> {
+    /// Writes outbox messages on their own (tests and tools; the service
+    /// writes them with the change they report).
+    pub async fn insert_deliveries(&self, workspace_id: &str, deliveries: &[Delivery]) -> Result<(), StoreError> {
         with_db!(&self.db, |pool| {
-            sqlx::query(
-                "INSERT INTO webhook_deliveries (id, workspace_id, webhook_id, event, payload, sent_at_secs, signature, status, attempts, created_at, next_attempt_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)",
-            )
-            .bind(&d.id)
-            .bind(workspace_id)
-            .bind(&d.webhook_id)
-            .bind(&d.event)
-            .bind(&d.payload)
-            .bind(d.sent_at_secs)
-            .bind(&d.signature)
-            .bind(&d.status)
-            .bind(d.attempts)
-            .bind(d.created_at.as_millis())
-            .execute(pool)
-            .await
-            .map(drop)
-            .map_err(store_error)
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            insert_deliveries!(tx, workspace_id, deliveries);
+            tx.commit().await.map_err(store_error)
         })
     }
 
@@ -936,6 +1100,19 @@ impl Store {
             }
         }
         Ok(claimed)
+    }
+
+    /// Extends the lease of a message being sent (while it is still pending).
+    pub async fn renew_lease(&self, id: &str, until: Timestamp) -> Result<(), StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query("UPDATE webhook_deliveries SET next_attempt_at = $2 WHERE id = $1 AND status = 'pending'")
+                .bind(id)
+                .bind(until.as_millis())
+                .execute(pool)
+                .await
+                .map(drop)
+                .map_err(store_error)
+        })
     }
 
     /// Puts a claimed message back without counting an attempt.
@@ -1015,13 +1192,14 @@ impl Store {
         &self,
         workspace_id: &str,
         batch: &[IdentityUpsert],
+        messages: &[Vec<Delivery>],
         now: Timestamp,
     ) -> Result<(Vec<Identity>, usize), StoreError> {
         with_db!(&self.db, |pool| {
             let mut tx = pool.begin().await.map_err(store_error)?;
             let mut out = Vec::with_capacity(batch.len());
             let mut created = 0;
-            for item in batch {
+            for (index, item) in batch.iter().enumerate() {
                 let data = Value::Object(item.extra.clone()).to_string();
                 let row = sqlx::query_as::<_, IdentityRow>(sqlx::AssertSqlSafe(format!(
                     "INSERT INTO identities (id, workspace_id, external_id, email, name, data, created_at, updated_at)
@@ -1044,6 +1222,8 @@ impl Store {
                 .map_err(store_error)?;
                 if row.id == item.id {
                     created += 1;
+                    // `identity.created` messages of a new identity commit with it.
+                    insert_deliveries!(tx, workspace_id, messages.get(index).map_or(&[][..], Vec::as_slice));
                 }
                 out.push(Identity::from(row));
             }
@@ -1088,8 +1268,15 @@ impl Store {
 
     // ---- completions and certificates ----
 
-    pub async fn insert_completion(&self, c: &Completion, answers: &Map<String, Value>) -> Result<(), StoreError> {
+    /// Records a completion and its outbox messages in one transaction.
+    pub async fn insert_completion(
+        &self,
+        c: &Completion,
+        answers: &Map<String, Value>,
+        messages: &[Delivery],
+    ) -> Result<(), StoreError> {
         with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
             sqlx::query(
                 "INSERT INTO completions (id, workspace_id, course_id, identity_id, score, passed, answers, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
             )
@@ -1101,10 +1288,11 @@ impl Store {
             .bind(c.passed)
             .bind(Value::Object(answers.clone()).to_string())
             .bind(c.created_at.as_millis())
-            .execute(pool)
+            .execute(&mut *tx)
             .await
-            .map(drop)
-            .map_err(store_error)
+            .map_err(store_error)?;
+            insert_deliveries!(tx, &c.workspace_id, messages);
+            tx.commit().await.map_err(store_error)
         })
     }
 
@@ -1146,10 +1334,16 @@ impl Store {
     }
 
     /// Inserts the certificate unless the learner already has one for the
-    /// course; returns the stored one and whether it is new.
-    pub async fn issue_certificate(&self, cert: &IssuedCertificate) -> Result<(IssuedCertificate, bool), StoreError> {
-        let inserted = with_db!(&self.db, |pool| {
-            sqlx::query(
+    /// course, with its outbox messages when it is new (one transaction);
+    /// returns the stored one and whether it is new.
+    pub async fn issue_certificate(
+        &self,
+        cert: &IssuedCertificate,
+        messages: &[Delivery],
+    ) -> Result<(IssuedCertificate, bool), StoreError> {
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            let inserted = sqlx::query(
                 "INSERT INTO issued_certificates (id, workspace_id, course_id, identity_id, completion_id, template_id, learner_name, course_title, score, issued_at)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (course_id, identity_id) DO NOTHING",
             )
@@ -1163,22 +1357,25 @@ impl Store {
             .bind(&cert.course_title)
             .bind(cert.score)
             .bind(cert.issued_at.as_millis())
-            .execute(pool)
+            .execute(&mut *tx)
             .await
-            .map(|r| r.rows_affected() == 1)
-            .map_err(store_error)
-        })?;
-        let stored = with_db!(&self.db, |pool| {
-            sqlx::query_as::<_, CertificateRow>(sqlx::AssertSqlSafe(format!(
+            .map_err(store_error)?
+            .rows_affected()
+                == 1;
+            if inserted {
+                insert_deliveries!(tx, &cert.workspace_id, messages);
+            }
+            let stored = sqlx::query_as::<_, CertificateRow>(sqlx::AssertSqlSafe(format!(
                 "SELECT {CERTIFICATE_COLUMNS} FROM issued_certificates WHERE course_id = $1 AND identity_id = $2"
             )))
             .bind(&cert.course_id)
             .bind(&cert.identity_id)
-            .fetch_one(pool)
+            .fetch_one(&mut *tx)
             .await
-            .map_err(store_error)
-        })?;
-        Ok((IssuedCertificate::from(stored), inserted))
+            .map_err(store_error)?;
+            tx.commit().await.map_err(store_error)?;
+            Ok((IssuedCertificate::from(stored), inserted))
+        })
     }
 
     pub async fn certificate(&self, workspace_id: &str, id: &str) -> Result<Option<IssuedCertificate>, StoreError> {

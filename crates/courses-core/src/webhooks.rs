@@ -90,48 +90,101 @@ pub fn sign(key: &[u8], message_id: &str, timestamp_secs: i64, body: &str) -> St
     format!("v1,{}", base64(&hmac_sha256(key, signed.as_bytes())))
 }
 
-impl Courses {
-    /// Queues one signed message per webhook of the workspace subscribed to
-    /// `event`. A failure is logged: the change that caused the event stands.
-    pub(crate) async fn emit(&self, workspace_id: &str, event: &str, data: Value) {
-        if let Err(err) = self.try_emit(workspace_id, event, data).await {
-            tracing::warn!(error = %err, event, "could not queue webhook messages");
-        }
+/// The webhooks of one workspace subscribed to one event, read before the
+/// change that causes the event: [`Outbox::messages`] turns the event's data
+/// into the outbox rows the store writes in the change's own transaction.
+#[derive(Clone, Debug)]
+pub struct Outbox {
+    event: String,
+    subscribers: Vec<(String, Vec<u8>)>,
+    now: kernel::Timestamp,
+}
+
+impl Outbox {
+    /// One signed, pending message per subscribed webhook.
+    pub fn messages(&self, data: &Value) -> Vec<Delivery> {
+        let now = self.now;
+        let secs = now.as_millis().div_euclid(1000);
+        self.subscribers
+            .iter()
+            .map(|(webhook_id, key)| {
+                let id = content::new_id("msg");
+                let body = json!({ "type": self.event, "timestamp": now.to_rfc3339(), "data": data }).to_string();
+                Delivery {
+                    signature: sign(key, &id, secs, &body),
+                    id,
+                    webhook_id: webhook_id.clone(),
+                    event: self.event.clone(),
+                    payload: body,
+                    sent_at_secs: secs,
+                    status: "pending".to_owned(),
+                    attempts: 0,
+                    created_at: now,
+                    next_attempt_at: Some(now),
+                    last_attempt_at: None,
+                    response_status: None,
+                    last_error: None,
+                    delivered_at: None,
+                }
+            })
+            .collect()
     }
 
-    async fn try_emit(&self, workspace_id: &str, event: &str, data: Value) -> CoursesResult<()> {
+    pub fn is_empty(&self) -> bool {
+        self.subscribers.is_empty()
+    }
+}
+
+impl Courses {
+    /// The active webhooks of the workspace subscribed to `event`, with
+    /// their signing keys opened.
+    pub(crate) async fn outbox(&self, workspace_id: &str, event: &str) -> CoursesResult<Outbox> {
         let hooks = self.store.resources_of_kind(workspace_id, ResourceKind::Webhook).await?;
-        let now = self.clock.now();
+        let mut subscribers = Vec::new();
         for hook in hooks {
             let subscribed =
                 hook.data.get("events").and_then(Value::as_array).is_some_and(|e| e.iter().any(|x| x == event));
             let active = hook.data.get("active").and_then(Value::as_bool).unwrap_or(true);
-            let Some(key) = hook.data.get(WEBHOOK_SIGNING_KEY).and_then(Value::as_str) else { continue };
             if !subscribed || !active {
                 continue;
             }
-            let id = content::new_id("msg");
-            let body = json!({ "type": event, "timestamp": now.to_rfc3339(), "data": data }).to_string();
-            let secs = now.as_millis().div_euclid(1000);
-            let delivery = Delivery {
-                id: id.clone(),
-                webhook_id: hook.id.clone(),
-                event: event.to_owned(),
-                signature: sign(&key_from_hex(key), &id, secs, &body),
-                payload: body,
-                sent_at_secs: secs,
-                status: "pending".to_owned(),
-                attempts: 0,
-                created_at: now,
-                next_attempt_at: Some(now),
-                last_attempt_at: None,
-                response_status: None,
-                last_error: None,
-                delivered_at: None,
-            };
-            self.store.insert_delivery(workspace_id, &delivery).await?;
+            let Some(stored) = hook.data.get(WEBHOOK_SIGNING_KEY).and_then(Value::as_str) else { continue };
+            subscribers.push((hook.id.clone(), self.signing_key(stored)?));
         }
-        Ok(())
+        Ok(Outbox { event: event.to_owned(), subscribers, now: self.clock.now() })
+    }
+
+    /// A webhook's key bytes from its stored form: sealed (`enc:v1:`) with
+    /// the service's secret key, or hex written before encryption at rest.
+    fn signing_key(&self, stored: &str) -> CoursesResult<Vec<u8>> {
+        let hex = self
+            .secret_key
+            .open(stored)
+            .map_err(|e| CoursesError::Internal(format!("a webhook signing key could not be opened: {e}")))?;
+        Ok(key_from_hex(&hex))
+    }
+
+    /// Seals a fresh webhook key (hex) for storage.
+    pub(crate) fn seal_signing_key(&self, hex: &str) -> String {
+        self.secret_key.seal(hex)
+    }
+
+    /// Seals every webhook signing key still stored in plaintext (written
+    /// before encryption at rest). Run at start; returns how many changed.
+    pub async fn seal_plaintext_secrets(&self) -> CoursesResult<usize> {
+        let mut sealed = 0;
+        for mut hook in self.store.all_resources_of_kind(ResourceKind::Webhook).await? {
+            let Some(Value::String(stored)) = hook.data.get(WEBHOOK_SIGNING_KEY) else { continue };
+            if platform::secrets::SecretKey::is_sealed(stored) {
+                continue;
+            }
+            let value = self.secret_key.seal(stored);
+            hook.data.insert(WEBHOOK_SIGNING_KEY.to_owned(), Value::String(value));
+            if self.store.update_resource(&hook).await? {
+                sealed += 1;
+            }
+        }
+        Ok(sealed)
     }
 
     /// The signed messages of one webhook, oldest first.
@@ -161,10 +214,13 @@ pub const WEBHOOK_SIGNING_KEY: &str = "_signingKey";
 pub const RETRY_DELAYS_SECS: [i64; 5] = [10, 60, 300, 1_800, 7_200];
 /// Attempts before a message is given up (`failed`).
 pub const MAX_ATTEMPTS: i64 = 6;
-/// How long a claimed message is hidden from other senders.
-const LEASE_MS: i64 = 60_000;
+/// How long a claimed message is hidden from other senders (renewed every
+/// third of it while its attempt runs).
+pub const LEASE_MS: i64 = 60_000;
 /// Messages claimed per tick.
 const BATCH: i64 = 50;
+/// Messages sent at once by one node.
+pub const CONCURRENT_SENDS: usize = 8;
 
 /// What the attempt numbered `attempt` (1-based) came to, given the
 /// receiver's answer: delivered, retried later, or failed for good.
@@ -185,13 +241,39 @@ impl Courses {
     /// Sends every due webhook message once (one tick of the sender) and
     /// returns how many attempts were made.
     pub async fn deliver_due(&self) -> CoursesResult<usize> {
+        use futures_util::StreamExt as _;
         let now = self.clock.now();
-        let claimed = self.store.claim_due_deliveries(now, LEASE_MS, BATCH).await?;
+        let claimed = self.store.claim_due_deliveries(now, self.lease_ms, BATCH).await?;
         let count = claimed.len();
-        for (workspace_id, delivery) in claimed {
-            self.attempt(&workspace_id, &delivery).await?;
+        let results: Vec<CoursesResult<()>> = futures_util::stream::iter(claimed)
+            .map(|(workspace_id, delivery)| async move { self.attempt_leased(&workspace_id, &delivery).await })
+            .buffer_unordered(CONCURRENT_SENDS)
+            .collect()
+            .await;
+        for result in results {
+            result?;
         }
         Ok(count)
+    }
+
+    /// One attempt, with its lease renewed every third of the lease
+    /// while it runs, so a slow receiver never lets another node claim
+    /// the message in the meantime.
+    async fn attempt_leased(&self, workspace_id: &str, delivery: &Delivery) -> CoursesResult<()> {
+        let attempt = self.attempt(workspace_id, delivery);
+        tokio::pin!(attempt);
+        let period = std::time::Duration::from_millis(u64::try_from(self.lease_ms / 3).unwrap_or(20_000).max(1));
+        loop {
+            tokio::select! {
+                result = &mut attempt => return result,
+                () = tokio::time::sleep(period) => {
+                    let until = self.clock.now().plus_millis(self.lease_ms);
+                    if let Err(err) = self.store.renew_lease(&delivery.id, until).await {
+                        tracing::warn!(error = %err, message = %delivery.id, "could not renew a webhook lease");
+                    }
+                }
+            }
+        }
     }
 
     async fn attempt(&self, workspace_id: &str, delivery: &Delivery) -> CoursesResult<()> {
@@ -199,7 +281,10 @@ impl Courses {
         let now = self.clock.now();
         let secs = now.as_millis().div_euclid(1000);
         let url = hook.as_ref().and_then(|h| h.data.get("url")).and_then(Value::as_str).map(str::to_owned);
-        let key = hook.as_ref().and_then(|h| h.data.get(WEBHOOK_SIGNING_KEY)).and_then(Value::as_str);
+        let key = match hook.as_ref().and_then(|h| h.data.get(WEBHOOK_SIGNING_KEY)).and_then(Value::as_str) {
+            Some(stored) => Some(self.signing_key(stored)?),
+            None => None,
+        };
         let active = hook.as_ref().and_then(|h| h.data.get("active")).and_then(Value::as_bool).unwrap_or(true);
         let (Some(url), Some(key)) = (url, key) else {
             let outcome = AttemptOutcome {
@@ -227,7 +312,7 @@ impl Courses {
         }
         // Each attempt is signed with its own timestamp, so receivers that
         // reject stale timestamps accept retries.
-        let signature = sign(&key_from_hex(key), &delivery.id, secs, &delivery.payload);
+        let signature = sign(&key, &delivery.id, secs, &delivery.payload);
         let headers = [
             ("content-type", "application/json".to_owned()),
             ("user-agent", "svc-courses-webhooks/1".to_owned()),

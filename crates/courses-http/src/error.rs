@@ -28,6 +28,8 @@ pub enum Code {
     RateLimited,
     ServiceUnavailable,
     InternalError,
+    /// 403: an embed link names a learner without a valid signature.
+    InvalidSignature,
 }
 
 impl Code {
@@ -48,10 +50,11 @@ impl Code {
             Self::RateLimited => (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),
             Self::ServiceUnavailable => (StatusCode::SERVICE_UNAVAILABLE, "service_unavailable"),
             Self::InternalError => (StatusCode::INTERNAL_SERVER_ERROR, "internal_error"),
+            Self::InvalidSignature => (StatusCode::FORBIDDEN, "invalid_signature"),
         }
     }
 
-    pub const ALL: [Self; 14] = [
+    pub const ALL: [Self; 15] = [
         Self::InvalidRequest,
         Self::Unauthorized,
         Self::InsufficientScope,
@@ -66,6 +69,7 @@ impl Code {
         Self::RateLimited,
         Self::ServiceUnavailable,
         Self::InternalError,
+        Self::InvalidSignature,
     ];
 }
 
@@ -81,6 +85,11 @@ pub struct ApiError {
 impl ApiError {
     pub fn new(code: Code, message: impl Into<String>) -> Self {
         Self { code, message: message.into(), issues: None, retry_after: None }
+    }
+
+    /// 429 `rate_limited` with `Retry-After: secs`.
+    pub fn rate_limited(message: impl Into<String>, secs: u64) -> Self {
+        Self { retry_after: Some(secs.max(1)), ..Self::new(Code::RateLimited, message) }
     }
 
     pub const fn code(&self) -> Code {
@@ -118,6 +127,7 @@ impl From<CoursesError> for ApiError {
             CoursesError::NotCompleted => Self::new(Code::NotCompleted, message),
             CoursesError::TooLarge { .. } => Self::new(Code::PayloadTooLarge, message),
             CoursesError::Conflict { .. } => Self::new(Code::Conflict, message),
+            CoursesError::InvalidEmbedLink(_) => Self::new(Code::InvalidSignature, message),
             CoursesError::Store(StoreError::Busy(cause)) => {
                 tracing::warn!(%cause, "store busy");
                 Self {

@@ -15,16 +15,65 @@ pub mod player;
 pub mod routes;
 pub mod wire;
 
+use std::net::IpAddr;
+use std::sync::Arc;
+
 use axum::Router;
+use axum::response::{IntoResponse as _, Response};
 use axum::routing::{delete, get, post, put};
 use courses_core::Courses;
+use platform::net::TrustedProxies;
+use platform::throttle::Throttle;
 
 use crate::error::{ApiError, Code};
+
+/// Openings of the public embed (and calls of its view routes) per client
+/// address per minute.
+pub const EMBED_PER_IP_PER_MINUTE: u32 = 60;
 
 /// Shared state of every handler.
 #[derive(Clone, Debug)]
 pub struct AppState {
     pub courses: Courses,
+    /// Who may name the client in `X-Forwarded-For`.
+    pub proxies: TrustedProxies,
+    /// The public embed's per-address limit (keyed by the resolved client
+    /// address, pruned of idle addresses).
+    pub embed_throttle: Arc<Throttle<IpAddr>>,
+}
+
+impl AppState {
+    /// The state with no trusted proxies and the default embed limit.
+    pub fn new(courses: Courses) -> Self {
+        Self {
+            courses,
+            proxies: TrustedProxies::default(),
+            embed_throttle: Arc::new(Throttle::per_minute(EMBED_PER_IP_PER_MINUTE)),
+        }
+    }
+
+    #[must_use]
+    pub fn with_proxies(mut self, proxies: TrustedProxies) -> Self {
+        self.proxies = proxies;
+        self
+    }
+
+    /// Replaces the embed's per-address limit (0: unlimited).
+    #[must_use]
+    pub fn with_embed_limit(mut self, per_minute: u32) -> Self {
+        self.embed_throttle = Arc::new(Throttle::per_minute(per_minute));
+        self
+    }
+}
+
+/// The answer of a request whose handler panicked: the 500 envelope.
+pub fn panic_response() -> Response {
+    ApiError::new(Code::InternalError, "internal error; retry once, then report the request id").into_response()
+}
+
+/// `router` with a panic in any handler answered by [`panic_response`].
+pub fn with_panic_envelope(router: Router) -> Router {
+    platform::http::catch_panics(router, panic_response)
 }
 
 /// The complete courses router, instrumented and with `/healthz`,
@@ -41,13 +90,14 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/api-keys/{id}", delete(r::revoke_key))
         .route("/v1/block-types", get(r::block_types))
         .route("/v1/generate", post(r::generate))
-        .route("/v1/mcp", post(mcp::handle).get(mcp::no_stream))
+        .route("/v1/mcp", post(mcp::handle))
         .route("/v1/courses", get(r::list_courses).post(r::create_course))
         .route("/v1/courses/import/csv", post(r::import_csv))
         .route("/v1/courses/import/scorm", post(r::import_scorm))
         .route("/v1/courses/{id}", get(r::get_course).patch(r::update_course).delete(r::delete_course))
         .route("/v1/courses/{id}/publish", post(r::publish_course))
         .route("/v1/courses/{id}/unpublish", post(r::unpublish_course))
+        .route("/v1/courses/{id}/embed-links", post(r::mint_embed_link))
         .route("/v1/courses/{id}/scorm", get(r::export_scorm))
         .route("/v1/courses/{id}/screens", get(r::list_screens).post(r::add_screen))
         .route("/v1/courses/{id}/screens/order", put(r::reorder_screens))
@@ -70,16 +120,19 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/{collection}", get(r::list_resources).post(r::create_resource))
         .route("/v1/{collection}/{id}", get(r::get_resource).patch(r::update_resource).delete(r::delete_resource))
         .route("/v1/embed/{course}", get(player::open))
+        .route("/v1/embed/{course}/session", get(player::session))
         .route("/v1/embed/views/{view}/completion", post(player::complete))
         .route("/v1/embed/views/{view}/check", post(player::check))
         .route("/v1/embed/views/{view}/certificate", post(player::certificate))
         .route("/v1/embed/views/{view}/certificate.pdf", get(player::certificate_pdf))
-        // Bodies are bounded where they are read (5 MB of JSON), not by
-        // axum's blanket default.
-        .layer(axum::extract::DefaultBodyLimit::disable())
+        // Bodies are bounded where they are read, while streaming (1 MiB
+        // by default, SCORM packages 100 MB, CSV 8 MiB); this also bounds
+        // any axum extractor a future handler might use.
+        .layer(axum::extract::DefaultBodyLimit::max(platform::http::DEFAULT_BODY_LIMIT))
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state);
-    platform::http::instrument(api.merge(platform::http::ops_routes(db)).fallback(not_found), "courses")
+    let router = platform::http::instrument(api.merge(platform::http::ops_routes(db)).fallback(not_found), "courses");
+    with_panic_envelope(router)
 }
 
 async fn not_found() -> ApiError {

@@ -183,32 +183,59 @@ async fn call_tool(
     }
 }
 
+/// Messages in one JSON-RPC batch; a larger batch is refused whole.
+pub const MAX_BATCH: usize = 20;
+
 /// `POST /v1/mcp`: one JSON-RPC message (or a batch) per request.
+///
+/// The key is checked before a byte of the body is read, the body is
+/// bounded while it streams ([`crate::extract::JSON_BODY_LIMIT`]), and each
+/// message of a batch counts against the key's rate like a request.
 pub async fn handle(
     State(state): State<AppState>,
     headers: HeaderMap,
-    body: axum::body::Bytes,
+    body: axum::body::Body,
 ) -> Result<Response, ApiError> {
     let authorization = headers.get(AUTHORIZATION).map(|v| v.to_str().unwrap_or("\u{0}"));
     // Listing and reading tools is allowed to read-only keys; each writing
     // tool checks the key's scope itself.
     let access = state.courses.authorize(authorization, "GET").await?;
+    let body = crate::extract::read_limited(&headers, body, crate::extract::JSON_BODY_LIMIT).await?;
     let message: Value = serde_json::from_slice(&body).map_err(|e| {
         ApiError::from(CoursesError::field(&[], "invalid_json", format!("the body is not valid JSON-RPC: {e}")))
     })?;
+    let batched = matches!(message, Value::Array(_));
     let messages = match message {
         Value::Array(batch) => batch,
         single => vec![single],
     };
+    if messages.is_empty() || messages.iter().any(|m| !m.is_object()) {
+        return Err(CoursesError::field(
+            &[],
+            "invalid_type",
+            "the body must be a JSON-RPC message (an object) or a batch of 1 to 20 of them",
+        )
+        .into());
+    }
+    if messages.len() > MAX_BATCH {
+        return Err(CoursesError::field(
+            &[],
+            "too_big",
+            format!("a JSON-RPC batch holds at most {MAX_BATCH} messages; this one has {}", messages.len()),
+        )
+        .into());
+    }
+    // The request itself counted one call; the others of the batch count now.
+    state.courses.count_calls(&access, messages.len().saturating_sub(1)).await?;
     let mut replies = Vec::new();
     for message in &messages {
         if let Some(reply) = dispatch(&state, &access, message).await {
             replies.push(reply);
         }
     }
-    Ok(match replies.len() {
-        0 => StatusCode::ACCEPTED.into_response(),
-        1 if !body.starts_with(b"[") => Json(replies.remove(0)).into_response(),
+    Ok(match (replies.len(), batched) {
+        (0, _) => StatusCode::ACCEPTED.into_response(),
+        (1, false) => replies.pop().map_or_else(|| StatusCode::ACCEPTED.into_response(), |r| Json(r).into_response()),
         _ => Json(Value::Array(replies)).into_response(),
     })
 }
@@ -252,11 +279,6 @@ async fn dispatch(state: &AppState, access: &Access, message: &Value) -> Option<
         }
         _ => rpc_error(&id, -32601, &format!("method {method:?} not found")),
     })
-}
-
-/// `GET /v1/mcp`: this server does not open server-to-client streams.
-pub async fn no_stream() -> Response {
-    (StatusCode::METHOD_NOT_ALLOWED, [(axum::http::header::ALLOW, "POST")]).into_response()
 }
 
 #[cfg(test)]

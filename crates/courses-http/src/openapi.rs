@@ -51,6 +51,13 @@ pub const OPERATIONS: &[(&str, &str, &str, u16, &str)] = &[
     ("delete", "/v1/courses/{id}", "Delete a course", 204, "courses"),
     ("post", "/v1/courses/{id}/publish", "Publish a course", 200, "courses"),
     ("post", "/v1/courses/{id}/unpublish", "Return a course to draft", 200, "courses"),
+    (
+        "post",
+        "/v1/courses/{id}/embed-links",
+        "Mint a signed player link for one learner (externalId, expiresInSeconds 60 to 7,776,000, default 86,400)",
+        201,
+        "embed",
+    ),
     ("get", "/v1/courses/{id}/scorm", "Export as a SCORM package (?version=1.2 or 2004; Scale and up)", 200, "courses"),
     ("get", "/v1/courses/{id}/screens", "List a course's screens", 200, "screens"),
     ("post", "/v1/courses/{id}/screens", "Add a screen (at position, default last)", 201, "screens"),
@@ -118,7 +125,14 @@ pub const OPERATIONS: &[(&str, &str, &str, u16, &str)] = &[
     (
         "get",
         "/v1/embed/{courseId}",
-        "The learner player of a published course (public; counts a course view; ?learner= and ?lang=)",
+        "The player of a published course (public). A signed link (learner, expires, signature) opens it for that learner and counts a course view; without learner it is an anonymous preview that records nothing and counts one view per visitor per day",
+        200,
+        "embed",
+    ),
+    (
+        "get",
+        "/v1/embed/{courseId}/session",
+        "What the player page carries, as JSON (viewId, course without answers, learner), for players of your own; opens and counts like the page",
         200,
         "embed",
     ),
@@ -144,7 +158,7 @@ fn error_responses(public: bool) -> Map<String, Value> {
     let mut out = Map::new();
     for code in Code::ALL {
         let (status, name) = code.status_and_name();
-        if public && matches!(code, Code::Unauthorized | Code::InsufficientScope | Code::RateLimited) {
+        if public && matches!(code, Code::Unauthorized | Code::InsufficientScope) {
             continue;
         }
         let key = status.as_u16().to_string();
@@ -159,6 +173,322 @@ fn error_responses(public: bool) -> Map<String, Value> {
     out
 }
 
+/// A non-blank string of at most `max` characters.
+fn text(max: u64) -> Value {
+    json!({ "type": "string", "minLength": 1, "maxLength": max, "pattern": "\\S" })
+}
+
+fn object(properties: Value, required: &[&str]) -> Value {
+    json!({ "type": "object", "properties": properties, "required": required, "additionalProperties": true })
+}
+
+fn block_schema() -> Value {
+    let types: Vec<&str> = courses_core::content::BLOCK_TYPES.to_vec();
+    object(
+        json!({ "id": { "type": "string", "minLength": 1, "maxLength": 100 }, "type": { "enum": types } }),
+        &["type"],
+    )
+}
+
+fn screen_schema() -> Value {
+    object(
+        json!({
+            "id": { "type": "string", "minLength": 1, "maxLength": 100 },
+            "title": { "type": ["string", "null"], "maxLength": 200 },
+            "blocks": { "type": "array", "maxItems": 100, "items": { "$ref": "#/components/schemas/Block" } },
+        }),
+        &[],
+    )
+}
+
+fn course_schema(creating: bool) -> Value {
+    object(
+        json!({
+            "title": text(200),
+            "status": { "enum": ["draft", "published"] },
+            "passingScore": { "type": ["integer", "null"], "minimum": 0, "maximum": 100 },
+            "themeId": { "type": ["string", "null"], "minLength": 1 },
+            "certificateId": { "type": ["string", "null"], "minLength": 1 },
+            "navigation": { "enum": ["default", "hidden"] },
+            "quizFeedback": { "enum": ["deferred", "immediate"] },
+            "direction": { "enum": ["ltr", "rtl"] },
+            "description": { "type": ["string", "null"], "maxLength": 20000 },
+            "screens": { "type": "array", "maxItems": 200, "items": { "$ref": "#/components/schemas/Screen" } },
+        }),
+        if creating { &["title"] } else { &[] },
+    )
+}
+
+/// The JSON body of an operation (`None`: the operation takes none), and
+/// whether it is required.
+fn request_body(method: &str, path: &str) -> Option<(Value, bool)> {
+    let id = || json!({ "type": "string", "minLength": 1 });
+    let schema = match (method, path) {
+        ("patch", "/v1/workspaces/{id}") => object(json!({ "name": text(100) }), &[]),
+        ("post", "/v1/api-keys") => object(
+            json!({ "name": { "type": ["string", "null"], "description": "cut to 100 characters" }, "readOnly": { "type": ["boolean", "null"] } }),
+            &[],
+        ),
+        ("post", "/v1/generate") => object(
+            json!({
+                "prompt": text(2000),
+                "screensTarget": { "type": ["integer", "null"], "minimum": 1, "maximum": 20, "default": 6 },
+                "passingScore": { "type": ["integer", "null"], "minimum": 0, "maximum": 100 },
+            }),
+            &["prompt"],
+        ),
+        ("post", "/v1/mcp") => json!({ "oneOf": [
+            { "type": "object", "description": "one JSON-RPC message" },
+            { "type": "array", "minItems": 1, "maxItems": crate::mcp::MAX_BATCH, "items": { "type": "object" }, "description": "a batch" },
+        ] }),
+        ("post", "/v1/courses") => course_schema(true),
+        ("patch", "/v1/courses/{id}") => course_schema(false),
+        ("post", "/v1/courses/{id}/embed-links") => object(
+            json!({
+                "externalId": text(200),
+                "expiresInSeconds": { "type": "integer", "minimum": 60, "maximum": courses_core::embed_links::MAX_TTL_SECS },
+            }),
+            &["externalId"],
+        ),
+        ("post", "/v1/courses/{id}/screens") => {
+            let mut screen = screen_schema();
+            if let Some(Value::Object(props)) = screen.get_mut("properties") {
+                props.insert("position".to_owned(), json!({ "type": "integer", "minimum": 0 }));
+            }
+            screen
+        }
+        ("patch", "/v1/courses/{id}/screens/{screenId}") => screen_schema(),
+        ("put", "/v1/courses/{id}/screens/order") => object(
+            json!({ "orderedScreenIds": { "type": "array", "maxItems": 200, "items": { "type": "string" }, "uniqueItems": true } }),
+            &["orderedScreenIds"],
+        ),
+        ("post", "/v1/courses/{id}/screens/{screenId}/blocks") => json!({
+            "allOf": [{ "$ref": "#/components/schemas/Block" }],
+            "properties": { "position": { "type": "integer", "minimum": 0 } },
+        }),
+        ("patch", "/v1/courses/{id}/screens/{screenId}/blocks/{blockId}") => json!({ "type": "object" }),
+        ("post", "/v1/identities") => object(
+            json!({
+                "externalId": text(200),
+                "email": { "type": ["string", "null"], "maxLength": 320, "pattern": "^\\s*$|@", "description": "blank is none" },
+                "name": { "type": ["string", "null"], "maxLength": 200 },
+            }),
+            &["externalId"],
+        ),
+        ("post", "/v1/identities/bulk") => object(
+            json!({ "identities": { "type": "array", "minItems": 1, "maxItems": 500, "items": object(
+                json!({
+                    "externalId": text(200),
+                    "email": { "type": ["string", "null"], "maxLength": 320, "pattern": "^\\s*$|@", "description": "blank is none" },
+                    "name": { "type": ["string", "null"], "maxLength": 200 },
+                }),
+                &["externalId"],
+            ) } }),
+            &["identities"],
+        ),
+        ("delete", "/v1/identities/bulk") => object(
+            json!({ "ids": { "type": "array", "minItems": 1, "maxItems": 500, "items": { "type": "string" } } }),
+            &["ids"],
+        ),
+        ("post", "/v1/completions") => object(
+            json!({ "courseId": id(), "identityId": id(), "answers": { "type": ["object", "null"] } }),
+            &["courseId", "identityId"],
+        ),
+        ("post", "/v1/issued-certificates") => {
+            object(json!({ "courseId": id(), "identityId": id() }), &["courseId", "identityId"])
+        }
+        ("post", "/v1/embed/views/{viewId}/completion") => {
+            object(json!({ "answers": { "type": ["object", "null"] } }), &[])
+        }
+        ("post", "/v1/embed/views/{viewId}/check") => object(json!({ "blockId": id(), "answer": {} }), &["blockId"]),
+        ("patch", "/v1/{collection}/{id}") => json!({ "type": "object" }),
+        // One shape per collection: a theme, template or collection has a
+        // name; a webhook a URL and events; a translation its course,
+        // locale and strings.
+        ("post", "/v1/{collection}") => json!({ "anyOf": [
+            object(json!({ "name": text(200) }), &["name"]),
+            object(
+                json!({
+                    "url": { "type": "string", "format": "uri", "pattern": "^https?://", "maxLength": 2048 },
+                    "events": { "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": ["course.published", "completion.created", "certificate.issued", "identity.created"] } },
+                    "active": { "type": "boolean" },
+                }),
+                &["url", "events"],
+            ),
+            object(
+                json!({ "courseId": id(), "locale": { "type": "string", "minLength": 1, "maxLength": 35 }, "strings": { "type": "object", "additionalProperties": { "type": "string" } } }),
+                &["courseId", "locale", "strings"],
+            ),
+        ] }),
+        _ => return None,
+    };
+    let required = schema.get("required").and_then(Value::as_array).is_some_and(|r| !r.is_empty())
+        || matches!((method, path), ("post", "/v1/mcp" | "/v1/{collection}"));
+    Some((schema, required))
+}
+
+/// Query parameters beyond paging.
+fn query_params(method: &str, path: &str) -> Vec<Value> {
+    let q = |name: &str, required: bool, schema: Value, description: &str| json!({ "name": name, "in": "query", "required": required, "schema": schema, "description": description });
+    match (method, path) {
+        ("get", "/v1/webhook-deliveries") => {
+            vec![q("webhookId", true, json!({ "type": "string", "minLength": 1 }), "the webhook's id")]
+        }
+        ("get", "/v1/courses/{id}/scorm") => {
+            vec![q("version", false, json!({ "enum": ["1.2", "2004"], "default": "2004" }), "the SCORM version")]
+        }
+        ("post", "/v1/courses/import/csv") => {
+            vec![q("title", false, json!({ "type": "string", "maxLength": 200 }), "the course title")]
+        }
+        ("get", "/v1/embed/{courseId}" | "/v1/embed/{courseId}/session") => vec![
+            q(
+                "learner",
+                false,
+                json!({ "type": "string", "minLength": 1, "maxLength": 200 }),
+                "the learner's externalId, signed",
+            ),
+            q("expires", false, json!({ "type": "string", "pattern": "^[0-9]{1,12}$" }), "Unix seconds"),
+            q("signature", false, json!({ "type": "string", "pattern": "^[0-9a-fA-F]{64}$" }), "HMAC-SHA256 (hex)"),
+            q("lang", false, json!({ "type": "string", "maxLength": 35 }), "a locale (Scale and up)"),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+fn path_param(name: &str) -> Value {
+    let schema = if name == "collection" {
+        json!({ "enum": ["themes", "certificate-templates", "translations", "collections", "webhooks"] })
+    } else {
+        json!({ "type": "string", "minLength": 1 })
+    };
+    json!({ "name": name, "in": "path", "required": true, "schema": schema })
+}
+
+/// OpenAPI links from an operation's success answer, so stateful tools
+/// reach every operation with identifiers that exist.
+fn links(method: &str, path: &str) -> Option<Value> {
+    let to = |op: &str, params: Value| json!({ "operationId": op, "parameters": params });
+    let mut out = Map::new();
+    let mut add = |name: String, link: Value| {
+        out.insert(name, link);
+    };
+    match (method, path) {
+        ("post", "/v1/courses" | "/v1/generate" | "/v1/courses/import/csv" | "/v1/courses/import/scorm") => {
+            add("openPreview".to_owned(), to("getV1EmbedCourseid", json!({ "path.courseId": "$response.body#/id" })));
+            for (m, p, _, _, _) in OPERATIONS {
+                if p.starts_with("/v1/courses/{id}") && !p.contains("{screenId}") {
+                    add(operation_id(m, p), to(&operation_id(m, p), json!({ "path.id": "$response.body#/id" })));
+                }
+            }
+        }
+        ("post", "/v1/courses/{id}/screens" | "/v1/courses/{id}/screens/{screenId}/duplicate") => {
+            for (m, p, _, _, _) in OPERATIONS {
+                if p.starts_with("/v1/courses/{id}/screens/{screenId}") && !p.contains("{blockId}") {
+                    add(
+                        operation_id(m, p),
+                        to(
+                            &operation_id(m, p),
+                            json!({ "path.id": "$request.path.id", "path.screenId": "$response.body#/screen/id" }),
+                        ),
+                    );
+                }
+            }
+        }
+        ("post", "/v1/courses/{id}/screens/{screenId}/blocks") => {
+            for (m, p, _, _, _) in OPERATIONS {
+                if p.contains("{blockId}") {
+                    add(
+                        operation_id(m, p),
+                        to(
+                            &operation_id(m, p),
+                            json!({ "path.id": "$request.path.id", "path.screenId": "$request.path.screenId", "path.blockId": "$response.body#/block/id" }),
+                        ),
+                    );
+                }
+            }
+        }
+        ("post", "/v1/courses/{id}/publish") => {
+            add("mintEmbedLink".to_owned(), to("postV1CoursesIdEmbedLinks", json!({ "path.id": "$response.body#/id" })))
+        }
+        ("post", "/v1/courses/{id}/embed-links") => add(
+            "openPlayer".to_owned(),
+            to(
+                "getV1EmbedCourseidSession",
+                json!({ "path.courseId": "$response.body#/courseId", "query.learner": "$response.body#/externalId", "query.expires": "$response.body#/expires", "query.signature": "$response.body#/signature" }),
+            ),
+        ),
+        ("get", "/v1/embed/{courseId}/session") => {
+            for (m, p, _, _, _) in OPERATIONS {
+                if p.contains("{viewId}") {
+                    add(
+                        operation_id(m, p),
+                        to(&operation_id(m, p), json!({ "path.viewId": "$response.body#/viewId" })),
+                    );
+                }
+            }
+        }
+        ("post", "/v1/embed/views/{viewId}/completion") => {
+            for op in ["postV1EmbedViewsViewidCertificate", "getV1EmbedViewsViewidCertificatePdf"] {
+                add(op.to_owned(), to(op, json!({ "path.viewId": "$request.path.viewId" })));
+            }
+        }
+        ("post", "/v1/embed/views/{viewId}/certificate") => add(
+            "pdf".to_owned(),
+            to("getV1EmbedViewsViewidCertificatePdf", json!({ "path.viewId": "$request.path.viewId" })),
+        ),
+        ("post", "/v1/identities") => {
+            for op in ["getV1IdentitiesId", "deleteV1IdentitiesId"] {
+                add(op.to_owned(), to(op, json!({ "path.id": "$response.body#/id" })));
+            }
+        }
+        ("post", "/v1/completions") => {
+            for op in ["getV1CompletionsId", "deleteV1CompletionsId"] {
+                add(op.to_owned(), to(op, json!({ "path.id": "$response.body#/id" })));
+            }
+        }
+        ("post", "/v1/issued-certificates") => {
+            for op in ["getV1IssuedCertificatesId", "deleteV1IssuedCertificatesId", "getV1IssuedCertificatesIdPdf"] {
+                add(op.to_owned(), to(op, json!({ "path.id": "$response.body#/id" })));
+            }
+        }
+        ("post", "/v1/api-keys") => {
+            add("revoke".to_owned(), to("deleteV1ApiKeysId", json!({ "path.id": "$response.body#/id" })))
+        }
+        ("get", "/v1/workspaces") => {
+            for op in ["getV1WorkspacesId", "patchV1WorkspacesId"] {
+                add(op.to_owned(), to(op, json!({ "path.id": "$response.body#/data/0/id" })));
+            }
+        }
+        ("post", "/v1/{collection}") => {
+            for op in ["getV1CollectionId", "patchV1CollectionId", "deleteV1CollectionId"] {
+                add(
+                    op.to_owned(),
+                    to(op, json!({ "path.collection": "$request.path.collection", "path.id": "$response.body#/id" })),
+                );
+            }
+            add(
+                "deliveries".to_owned(),
+                to("getV1WebhookDeliveries", json!({ "query.webhookId": "$response.body#/id" })),
+            );
+        }
+        _ => {}
+    }
+    (!out.is_empty()).then_some(Value::Object(out))
+}
+
+/// `getV1CoursesIdScreens`-style ids from the method and path.
+pub fn operation_id(method: &str, path: &str) -> String {
+    let mut id = method.to_owned();
+    for part in path.split(['/', '-', '.', '{', '}']).filter(|p| !p.is_empty()) {
+        let mut chars = part.chars();
+        if let Some(first) = chars.next() {
+            id.push(first.to_ascii_uppercase());
+            id.push_str(&chars.as_str().to_ascii_lowercase());
+        }
+    }
+    id
+}
+
 pub fn document() -> Value {
     let mut paths = Map::new();
     for (method, path, summary, status, tag) in OPERATIONS {
@@ -166,28 +496,50 @@ pub fn document() -> Value {
         let params: Vec<Value> = path
             .split('/')
             .filter_map(|seg| seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
-            .map(|name| json!({ "name": name, "in": "path", "required": true, "schema": { "type": "string" } }))
+            .map(path_param)
             .collect();
         let mut responses = error_responses(public);
-        let ok = if *status == 204 {
+        let mut ok = if *status == 204 {
             json!({ "description": "done" })
         } else if path.ends_with("/pdf") || path.ends_with(".pdf") {
             json!({ "description": "PDF", "content": { "application/pdf": {} } })
         } else if *path == "/v1/embed/{courseId}" {
-            json!({ "description": "HTML player", "content": { "text/html": {} } })
+            json!({ "description": "the player page", "content": { "text/html": {} } })
+        } else if path.ends_with("/scorm") {
+            json!({ "description": "SCORM package", "content": { "application/zip": {} } })
         } else {
             json!({ "description": "ok", "content": { "application/json": { "schema": { "type": "object" } } } })
         };
+        if let (Some(links), Value::Object(map)) = (links(method, path), &mut ok) {
+            map.insert("links".to_owned(), links);
+        }
         responses.insert(status.to_string(), ok);
+        if (*method, *path) == ("post", "/v1/identities") {
+            responses.insert("200".to_owned(), json!({ "description": "an existing identity, updated", "content": { "application/json": { "schema": { "type": "object" } } } }));
+        }
+        if *path == "/v1/mcp" {
+            responses.insert("202".to_owned(), json!({ "description": "only notifications or responses were sent" }));
+        }
         let mut params = params;
-        let is_list = *method == "get" && (!path.contains('{') || path.ends_with("{collection}"));
+        let is_list = *method == "get"
+            && (matches!(
+                *path,
+                "/v1/courses"
+                    | "/v1/identities"
+                    | "/v1/completions"
+                    | "/v1/issued-certificates"
+                    | "/v1/webhook-deliveries"
+                    | "/v1/{collection}"
+            ));
         if is_list {
-            params.push(json!({ "name": "limit", "in": "query", "schema": { "type": "integer", "minimum": 1, "default": 50 }, "description": "no maximum" }));
+            params.push(json!({ "name": "limit", "in": "query", "schema": { "type": "integer", "minimum": 1, "maximum": i64::MAX, "default": 50 }, "description": "no maximum" }));
             params.push(
-                json!({ "name": "offset", "in": "query", "schema": { "type": "integer", "minimum": 0, "default": 0 } }),
+                json!({ "name": "offset", "in": "query", "schema": { "type": "integer", "minimum": 0, "maximum": i64::MAX, "default": 0 } }),
             );
         }
+        params.extend(query_params(method, path));
         let mut op = Map::new();
+        op.insert("operationId".to_owned(), json!(operation_id(method, path)));
         op.insert("summary".to_owned(), json!(summary));
         op.insert("tags".to_owned(), json!([tag]));
         op.insert("parameters".to_owned(), Value::Array(params));
@@ -195,11 +547,18 @@ pub fn document() -> Value {
         if public {
             op.insert("security".to_owned(), json!([]));
         }
-        if ["post", "patch", "put"].contains(method) {
+        if let Some((schema, required)) = request_body(method, path) {
             op.insert(
                 "requestBody".to_owned(),
-                json!({ "required": false, "content": { "application/json": { "schema": { "type": "object", "additionalProperties": true } } } }),
+                json!({ "required": required, "content": { "application/json": { "schema": schema } } }),
             );
+        } else if *path == "/v1/courses/import/csv" {
+            op.insert(
+                "requestBody".to_owned(),
+                json!({ "required": true, "content": { "text/csv": { "schema": { "type": "string" } } } }),
+            );
+        } else if *path == "/v1/courses/import/scorm" {
+            op.insert("requestBody".to_owned(), json!({ "required": true, "content": { "application/octet-stream": { "schema": { "type": "string", "format": "binary" } } } }));
         }
         if let Value::Object(entry) = paths.entry((*path).to_owned()).or_insert_with(|| json!({})) {
             entry.insert((*method).to_owned(), Value::Object(op));
@@ -218,6 +577,8 @@ pub fn document() -> Value {
         "components": {
             "securitySchemes": { "apiKey": { "type": "http", "scheme": "bearer" } },
             "schemas": {
+                "Block": block_schema(),
+                "Screen": screen_schema(),
                 "Error": {
                     "type": "object",
                     "required": ["error", "message"],
@@ -263,4 +624,30 @@ pub fn block_types() -> Value {
         .map(|t| json!({ "type": t, "scored": courses_core::content::is_scored_type(t), "fields": fields(t) }))
         .collect();
     json!({ "object": "list", "data": data })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operation_ids_are_unique_and_every_link_names_one() {
+        let doc = document();
+        let mut ids = std::collections::BTreeSet::new();
+        let mut targets = Vec::new();
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, op) in item.as_object().unwrap() {
+                assert!(ids.insert(op["operationId"].as_str().unwrap().to_owned()), "{method} {path}");
+                for response in op["responses"].as_object().unwrap().values() {
+                    if let Some(links) = response.get("links").and_then(Value::as_object) {
+                        targets.extend(links.values().map(|l| l["operationId"].as_str().unwrap().to_owned()));
+                    }
+                }
+            }
+        }
+        assert!(targets.len() > 30, "{}", targets.len());
+        for target in targets {
+            assert!(ids.contains(&target), "a link names {target}, which is no operation");
+        }
+    }
 }

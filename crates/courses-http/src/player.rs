@@ -11,22 +11,53 @@ use serde_json::{Value, json};
 
 use crate::AppState;
 use crate::error::ApiError;
-use crate::extract::{JsonBody, query_param};
+use crate::extract::{EmbedClient, JsonBody, query_param};
 use crate::wire;
+use courses_core::embed_links::EmbedParams;
 
-/// `GET /v1/embed/{courseId}?learner=<externalId>&lang=<locale>`: counts one
-/// course view; `lang` applies the course's translation for that locale.
+/// `GET /v1/embed/{courseId}?learner=<externalId>&expires=<unix secs>&signature=<hex>&lang=<locale>`:
+/// a signed link opens the course for its learner and counts one course
+/// view; without `learner` it is an anonymous preview (one view per visitor
+/// per day, nothing recorded); `lang` applies the course's translation.
 pub async fn open(
     State(s): State<AppState>,
+    client: EmbedClient,
     Path(course_id): Path<String>,
     RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
-    let learner = query_param(query.as_deref(), "learner");
+    open_as(s, client, course_id, query, false).await
+}
+
+/// `GET /v1/embed/{courseId}/session`: the page's data as JSON, opened and
+/// counted exactly like the page.
+pub async fn session(
+    State(s): State<AppState>,
+    client: EmbedClient,
+    Path(course_id): Path<String>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    open_as(s, client, course_id, query, true).await
+}
+
+async fn open_as(
+    s: AppState,
+    EmbedClient(client): EmbedClient,
+    course_id: String,
+    query: Option<String>,
+    as_json: bool,
+) -> Result<Response, ApiError> {
+    let link = EmbedParams {
+        learner: query_param(query.as_deref(), "learner"),
+        expires: query_param(query.as_deref(), "expires"),
+        signature: query_param(query.as_deref(), "signature"),
+    };
     let lang = query_param(query.as_deref(), "lang");
-    let session = s.courses.open_embed(&course_id, learner.as_deref(), lang.as_deref()).await?;
+    check_query(&link, lang.as_deref())?;
+    let session = s.courses.open_embed(&course_id, &link, lang.as_deref(), client).await?;
     let course = &session.course;
     let data = json!({
         "viewId": session.view_id,
+        "preview": session.view_id.is_none(),
         "locale": session.locale,
         "ui": session.ui,
         "course": {
@@ -41,6 +72,10 @@ pub async fn open(
         "learner": session.identity.as_ref().map(|i| json!({ "id": i.id, "name": i.name, "externalId": i.external_id })),
         "theme": session.theme.as_ref().map(wire::resource),
     });
+    if as_json {
+        return Ok((StatusCode::OK, [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))], Json(data))
+            .into_response());
+    }
     let locale: String =
         session.locale.as_deref().unwrap_or("en").chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
     let html = PAGE
@@ -64,6 +99,7 @@ pub async fn open(
 /// `POST /v1/embed/views/{viewId}/completion`: `{answers}` graded on the server.
 pub async fn complete(
     State(s): State<AppState>,
+    EmbedClient(_): EmbedClient,
     Path(view): Path<String>,
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
@@ -75,6 +111,7 @@ pub async fn complete(
 /// for courses with immediate quiz feedback.
 pub async fn check(
     State(s): State<AppState>,
+    EmbedClient(_): EmbedClient,
     Path(view): Path<String>,
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
@@ -83,7 +120,11 @@ pub async fn check(
 }
 
 /// `POST /v1/embed/views/{viewId}/certificate`.
-pub async fn certificate(State(s): State<AppState>, Path(view): Path<String>) -> Result<Response, ApiError> {
+pub async fn certificate(
+    State(s): State<AppState>,
+    EmbedClient(_): EmbedClient,
+    Path(view): Path<String>,
+) -> Result<Response, ApiError> {
     let (cert, _) = s.courses.certificate_for_view(&view).await?;
     let mut body = wire::certificate(&cert);
     if let Value::Object(map) = &mut body {
@@ -93,9 +134,45 @@ pub async fn certificate(State(s): State<AppState>, Path(view): Path<String>) ->
 }
 
 /// `GET /v1/embed/views/{viewId}/certificate.pdf`.
-pub async fn certificate_pdf(State(s): State<AppState>, Path(view): Path<String>) -> Result<Response, ApiError> {
+pub async fn certificate_pdf(
+    State(s): State<AppState>,
+    EmbedClient(_): EmbedClient,
+    Path(view): Path<String>,
+) -> Result<Response, ApiError> {
     let (cert, _) = s.courses.certificate_for_view(&view).await?;
     crate::routes::pdf_response(s.courses.certificate_pdf(&cert).await?, &cert.id)
+}
+
+/// The link's parameters as documented (a malformed one is a 400 naming
+/// it, whether or not the link names a learner).
+fn check_query(link: &EmbedParams, lang: Option<&str>) -> Result<(), ApiError> {
+    let mut issues = Vec::new();
+    let mut bad = |name: &str, ok: bool, message: &str| {
+        if !ok {
+            issues.push(courses_core::Issue::new("invalid_value", vec![name.to_owned()], message));
+        }
+    };
+    if let Some(learner) = &link.learner {
+        bad("learner", !learner.is_empty() && learner.chars().count() <= 200, "learner has 1 to 200 characters");
+    }
+    if let Some(expires) = &link.expires {
+        bad(
+            "expires",
+            (1..=12).contains(&expires.len()) && expires.bytes().all(|b| b.is_ascii_digit()),
+            "expires is Unix seconds (1 to 12 digits)",
+        );
+    }
+    if let Some(signature) = &link.signature {
+        bad(
+            "signature",
+            signature.len() == 64 && signature.bytes().all(|b| b.is_ascii_hexdigit()),
+            "signature is 64 hex digits",
+        );
+    }
+    if let Some(lang) = lang {
+        bad("lang", lang.chars().count() <= 35, "lang is a locale of at most 35 characters");
+    }
+    if issues.is_empty() { Ok(()) } else { Err(courses_core::CoursesError::invalid(issues).into()) }
 }
 
 fn escape_html(text: &str) -> String {
@@ -148,7 +225,7 @@ const PAGE: &str = r#"<!doctype html>
   }
 
   async function feedback(block, box) {
-    if (course.quizFeedback !== 'immediate') return;
+    if (course.quizFeedback !== 'immediate' || !data.viewId) return;
     const res = await fetch('/v1/embed/views/' + data.viewId + '/check', {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ blockId: block.id, answer: answers[block.id] }) });
     if (!res.ok) return;
@@ -238,7 +315,7 @@ const PAGE: &str = r#"<!doctype html>
   async function finish() {
     root.innerHTML = '';
     root.appendChild(el('h1', {}, course.title));
-    if (!data.learner) { root.appendChild(el('p', { class: 'result' }, 'Course finished. Open it with a learner id to record your completion.')); return; }
+    if (!data.viewId) { root.appendChild(el('p', { class: 'result', id: 'preview' }, 'Preview finished. Nothing was recorded: open the course with a signed learner link to record your completion.')); return; }
     const res = await fetch('/v1/embed/views/' + data.viewId + '/completion', {
       method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ answers }) });
     const completion = await res.json();

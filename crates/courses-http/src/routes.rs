@@ -72,7 +72,11 @@ pub async fn list_keys(State(s): State<AppState>, Caller(access): Caller) -> Api
 }
 
 pub async fn create_key(State(s): State<AppState>, Caller(access): Caller, JsonBody(body): JsonBody) -> ApiResult {
-    let name = body.get("name").and_then(Value::as_str).unwrap_or("api");
+    let name = match body.get("name") {
+        None | Some(Value::Null) => "api",
+        Some(Value::String(name)) => name.as_str(),
+        Some(_) => return Err(CoursesError::field(&["name"], "invalid_type", "name must be a string").into()),
+    };
     let read_only = match body.get("readOnly") {
         None | Some(Value::Null) => false,
         Some(Value::Bool(b)) => *b,
@@ -139,6 +143,25 @@ pub async fn unpublish_course(State(s): State<AppState>, Caller(access): Caller,
     ok(wire::course(&s.courses.set_course_status(&access, &id, CourseStatus::Draft).await?))
 }
 
+/// `POST /v1/courses/{id}/embed-links`: a signed player link for one learner.
+pub async fn mint_embed_link(
+    State(s): State<AppState>,
+    Caller(access): Caller,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody,
+) -> ApiResult {
+    let link = s.courses.mint_embed_link(&access, &id, &body).await?;
+    created(json!({
+        "object": "embed_link",
+        "courseId": link.course_id,
+        "externalId": link.learner,
+        "expiresAt": link.expires_at.to_rfc3339(),
+        "expires": link.expires_at.as_millis().div_euclid(1000).to_string(),
+        "signature": link.signature,
+        "path": link.path,
+    }))
+}
+
 pub async fn export_scorm(
     State(s): State<AppState>,
     Caller(access): Caller,
@@ -166,7 +189,7 @@ pub async fn import_csv(
     State(s): State<AppState>,
     Caller(access): Caller,
     axum::extract::RawQuery(query): axum::extract::RawQuery,
-    crate::extract::RawBody(body): crate::extract::RawBody,
+    crate::extract::CsvBody(body): crate::extract::CsvBody,
 ) -> ApiResult {
     let text = std::str::from_utf8(&body)
         .map_err(|_| ApiError::from(CoursesError::field(&["csv"], "invalid_value", "the CSV must be UTF-8")))?;

@@ -92,9 +92,14 @@ pub const fn exit_code(err: &CoursesError) -> u8 {
 }
 
 pub async fn open_courses(store: &StoreArgs) -> anyhow::Result<Courses> {
-    Courses::open(store.courses_database_url.as_deref(), &store.data_dir, Arc::new(SystemClock))
+    // Seals webhook signing keys and embed secrets at rest; every node of
+    // one store must share it (SVC_SECRET_KEY).
+    let secret_key = platform::secrets::SecretKey::load_or_create(&store.data_dir)
+        .context("the secret key (SVC_SECRET_KEY, or secret.key in the data dir)")?;
+    Ok(Courses::open(store.courses_database_url.as_deref(), &store.data_dir, Arc::new(SystemClock))
         .await
-        .context("could not open the courses service's store")
+        .context("could not open the courses service's store")?
+        .with_secret_key(secret_key))
 }
 
 pub async fn run(command: CoursesCommand, store: &StoreArgs, out: &Output) -> anyhow::Result<()> {
@@ -162,7 +167,21 @@ pub async fn serve_courses(
     if let Some(llm) = &llm {
         tracing::info!(endpoint = %llm.endpoint(), model = %llm.model, "AI generation uses the configured model");
     }
-    let courses = open_courses(store).await?.with_outbound(outbound).with_llm(llm);
+    let proxies = platform::net::TrustedProxies::from_env().context("SVC_TRUSTED_PROXIES")?;
+    // The seed's 120 requests per key per minute; an operator may raise it
+    // (load tests, the API fuzzing stage of scripts/test).
+    let rate_limit = match std::env::var("SVC_COURSES_RATE_LIMIT") {
+        Ok(text) if !text.trim().is_empty() => text
+            .trim()
+            .parse::<u32>()
+            .context("SVC_COURSES_RATE_LIMIT must be a whole number of requests per minute")?,
+        _ => courses_core::access::RATE_LIMIT,
+    };
+    let courses = open_courses(store).await?.with_outbound(outbound).with_llm(llm).with_rate_limit(rate_limit);
+    let sealed = courses.seal_plaintext_secrets().await?;
+    if sealed > 0 {
+        tracing::info!(sealed, "sealed webhook signing keys stored before encryption at rest");
+    }
     let listener = tokio::net::TcpListener::bind(args.courses_listen)
         .await
         .with_context(|| format!("could not listen on {}", args.courses_listen))?;
@@ -173,13 +192,13 @@ pub async fn serve_courses(
     {
         out.emit(
             &format!(
-                "Created a demo courses workspace on this empty store.\n  workspace: {}\n  key:       {}\n  player:    {public_url}/v1/embed/{}?learner=demo\n  try:       curl -H 'Authorization: Bearer {}' {public_url}/v1/courses",
+                "Created a demo courses workspace on this empty store.\n  workspace: {}\n  key:       {}\n  player:    {public_url}{}\n  try:       curl -H 'Authorization: Bearer {}' {public_url}/v1/courses",
                 demo.workspace_id,
                 demo.key.expose(),
-                demo.course_id,
+                demo.player_path,
                 demo.key.expose(),
             ),
-            &json!({ "courses_demo": { "workspace": demo.workspace_id, "key": demo.key.expose(), "course": demo.course_id } }),
+            &json!({ "courses_demo": { "workspace": demo.workspace_id, "key": demo.key.expose(), "course": demo.course_id, "player": format!("{public_url}{}", demo.player_path) } }),
         );
     }
     out.emit(
@@ -199,6 +218,9 @@ pub async fn serve_courses(
                 async move {
                     if let Err(err) = courses.prune_rate_hits().await {
                         tracing::warn!(error = %err, "rate window pruning failed");
+                    }
+                    if let Err(err) = courses.prune_previews().await {
+                        tracing::warn!(error = %err, "embed preview pruning failed");
                     }
                 }
             },
@@ -223,7 +245,18 @@ pub async fn serve_courses(
             }
         })
     };
-    let router = courses_http::router(courses_http::AppState { courses: courses.clone() });
+    // `router` answers a panicking handler with the 500 envelope
+    // (`courses_http::with_panic_envelope`).
+    let embed_limit = match std::env::var("SVC_COURSES_EMBED_RATE_LIMIT") {
+        Ok(text) if !text.trim().is_empty() => text
+            .trim()
+            .parse::<u32>()
+            .context("SVC_COURSES_EMBED_RATE_LIMIT must be a whole number of requests per minute (0: unlimited)")?,
+        _ => courses_http::EMBED_PER_IP_PER_MINUTE,
+    };
+    let router = courses_http::router(
+        courses_http::AppState::new(courses.clone()).with_proxies(proxies).with_embed_limit(embed_limit),
+    );
     Ok(async move {
         let until = async move {
             while !*stopped.borrow() {

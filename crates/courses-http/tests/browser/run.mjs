@@ -161,7 +161,14 @@ const webhook = await api('POST', '/v1/webhooks', {
 await api('POST', '/v1/identities/bulk', { identities: [{ externalId: 'ada-1', name: 'Ada Lovelace', email: 'ada@example.com' }] });
 {
   const page = await browser.newPage();
-  await page.goto(`${base}/v1/embed/${course.id}?learner=ada-1`);
+  // Learners arrive through signed links minted by the API; an unsigned or
+  // altered learner id is refused.
+  const link = await api('POST', `/v1/courses/${course.id}/embed-links`, { externalId: 'ada-1', expiresInSeconds: 600 });
+  const unsigned = await page.request.get(`${base}/v1/embed/${course.id}?learner=ada-1`);
+  equal('player: an unsigned learner id is refused', [unsigned.status(), (await unsigned.json()).error], [403, 'invalid_signature']);
+  const altered = await page.request.get(`${base}${link.path.replace('learner=ada-1', 'learner=bob-2')}`);
+  equal('player: an altered learner id is refused', altered.status(), 403);
+  await page.goto(`${base}${link.path}`);
   equal('player: the course title', await page.locator('h1').textContent(), 'Fire safety');
   await page.locator('#continue').click();
   await page.getByLabel('Foam').check();
@@ -197,7 +204,13 @@ await api('POST', '/v1/translations', {
   equal('translation: the screen title', await page.locator('section h2').first().textContent(), 'Bienvenue');
   equal('translation: the player\'s words', [await page.locator('#back').textContent(), await page.locator('#continue').textContent()], ['Retour', 'Continuer']);
   equal('translation: the page language', await page.locator('html').getAttribute('lang'), 'fr');
+  // An anonymous preview: the course plays, nothing is recorded.
+  await page.locator('#continue').click();
+  await page.locator('#finish').click();
+  check('preview: finishing records nothing', (await page.locator('#preview').textContent()).includes('Nothing was recorded'), await page.content());
   await page.close();
+  const completions = await api('GET', '/v1/completions?limit=1000');
+  equal('preview: no completion was added', completions.data.filter(c => c.courseId === course.id).length, 1);
 }
 
 await browser.close();

@@ -28,7 +28,7 @@ async fn player_records_completion_and_certificate(app: TestApp) {
     let course = app.course(&key, &quiz_course(Some(100))).await;
     let id = course["id"].as_str().unwrap();
     app.post(&format!("/v1/courses/{id}/publish"), &key, &json!({})).await;
-    let page = app.send(Method::GET, &format!("/v1/embed/{id}?learner=emp-7"), None, None).await;
+    let page = app.send(Method::GET, &app.embed_link(&key, id, "emp-7").await, None, None).await;
     assert_eq!(page.status, StatusCode::OK);
     assert!(page.headers["content-type"].to_str().unwrap().starts_with("text/html"));
     let html = page.text();
@@ -71,11 +71,9 @@ async fn each_opening_counts_a_view(app: TestApp) {
     let course = app.course(&key, &quiz_course(None)).await;
     let id = course["id"].as_str().unwrap();
     app.post(&format!("/v1/courses/{id}/publish"), &key, &json!({})).await;
+    let link = app.embed_link(&key, id, "same").await;
     for _ in 0..3 {
-        assert_eq!(
-            app.send(Method::GET, &format!("/v1/embed/{id}?learner=same"), None, None).await.status,
-            StatusCode::OK
-        );
+        assert_eq!(app.send(Method::GET, &link, None, None).await.status, StatusCode::OK);
     }
     assert_eq!(app.get("/v1/usage", &key).await.json()["courseViews"]["used"], 3, "repeat openings included");
     app.clock.set(kernel::Timestamp::from_millis(1_796_083_200_000)); // 2026-12-01T00:00:00Z
@@ -90,8 +88,10 @@ async fn demo_is_seeded_once_and_serves(app: TestApp) {
     assert!(app.courses.seed_demo_if_empty().await.unwrap().is_none(), "only once");
     let courses = app.get("/v1/courses", demo.key.expose()).await.json();
     assert_eq!(courses["data"][0]["status"], "published");
-    let page = app.send(Method::GET, &format!("/v1/embed/{}?learner=demo", demo.course_id), None, None).await;
+    assert!(demo.player_path.starts_with(&format!("/v1/embed/{}?learner=demo&expires=", demo.course_id)));
+    let page = app.send(Method::GET, &demo.player_path, None, None).await;
     assert_eq!(page.status, StatusCode::OK);
+    assert!(page.text().contains("\"externalId\":\"demo\""), "the demo link names its learner");
 }
 
 on_both_stores!(immediate_feedback_checks_one_answer);
@@ -103,7 +103,7 @@ async fn immediate_feedback_checks_one_answer(app: TestApp) {
     let course = app.course(&key, &body).await;
     let id = course["id"].as_str().unwrap();
     app.post(&format!("/v1/courses/{id}/publish"), &key, &json!({})).await;
-    let html = app.send(Method::GET, &format!("/v1/embed/{id}"), None, None).await.text();
+    let html = app.send(Method::GET, &app.embed_link(&key, id, "fb-1").await, None, None).await.text();
     assert!(html.contains("\"quizFeedback\":\"immediate\""));
     let view = html.split("\"viewId\":\"").nth(1).unwrap().split('"').next().unwrap().to_owned();
     let check = |block: &str, answer: serde_json::Value| {
@@ -142,7 +142,8 @@ async fn translations_apply_in_the_player(app: TestApp) {
     // Learners (existing ones are kept as they are) carry their names.
     app.post("/v1/identities", &key, &json!({ "externalId": "fr-1", "name": "Amélie" })).await;
 
-    let page = app.send(Method::GET, &format!("/v1/embed/{id}?learner=fr-1&lang=fr-CA"), None, None).await;
+    let page =
+        app.send(Method::GET, &format!("{}&lang=fr-CA", app.embed_link(&key, id, "fr-1").await), None, None).await;
     assert_eq!(page.status, StatusCode::OK);
     let html = page.text();
     assert!(html.starts_with("<!doctype html>\n<html lang=\"fr\""), "{}", &html[..60]);
@@ -182,19 +183,20 @@ async fn a_refused_opening_writes_nothing(app: TestApp) {
         .as_str()
         .unwrap()
         .to_owned();
+    let link = app.embed_link(&key, id, "late-learner").await;
     app.set_usage(&ws, "course_views", 500).await;
-    let refused = app.send(Method::GET, &format!("/v1/embed/{id}?learner=late-learner"), None, None).await;
+    let refused = app.send(Method::GET, &link, None, None).await;
     assert_eq!(refused.status, StatusCode::PAYMENT_REQUIRED);
     app.courses.set_plan(&ws, Plan::Build).await.unwrap();
     let learners = app.get("/v1/identities", &key).await.json();
     assert_eq!(learners["data"], json!([]), "the learner of a refused opening is not created");
     assert_eq!(app.get("/v1/usage", &key).await.json()["courseViews"]["used"], 500);
-    let opened = app.send(Method::GET, &format!("/v1/embed/{id}?learner=late-learner"), None, None).await;
+    let opened = app.send(Method::GET, &link, None, None).await;
     assert_eq!(opened.status, StatusCode::OK);
     let learners = app.get("/v1/identities", &key).await.json();
     assert_eq!(learners["data"][0]["externalId"], "late-learner", "the view and its learner are written together");
     // Only the opening that created the learner announces it.
-    app.send(Method::GET, &format!("/v1/embed/{id}?learner=late-learner"), None, None).await;
+    app.send(Method::GET, &link, None, None).await;
     let deliveries = app.get(&format!("/v1/webhook-deliveries?webhookId={hook}"), &key).await.json();
     let events: Vec<_> =
         deliveries["data"].as_array().unwrap().iter().map(|d| d["payload"]["data"]["externalId"].clone()).collect();

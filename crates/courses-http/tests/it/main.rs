@@ -18,5 +18,6 @@ mod mcp;
 mod openapi;
 mod plans;
 mod scorm;
+mod security;
 mod support;
 mod webhooks;

@@ -42,8 +42,9 @@ async fn sandbox_is_hard_capped_until_the_month_turns_or_upgrade(app: TestApp) {
     let course = app.course(&key, &quiz_course(None)).await;
     let id = course["id"].as_str().unwrap();
     app.post(&format!("/v1/courses/{id}/publish"), &key, &json!({})).await;
+    let link = app.embed_link(&key, id, "u1").await;
     app.set_usage(&ws, "course_views", 499).await;
-    let last = app.send(axum::http::Method::GET, &format!("/v1/embed/{id}?learner=u1"), None, None).await;
+    let last = app.send(axum::http::Method::GET, &link, None, None).await;
     assert_eq!(last.status, StatusCode::OK, "the 500th view is within the allowance");
     for path in ["/v1/courses", "/v1/usage", "/v1/identities"] {
         let capped = app.get(path, &key).await;
@@ -72,8 +73,9 @@ async fn paid_plans_are_metered_not_cut_off(app: TestApp) {
     let id = course["id"].as_str().unwrap();
     app.post(&format!("/v1/courses/{id}/publish"), &key, &json!({})).await;
     app.set_usage(&ws, "course_views", 25_000).await;
+    let link = app.embed_link(&key, id, "u1").await;
     for _ in 0..2 {
-        let embed = app.send(axum::http::Method::GET, &format!("/v1/embed/{id}"), None, None).await;
+        let embed = app.send(axum::http::Method::GET, &link, None, None).await;
         assert_eq!(embed.status, StatusCode::OK);
     }
     let usage = app.get("/v1/usage", &key).await;

@@ -92,7 +92,7 @@ impl TestApp {
         db.migrate(&courses_core::MIGRATIONS).await.unwrap();
         let clock = ManualClock::new(START);
         let courses = Courses::new(db, Arc::new(clock.clone()));
-        let router = courses_http::router(AppState { courses: courses.clone() });
+        let router = courses_http::router(AppState::new(courses.clone()));
         Self { courses, router, clock, _dir: dir }
     }
 
@@ -100,7 +100,14 @@ impl TestApp {
     #[must_use]
     pub fn with_courses(mut self, configure: impl FnOnce(Courses) -> Courses) -> Self {
         self.courses = configure(self.courses);
-        self.router = courses_http::router(AppState { courses: self.courses.clone() });
+        self.router = courses_http::router(AppState::new(self.courses.clone()));
+        self
+    }
+
+    /// The same app with the router's state reconfigured (limits, proxies).
+    #[must_use]
+    pub fn with_state(mut self, configure: impl FnOnce(AppState) -> AppState) -> Self {
+        self.router = courses_http::router(configure(AppState::new(self.courses.clone())));
         self
     }
 
@@ -149,6 +156,26 @@ impl TestApp {
         let response = self.post("/v1/courses", key, body).await;
         assert_eq!(response.status, StatusCode::CREATED, "{}", response.text());
         response.json()
+    }
+
+    /// A signed embed link (path and query) for `learner`, minted through the API.
+    pub async fn embed_link(&self, key: &str, course_id: &str, learner: &str) -> String {
+        let minted =
+            self.post(&format!("/v1/courses/{course_id}/embed-links"), key, &json!({ "externalId": learner })).await;
+        assert_eq!(minted.status, StatusCode::CREATED, "{}", minted.text());
+        minted.json()["path"].as_str().unwrap().to_owned()
+    }
+
+    /// A request from the client address `peer` (as the server sees it).
+    pub async fn send_from(&self, peer: &str, method: Method, path: &str, body: Option<Body>) -> TestResponse {
+        let mut request = Request::builder().method(method).uri(path).body(body.unwrap_or_else(Body::empty)).unwrap();
+        let addr: std::net::SocketAddr = format!("{peer}:40000").parse().unwrap();
+        request.extensions_mut().insert(axum::extract::ConnectInfo(addr));
+        let response = self.router.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        TestResponse { status, headers, body }
     }
 
     /// Sets this month's counter of `metric` for a workspace.

@@ -157,3 +157,53 @@ async fn concurrent_senders_send_each_message_once(app: TestApp) {
     let all = deliveries(&app, &key, hook["id"].as_str().unwrap()).await;
     assert!(all.iter().all(|d| d["status"] == "delivered" && d["attempts"] == 1), "{all:?}");
 }
+
+/// A slow receiver outlives the lease of its message: the sender renews the
+/// lease while it waits, so a second sender (another node) finds nothing to
+/// claim and the message is sent once. Runs on a multi-threaded runtime
+/// (the receiver blocks one thread while it "works").
+async fn a_slow_send_keeps_its_lease(app: TestApp) {
+    let receiver = Receiver::start(|_, _| {
+        std::thread::sleep(std::time::Duration::from_millis(900));
+        (204, String::new())
+    })
+    .await;
+    let app = app.with_courses(|c| {
+        c.with_outbound(Outbound::guarded(AllowList::parse("127.0.0.0/8").unwrap()))
+            .with_webhook_lease(std::time::Duration::from_millis(300))
+    });
+    let (_, key) = app.workspace(Plan::Build).await;
+    let hook = app
+        .post("/v1/webhooks", &key, &json!({ "url": format!("{}/slow", receiver.url), "events": ["course.published"] }))
+        .await
+        .json();
+    publish(&app, &key).await;
+    let first = {
+        let courses = app.courses.clone();
+        tokio::spawn(async move { courses.deliver_due().await })
+    };
+    // The service's clock passes the first lease (300 ms); the sender, still
+    // waiting for the receiver, renews it from the new time (every 100 ms).
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    app.clock.advance_millis(400);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(app.courses.deliver_due().await.unwrap(), 0, "the message is still leased");
+    assert_eq!(first.await.unwrap().unwrap(), 1);
+    assert_eq!(receiver.requests().len(), 1, "sent once");
+    let all = deliveries(&app, &key, hook["id"].as_str().unwrap()).await;
+    assert_eq!((all[0]["status"].clone(), all[0]["attempts"].clone()), (json!("delivered"), json!(1)));
+}
+
+mod a_slow_send_keeps_its_lease {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sqlite() {
+        super::a_slow_send_keeps_its_lease(crate::support::TestApp::sqlite().await).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgres() {
+        if let Some(app) = crate::support::TestApp::postgres().await {
+            super::a_slow_send_keeps_its_lease(app).await;
+        }
+    }
+}
