@@ -11,6 +11,7 @@
 
 pub mod assets;
 pub mod examples;
+pub mod highlight;
 pub mod markdown;
 pub mod samples;
 pub mod schema_view;
@@ -42,6 +43,17 @@ pub struct Site {
     keys: Vec<String>,
     by_key: HashMap<String, usize>,
     groups: Vec<Group>,
+    quick: OnceLock<QuickIndex>,
+}
+
+/// The small prebuilt index the quick-search overlay filters instantly:
+/// one `[kind, title, subtitle, target]` entry per operation, webhook,
+/// schema, tag and GraphQL field or type, as JSON, with a content hash for
+/// its cache-busting URL.
+#[derive(Debug, Clone)]
+pub struct QuickIndex {
+    pub json: String,
+    pub hash: String,
 }
 
 #[derive(Debug)]
@@ -200,7 +212,72 @@ impl Site {
             let name = if groups.is_empty() { "Operations" } else { "Other" };
             groups.push(Group { name: name.to_owned(), description: None, operations: untagged });
         }
-        Self { spec, keys, by_key, groups }
+        Self { spec, keys, by_key, groups, quick: OnceLock::new() }
+    }
+
+    /// The quick-search index of this document (built once).
+    pub fn quick_index(&self) -> &QuickIndex {
+        self.quick.get_or_init(|| {
+            let mut entries: Vec<[String; 4]> = Vec::new();
+            for (key, operation) in self.keys.iter().zip(&self.spec.operations) {
+                let title = operation
+                    .summary
+                    .as_deref()
+                    .map(|s| markdown::first_line(s, 100))
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or_else(|| operation.path.clone());
+                entries.push([
+                    operation.method.as_str().to_owned(),
+                    title,
+                    operation.path.clone(),
+                    format!("op/{}", encode(key)),
+                ]);
+            }
+            for group in &self.groups {
+                entries.push([
+                    "tag".to_owned(),
+                    group.name.clone(),
+                    format!("{} operations", group.operations.len()),
+                    format!("tags/{}", encode(&group.name)),
+                ]);
+            }
+            for (name, schema) in &self.spec.schemas {
+                let sub = schema
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .map(|d| markdown::first_line(d, 80))
+                    .unwrap_or_default();
+                entries.push(["schema".to_owned(), name.clone(), sub, format!("schemas/{}", encode(name))]);
+            }
+            if let Some(model) = &self.spec.graphql {
+                for (kind, fields) in
+                    [("query", &model.queries), ("mutation", &model.mutations), ("subscription", &model.subscriptions)]
+                {
+                    for field in fields {
+                        entries.push([
+                            kind.to_owned(),
+                            field.name.clone(),
+                            field.ty.to_string(),
+                            format!("graphql/{kind}/{}", encode(&field.name)),
+                        ]);
+                    }
+                }
+                for (name, ty) in &model.types {
+                    entries.push([
+                        kind_name(ty.kind).to_owned(),
+                        name.clone(),
+                        ty.description.as_deref().map(|d| markdown::first_line(d, 80)).unwrap_or_default(),
+                        format!("types/{}", encode(name)),
+                    ]);
+                }
+            }
+            let json = serde_json::to_string(&entries).unwrap_or_else(|_| "[]".to_owned());
+            let hash = {
+                use sha2::Digest;
+                hex::encode(sha2::Sha256::digest(json.as_bytes())).chars().take(16).collect()
+            };
+            QuickIndex { json, hash }
+        })
     }
 
     #[must_use]
@@ -428,6 +505,59 @@ struct ParamView {
     description_html: String,
     example: Option<String>,
     constraints: Vec<String>,
+    /// The Try-It field: its input kind and the checks the browser makes.
+    input: ParamInput,
+}
+
+/// How a parameter's Try-It field is drawn and checked in the browser.
+#[derive(Serialize, Default)]
+struct ParamInput {
+    /// `text`, `number` or `select` (enums and booleans).
+    kind: &'static str,
+    options: Vec<String>,
+    pattern: Option<String>,
+    min: Option<String>,
+    max: Option<String>,
+    min_length: Option<u64>,
+    max_length: Option<u64>,
+    step: Option<&'static str>,
+}
+
+fn param_input(spec: &Spec, schema: Option<&Value>) -> ParamInput {
+    let Some(schema) = schema.and_then(|s| spec.resolve_value(s)) else {
+        return ParamInput { kind: "text", ..ParamInput::default() };
+    };
+    let types = spec::schema_types(schema).types;
+    let scalar = |key: &str| schema.get(key).filter(|v| v.is_number()).map(Value::to_string);
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        let options = values
+            .iter()
+            .filter(|v| !v.is_null())
+            .take(200)
+            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+            .collect();
+        return ParamInput { kind: "select", options, ..ParamInput::default() };
+    }
+    if types.contains(&"boolean") {
+        return ParamInput { kind: "select", options: vec!["true".to_owned(), "false".to_owned()], ..ParamInput::default() };
+    }
+    if types.contains(&"integer") || types.contains(&"number") {
+        let integer = types.contains(&"integer");
+        return ParamInput {
+            kind: "number",
+            min: scalar("minimum"),
+            max: scalar("maximum"),
+            step: Some(if integer { "1" } else { "any" }),
+            ..ParamInput::default()
+        };
+    }
+    ParamInput {
+        kind: "text",
+        pattern: schema.get("pattern").and_then(Value::as_str).map(str::to_owned),
+        min_length: schema.get("minLength").and_then(Value::as_u64),
+        max_length: schema.get("maxLength").and_then(Value::as_u64),
+        ..ParamInput::default()
+    }
 }
 
 #[derive(Serialize)]
@@ -435,12 +565,119 @@ struct MediaView {
     media: String,
     rows: Vec<schema_view::Row>,
     example: Option<String>,
+    /// The example highlighted on the server (escaped HTML).
+    example_html: Option<String>,
     is_json: bool,
+}
+
+/// A credential field of the Try-It panel.
+#[derive(Serialize)]
+struct AuthField {
+    /// The scheme's name in the document.
+    name: String,
+    /// `bearer`, `basic`, `apikey`, `oauth2` or `openid`.
+    kind: &'static str,
+    /// `header`, `query` or `cookie` (API keys and bearer tokens).
+    location: &'static str,
+    /// The header, query parameter or cookie name (API keys).
+    param: String,
+    label: String,
+    flows: Vec<FlowView>,
+}
+
+#[derive(Serialize)]
+struct FlowView {
+    /// `authorization_code`, `client_credentials`, `password`, `implicit`.
+    kind: &'static str,
+    authorization_url: Option<String>,
+    token_url: Option<String>,
+    scopes: Vec<String>,
+}
+
+fn auth_fields(spec: &Spec, operation: &Operation) -> Vec<AuthField> {
+    let mut out: Vec<AuthField> = Vec::new();
+    for requirement in spec.effective_security(operation).iter() {
+        for name in requirement.schemes.keys() {
+            if out.iter().any(|f| &f.name == name) {
+                continue;
+            }
+            let Some(scheme) = spec.security_schemes.get(name) else { continue };
+            let field = match &scheme.kind {
+                SecuritySchemeKind::ApiKey { name: param, location } => AuthField {
+                    name: name.clone(),
+                    kind: "apikey",
+                    location: match location {
+                        spec::ApiKeyLocation::Header => "header",
+                        spec::ApiKeyLocation::Query => "query",
+                        spec::ApiKeyLocation::Cookie => "cookie",
+                    },
+                    param: param.clone(),
+                    label: format!("{name}: API key ({param})"),
+                    flows: Vec::new(),
+                },
+                SecuritySchemeKind::Http { scheme: http, .. } if http == "basic" => AuthField {
+                    name: name.clone(),
+                    kind: "basic",
+                    location: "header",
+                    param: "Authorization".to_owned(),
+                    label: format!("{name}: HTTP basic"),
+                    flows: Vec::new(),
+                },
+                SecuritySchemeKind::Http { .. } => AuthField {
+                    name: name.clone(),
+                    kind: "bearer",
+                    location: "header",
+                    param: "Authorization".to_owned(),
+                    label: format!("{name}: bearer token"),
+                    flows: Vec::new(),
+                },
+                SecuritySchemeKind::OAuth2 { flows } => AuthField {
+                    name: name.clone(),
+                    kind: "oauth2",
+                    location: "header",
+                    param: "Authorization".to_owned(),
+                    label: format!("{name}: OAuth 2 access token"),
+                    flows: flows
+                        .iter()
+                        .map(|f| FlowView {
+                            kind: match f.kind {
+                                spec::OAuthFlowKind::Implicit => "implicit",
+                                spec::OAuthFlowKind::Password => "password",
+                                spec::OAuthFlowKind::ClientCredentials => "client_credentials",
+                                spec::OAuthFlowKind::AuthorizationCode => "authorization_code",
+                            },
+                            authorization_url: f.authorization_url.as_deref().map(safe_url),
+                            token_url: f.token_url.as_deref().map(safe_url),
+                            scopes: f.scopes.keys().cloned().collect(),
+                        })
+                        .collect(),
+                },
+                SecuritySchemeKind::OpenIdConnect { .. } => AuthField {
+                    name: name.clone(),
+                    kind: "bearer",
+                    location: "header",
+                    param: "Authorization".to_owned(),
+                    label: format!("{name}: OpenID Connect token"),
+                    flows: Vec::new(),
+                },
+                SecuritySchemeKind::MutualTls => continue,
+            };
+            out.push(field);
+        }
+    }
+    out
+}
+
+/// An example highlighted when its media type is JSON.
+fn example_html(text: &str, media: &str) -> String {
+    if examples::is_json(media) { highlight::html(text, "json") } else { escape(text) }
 }
 
 #[derive(Serialize)]
 struct ResponseView {
     status: String,
+    /// The description's first line, plain text.
+    summary: String,
     class: &'static str,
     description_html: String,
     headers: Vec<ParamView>,
@@ -468,12 +705,16 @@ fn media_views(
 ) -> Vec<MediaView> {
     content
         .iter()
-        .map(|(media, content)| MediaView {
-            media: media.clone(),
-            rows: content.schema.as_ref().map(|s| schema_view::rows(spec, s)).unwrap_or_default(),
-            example: examples::media_example(spec, content, direction)
-                .map(|v| examples::display(&v, media, MAX_EXAMPLE_BYTES)),
-            is_json: examples::is_json(media),
+        .map(|(media, content)| {
+            let example = examples::media_example(spec, content, direction)
+                .map(|v| examples::display(&v, media, MAX_EXAMPLE_BYTES));
+            MediaView {
+                media: media.clone(),
+                rows: content.schema.as_ref().map(|s| schema_view::rows(spec, s)).unwrap_or_default(),
+                example_html: example.as_deref().map(|text| example_html(text, media)),
+                example,
+                is_json: examples::is_json(media),
+            }
         })
         .collect()
 }
@@ -586,6 +827,7 @@ fn operation_context(site: &Site, chrome: &Chrome, key: &str) -> Option<minijinj
                 .and_then(|s| spec.resolve_value(s))
                 .map(|s| schema_view::rows(spec, s).into_iter().next().map(|r| r.constraints).unwrap_or_default())
                 .unwrap_or_default(),
+            input: param_input(spec, p.schema.as_ref()),
         })
         .collect();
     let body = operation.request_body.as_ref().map(|body| {
@@ -601,6 +843,7 @@ fn operation_context(site: &Site, chrome: &Chrome, key: &str) -> Option<minijinj
         .map(|(status, response)| ResponseView {
             status: status.clone(),
             class: status_class(status),
+            summary: markdown::first_line(&response.description, 120),
             description_html: markdown::render(&response.description),
             headers: response
                 .headers
@@ -615,6 +858,7 @@ fn operation_context(site: &Site, chrome: &Chrome, key: &str) -> Option<minijinj
                     description_html: md(header.description.as_ref()),
                     example: None,
                     constraints: Vec::new(),
+                    input: ParamInput::default(),
                 })
                 .collect(),
             media: media_views(spec, &response.content, mock::sample::Direction::Response),
@@ -669,6 +913,7 @@ fn operation_context(site: &Site, chrome: &Chrome, key: &str) -> Option<minijinj
             .find(|g| g.operations.iter().any(|i| site.keys.get(*i).map(String::as_str) == Some(key)))
             .map(|g| g.name.clone())
     });
+    let has_examples = responses.iter().any(|r| r.media.iter().any(|m| m.example_html.is_some()));
     Some(context! {
         key => key,
         group => group,
@@ -689,6 +934,10 @@ fn operation_context(site: &Site, chrome: &Chrome, key: &str) -> Option<minijinj
         body_example => body_example.as_ref().map(|(_, text)| text.clone()),
         body_media => body_example.as_ref().map(|(media, _)| media.clone()),
         auth_headers => auth_headers,
+        auth => auth_fields(spec, operation),
+        has_examples => has_examples,
+        try_params => operation.parameters.iter().any(|p| p.location != spec::ParameterLocation::Cookie),
+        callbacks => operation.callbacks.keys().collect::<Vec<_>>(),
     })
 }
 
@@ -792,6 +1041,7 @@ pub fn try_render(site: &Site, chrome: &Chrome, page: Page<'_>) -> Result<Option
         type_names => type_names,
         schema_count => spec.schemas.len(),
         default_label => chrome.versions.iter().find(|v| v.is_default).map(|v| v.label.clone()),
+        quick_hash => site.quick_index().hash,
     };
     let env = environment();
     let result = match page {
@@ -915,7 +1165,7 @@ pub fn try_render(site: &Site, chrome: &Chrome, page: Page<'_>) -> Result<Option
                     name => name,
                     rows => schema_view::rows(spec, schema),
                     description_html => md(schema.get("description").and_then(Value::as_str).map(str::to_owned).as_ref()),
-                    example => examples::display(&example, "application/json", MAX_EXAMPLE_BYTES),
+                    example_html => highlight::html(&examples::display(&example, "application/json", MAX_EXAMPLE_BYTES), "json"),
                     ..common.clone()
                 })
             })

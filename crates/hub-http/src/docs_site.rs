@@ -623,13 +623,38 @@ pub async fn graphql_field(
 }
 
 /// `/docs/<slug>/<version>/search?q=`: full-text search over the version.
+/// `&format=json` answers the hits as JSON (the quick-search overlay);
+/// `?index=<hash>` answers the version's prebuilt quick-search index.
 pub async fn search(
     State(server): State<Arc<DocsServer>>,
     Path((slug, label)): Path<(String, String)>,
     headers: HeaderMap,
     query: QueryParams,
 ) -> Response {
-    respond(search_inner(&server, &headers, &slug, &label, query.get("q").unwrap_or("")).await)
+    let format = if query.get("index").is_some() {
+        SearchFormat::Index
+    } else if query.get("format") == Some("json") {
+        SearchFormat::Json
+    } else {
+        SearchFormat::Html
+    };
+    respond(search_inner(&server, &headers, &slug, &label, query.get("q").unwrap_or(""), format).await)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SearchFormat {
+    Html,
+    Json,
+    Index,
+}
+
+fn json_response(body: String, cache: &'static str) -> Response {
+    let mut response = (StatusCode::OK, body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    response
 }
 
 async fn search_inner(
@@ -638,10 +663,23 @@ async fn search_inner(
     slug: &str,
     label: &str,
     q: &str,
+    format: SearchFormat,
 ) -> Result<Response, ApiError> {
     let site = open(server, slug, headers).await?;
     let version = site.version(Some(label)).ok_or_else(|| ApiError::new(Code::NotFound, "version not found"))?;
     let prepared = server.site(version).await?;
+    if format == SearchFormat::Index {
+        // The URL carries the index's content hash, so a public copy can be
+        // kept for long; a restricted project's never leaves the browser.
+        let cache = if site.restricted { "private, no-store" } else { "public, max-age=86400" };
+        let json = {
+            let prepared = prepared.clone();
+            tokio::task::spawn_blocking(move || prepared.quick_index().json.clone())
+                .await
+                .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("docs index task failed: {e}"))))?
+        };
+        return Ok(json_response(json, cache));
+    }
     let q: String = q.chars().take(200).collect();
     let hits = {
         let prepared = prepared.clone();
@@ -656,6 +694,15 @@ async fn search_inner(
             })
             .await?
     };
+    if format == SearchFormat::Json {
+        let hits: Vec<serde_json::Value> = hits
+            .into_iter()
+            .take(20)
+            .map(|h| serde_json::json!({ "target": h.target, "title": h.title, "snippet": h.body }))
+            .collect();
+        let cache = if site.restricted { "private, no-store" } else { "no-cache" };
+        return Ok(json_response(serde_json::json!({ "query": q, "hits": hits }).to_string(), cache));
+    }
     let mut chrome = chrome(server, headers, &site, version, false).await?;
     chrome.search = Some(docs_render::SearchResults {
         query: q,
