@@ -76,6 +76,7 @@
     }
   }
   function copyButton(pre) {
+    if (!pre.hasAttribute("tabindex")) pre.tabIndex = 0;
     if (pre.parentNode.classList.contains("code-wrap")) return;
     var wrap = el("div", "code-wrap");
     pre.parentNode.insertBefore(wrap, pre);
@@ -211,9 +212,10 @@
       if (!results.length) { list.appendChild(el("li", "qs-empty", index ? "No results yet." : "Loading…")); return; }
       results.forEach(function (r, i) {
         var li = el("li");
-        li.id = "qs-" + i;
-        li.setAttribute("role", "option");
+        li.setAttribute("role", "none");
         var a = el("a");
+        a.id = "qs-" + i;
+        a.setAttribute("role", "option");
         a.href = r.href;
         a.tabIndex = -1;
         a.appendChild(el("span", "qs-kind", r.kind));
@@ -226,7 +228,7 @@
       mark();
     }
     function mark() {
-      Array.prototype.forEach.call(list.children, function (li, i) { li.setAttribute("aria-selected", String(i === active)); });
+      list.querySelectorAll("[role=option]").forEach(function (a, i) { a.setAttribute("aria-selected", String(i === active)); });
       var current = document.getElementById("qs-" + active);
       if (current) { input.setAttribute("aria-activedescendant", current.id); current.scrollIntoView({ block: "nearest" }); }
     }

@@ -504,6 +504,9 @@ struct ParamView {
     ref_name: Option<String>,
     description_html: String,
     example: Option<String>,
+    /// What the Try-It field starts with (the example, else a generated
+    /// value for a required parameter).
+    value: Option<String>,
     constraints: Vec<String>,
     /// The Try-It field: its input kind and the checks the browser makes.
     input: ParamInput,
@@ -821,6 +824,7 @@ fn operation_context(site: &Site, chrome: &Chrome, key: &str) -> Option<minijinj
             ref_name: p.schema.as_ref().and_then(|s| schema_view::ref_name(s)).map(str::to_owned),
             description_html: md(p.description.as_ref()),
             example: examples::parameter_example(spec, p),
+            value: examples::parameter_value(spec, p),
             constraints: p
                 .schema
                 .as_ref()
@@ -857,6 +861,7 @@ fn operation_context(site: &Site, chrome: &Chrome, key: &str) -> Option<minijinj
                     ref_name: None,
                     description_html: md(header.description.as_ref()),
                     example: None,
+                    value: None,
                     constraints: Vec::new(),
                     input: ParamInput::default(),
                 })

@@ -52,7 +52,7 @@ fn call(spec: &Spec, operation: &Operation, server: &str) -> Call {
     let mut query = Vec::new();
     let mut headers = Vec::new();
     for parameter in &operation.parameters {
-        let example = examples::parameter_example(spec, parameter);
+        let example = examples::parameter_value(spec, parameter);
         match parameter.location {
             ParameterLocation::Path => {
                 let value = example.unwrap_or_else(|| format!("{{{}}}", parameter.name));

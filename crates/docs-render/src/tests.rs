@@ -222,3 +222,104 @@ fn text_of(html: &str) -> String {
     }
     out.replace("&quot;", "\"").replace("&#x27;", "'").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 }
+
+const SECURED: &str = r#"
+openapi: 3.1.0
+info: {title: Accounts, version: '1'}
+servers: [{url: 'https://api.example.com'}]
+components:
+  securitySchemes:
+    login:
+      type: oauth2
+      flows:
+        authorizationCode: {authorizationUrl: 'https://auth.example.com/authorize', tokenUrl: 'https://auth.example.com/token', scopes: {read: read}}
+        clientCredentials: {tokenUrl: 'https://auth.example.com/token', scopes: {}}
+    key: {type: apiKey, in: query, name: api_key}
+    basicAuth: {type: http, scheme: basic}
+    jwt: {type: http, scheme: bearer}
+security: [{login: [read]}, {key: []}, {basicAuth: [], jwt: []}]
+paths:
+  /books:
+    post:
+      operationId: createBook
+      parameters:
+        - {name: genre, in: query, required: true, schema: {type: string, enum: [fiction, poetry]}, example: poetry}
+        - {name: limit, in: query, schema: {type: integer, minimum: 1, maximum: 50}}
+        - {name: isbn, in: query, schema: {type: string, pattern: '^[0-9]{13}$'}}
+        - {name: session, in: cookie, schema: {type: string}}
+      requestBody:
+        content:
+          application/json:
+            schema: {type: object, properties: {title: {type: string, example: Dune}}}
+      responses:
+        '201':
+          description: created
+          content:
+            application/json:
+              schema: {type: object, properties: {id: {type: integer, example: 7}}}
+        '400':
+          description: "Bad **input**"
+          content:
+            application/problem+json:
+              schema: {type: object, properties: {title: {type: string, example: Invalid}}}
+"#;
+
+fn secured(page: Page<'_>) -> String {
+    let site = Site::new(spec::parse(SECURED.as_bytes()).unwrap_or_else(|e| panic!("{e}")));
+    render(&site, &chrome(), page).unwrap_or_else(|| panic!("{page:?} did not render"))
+}
+
+#[test]
+fn operation_page_has_three_panes_with_examples_per_status() {
+    let html = secured(Page::Operation("createBook"));
+    let aside = html.split("<aside class=\"op-aside\"").nth(1).unwrap_or_else(|| panic!("no sample pane: {html}"));
+    let main = html.split("<aside class=\"op-aside\"").next().unwrap_or_default();
+    // Samples, response examples and Try-It are in the pane, the schema
+    // tables in the prose.
+    assert!(aside.contains("data-remember=\"docs.sample\""), "{aside}");
+    assert!(aside.contains("data-tab=\"201\""), "{aside}");
+    assert!(aside.contains("data-tab=\"400\""), "{aside}");
+    assert!(aside.contains("<span class=\"p\">&quot;id&quot;</span>: <span class=\"n\">7</span>"), "{aside}");
+    assert!(aside.contains("<span class=\"s\">&quot;Invalid&quot;</span>"), "{aside}");
+    assert!(aside.contains("data-tryit"), "{aside}");
+    assert!(main.contains("<h2 id=\"responses\">Responses<a class=\"anchor\" href=\"#responses\""), "{main}");
+    assert!(main.contains("<span class=\"rdesc\">Bad **input**</span>"), "{main}");
+    assert!(!main.contains("data-tryit"), "{main}");
+}
+
+#[test]
+fn try_it_has_a_field_per_credential_and_checked_parameter_forms() {
+    let html = secured(Page::Operation("createBook"));
+    for needle in [
+        "data-auth=\"oauth2\" data-scheme=\"login\"",
+        "data-flow=\"authorization_code\" data-authorize=\"https://auth.example.com/authorize\" data-token=\"https://auth.example.com/token\" data-scopes=\"read\"",
+        "data-flow=\"client_credentials\"",
+        "Authorize (PKCE, in a pop-up)",
+        "data-auth=\"apikey\" data-scheme=\"key\" data-in=\"query\" data-param=\"api_key\"",
+        "data-auth=\"basic\" data-scheme=\"basicAuth\"",
+        "data-auth=\"bearer\" data-scheme=\"jwt\"",
+        // An enum is a select with its example chosen; numbers carry their
+        // bounds; patterns are checked by the script.
+        "<option selected>poetry</option>",
+        "type=\"number\" inputmode=\"decimal\" step=\"1\" min=\"1\" max=\"50\"",
+        "data-pattern=\"^[0-9]{13}$\"",
+        "data-copy-curl",
+    ] {
+        assert!(html.contains(needle), "{needle} missing in {html}");
+    }
+    assert!(!html.contains("data-name=\"session\""), "cookie parameters have no field: {html}");
+}
+
+#[test]
+fn quick_index_lists_operations_schemas_and_tags_and_pages_link_it() {
+    let site = site();
+    let index: Vec<[String; 4]> =
+        serde_json::from_str(&site.quick_index().json).unwrap_or_else(|e| panic!("{e}"));
+    assert!(index.contains(&["GET".to_owned(), "List <pets>".to_owned(), "/pets".to_owned(), "op/listPets".to_owned()]), "{index:?}");
+    assert!(index.iter().any(|e| e[0] == "schema" && e[1] == "Pet" && e[3] == "schemas/Pet"), "{index:?}");
+    assert!(index.iter().any(|e| e[0] == "tag" && e[1] == "pets"), "{index:?}");
+    let html = page(Page::Overview);
+    let hash = &site.quick_index().hash;
+    assert_eq!(hash.len(), 16);
+    assert!(html.contains(&format!("data-index=\"/docs/pets/1.0/search?index={hash}\"")), "{html}");
+}
