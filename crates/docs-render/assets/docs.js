@@ -57,22 +57,34 @@
 
   // ---- Copy buttons with feedback. ----
   function copyText(value, button, label) {
+    var settled = false;
     function done(ok) {
+      if (settled) return;
+      settled = true;
       text(button, ok ? "Copied" : "Copy failed");
       button.classList.toggle("done", ok);
       setTimeout(function () { text(button, label); button.classList.remove("done"); }, 1500);
     }
-    if (navigator.clipboard && navigator.clipboard.writeText) {
-      navigator.clipboard.writeText(value).then(function () { done(true); }, function () { done(false); });
-    } else {
+    function legacy() {
       var area = el("textarea");
       area.value = value;
+      area.setAttribute("readonly", "");
+      area.style.position = "fixed";
+      area.style.opacity = "0";
       document.body.appendChild(area);
       area.select();
       var ok = false;
       try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
       area.remove();
+      button.focus();
       done(ok);
+    }
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      // Some browsers never settle the promise without focus: fall back.
+      setTimeout(function () { if (!settled) legacy(); }, 800);
+      navigator.clipboard.writeText(value).then(function () { done(true); }, legacy);
+    } else {
+      legacy();
     }
   }
   function copyButton(pre) {
@@ -594,7 +606,10 @@
     if (savedTarget && Array.prototype.some.call(target.options, function (o) { return o.value === savedTarget; })) target.value = savedTarget;
     target.addEventListener("change", function () { keep("target", target.value); });
     form.querySelectorAll("[data-in][data-name]").forEach(function (input) {
-      input.addEventListener("blur", function () { checkField(input); });
+      // Checked while typing (not on blur: a message appearing or going
+      // away then would move the button being clicked).
+      input.addEventListener("input", function () { if (input.hasAttribute("aria-invalid")) checkField(input); });
+      input.addEventListener("change", function () { checkField(input); });
       if (key) {
         var id = "param." + key + "." + input.name;
         var value = saved(form, id);
@@ -603,7 +618,8 @@
       }
     });
     var body = form.querySelector("[name=body]");
-    if (body) body.addEventListener("blur", function () { checkBody(form); });
+    var pending = null;
+    if (body) body.addEventListener("input", function () { clearTimeout(pending); pending = setTimeout(function () { checkBody(form); }, 400); });
     var copy = form.querySelector("[data-copy-curl]");
     if (copy) copy.addEventListener("click", function () { copyText(curl(form), copy, "Copy as curl"); });
     form.addEventListener("submit", function (event) {
