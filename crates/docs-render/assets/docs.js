@@ -12,49 +12,6 @@
   function get(kind, key) { var s = store(kind); try { return s ? s.getItem(key) : null; } catch (e) { return null; } }
   function put(kind, key, value) { var s = store(kind); try { if (s) s.setItem(key, value); } catch (e) { /* private mode */ } }
 
-  // ---- Tabs: role=tablist, arrow keys, the chosen tab remembered. ----
-  var tabCount = 0;
-  function tabs(container) {
-    var sections = Array.prototype.slice.call(container.children).filter(function (c) { return c.hasAttribute("data-tab"); });
-    if (sections.length < 2) return;
-    var remember = container.getAttribute("data-remember");
-    var bar = el("div", "tabs");
-    bar.setAttribute("role", "tablist");
-    var buttons = sections.map(function (section, i) {
-      var id = "tab-" + (++tabCount);
-      var button = el("button", "", section.getAttribute("data-tab"));
-      button.type = "button";
-      button.id = id;
-      button.setAttribute("role", "tab");
-      if (!section.id) section.id = id + "-panel";
-      button.setAttribute("aria-controls", section.id);
-      section.setAttribute("role", "tabpanel");
-      section.setAttribute("aria-labelledby", id);
-      button.addEventListener("click", function () { select(i, true); });
-      button.addEventListener("keydown", function (event) {
-        var next = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: sections.length - 1 }[event.key];
-        if (next === undefined) return;
-        event.preventDefault();
-        next = (next + sections.length) % sections.length;
-        select(next, true);
-        buttons[next].focus();
-      });
-      bar.appendChild(button);
-      return button;
-    });
-    function select(index, chosen) {
-      sections.forEach(function (s, i) { s.hidden = i !== index; });
-      buttons.forEach(function (b, i) { b.setAttribute("aria-selected", String(i === index)); b.tabIndex = i === index ? 0 : -1; });
-      if (chosen && remember) put("localStorage", remember, sections[index].getAttribute("data-tab"));
-    }
-    container.insertBefore(bar, container.firstChild);
-    container.classList.add("enhanced");
-    var saved = remember ? get("localStorage", remember) : null;
-    var start = 0;
-    sections.forEach(function (s, i) { if (s.getAttribute("data-tab") === saved) start = i; });
-    select(start, false);
-  }
-
   // ---- Copy buttons with feedback. ----
   function copyText(value, button, label) {
     var settled = false;
@@ -644,9 +601,20 @@
     });
   }
 
+  // Radio tabs work without the script; it remembers the choice across
+  // pages (the sample language).
+  function rememberTabs(set) {
+    var key = set.getAttribute("data-remember");
+    var saved = get("localStorage", key);
+    set.querySelectorAll(".tabbar input").forEach(function (input) {
+      if (saved !== null && input.value === saved) input.checked = true;
+      input.addEventListener("change", function () { if (input.checked) put("localStorage", key, input.value); });
+    });
+  }
+
   function init() {
     if (oauthReturn()) return;
-    document.querySelectorAll("[data-tabs]").forEach(tabs);
+    document.querySelectorAll(".tabset[data-remember]").forEach(rememberTabs);
     document.querySelectorAll("pre.code").forEach(copyButton);
     document.querySelectorAll("form[data-tryit]").forEach(tryIt);
     var opener = document.querySelector("[data-qs]");

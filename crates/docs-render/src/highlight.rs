@@ -70,6 +70,13 @@ fn class_of(stack: &ScopeStack, classes: &Classes) -> Option<&'static str> {
         .and_then(|(_, class)| (!class.is_empty()).then_some(*class))
 }
 
+/// Loads the grammars now (the first highlighted page need not wait for
+/// them; a debug build takes seconds).
+pub fn warm() {
+    let _ = syntaxes();
+    let _ = classes();
+}
+
 /// Whether `lang` (a syntect token: `json`, `sh`, `js`, `py`, `go`, `rb`,
 /// `php`, `java`) is known.
 #[must_use]

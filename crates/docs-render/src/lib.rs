@@ -918,7 +918,23 @@ fn operation_context(site: &Site, chrome: &Chrome, key: &str) -> Option<minijinj
             .find(|g| g.operations.iter().any(|i| site.keys.get(*i).map(String::as_str) == Some(key)))
             .map(|g| g.name.clone())
     });
-    let has_examples = responses.iter().any(|r| r.media.iter().any(|m| m.example_html.is_some()));
+    // The response examples pane: one tab per status and media type.
+    let examples: Vec<minijinja::Value> = responses
+        .iter()
+        .flat_map(|r| {
+            let several = r.media.len() > 1;
+            r.media.iter().filter_map(move |m| {
+                let html = m.example_html.as_ref()?;
+                Some(context! {
+                    label => if several { format!("{} {}", r.status, m.media) } else { r.status.clone() },
+                    class => r.class,
+                    media => m.media,
+                    summary => r.summary,
+                    html => html,
+                })
+            })
+        })
+        .collect();
     Some(context! {
         key => key,
         group => group,
@@ -940,7 +956,7 @@ fn operation_context(site: &Site, chrome: &Chrome, key: &str) -> Option<minijinj
         body_media => body_example.as_ref().map(|(media, _)| media.clone()),
         auth_headers => auth_headers,
         auth => auth_fields(spec, operation),
-        has_examples => has_examples,
+        examples => examples,
         try_params => operation.parameters.iter().any(|p| p.location != spec::ParameterLocation::Cookie),
         callbacks => operation.callbacks.keys().collect::<Vec<_>>(),
     })

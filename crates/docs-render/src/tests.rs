@@ -277,8 +277,11 @@ fn operation_page_has_three_panes_with_examples_per_status() {
     // Samples, response examples and Try-It are in the pane, the schema
     // tables in the prose.
     assert!(aside.contains("data-remember=\"docs.sample\""), "{aside}");
+    assert!(aside.contains("<input type=\"radio\" name=\"tab-sample\" id=\"ts-curl\" value=\"curl\" checked>"), "{aside}");
+    assert!(aside.contains("<label for=\"ts-java\">Java</label>"), "{aside}");
     assert!(aside.contains("data-tab=\"201\""), "{aside}");
     assert!(aside.contains("data-tab=\"400\""), "{aside}");
+    assert!(aside.contains("<label for=\"tr-2\" class=\"s-client\">400</label>"), "{aside}");
     assert!(aside.contains("<span class=\"p\">&quot;id&quot;</span>: <span class=\"n\">7</span>"), "{aside}");
     assert!(aside.contains("<span class=\"s\">&quot;Invalid&quot;</span>"), "{aside}");
     assert!(aside.contains("data-tryit"), "{aside}");

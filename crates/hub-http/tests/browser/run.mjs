@@ -61,7 +61,7 @@ try {
   const status = await page.textContent('.tryit-response .status');
   check('Try-It against the mock shows 200', status.startsWith('200'), status);
   check('the response body is shown', ((await page.textContent('.tryit-response')) || '').includes('{'), '');
-  check('samples become tabs', (await page.locator('.samples .tabs button').count()) === 7, '');
+  check('samples are tabs', (await page.locator('.samples .tabbar input[type=radio]').count()) === 7 && (await page.locator('.samples .tabpanel:visible').count()) === 1, '');
   await page.screenshot({ path: join(artifacts, 'operation-tryit.png'), fullPage: true });
   check('no script errors on the docs pages', errors.length === 0, errors.join('; '));
 
