@@ -426,6 +426,7 @@ fn environment() -> &'static Environment<'static> {
             ("macros.html", include_str!("../templates/macros.html")),
             ("message.html", include_str!("../templates/message.html")),
             ("signin.html", include_str!("../templates/signin.html")),
+            ("signout.html", include_str!("../templates/signout.html")),
             ("field.html", include_str!("../templates/field.html")),
         ] {
             // A template that does not compile is a build defect the unit
@@ -1302,7 +1303,7 @@ pub fn embed(site: &Site, chrome: &Chrome, key: &str) -> Option<Value> {
 /// A small standalone page (errors, the password form) in the docs' look.
 #[must_use]
 pub fn message_page(title: &str, message: &str, form_action: Option<&str>, form_error: Option<&str>) -> String {
-    message_page_with_signin(title, message, form_action, form_error, None)
+    message_page_with_signin(title, message, form_action, form_error, None, "")
 }
 
 /// [`message_page`] with a link to the member sign-in (`signin` is its URL).
@@ -1313,11 +1314,13 @@ pub fn message_page_with_signin(
     form_action: Option<&str>,
     form_error: Option<&str>,
     signin: Option<&str>,
+    csrf_token: &str,
 ) -> String {
     environment()
         .get_template("message.html")
         .and_then(|t| {
             t.render(context! {
+                csrf_token => csrf_token,
                 title => title,
                 message => message,
                 form_action => form_action,
@@ -1333,11 +1336,12 @@ pub fn message_page_with_signin(
 /// The member sign-in page: a personal access token field; `next` is the
 /// docs page to return to (checked again by the server on submit).
 #[must_use]
-pub fn signin_page(next: &str, form_error: Option<&str>) -> String {
+pub fn signin_page(next: &str, form_error: Option<&str>, csrf_token: &str) -> String {
     environment()
         .get_template("signin.html")
         .and_then(|t| {
             t.render(context! {
+                csrf_token => csrf_token,
                 next => next,
                 form_error => form_error,
                 asset_base => assets::BASE,
@@ -1345,6 +1349,21 @@ pub fn signin_page(next: &str, form_error: Option<&str>) -> String {
             })
         })
         .unwrap_or_else(|_| "<!doctype html><title>Sign in</title><p>Sign in</p>".to_owned())
+}
+
+/// The member sign-out page: one button, with the browser's CSRF token.
+#[must_use]
+pub fn signout_page(csrf_token: &str) -> String {
+    environment()
+        .get_template("signout.html")
+        .and_then(|t| {
+            t.render(context! {
+                csrf_token => csrf_token,
+                asset_base => assets::BASE,
+                asset_version => assets::VERSION,
+            })
+        })
+        .unwrap_or_else(|_| "<!doctype html><title>Sign out</title><p>Sign out</p>".to_owned())
 }
 
 /// Escapes text for HTML element content and attribute values.

@@ -47,7 +47,10 @@ impl Hub {
 
     pub async fn create_user(&self, email: &str, plan: Plan, password: Option<&Secret<String>>) -> HubResult<User> {
         let email = Email::parse(email)?;
-        let password_hash = password.map(|p| hash_password(p.expose())).transpose()?;
+        let password_hash = match password {
+            Some(p) => Some(self.hash_password(p.expose()).await?),
+            None => None,
+        };
         self.store
             .insert_user(NewUser {
                 id: &uuid::Uuid::now_v7().to_string(),
@@ -170,18 +173,19 @@ impl Hub {
     }
 }
 
-pub(crate) fn hash_password(password: &str) -> HubResult<String> {
-    use argon2::password_hash::{PasswordHasher as _, SaltString};
-    use rand::RngCore as _;
-    if password.chars().count() < 8 {
-        return Err(HubError::validation("password", "password must be at least 8 characters"));
+impl Hub {
+    /// An argon2id hash of an account or docs password (at least 8
+    /// characters), computed on the blocking pool.
+    pub(crate) async fn hash_password(&self, password: &str) -> HubResult<String> {
+        if password.chars().count() < 8 {
+            return Err(HubError::validation("password", "password must be at least 8 characters"));
+        }
+        self.passwords.hash(password).await.map_err(|e| HubError::Internal(e.to_string()))
     }
-    let mut salt_bytes = [0_u8; 16];
-    rand::rng().fill_bytes(&mut salt_bytes);
-    let salt = SaltString::encode_b64(&salt_bytes)
-        .map_err(|e| HubError::Internal(format!("password salt encoding failed: {e}")))?;
-    argon2::Argon2::default()
-        .hash_password(password.as_bytes(), &salt)
-        .map(|h| h.to_string())
-        .map_err(|e| HubError::Internal(format!("password hashing failed: {e}")))
+
+    /// Whether `password` matches `stored`; with no stored hash, a check
+    /// against a dummy hash that takes the same time and fails.
+    pub(crate) async fn verify_password(&self, password: &str, stored: Option<&str>) -> HubResult<bool> {
+        self.passwords.verify(password, stored).await.map_err(|e| HubError::Internal(e.to_string()))
+    }
 }

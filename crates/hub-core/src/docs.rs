@@ -717,7 +717,7 @@ impl Hub {
                     format!("password must be at most {MAX_DOCS_PASSWORD_CHARS} characters"),
                 ));
             }
-            Some(p) => Some(crate::accounts::hash_password(p)?),
+            Some(p) => Some(self.hash_password(p).await?),
             None => None,
         };
         let project = &found.project;
@@ -739,13 +739,14 @@ impl Hub {
     /// and its expiry. `None` for a wrong password, a project without one,
     /// or a project that is not public.
     pub async fn docs_login(&self, slug: &str, password: &str) -> HubResult<Option<(String, Timestamp)>> {
-        use argon2::password_hash::{PasswordHash, PasswordVerifier as _};
-        let Some(row) = self.store.docs_project(slug).await? else { return Ok(None) };
-        let Some(hash) = row.password_hash.filter(|_| row.is_public) else { return Ok(None) };
-        let parsed = PasswordHash::new(&hash).map_err(|e| HubError::Internal(format!("stored password hash: {e}")))?;
-        if argon2::Argon2::default().verify_password(password.as_bytes(), &parsed).is_err() {
+        let row = self.store.docs_project(slug).await?;
+        let hash = row.as_ref().and_then(|row| row.password_hash.clone().filter(|_| row.is_public));
+        // A project without a password (or none at all) costs the same
+        // check as one with, so timing tells nothing.
+        if !self.verify_password(password, hash.as_deref()).await? {
             return Ok(None);
         }
+        let (Some(row), Some(hash)) = (row, hash) else { return Ok(None) };
         let expires = self.clock.now().plus_millis(DOCS_SESSION_SECONDS * 1000);
         Ok(Some((session_value(&hash, &row.id, expires), expires)))
     }

@@ -59,6 +59,8 @@ pub struct Hub {
     /// Bumped by every change this process makes that a mock snapshot
     /// reads (projects, versions, mock settings and overrides).
     mock_generation: Arc<std::sync::atomic::AtomicU64>,
+    /// argon2 on the blocking pool behind a semaphore.
+    passwords: platform::passwords::Passwords,
 }
 
 impl Hub {
@@ -83,6 +85,7 @@ impl Hub {
             spec_limits: spec::Limits::default(),
             read_cache,
             mock_generation: Arc::new(std::sync::atomic::AtomicU64::new(0)),
+            passwords: platform::passwords::Passwords::default(),
         }
     }
 

@@ -91,6 +91,9 @@ pub struct ImportReport {
     pub imported: usize,
     pub skipped: Vec<overrides::Skipped>,
     pub total: usize,
+    /// Forbidden response headers (cookies, policies, CORS) removed from
+    /// the imported entries.
+    pub dropped_headers: usize,
 }
 
 fn invalid(err: overrides::InvalidOverride) -> HubError {
@@ -347,7 +350,8 @@ impl Hub {
         source: Source,
     ) -> HubResult<ImportReport> {
         let found = self.authorize_project(principal, slug, Action::UpdateProject).await?;
-        let (valid, skipped) = overrides::parse_bundle(bundle).map_err(invalid)?;
+        let overrides::ImportBundle { valid, skipped, dropped_headers } =
+            overrides::parse_bundle(bundle).map_err(invalid)?;
         let existing = match mode {
             ImportMode::Replace => 0,
             ImportMode::Merge => self.store.mock_overrides(&found.project.id).await?.len(),
@@ -381,7 +385,7 @@ impl Hub {
             )
             .await?;
         self.mock_changed();
-        Ok(ImportReport { imported: valid.len(), skipped, total: existing + valid.len() })
+        Ok(ImportReport { imported: valid.len(), skipped, total: existing + valid.len(), dropped_headers })
     }
 
     /// The request log, newest first.

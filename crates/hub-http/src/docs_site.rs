@@ -32,6 +32,9 @@ const PAGE_CACHE: usize = 4096;
 /// the hub (the theme's `<style>` and layout attributes are inline), images
 /// from anywhere (owner logos), requests anywhere (Try-It).
 const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' https: http: data:; connect-src *; form-action 'self'; base-uri 'none'; frame-ancestors 'self'";
+/// Content-Security-Policy of the pages with a credential form (a docs
+/// password, a member sign-in): never framed, so no one can dress them up.
+const CREDENTIAL_CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /// Shared state of the docs routes.
 pub struct DocsServer {
@@ -40,13 +43,22 @@ pub struct DocsServer {
     /// preparation after a push) wait for a single parse.
     sites: Mutex<HashMap<String, Arc<tokio::sync::OnceCell<Arc<Site>>>>>,
     pages: Mutex<HashMap<(String, u64, String), Arc<str>>>,
-    logins: governor::DefaultKeyedRateLimiter<String>,
-    relays: governor::DefaultKeyedRateLimiter<std::net::IpAddr>,
+    /// Bytes held by `pages`: the cache is bounded by size, not entries.
+    page_bytes: std::sync::atomic::AtomicUsize,
+    /// Every password and token check: per client address and per project
+    /// (or token).
+    logins: platform::throttle::SignInThrottle,
+    relays: platform::throttle::Throttle<std::net::IpAddr>,
     outbound: platform::outbound::Outbound,
+    web: crate::WebConfig,
 }
 
 /// Password attempts per project per minute (per node).
 pub const LOGINS_PER_MINUTE: u32 = 10;
+/// Password and token attempts per client address per minute (per node).
+pub const LOGINS_PER_IP_PER_MINUTE: u32 = 20;
+/// Rendered page bytes kept per node.
+const PAGE_CACHE_BYTES: usize = 64 * 1024 * 1024;
 /// Try-It relays per client address per minute (per node).
 pub const RELAYS_PER_MINUTE: u32 = 30;
 
@@ -58,24 +70,29 @@ impl std::fmt::Debug for DocsServer {
 
 impl DocsServer {
     #[must_use]
-    pub fn new(hub: Hub, outbound: platform::outbound::Outbound) -> Self {
+    pub fn new(hub: Hub, outbound: platform::outbound::Outbound, web: crate::WebConfig) -> Self {
         // The highlighter's grammars load once per process, off the request
         // path, so the first operation page does not wait for them.
         static WARM: std::sync::Once = std::sync::Once::new();
         WARM.call_once(|| {
             let _ = std::thread::Builder::new().name("docs-warm".to_owned()).spawn(docs_render::highlight::warm);
         });
-        let per_minute = std::num::NonZeroU32::new(LOGINS_PER_MINUTE).unwrap_or(std::num::NonZeroU32::MIN);
         Self {
             hub,
             sites: Mutex::new(HashMap::new()),
             pages: Mutex::new(HashMap::new()),
-            logins: governor::RateLimiter::keyed(governor::Quota::per_minute(per_minute)),
-            relays: governor::RateLimiter::keyed(governor::Quota::per_minute(
-                std::num::NonZeroU32::new(RELAYS_PER_MINUTE).unwrap_or(std::num::NonZeroU32::MIN),
-            )),
+            page_bytes: std::sync::atomic::AtomicUsize::new(0),
+            logins: platform::throttle::SignInThrottle::new(LOGINS_PER_IP_PER_MINUTE, LOGINS_PER_MINUTE),
+            relays: platform::throttle::Throttle::per_minute(RELAYS_PER_MINUTE),
             outbound,
+            web,
         }
+    }
+
+    /// The client's address, as the trusted proxies let it be known.
+    fn client_ip(&self, request: &axum::extract::Request) -> Option<std::net::IpAddr> {
+        let peer = request.extensions().get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0.ip());
+        platform::net::client_ip(&self.web.proxies, peer, request.headers())
     }
 
     async fn site(&self, version: &DocsVersion) -> Result<Arc<Site>, ApiError> {
@@ -131,6 +148,8 @@ fn base_path(headers: &HeaderMap, slug: &str) -> String {
 pub struct Domains {
     hub: Hub,
     docs: axum::Router,
+    /// The hub's and the mock's public host names: never custom domains.
+    own_hosts: Vec<String>,
 }
 
 impl std::fmt::Debug for Domains {
@@ -141,8 +160,13 @@ impl std::fmt::Debug for Domains {
 
 impl Domains {
     #[must_use]
-    pub fn new(hub: Hub, docs: axum::Router) -> Self {
-        Self { hub, docs }
+    pub fn new(hub: Hub, docs: axum::Router, own_urls: &[&str]) -> Self {
+        let own_hosts = own_urls
+            .iter()
+            .filter_map(|url| url::Url::parse(url).ok())
+            .filter_map(|url| url.host_str().map(str::to_ascii_lowercase))
+            .collect();
+        Self { hub, docs, own_hosts }
     }
 
     /// One indexed query; only requests outside the hub's own prefixes
@@ -168,12 +192,10 @@ pub async fn host_routing(
     next: axum::middleware::Next,
 ) -> Response {
     request.headers_mut().remove(CUSTOM_DOMAIN_HEADER);
-    // The hub's own paths pass straight through (the hosted mock's hot path
-    // among them), before the host is looked at.
-    let passthrough = ["/_docs/", "/widget.js", "/mock/", "/docs/", "/healthz", "/readyz", "/metrics", "/api/"]
-        .iter()
-        .any(|prefix| request.uri().path().starts_with(prefix));
-    if passthrough {
+    let path = request.uri().path().to_owned();
+    // The docs' own assets and pages pass straight through on every host.
+    let docs_paths = ["/_docs/", "/widget.js", "/docs/"].iter().any(|prefix| path.starts_with(prefix));
+    if docs_paths {
         return next.run(request).await;
     }
     let host = request
@@ -184,11 +206,23 @@ pub async fn host_routing(
             h.rsplit_once(':').filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit())).map_or(h, |(name, _)| name)
         })
         .map(|h| h.trim_end_matches('.').to_ascii_lowercase());
-    let path = request.uri().path().to_owned();
-    let Some(host) = host.filter(|h| h.contains('.') && h.parse::<std::net::IpAddr>().is_err()) else {
+    // The hub's own host names, addresses and single-label names (the
+    // hosted mock's hot path among them) pass without a lookup.
+    let Some(host) = host.filter(|h| {
+        h.contains('.') && h.parse::<std::net::IpAddr>().is_err() && !domains.own_hosts.iter().any(|own| own == h)
+    }) else {
         return next.run(request).await;
     };
+    let hub_paths =
+        ["/mock/", "/healthz", "/readyz", "/metrics", "/api/"].iter().any(|prefix| path.starts_with(prefix));
     let Some(slug) = domains.slug_for(&host).await else { return next.run(request).await };
+    if hub_paths {
+        // A custom domain serves its docs and nothing else: not the API,
+        // and never the mock, whose tenant-written answers must not share
+        // an origin with the docs' password and member cookies.
+        return ApiError::new(Code::NotFound, "a custom domain serves its project's docs only").into_response();
+    }
+
     let rewritten = match request.uri().query() {
         Some(query) => format!("/docs/{slug}{}?{query}", path.trim_end_matches('/')),
         None => format!("/docs/{slug}{}", path.trim_end_matches('/')),
@@ -202,15 +236,16 @@ pub async fn host_routing(
     }
 }
 
-/// The name of the cookie that carries a project's docs session. Its path
-/// is `/`, so the project's mock at `/mock/<slug>` receives it too.
+/// The name of the cookie that carries a project's docs session (before the
+/// `__Host-` prefix). Its path is `/`, so the project's mock at
+/// `/mock/<slug>` receives it too when the mock shares the hub's origin.
 pub fn session_cookie_name(slug: &str) -> String {
     format!("docs_session_{slug}")
 }
 
 /// The docs session a request presents for `slug`, if any.
-pub fn session_cookie(headers: &HeaderMap, slug: &str) -> Option<String> {
-    cookie(headers, &session_cookie_name(slug)).map(str::to_owned)
+pub fn session_cookie(cookies: &platform::web::CookiePolicy, headers: &HeaderMap, slug: &str) -> Option<String> {
+    cookies.get(headers, &session_cookie_name(slug)).map(str::to_owned)
 }
 
 fn password_required(slug: &str) -> ApiError {
@@ -221,39 +256,11 @@ fn password_required(slug: &str) -> ApiError {
 /// The cookie of a member's docs session (see `/docs/_signin`).
 pub const MEMBER_COOKIE: &str = "docs_member";
 
-/// The value of the cookie `name`, if the request carries it.
-fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v.trim())
-}
-
-/// `; Secure` when the visitor reached the hub over HTTPS, as a
-/// TLS-terminating proxy reports it (`X-Forwarded-Proto` or `Forwarded`).
-/// Plain-HTTP development setups keep working without it.
-pub fn secure_attribute(headers: &HeaderMap) -> &'static str {
-    let forwarded_proto = headers
-        .get("x-forwarded-proto")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').next().is_some_and(|p| p.trim().eq_ignore_ascii_case("https")));
-    let forwarded = headers.get(header::FORWARDED).and_then(|v| v.to_str().ok()).is_some_and(|v| {
-        v.split(',')
-            .next()
-            .is_some_and(|first| first.split(';').any(|pair| pair.trim().eq_ignore_ascii_case("proto=https")))
-    });
-    if forwarded_proto || forwarded { "; Secure" } else { "" }
-}
-
 async fn open(server: &DocsServer, slug: &str, headers: &HeaderMap) -> Result<DocsSite, ApiError> {
-    let session = session_cookie(headers, slug);
+    let session = session_cookie(&server.web.cookies, headers, slug);
     let visitor = hub_core::docs::DocsVisitor {
         password_session: session.as_deref(),
-        member_session: cookie(headers, MEMBER_COOKIE),
+        member_session: server.web.cookies.get(headers, MEMBER_COOKIE),
         authorization: headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()),
     };
     match server.hub.docs_site(slug, visitor).await? {
@@ -279,59 +286,119 @@ fn safe_next(next: Option<&str>) -> String {
 }
 
 /// `GET /docs/_signin?next=/docs/<slug>`: the member sign-in form.
-pub async fn signin_form(query: QueryParams) -> Response {
-    let page = docs_render::signin_page(&safe_next(query.get("next")), None);
-    signin_html(StatusCode::OK, page)
+pub async fn signin_form(State(server): State<Arc<DocsServer>>, headers: HeaderMap, query: QueryParams) -> Response {
+    let csrf = server.web.csrf.issue(&headers);
+    let page = docs_render::signin_page(&safe_next(query.get("next")), None, &csrf.token);
+    credential_page(StatusCode::OK, page, csrf.set_cookie.as_deref())
 }
 
-fn signin_html(status: StatusCode, page: String) -> Response {
+/// A page with a credential form: never cached, never framed, with the
+/// CSRF cookie when the browser had none.
+fn credential_page(status: StatusCode, page: String, set_cookie: Option<&str>) -> Response {
     let mut response = (status, page).into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CREDENTIAL_CSP));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("same-origin"));
+    if let Some(cookie) = set_cookie.and_then(|c| HeaderValue::from_str(c).ok()) {
+        headers.append(header::SET_COOKIE, cookie);
+    }
     response
 }
 
-/// `POST /docs/_signin` (form: `token`, `next`): checks a personal access
-/// token and sets the member session cookie (HttpOnly, SameSite=Lax, Secure
-/// behind HTTPS). Attempts are limited like docs-password logins.
+/// Largest form body of the sign-in, sign-out and password forms.
+const FORM_LIMIT: usize = 16 * 1024;
+
+/// A posted form's fields (the last value of each name wins), read within
+/// [`FORM_LIMIT`].
+async fn form_fields(headers: &HeaderMap, body: axum::body::Body) -> Result<Vec<(String, String)>, ApiError> {
+    let body = platform::http::read_body_limited(headers, body, FORM_LIMIT)
+        .await
+        .map_err(|e| ApiError::new(Code::PayloadTooLarge, e.to_string()))?;
+    Ok(serde_urlencoded::from_bytes(&body).unwrap_or_default())
+}
+
+fn field<'a>(form: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    form.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+}
+
+/// The answer to a form posted without this browser's CSRF token.
+fn csrf_refused() -> ApiError {
+    ApiError::new(
+        Code::Forbidden,
+        "this form has expired or did not come from this site; reload the page and submit it again",
+    )
+}
+
+fn throttled(refused: platform::throttle::RetryAfter) -> ApiError {
+    hub_core::HubError::RateLimited { limit: refused.per_minute, retry_after_secs: refused.secs }.into()
+}
+
+/// `POST /docs/_signin` (form: `token`, `next`, `csrf_token`): checks a
+/// personal access token and sets the member session cookie. Attempts are
+/// limited per client address and per token.
 pub async fn signin(State(server): State<Arc<DocsServer>>, request: axum::extract::Request) -> Response {
-    let peer = request.extensions().get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0.ip());
+    let ip = server.client_ip(&request);
     let (parts, body) = request.into_parts();
     let headers = parts.headers;
-    let body = axum::body::to_bytes(body, 16 * 1024).await.unwrap_or_default();
-    let form: Vec<(String, String)> = serde_urlencoded::from_bytes(&body).unwrap_or_default();
-    let field = |name: &str| form.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
-    let next = safe_next(field("next"));
-    // Keyed by client address (`\0` cannot start a slug, so the keys never
-    // meet the per-project password keys).
-    let key = format!("\0signin {}", peer.map_or_else(String::new, |ip| ip.to_string()));
-    if let Err(error) = check_rate(&server.logins, &key, LOGINS_PER_MINUTE) {
-        return error.into_html_response();
+    let form = match form_fields(&headers, body).await {
+        Ok(form) => form,
+        Err(error) => return error.into_html_response(),
+    };
+    let next = safe_next(field(&form, "next"));
+    if !server.web.csrf.verify(&headers, field(&form, platform::web::CSRF_FIELD)) {
+        return csrf_refused().into_html_response();
     }
-    match server.hub.member_signin(field("token").unwrap_or("")).await {
+    let token = field(&form, "token").unwrap_or("");
+    // The token's public prefix is its account key; the whole token never
+    // becomes a map key.
+    let account: String = format!("token:{}", token.chars().take(16).collect::<String>());
+    if let Err(refused) = server.logins.check(ip, &account) {
+        return throttled(refused).into_html_response();
+    }
+    match server.hub.member_signin(token).await {
         Ok((value, expires)) => {
             let max_age = (expires.as_millis() - server.hub.clock().now().as_millis()).max(0) / 1000;
-            let cookie = format!(
-                "{MEMBER_COOKIE}={value}; Path=/docs; Max-Age={max_age}; HttpOnly; SameSite=Lax{}",
-                secure_attribute(&headers)
-            );
+            let cookie = server.web.cookies.set(MEMBER_COOKIE, &value, max_age);
             see_other(&next, Some(&cookie))
         }
-        Err(hub_core::HubError::InvalidToken(_)) => signin_html(
-            StatusCode::UNAUTHORIZED,
-            docs_render::signin_page(&next, Some("That token is not valid (unknown, revoked or expired).")),
-        ),
+        Err(hub_core::HubError::InvalidToken(_)) => {
+            let csrf = server.web.csrf.issue(&headers);
+            credential_page(
+                StatusCode::UNAUTHORIZED,
+                docs_render::signin_page(
+                    &next,
+                    Some("That token is not valid (unknown, revoked or expired)."),
+                    &csrf.token,
+                ),
+                csrf.set_cookie.as_deref(),
+            )
+        }
         Err(error) => ApiError::from(error).into_html_response(),
     }
 }
 
-/// `POST /docs/_signout`: ends the member session in this browser.
-pub async fn signout(headers: HeaderMap) -> Response {
-    let cookie =
-        format!("{MEMBER_COOKIE}=; Path=/docs; Max-Age=0; HttpOnly; SameSite=Lax{}", secure_attribute(&headers));
-    see_other("/docs/_signin", Some(&cookie))
+/// `GET /docs/_signout`: a one-button form, since a sign-out is a
+/// cookie-authenticated change and carries a CSRF token like any other.
+pub async fn signout_form(State(server): State<Arc<DocsServer>>, headers: HeaderMap) -> Response {
+    let csrf = server.web.csrf.issue(&headers);
+    credential_page(StatusCode::OK, docs_render::signout_page(&csrf.token), csrf.set_cookie.as_deref())
+}
+
+/// `POST /docs/_signout` (form: `csrf_token`): ends the member session in
+/// this browser.
+pub async fn signout(State(server): State<Arc<DocsServer>>, request: axum::extract::Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let form = match form_fields(&parts.headers, body).await {
+        Ok(form) => form,
+        Err(error) => return error.into_html_response(),
+    };
+    if !server.web.csrf.verify(&parts.headers, field(&form, platform::web::CSRF_FIELD)) {
+        return csrf_refused().into_html_response();
+    }
+    see_other("/docs/_signin", Some(&server.web.cookies.clear(MEMBER_COOKIE)))
 }
 
 fn see_other(location: &str, cookie: Option<&str>) -> Response {
@@ -345,47 +412,58 @@ fn see_other(location: &str, cookie: Option<&str>) -> Response {
     response
 }
 
-/// One attempt against a keyed per-minute limiter: `RATE_LIMITED` with the
-/// whole seconds until the next allowed attempt.
-fn check_rate<K: Clone + std::hash::Hash + Eq>(
-    limiter: &governor::DefaultKeyedRateLimiter<K>,
-    key: &K,
-    per_minute: u32,
-) -> Result<(), ApiError> {
-    limiter.check_key(key).map_err(|not_until| {
-        let wait = not_until.wait_time_from(governor::clock::Clock::now(limiter.clock()));
-        hub_core::HubError::RateLimited { limit: per_minute, retry_after_secs: wait.as_secs().max(1) }.into()
-    })
-}
-
-/// `POST /docs/<slug>/_login` (form: `password`, `next`): checks the docs
-/// password and sets the session cookie. Attempts are limited per project.
+/// `POST /docs/<slug>/_login` (form: `password`, `next`, `csrf_token`):
+/// checks the docs password and sets the session cookie. Attempts are
+/// limited per client address and per project.
 pub async fn login(
     State(server): State<Arc<DocsServer>>,
     Path(slug): Path<String>,
-    headers: HeaderMap,
-    body: axum::body::Bytes,
+    request: axum::extract::Request,
 ) -> Response {
-    let form: Vec<(String, String)> = serde_urlencoded::from_bytes(&body).unwrap_or_default();
-    let field = |name: &str| form.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    let ip = server.client_ip(&request);
+    let (parts, body) = request.into_parts();
+    let headers = parts.headers;
+    let form = match form_fields(&headers, body).await {
+        Ok(form) => form,
+        Err(error) => return error.into_html_response(),
+    };
     let home = format!("/docs/{slug}");
-    let next = field("next").filter(|n| *n == home || n.starts_with(&format!("{home}/"))).unwrap_or(&home).to_owned();
-    if let Err(error) = check_rate(&server.logins, &slug, LOGINS_PER_MINUTE) {
-        return error.into_html_response();
+    let next =
+        field(&form, "next").filter(|n| *n == home || n.starts_with(&format!("{home}/"))).unwrap_or(&home).to_owned();
+    if !server.web.csrf.verify(&headers, field(&form, platform::web::CSRF_FIELD)) {
+        return password_page(
+            &server,
+            &headers,
+            password_required(&slug)
+                .with_message("This form has expired or did not come from this site; enter the password again."),
+        );
     }
-    match server.hub.docs_login(&slug, field("password").unwrap_or("")).await {
+    if let Err(refused) = server.logins.check(ip, &format!("project:{slug}")) {
+        return throttled(refused).into_html_response();
+    }
+    match server.hub.docs_login(&slug, field(&form, "password").unwrap_or("")).await {
         Ok(Some((value, expires))) => {
             let max_age = (expires.as_millis() - server.hub.clock().now().as_millis()) / 1000;
-            let cookie = format!(
-                "{}={value}; Path=/; Max-Age={max_age}; HttpOnly; SameSite=Lax{}",
-                session_cookie_name(&slug),
-                secure_attribute(&headers)
-            );
+            let cookie = server.web.cookies.set(&session_cookie_name(&slug), &value, max_age);
             see_other(&next, Some(&cookie))
         }
-        Ok(None) => password_required(&slug).with_message("Wrong password; try again.").into_html_response(),
+        Ok(None) => {
+            password_page(&server, &headers, password_required(&slug).with_message("Wrong password; try again."))
+        }
         Err(error) => ApiError::from(error).into_html_response(),
     }
+}
+
+/// The password form of a protected project, with this browser's CSRF token.
+fn password_page(server: &DocsServer, headers: &HeaderMap, error: ApiError) -> Response {
+    let csrf = server.web.csrf.issue(headers);
+    let mut response = error.into_html_response_with_csrf(Some(&csrf.token));
+    let response_headers = response.headers_mut();
+    response_headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CREDENTIAL_CSP));
+    if let Some(cookie) = csrf.set_cookie.as_deref().and_then(|c| HeaderValue::from_str(c).ok()) {
+        response_headers.append(header::SET_COOKIE, cookie);
+    }
+    response
 }
 
 async fn chrome(
@@ -428,7 +506,9 @@ async fn chrome(
             .collect(),
         label: version.label.clone(),
         base_url: version.base_url.clone().or_else(|| site.base_url.clone()),
-        mock_url: site.mock_open.then(|| format!("/mock/{}@{}", site.slug, docs_render::encode(&version.label))),
+        mock_url: site
+            .mock_open
+            .then(|| format!("{}/{}@{}", server.web.mock_base(), site.slug, docs_render::encode(&version.label))),
         logo_url: site.branding.logo_url.clone(),
         favicon_url: site.branding.favicon_url.clone(),
         theme,
@@ -556,20 +636,27 @@ async fn page(
         .ok_or_else(|| ApiError::new(Code::NotFound, "no such page in these docs"))?;
     let rendered: Arc<str> = Arc::from(rendered);
     if let Ok(mut pages) = server.pages.lock() {
-        if pages.len() >= PAGE_CACHE {
+        use std::sync::atomic::Ordering;
+        if pages.len() >= PAGE_CACHE || server.page_bytes.load(Ordering::Relaxed) + rendered.len() > PAGE_CACHE_BYTES {
             pages.clear();
+            server.page_bytes.store(0, Ordering::Relaxed);
         }
+        server.page_bytes.fetch_add(rendered.len(), Ordering::Relaxed);
         pages.insert(key, rendered.clone());
     }
     Ok(html(rendered, site.restricted))
 }
 
-fn respond(result: Result<Response, ApiError>) -> Response {
-    result.unwrap_or_else(ApiError::into_html_response)
+fn respond(server: &DocsServer, headers: &HeaderMap, result: Result<Response, ApiError>) -> Response {
+    match result {
+        Ok(response) => response,
+        Err(error) if error.code() == Code::PasswordRequired => password_page(server, headers, error),
+        Err(error) => error.into_html_response(),
+    }
 }
 
 pub async fn overview(State(server): State<Arc<DocsServer>>, Path(slug): Path<String>, headers: HeaderMap) -> Response {
-    respond(page(&server, &headers, &slug, None, Wanted::Overview).await)
+    respond(&server, &headers, page(&server, &headers, &slug, None, Wanted::Overview).await)
 }
 
 pub async fn version_overview(
@@ -577,7 +664,7 @@ pub async fn version_overview(
     Path((slug, label)): Path<(String, String)>,
     headers: HeaderMap,
 ) -> Response {
-    respond(page(&server, &headers, &slug, Some(&label), Wanted::Overview).await)
+    respond(&server, &headers, page(&server, &headers, &slug, Some(&label), Wanted::Overview).await)
 }
 
 pub async fn operation(
@@ -585,7 +672,7 @@ pub async fn operation(
     Path((slug, label, key)): Path<(String, String, String)>,
     headers: HeaderMap,
 ) -> Response {
-    respond(page(&server, &headers, &slug, Some(&label), Wanted::Operation(key)).await)
+    respond(&server, &headers, page(&server, &headers, &slug, Some(&label), Wanted::Operation(key)).await)
 }
 
 pub async fn tag(
@@ -593,7 +680,7 @@ pub async fn tag(
     Path((slug, label, name)): Path<(String, String, String)>,
     headers: HeaderMap,
 ) -> Response {
-    respond(page(&server, &headers, &slug, Some(&label), Wanted::Tag(name)).await)
+    respond(&server, &headers, page(&server, &headers, &slug, Some(&label), Wanted::Tag(name)).await)
 }
 
 pub async fn schemas(
@@ -601,7 +688,7 @@ pub async fn schemas(
     Path((slug, label)): Path<(String, String)>,
     headers: HeaderMap,
 ) -> Response {
-    respond(page(&server, &headers, &slug, Some(&label), Wanted::Schemas).await)
+    respond(&server, &headers, page(&server, &headers, &slug, Some(&label), Wanted::Schemas).await)
 }
 
 pub async fn schema(
@@ -609,7 +696,7 @@ pub async fn schema(
     Path((slug, label, name)): Path<(String, String, String)>,
     headers: HeaderMap,
 ) -> Response {
-    respond(page(&server, &headers, &slug, Some(&label), Wanted::Schema(name)).await)
+    respond(&server, &headers, page(&server, &headers, &slug, Some(&label), Wanted::Schema(name)).await)
 }
 
 pub async fn graphql_type(
@@ -617,7 +704,7 @@ pub async fn graphql_type(
     Path((slug, label, name)): Path<(String, String, String)>,
     headers: HeaderMap,
 ) -> Response {
-    respond(page(&server, &headers, &slug, Some(&label), Wanted::Type(name)).await)
+    respond(&server, &headers, page(&server, &headers, &slug, Some(&label), Wanted::Type(name)).await)
 }
 
 pub async fn graphql_field(
@@ -625,7 +712,7 @@ pub async fn graphql_field(
     Path((slug, label, kind, name)): Path<(String, String, String, String)>,
     headers: HeaderMap,
 ) -> Response {
-    respond(page(&server, &headers, &slug, Some(&label), Wanted::Field(kind, name)).await)
+    respond(&server, &headers, page(&server, &headers, &slug, Some(&label), Wanted::Field(kind, name)).await)
 }
 
 /// `/docs/<slug>/<version>/search?q=`: full-text search over the version.
@@ -644,7 +731,7 @@ pub async fn search(
     } else {
         SearchFormat::Html
     };
-    respond(search_inner(&server, &headers, &slug, &label, query.get("q").unwrap_or(""), format).await)
+    respond(&server, &headers, search_inner(&server, &headers, &slug, &label, query.get("q").unwrap_or(""), format).await)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -780,11 +867,8 @@ async fn relay_inner(
     label: &str,
     request: axum::extract::Request,
 ) -> Result<serde_json::Value, ApiError> {
-    let ip = request
-        .extensions()
-        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-        .map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), |c| c.0.ip());
-    check_rate(&server.relays, &ip, RELAYS_PER_MINUTE)?;
+    let ip = server.client_ip(&request).unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED));
+    server.relays.check(&ip).map_err(throttled)?;
     let (parts, body) = request.into_parts();
     let json = parts
         .headers
@@ -795,9 +879,9 @@ async fn relay_inner(
         return Err(ApiError::field("content-type", "send the relay request as application/json"));
     }
     let limit = hub_core::tryit::MAX_BODY_BYTES * 2 + 64 * 1024;
-    let body = axum::body::to_bytes(body, limit)
+    let body = platform::http::read_body_limited(&parts.headers, body, limit)
         .await
-        .map_err(|_| ApiError::field("body", format!("the relay request is larger than {limit} bytes")))?;
+        .map_err(|_| ApiError::new(Code::PayloadTooLarge, format!("the relay request is larger than {limit} bytes")))?;
     let site = open(server, slug, &parts.headers).await?;
     let version = site
         .version(Some(label))

@@ -172,6 +172,12 @@ impl ApiError {
     /// The same error as a small HTML page, for the docs routes that browsers
     /// open (same status; a password-protected project shows its login form).
     pub fn into_html_response(self) -> Response {
+        self.into_html_response_with_csrf(None)
+    }
+
+    /// [`ApiError::into_html_response`]; a password form on the page carries
+    /// `csrf_token`.
+    pub fn into_html_response_with_csrf(self, csrf_token: Option<&str>) -> Response {
         let (status, name) = self.code.status_and_name();
         let title = match self.code {
             Code::NotFound => "Not found",
@@ -183,10 +189,16 @@ impl ApiError {
         };
         let login = self.details.as_ref().and_then(|d| d.get("login_action")).and_then(Value::as_str);
         let signin = self.details.as_ref().and_then(|d| d.get("signin")).and_then(Value::as_str);
-        let page = docs_render::message_page_with_signin(title, &self.message, login, None, signin);
+        let page =
+            docs_render::message_page_with_signin(title, &self.message, login, None, signin, csrf_token.unwrap_or(""));
         let mut response = (status, page).into_response();
         response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
         response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        if let Some(secs) = self.retry_after_secs
+            && let Ok(value) = HeaderValue::from_str(&secs.to_string())
+        {
+            response.headers_mut().insert(header::RETRY_AFTER, value);
+        }
         response
     }
 }

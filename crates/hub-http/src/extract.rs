@@ -91,6 +91,30 @@ impl QueryParams {
 /// loudly, not be ignored).
 pub struct JsonObject(Map<String, Value>);
 
+/// As an extractor it reads the body within [`platform::http::DEFAULT_BODY_LIMIT`]
+/// (refusing a larger declared length before reading, and a longer stream
+/// as soon as it passes), answering `PAYLOAD_TOO_LARGE` in the envelope.
+/// Extractors before it (the caller's token) run first, so an anonymous
+/// client cannot make the server read a large body.
+impl<S: Send + Sync> axum::extract::FromRequest<S> for JsonObject {
+    type Rejection = ApiError;
+
+    async fn from_request(request: axum::extract::Request, _state: &S) -> Result<Self, Self::Rejection> {
+        let (parts, body) = request.into_parts();
+        let bytes = platform::http::read_body_limited(&parts.headers, body, platform::http::DEFAULT_BODY_LIMIT)
+            .await
+            .map_err(|e| match e {
+            platform::http::BodyError::TooLarge { limit } => {
+                ApiError::new(crate::error::Code::PayloadTooLarge, format!("the body is larger than {limit} bytes"))
+            }
+            platform::http::BodyError::Read(cause) => {
+                ApiError::new(crate::error::Code::ValidationError, format!("could not read the body: {cause}"))
+            }
+        })?;
+        Self::parse(&bytes)
+    }
+}
+
 impl JsonObject {
     pub fn parse(body: &[u8]) -> Result<Self, ApiError> {
         let value: Value = serde_json::from_slice(body).map_err(|e| {

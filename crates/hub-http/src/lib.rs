@@ -31,6 +31,53 @@ pub struct AppState {
     pub cron_secret: Secret<String>,
     /// The guarded client of the docs' Try-It relay (`SVC_OUTBOUND_ALLOW`).
     pub outbound: platform::outbound::Outbound,
+    /// How the hub meets browsers and proxies (cookies, CSRF, the mock's origin).
+    pub web: WebConfig,
+}
+
+/// The operator's settings of the hub's pages and origins.
+#[derive(Clone, Debug)]
+pub struct WebConfig {
+    /// The hub's public URL (`SVC_PUBLIC_URL_HUB`).
+    pub public_url: String,
+    /// Cookie attributes, from the hub's public URL (https: `Secure`, `__Host-`).
+    pub cookies: platform::web::CookiePolicy,
+    /// CSRF tokens of cookie-authenticated forms.
+    pub csrf: platform::web::Csrf,
+    /// Proxies whose `X-Forwarded-For` names the client (`SVC_TRUSTED_PROXIES`).
+    pub proxies: platform::net::TrustedProxies,
+    /// The tenant-content origin (`SVC_PUBLIC_URL_MOCK`, no trailing slash):
+    /// when set, the hosted mock lives there and `/mock/...` on the hub's
+    /// origin answers 308 to it.
+    pub mock_public_url: Option<String>,
+}
+
+impl WebConfig {
+    /// Settings for the hub at `public_url` with `key` as the secret key.
+    #[must_use]
+    pub fn new(public_url: &str, key: &platform::secrets::SecretKey) -> Self {
+        let cookies = platform::web::CookiePolicy::for_public_url(public_url);
+        Self {
+            public_url: public_url.trim_end_matches('/').to_owned(),
+            csrf: platform::web::Csrf::new(key, cookies.clone()),
+            cookies,
+            proxies: platform::net::TrustedProxies::default(),
+            mock_public_url: None,
+        }
+    }
+
+    /// The base of mock links: the mock's own origin, or `/mock` on the hub's.
+    #[must_use]
+    pub fn mock_base(&self) -> String {
+        self.mock_public_url.as_ref().map_or_else(|| "/mock".to_owned(), |url| format!("{url}/mock"))
+    }
+}
+
+impl Default for WebConfig {
+    /// Plain-HTTP cookies and a random key: tests and local development.
+    fn default() -> Self {
+        Self::new("http://127.0.0.1", &platform::secrets::SecretKey::generate())
+    }
 }
 
 /// The complete hub router (without the process-level layers the binary adds).
@@ -41,17 +88,16 @@ pub fn router(state: AppState) -> Router {
 /// The hub router with the hosted mock's operator settings.
 pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Router {
     let db = state.hub.db().clone();
-    let mock_state = std::sync::Arc::new(mock_server::MockServer::new(state.hub.clone(), mock_config));
-    // Open CORS (preflight included) and no body limit beyond the mock's own.
-    let mock = Router::new()
-        .route("/mock/{*rest}", any(mock_server::serve))
-        .layer(tower_http::cors::CorsLayer::permissive())
-        .layer(axum::extract::DefaultBodyLimit::disable())
-        .with_state(mock_state);
-    let docs_state = std::sync::Arc::new(docs_site::DocsServer::new(state.hub.clone(), state.outbound.clone()));
+    let mock = match &state.web.mock_public_url {
+        // Tenant content has its own origin: the hub's only points there.
+        Some(url) => Router::new().route("/mock/{*rest}", any(mock_server::redirect)).with_state(url.clone()),
+        None => mock_routes(&state, mock_config),
+    };
+    let docs_state =
+        std::sync::Arc::new(docs_site::DocsServer::new(state.hub.clone(), state.outbound.clone(), state.web.clone()));
     let docs = Router::new()
         .route("/docs/_signin", get(docs_site::signin_form).post(docs_site::signin))
-        .route("/docs/_signout", axum::routing::post(docs_site::signout))
+        .route("/docs/_signout", get(docs_site::signout_form).post(docs_site::signout))
         .route("/docs/{slug}", get(docs_site::overview))
         .route("/docs/{slug}/", get(docs_site::overview))
         .route("/docs/{slug}/_login", axum::routing::post(docs_site::login))
@@ -69,7 +115,9 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         .route("/_docs/{file}", get(docs_site::asset))
         .route("/widget.js", get(docs_site::widget))
         .with_state(docs_state.clone());
-    let domains = docs_site::Domains::new(state.hub.clone(), docs.clone());
+    let own_urls: Vec<&str> =
+        [Some(state.web.public_url.as_str()), state.web.mock_public_url.as_deref()].into_iter().flatten().collect();
+    let domains = docs_site::Domains::new(state.hub.clone(), docs.clone(), &own_urls);
     let mock_admin = "/api/v1/projects/{slug}/mock";
     let project = "/api/v1/projects/{slug}";
     let api = Router::new()
@@ -122,9 +170,10 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         )
         .route(&format!("{mock_admin}/overrides/{{id}}/duplicate"), post(routes::mock::duplicate_override))
         .route(&format!("{mock_admin}/requests"), get(routes::mock::requests))
-        // Bodies are bounded where they are read (50 MB for specs, streamed
-        // with an early refusal), not by axum's blanket 2 MB default.
-        .layer(axum::extract::DefaultBodyLimit::disable())
+        // JSON bodies are read by `JsonObject` and `json_body` (1 MiB, in
+        // the envelope); spec pushes stream with their own 50 MB limit.
+        // Any other buffering extractor stops at the same 1 MiB.
+        .layer(axum::extract::DefaultBodyLimit::max(platform::http::DEFAULT_BODY_LIMIT))
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::Extension(docs_state.clone()))
         .with_state(state);
@@ -137,7 +186,31 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
     // per-route metrics: at tens of thousands of requests a second they were
     // a quarter of its time (36% more throughput without them, measured).
     // It keeps its own request log and counts `mock_requests_total`.
-    platform::http::instrument(app, "hub").merge(mock)
+    platform::http::catch_panics(platform::http::instrument(app, "hub").merge(mock), internal_error)
+}
+
+/// The hosted mock alone, for its own listener (`SVC_MOCK_LISTEN`): the
+/// tenant-content origin serves nothing that reads the hub's cookies.
+pub fn mock_router(state: &AppState, mock_config: mock_server::MockConfig) -> Router {
+    let db = state.hub.db().clone();
+    platform::http::catch_panics(
+        mock_routes(state, mock_config).merge(platform::http::ops_routes(db)).fallback(not_found),
+        internal_error,
+    )
+}
+
+fn mock_routes(state: &AppState, mock_config: mock_server::MockConfig) -> Router {
+    let mock_state = std::sync::Arc::new(mock_server::MockServer::new(state.hub.clone(), mock_config, &state.web));
+    // Open CORS (preflight included) and no body limit beyond the mock's own.
+    Router::new()
+        .route("/mock/{*rest}", any(mock_server::serve))
+        .layer(tower_http::cors::CorsLayer::permissive())
+        .layer(axum::extract::DefaultBodyLimit::disable())
+        .with_state(mock_state)
+}
+
+fn internal_error() -> Response {
+    ApiError::from(hub_core::HubError::Internal("a request handler panicked".into())).into_response()
 }
 
 async fn openapi_document() -> Response {

@@ -26,6 +26,7 @@ use hub_core::Hub;
 use hub_core::mock::{LogEntry, MockClosed, MockSnapshot, MockVersion};
 use hub_core::read_cache::Stamp;
 use mock::{Context, Engine, ExampleChoice, Prefer, Reply};
+use platform::throttle::Throttle;
 use rand::SeedableRng as _;
 use tokio::sync::mpsc;
 
@@ -138,8 +139,13 @@ impl LogBudget {
 /// Shared state of the hosted mock.
 pub struct MockServer {
     hub: Hub,
-    per_project: Option<DefaultKeyedRateLimiter<String>>,
-    per_ip: Option<DefaultKeyedRateLimiter<IpAddr>>,
+    /// Keyed by project id, once the slug has resolved: unknown slugs are
+    /// refused before they can add a key.
+    per_project: Throttle<String>,
+    per_ip: Throttle<IpAddr>,
+    proxies: platform::net::TrustedProxies,
+    /// How the docs session cookie is named (read for protected projects).
+    cookies: platform::web::CookiePolicy,
     limits: MockConfig,
     /// One cell per document, so concurrent first requests compile it once.
     engines: Mutex<HashMap<String, Arc<tokio::sync::OnceCell<Arc<Engine>>>>>,
@@ -167,11 +173,13 @@ fn limiter<K: std::hash::Hash + Eq + Clone>(per_minute: u32) -> Option<DefaultKe
 
 impl MockServer {
     #[must_use]
-    pub fn new(hub: Hub, config: MockConfig) -> Self {
+    pub fn new(hub: Hub, config: MockConfig, web: &crate::WebConfig) -> Self {
         Self {
             hub,
-            per_project: limiter(config.per_project_per_minute),
-            per_ip: limiter(config.per_ip_per_minute),
+            per_project: Throttle::per_minute(config.per_project_per_minute),
+            per_ip: Throttle::per_minute(config.per_ip_per_minute),
+            proxies: web.proxies.clone(),
+            cookies: web.cookies.clone(),
             limits: config,
             engines: Mutex::new(HashMap::new()),
             snapshots: RwLock::new(HashMap::new()),
@@ -278,22 +286,19 @@ impl MockServer {
         Ok(engine.clone())
     }
 
-    fn check_rate(&self, ip: IpAddr, project: &str) -> Result<(), ApiError> {
-        // The limiter's own clock: building a clock per request would
-        // recalibrate it (a CPUID probe) every time.
-        if let Some(limiter) = &self.per_ip
-            && let Err(not_until) = limiter.check_key(&ip)
-        {
-            let wait = not_until.wait_time_from(limiter.clock().now());
-            return Err(rate_limited(self.limits.per_ip_per_minute, wait, "this client"));
+    fn check_ip_rate(&self, ip: IpAddr) -> Result<(), ApiError> {
+        self.per_ip.check(&ip).map_err(|refused| {
+            rate_limited(self.limits.per_ip_per_minute, Duration::from_secs(refused.secs), "this client")
+        })
+    }
+
+    fn check_project_rate(&self, project_id: &str) -> Result<(), ApiError> {
+        if self.limits.per_project_per_minute == 0 {
+            return Ok(());
         }
-        if let Some(limiter) = &self.per_project
-            && let Err(not_until) = limiter.check_key(&project.to_owned())
-        {
-            let wait = not_until.wait_time_from(limiter.clock().now());
-            return Err(rate_limited(self.limits.per_project_per_minute, wait, "this project"));
-        }
-        Ok(())
+        self.per_project.check(&project_id.to_owned()).map_err(|refused| {
+            rate_limited(self.limits.per_project_per_minute, Duration::from_secs(refused.secs), "this project")
+        })
     }
 
     /// Whether a request that arrived at `at` goes into the project's
@@ -312,11 +317,6 @@ impl MockServer {
         });
         if sender.try_send(entry).is_err() {
             tracing::debug!("mock request log queue full; a row was dropped");
-        }
-        if let Some(limiter) = &self.per_ip
-            && limiter.len() > 100_000
-        {
-            limiter.retain_recent();
         }
     }
 }
@@ -361,22 +361,40 @@ async fn write_log(hub: Hub, mut rx: mpsc::Receiver<LogEntry>) {
 /// `/mock/<slug>[@<version>]/<path...>` for any method.
 pub async fn serve(State(server): State<Arc<MockServer>>, request: Request) -> Response {
     server.requests.increment(1);
-    match serve_inner(&server, request).await {
+    let mut response = match serve_inner(&server, request).await {
         Ok(response) => response,
         Err(error) => {
             let mut response = error.into_response();
             response.headers_mut().insert("x-mock-server", HeaderValue::from_static(mock::SERVER_NAME));
             response
         }
+    };
+    platform::http::tenant_content_headers(response.headers_mut());
+    response
+}
+
+/// `/mock/...` on the hub's origin when the mock has its own
+/// (`SVC_PUBLIC_URL_MOCK`): 308 keeps the method and body.
+pub async fn redirect(State(mock_origin): State<String>, uri: axum::http::Uri) -> Response {
+    let target = match uri.query() {
+        Some(query) => format!("{mock_origin}{}?{query}", uri.path()),
+        None => format!("{mock_origin}{}", uri.path()),
+    };
+    let mut response = StatusCode::PERMANENT_REDIRECT.into_response();
+    if let Ok(location) = HeaderValue::from_str(&target) {
+        response.headers_mut().insert(axum::http::header::LOCATION, location);
     }
+    platform::http::tenant_content_headers(response.headers_mut());
+    response
 }
 
 async fn serve_inner(server: &MockServer, request: Request) -> Result<Response, ApiError> {
     let started = Instant::now();
-    let ip = request
+    let peer = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |info| info.0.ip());
+    let ip = server.proxies.client_ip(peer, request.headers());
     let (parts, body) = request.into_parts();
     let full = parts.uri.path();
     let rest = full.strip_prefix("/mock/").unwrap_or("");
@@ -389,14 +407,14 @@ async fn serve_inner(server: &MockServer, request: Request) -> Result<Response, 
         Some((slug, label)) => (slug, Some(label)),
         None => (head, None),
     };
-    server.check_rate(ip, slug)?;
+    server.check_ip_rate(ip)?;
     let loaded = match server.snapshot(slug).await? {
         Ok(loaded) => loaded,
         Err(MockClosed::NotFound) => return Err(ApiError::new(Code::NotFound, "project not found")),
         Err(MockClosed::PasswordProtected) => {
             // A docs session opens the mock; such snapshots are never cached
             // under the slug (a visitor without the cookie must not reuse them).
-            let session = crate::docs_site::session_cookie(&parts.headers, slug);
+            let session = crate::docs_site::session_cookie(&server.cookies, &parts.headers, slug);
             match session {
                 Some(session) => match server.hub.mock_snapshot_for(slug, Some(&session)).await? {
                     Ok(snapshot) => Arc::new(Loaded::new(snapshot)),
@@ -406,6 +424,7 @@ async fn serve_inner(server: &MockServer, request: Request) -> Result<Response, 
             }
         }
     };
+    server.check_project_rate(&loaded.snapshot.project_id)?;
     let body = platform::http::read_body_limited(&parts.headers, body, MAX_BODY_BYTES)
         .await
         .map_err(|e| ApiError::new(Code::PayloadTooLarge, e.to_string()))?;
@@ -435,8 +454,15 @@ async fn serve_inner(server: &MockServer, request: Request) -> Result<Response, 
         } else {
             None
         };
-        let mut ctx = Context { now, rng: &mut rng, sequence, version: &version.label };
-        engine.respond(&mock_request, &snapshot.settings, &mut ctx)
+        if snapshot.settings.validate_requests && !body.is_empty() {
+            // Validating a body runs the description's patterns and
+            // schemas: off the async workers, within a time budget.
+            validate_off_workers(&engine, &parts, path, query, &body, &snapshot.settings, now, sequence, &version.label)
+                .await?
+        } else {
+            let mut ctx = Context { now, rng: &mut rng, sequence, version: &version.label };
+            engine.respond(&mock_request, &snapshot.settings, &mut ctx)
+        }
     };
     // Most requests above the log's sampling rate are not logged: decide
     // before building the row.
@@ -459,6 +485,46 @@ async fn serve_inner(server: &MockServer, request: Request) -> Result<Response, 
         server.record(entry);
     }
     Ok(into_response(reply, &parts.method).await)
+}
+
+/// How long validating and answering one request body may take.
+const VALIDATION_BUDGET: Duration = Duration::from_secs(2);
+
+/// Answers a request whose body is validated on the blocking pool. Every
+/// pattern check is bounded by the validator's backtrack limit, so the task
+/// ends; the request does not wait past [`VALIDATION_BUDGET`] for it.
+#[expect(clippy::too_many_arguments, reason = "the owned parts of one request, moved to another thread")]
+async fn validate_off_workers(
+    engine: &Arc<Engine>,
+    parts: &axum::http::request::Parts,
+    path: &str,
+    query: &str,
+    body: &bytes::Bytes,
+    settings: &mock::Settings,
+    now: chrono::DateTime<chrono::Utc>,
+    sequence: Option<u64>,
+    label: &str,
+) -> Result<Reply, ApiError> {
+    let (engine, method, headers) = (engine.clone(), parts.method.clone(), parts.headers.clone());
+    let (path, query, body, settings, label) =
+        (path.to_owned(), query.to_owned(), body.clone(), settings.clone(), label.to_owned());
+    let task = tokio::task::spawn_blocking(move || {
+        let request = mock::Request { method: &method, path: &path, query: &query, headers: &headers, body: &body };
+        let mut rng = rand::rngs::SmallRng::from_rng(&mut rand::rng());
+        let mut ctx = Context { now, rng: &mut rng, sequence, version: &label };
+        engine.respond(&request, &settings, &mut ctx)
+    });
+    match tokio::time::timeout(VALIDATION_BUDGET, task).await {
+        Ok(Ok(reply)) => Ok(reply),
+        Ok(Err(err)) => Err(hub_core::HubError::Internal(format!("mock validation task failed: {err}")).into()),
+        Err(_) => Err(ApiError::new(
+            Code::ServiceUnavailable,
+            format!(
+                "validating this request took longer than {} s; simplify its body or the schema's patterns",
+                VALIDATION_BUDGET.as_secs()
+            ),
+        )),
+    }
 }
 
 fn password_required(slug: &str) -> ApiError {
@@ -513,7 +579,16 @@ pub async fn into_response(reply: Reply, method: &Method) -> Response {
     let body = if method == Method::HEAD { Body::empty() } else { Body::from(reply.body) };
     let mut response = Response::new(body);
     *response.status_mut() = StatusCode::from_u16(reply.status.as_u16()).unwrap_or(StatusCode::OK);
-    *response.headers_mut() = reply.headers;
+    let mut headers = reply.headers;
+    // Headers a description declares (with examples) or an override sets
+    // that would reach the origin's cookies or policies never leave.
+    let forbidden: Vec<_> =
+        headers.keys().filter(|name| mock::overrides::is_forbidden_response_header(name.as_str())).cloned().collect();
+    for name in forbidden {
+        headers.remove(name);
+    }
+    *response.headers_mut() = headers;
+    platform::http::tenant_content_headers(response.headers_mut());
     response
 }
 
@@ -582,10 +657,12 @@ pub fn local_router(local: Arc<LocalMock>) -> axum::Router {
 }
 
 async fn serve_local(State(local): State<Arc<LocalMock>>, request: Request) -> Response {
-    match serve_local_inner(&local, request).await {
+    let mut response = match serve_local_inner(&local, request).await {
         Ok(response) => response,
         Err(error) => error.into_response(),
-    }
+    };
+    platform::http::tenant_content_headers(response.headers_mut());
+    response
 }
 
 async fn serve_local_inner(local: &LocalMock, request: Request) -> Result<Response, ApiError> {

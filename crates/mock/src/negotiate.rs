@@ -239,7 +239,10 @@ fn choose_body(
     if sample::is_empty_schema(spec, schema) {
         return Ok((placeholder(), Synth::EmptySchema));
     }
-    Ok((sample::sample_with(spec, schemas, schema, Direction::Response), Synth::SchemaWalk))
+    match sample::bounded_sample_with(spec, schemas, schema, Direction::Response) {
+        Some(value) => Ok((value, Synth::SchemaWalk)),
+        None => Ok((sample::over_budget_placeholder(), Synth::EmptySchema)),
+    }
 }
 
 fn placeholder() -> Value {

@@ -129,6 +129,14 @@ impl OverrideSpec {
                 return Err(invalid("headers", format!("`{name}` is not a valid header name")));
             }
         }
+        if let Some(name) = self.response.headers.keys().find(|name| is_forbidden_response_header(name)) {
+            return Err(invalid(
+                "response.headers",
+                format!(
+                    "`{name}` cannot be set by a mock response (cookies, security policies, CORS and connection headers are the server's)"
+                ),
+            ));
+        }
         let body_len = self.response.body.as_ref().map_or(0, |b| b.to_string().len());
         if body_len > MAX_BODY_BYTES {
             return Err(invalid("response.body", format!("must be at most {MAX_BODY_BYTES} bytes")));
@@ -247,9 +255,48 @@ pub struct Skipped {
     pub reason: String,
 }
 
+/// Response headers a tenant may never set on a mock answer (overrides,
+/// imported bundles, headers a description declares): cookies, security
+/// policies, cross-origin grants and the hop-by-hop headers of the
+/// connection itself. The server owns them on every origin it serves.
+#[must_use]
+pub fn is_forbidden_response_header(name: &str) -> bool {
+    let name = name.trim().to_ascii_lowercase();
+    matches!(
+        name.as_str(),
+        "set-cookie"
+            | "set-cookie2"
+            | "content-security-policy"
+            | "content-security-policy-report-only"
+            | "strict-transport-security"
+            | "x-content-type-options"
+            | "clear-site-data"
+            | "alt-svc"
+            | "connection"
+            | "keep-alive"
+            | "proxy-authenticate"
+            | "proxy-authorization"
+            | "proxy-connection"
+            | "te"
+            | "trailer"
+            | "transfer-encoding"
+            | "upgrade"
+            | "content-length"
+    ) || name.starts_with("access-control-")
+}
+
+/// A read bundle: what can be imported, what cannot, and how many
+/// forbidden response headers were dropped from the imported entries.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ImportBundle {
+    pub valid: Vec<OverrideSpec>,
+    pub skipped: Vec<Skipped>,
+    pub dropped_headers: usize,
+}
+
 /// Reads a bundle: the valid entries (ids and other project-local fields
 /// dropped) and the malformed ones with their reasons.
-pub fn parse_bundle(bundle: &Value) -> Result<(Vec<OverrideSpec>, Vec<Skipped>), InvalidOverride> {
+pub fn parse_bundle(bundle: &Value) -> Result<ImportBundle, InvalidOverride> {
     let format = bundle.get("format").and_then(Value::as_str);
     if format != Some(BUNDLE_FORMAT) {
         return Err(invalid("format", format!("expected \"{BUNDLE_FORMAT}\"")));
@@ -266,6 +313,7 @@ pub fn parse_bundle(bundle: &Value) -> Result<(Vec<OverrideSpec>, Vec<Skipped>),
     };
     let mut valid = Vec::new();
     let mut skipped = Vec::new();
+    let mut dropped_headers = 0;
     for (index, entry) in entries.iter().enumerate() {
         let mut entry = entry.clone();
         if let Value::Object(map) = &mut entry {
@@ -274,14 +322,19 @@ pub fn parse_bundle(bundle: &Value) -> Result<(Vec<OverrideSpec>, Vec<Skipped>),
             }
         }
         match serde_json::from_value::<OverrideSpec>(entry) {
-            Ok(spec) => match spec.validate() {
+            Ok(mut spec) => match {
+                let before = spec.response.headers.len();
+                spec.response.headers.retain(|name, _| !is_forbidden_response_header(name));
+                dropped_headers += before - spec.response.headers.len();
+                spec.validate()
+            } {
                 Ok(()) => valid.push(spec),
                 Err(err) => skipped.push(Skipped { index, reason: err.to_string() }),
             },
             Err(err) => skipped.push(Skipped { index, reason: err.to_string() }),
         }
     }
-    Ok((valid, skipped))
+    Ok(ImportBundle { valid, skipped, dropped_headers })
 }
 
 #[cfg(test)]
@@ -330,6 +383,28 @@ mod tests {
     }
 
     #[test]
+    fn forbidden_response_headers_are_refused_by_name() {
+        for name in [
+            "Set-Cookie",
+            "Content-Security-Policy",
+            "Access-Control-Allow-Origin",
+            "Strict-Transport-Security",
+            "Transfer-Encoding",
+        ] {
+            let spec: OverrideSpec = serde_json::from_value(json!({
+                "matcher": {"path": "/a"}, "response": {"headers": {name: "x"}}
+            }))
+            .unwrap();
+            let err = spec.validate().unwrap_err();
+            assert_eq!(err.field, "response.headers");
+            assert!(err.message.contains(name), "{err}");
+        }
+        for name in ["X-RateLimit-Remaining", "Content-Type", "ETag", "Location"] {
+            assert!(!is_forbidden_response_header(name), "{name}");
+        }
+    }
+
+    #[test]
     fn bundle_round_trip_skips_malformed_and_strips_ids() {
         let rules = vec![rule("ovr_1", 0, json!({"path": "/a"}))];
         let mut bundle = export(&rules);
@@ -340,8 +415,12 @@ mod tests {
             .unwrap()
             .push(json!({"id": "x", "matcher": {"path": "/b"}, "response": {"status": 418}}));
         bundle["overrides"].as_array_mut().unwrap().push(json!("garbage"));
-        let (valid, skipped) = parse_bundle(&bundle).unwrap();
-        assert_eq!(valid.len(), 2);
+        bundle["overrides"].as_array_mut().unwrap().push(json!({"matcher": {"path": "/c"}, "response": {
+            "headers": {"Set-Cookie": "s=1", "access-control-allow-origin": "*", "X-Kept": "1"}}}));
+        let ImportBundle { valid, skipped, dropped_headers } = parse_bundle(&bundle).unwrap();
+        assert_eq!(valid.len(), 3);
+        assert_eq!(dropped_headers, 2);
+        assert_eq!(valid[2].response.headers.keys().collect::<Vec<_>>(), vec!["X-Kept"]);
         assert_eq!(valid[1].response.status, 418);
         assert_eq!(skipped.iter().map(|s| s.index).collect::<Vec<_>>(), vec![1, 3]);
         assert!(parse_bundle(&json!({"format": "other", "version": 1, "overrides": []})).is_err());

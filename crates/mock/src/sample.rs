@@ -42,6 +42,12 @@ const MAX_PROPERTIES: usize = 200;
 const SOFT_BUDGET: usize = 2_000;
 /// Values generated per sample at most; past it, `null`.
 const HARD_BUDGET: usize = 20_000;
+/// String bytes one sample may hold. A schema that asks for more
+/// (`minLength: 1000000000000`, a pattern repeating `x{100000}` 100,000
+/// times) is answered with a placeholder that says so, instead of
+/// allocating until the process dies. Array lengths are capped at 64 items
+/// and values at [`HARD_BUDGET`], so this bounds the whole sample.
+pub const SAMPLE_BYTE_BUDGET: usize = 64 * 1024;
 
 /// Generates a sample for `schema` as it appears in `spec`.
 #[must_use]
@@ -53,8 +59,40 @@ pub fn sample(spec: &Spec, schema: &Value, direction: Direction) -> Value {
 /// kept in `schemas`), which tell `oneOf` branches apart.
 #[must_use]
 pub fn sample_with(spec: &Spec, schemas: &OnceLock<SchemaSet>, schema: &Value, direction: Direction) -> Value {
-    Walker { spec, direction, spent: std::cell::Cell::new(0), schemas, unmet: std::cell::Cell::new(false) }
-        .walk(schema, 0, None)
+    bounded_sample_with(spec, schemas, schema, direction).unwrap_or_else(|| over_budget_placeholder())
+}
+
+/// [`sample_with`], or `None` when the schema asks for more than
+/// [`SAMPLE_BYTE_BUDGET`] bytes of strings.
+#[must_use]
+pub fn bounded_sample_with(
+    spec: &Spec,
+    schemas: &OnceLock<SchemaSet>,
+    schema: &Value,
+    direction: Direction,
+) -> Option<Value> {
+    let walker = Walker {
+        spec,
+        direction,
+        spent: std::cell::Cell::new(0),
+        schemas,
+        unmet: std::cell::Cell::new(false),
+        bytes: std::cell::Cell::new(0),
+        over_budget: std::cell::Cell::new(false),
+    };
+    let value = walker.walk(schema, 0, None);
+    (!walker.over_budget.get()).then_some(value)
+}
+
+/// What a sample over [`SAMPLE_BYTE_BUDGET`] is answered with.
+#[must_use]
+pub fn over_budget_placeholder() -> Value {
+    serde_json::json!({
+        "message": format!(
+            "The schema asks for a value larger than the mock generates ({} KiB of text per body: a very large minLength, minItems or pattern repetition). Add an example, or create an override.",
+            SAMPLE_BYTE_BUDGET / 1024
+        )
+    })
 }
 
 /// A schema that says nothing (`{}` or absent): the caller answers with an
@@ -82,12 +120,17 @@ struct Walker<'a> {
     /// pattern no draw matched, a `oneOf` no draw matched exactly once), so
     /// that an optional property or list item holding it can be left out.
     unmet: std::cell::Cell<bool>,
+    /// String bytes generated so far (see [`SAMPLE_BYTE_BUDGET`]).
+    bytes: std::cell::Cell<usize>,
+    /// Set when the sample would pass [`SAMPLE_BYTE_BUDGET`]; generation
+    /// stops and the caller answers a placeholder.
+    over_budget: std::cell::Cell<bool>,
 }
 
 impl Walker<'_> {
     fn walk(&self, schema: &Value, depth: usize, name: Option<&str>) -> Value {
         self.spent.set(self.spent.get() + 1);
-        if depth > HARD_DEPTH || self.spent.get() > HARD_BUDGET {
+        if depth > HARD_DEPTH || self.spent.get() > HARD_BUDGET || self.over_budget.get() {
             return Value::Null;
         }
         let Some(schema) = self.spec.resolve_value(schema) else {
@@ -103,7 +146,7 @@ impl Walker<'_> {
             self.unmet.set(true);
         }
         if let Some(value) = map.get("const") {
-            return value.clone();
+            return self.charge(value);
         }
         if let Some(Value::Array(values)) = map.get("enum")
             && let Some(first) = values
@@ -118,12 +161,12 @@ impl Walker<'_> {
             if !self.admits(schema, first) {
                 self.unmet.set(true);
             }
-            return first.clone();
+            return self.charge(first);
         }
         if let Some(default) = map.get("default")
             && self.fits(schema, default)
         {
-            return default.clone();
+            return self.charge(default);
         }
         if let Some(Value::Array(parts)) = map.get("allOf") {
             match self.types_conflict(schema, 0) {
@@ -458,7 +501,7 @@ impl Walker<'_> {
             && depth > 0
             && self.fits(schema, example)
         {
-            return example.clone();
+            return self.charge(example);
         }
         let types = schema_types(schema);
         let ty = types.types.first().copied().unwrap_or_else(|| infer_type(schema));
@@ -466,7 +509,17 @@ impl Walker<'_> {
             "object" => self.object(schema, depth),
             "array" => self.array(schema, depth),
             "string" => {
-                let text = Value::String(string(schema, name));
+                let remaining = SAMPLE_BYTE_BUDGET.saturating_sub(self.bytes.get());
+                let Some(text) = string(schema, name, remaining) else {
+                    self.over_budget.set(true);
+                    return Value::Null;
+                };
+                self.bytes.set(self.bytes.get() + text.len());
+                if self.bytes.get() > SAMPLE_BYTE_BUDGET {
+                    self.over_budget.set(true);
+                    return Value::Null;
+                }
+                let text = Value::String(text);
                 if !self.admits(schema, &text) {
                     self.unmet.set(true);
                 }
@@ -712,6 +765,18 @@ impl Walker<'_> {
         }
     }
 
+    /// A value copied from the description (an example, a default, a
+    /// constant), counted against [`SAMPLE_BYTE_BUDGET`]: a 1 MB example
+    /// repeated in nested lists would otherwise multiply.
+    fn charge(&self, value: &Value) -> Value {
+        self.bytes.set(self.bytes.get().saturating_add(approximate_size(value)));
+        if self.bytes.get() > SAMPLE_BYTE_BUDGET {
+            self.over_budget.set(true);
+            return Value::Null;
+        }
+        value.clone()
+    }
+
     /// Runs a generation step and says whether some constraint within it
     /// went unmet (see [`Walker::unmet`]), leaving the flag as it was.
     fn attempt(&self, step: impl FnOnce() -> Value) -> (Value, bool) {
@@ -850,6 +915,16 @@ impl Walker<'_> {
             }
         }
         Value::Array(out)
+    }
+}
+
+/// About how many bytes `value` takes as JSON text.
+fn approximate_size(value: &Value) -> usize {
+    match value {
+        Value::String(text) => text.len() + 2,
+        Value::Array(items) => items.iter().map(approximate_size).sum::<usize>() + 2,
+        Value::Object(map) => map.iter().map(|(k, v)| k.len() + 4 + approximate_size(v)).sum::<usize>() + 2,
+        _ => 8,
     }
 }
 
@@ -1026,8 +1101,31 @@ fn infer_type(schema: &Value) -> &'static str {
     }
 }
 
-fn string(schema: &Value, name: Option<&str>) -> String {
-    let min = usize::try_from(schema.get("minLength").and_then(Value::as_u64).unwrap_or(0)).unwrap_or(0);
+/// A string for `schema` of at most `limit` bytes, or `None` when the
+/// schema's minimum length or pattern asks for more.
+fn string(schema: &Value, name: Option<&str>, limit: usize) -> Option<String> {
+    let min = usize::try_from(schema.get("minLength").and_then(Value::as_u64).unwrap_or(0)).unwrap_or(usize::MAX);
+    if min > limit {
+        return None;
+    }
+    if let Some(pattern) = schema.get("pattern").and_then(Value::as_str)
+        && pattern_minimum_len(pattern).is_some_and(|shortest| shortest > limit)
+    {
+        return None;
+    }
+    Some(unbounded_string(schema, name, min, limit))
+}
+
+/// The length in bytes of the shortest text the pattern matches in full,
+/// when the pattern parses.
+fn pattern_minimum_len(pattern: &str) -> Option<usize> {
+    let plain = without_anchors_and_lookaround(&ascii_classes(pattern), false);
+    let hir = regex_syntax::ParserBuilder::new().unicode(false).build().parse(&plain).ok()?;
+    // An overflowing minimum is longer than any budget.
+    Some(hir.properties().minimum_len().unwrap_or(usize::MAX))
+}
+
+fn unbounded_string(schema: &Value, name: Option<&str>, min: usize, limit: usize) -> String {
     let max = schema.get("maxLength").and_then(Value::as_u64).and_then(|m| usize::try_from(m).ok());
     let format = schema.get("format").and_then(Value::as_str).unwrap_or("");
     if let Some(pattern) = schema.get("pattern").and_then(Value::as_str) {
@@ -1042,14 +1140,14 @@ fn string(schema: &Value, name: Option<&str>) -> String {
         {
             return sample.to_owned();
         }
-        if let Some(text) = from_pattern(pattern, min, &|text| fits(text) && format_ok(format, text)) {
+        if let Some(text) = from_pattern(pattern, min, limit, &|text| fits(text) && format_ok(format, text)) {
             return text;
         }
         // A URL pattern that only says how the path ends (OPTIMADE's
         // `.+/v[0-1](\.[0-9]+)*/?$`): the format's sample, then a draw.
         if matches!(format, "uri" | "url" | "iri")
             && let Some(base) = by_format(format)
-            && let Some(tail) = from_pattern(pattern, 0, &|tail| {
+            && let Some(tail) = from_pattern(pattern, 0, limit, &|tail| {
                 tail.bytes().all(|b| b.is_ascii_graphic()) && fits(&format!("{base}{tail}"))
             })
         {
@@ -1170,6 +1268,7 @@ fn pattern_validator(pattern: &str) -> Option<jsonschema::Validator> {
     jsonschema::options()
         .with_draft(draft)
         .with_registry(&registry)
+        .with_pattern_options(crate::schema::pattern_limits())
         .build(&json!({ "$ref": format!("{BASE}#/definitions/p") }))
         .ok()
 }
@@ -1221,7 +1320,7 @@ fn fit_length(mut text: String, min: usize, max: Option<usize>, formatted: bool)
 /// against the pattern as written. When no draw is accepted, the draws
 /// are stretched to `min` and then the pattern is rewritten further (see
 /// [`rewritten`]) for more draws.
-fn from_pattern(pattern: &str, min: usize, accept: &dyn Fn(&str) -> bool) -> Option<String> {
+fn from_pattern(pattern: &str, min: usize, limit: usize, accept: &dyn Fn(&str) -> bool) -> Option<String> {
     let seed = pattern.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
     let mut rng = StdRng::seed_from_u64(seed);
     let plain = without_anchors_and_lookaround(&ascii_classes(pattern), false);
@@ -1242,7 +1341,7 @@ fn from_pattern(pattern: &str, min: usize, accept: &dyn Fn(&str) -> bool) -> Opt
         }
     }
     for (form, repeat, printable_only) in attempts {
-        let Some(generator) = generator(&form, repeat, printable_only) else { continue };
+        let Some(generator) = generator(&form, repeat, printable_only, limit) else { continue };
         let draws: Vec<String> = (0..32).map(|_| rand::Rng::sample(&mut rng, &generator)).collect();
         if let Some(found) = draws.iter().find(|candidate| accept(candidate)) {
             return Some(found.clone());
@@ -1262,7 +1361,7 @@ fn from_pattern(pattern: &str, min: usize, accept: &dyn Fn(&str) -> bool) -> Opt
 /// with `printable_only`, classes keep their printable ASCII part when
 /// they have one (`.` and `[^:]` would draw from all of Unicode, where a
 /// lookahead the draw is checked against seldom holds).
-fn generator(form: &str, repeat: u32, printable_only: bool) -> Option<rand_regex::Regex> {
+fn generator(form: &str, repeat: u32, printable_only: bool, limit: usize) -> Option<rand_regex::Regex> {
     let hir = regex_syntax::ParserBuilder::new()
         .unicode(false)
         .build()
@@ -1270,7 +1369,49 @@ fn generator(form: &str, repeat: u32, printable_only: bool) -> Option<rand_regex
         .ok()
         .or_else(|| regex_syntax::ParserBuilder::new().build().parse(form).ok())?;
     let hir = if printable_only { printable(hir) } else { hir };
+    let hir = within(hir, repeat, limit)?;
     rand_regex::Regex::with_hir(hir, repeat).ok()
+}
+
+/// The expression with every repetition bounded so that no draw can pass
+/// `limit` bytes, or `None` when even its shortest match is longer.
+///
+/// Open repetitions (`+`, `{2,}`) become `{n, n + repeat}`, which is what
+/// `rand_regex` draws from them anyway; then wide bounded ones are narrowed
+/// (`{0,1000000}` to `{0,4096}`, and on to `{n,n+8}` and `{n}`) until the
+/// longest possible draw fits. Nested counts multiply (`(x{100000}){100000}`
+/// is ten billion characters), so the check is on the whole expression.
+fn within(hir: regex_syntax::hir::Hir, repeat: u32, limit: usize) -> Option<regex_syntax::hir::Hir> {
+    if hir.properties().minimum_len().is_none_or(|min| min > limit) {
+        return None;
+    }
+    for gap in [4096, 8, 0] {
+        let bounded = bound_repetitions(hir.clone(), repeat.min(gap), gap);
+        if bounded.properties().maximum_len().is_some_and(|max| max <= limit) {
+            return Some(bounded);
+        }
+    }
+    None
+}
+
+fn bound_repetitions(hir: regex_syntax::hir::Hir, open: u32, gap: u32) -> regex_syntax::hir::Hir {
+    use regex_syntax::hir::{Capture, Hir, HirKind, Repetition};
+    match hir.into_kind() {
+        HirKind::Repetition(rep) => {
+            let ceiling = rep.min.saturating_add(gap);
+            let max = Some(rep.max.map_or(rep.min.saturating_add(open), |max| max.min(ceiling)));
+            Hir::repetition(Repetition { sub: Box::new(bound_repetitions(*rep.sub, open, gap)), max, ..rep })
+        }
+        HirKind::Capture(cap) => Hir::capture(Capture { sub: Box::new(bound_repetitions(*cap.sub, open, gap)), ..cap }),
+        HirKind::Concat(subs) => Hir::concat(subs.into_iter().map(|s| bound_repetitions(s, open, gap)).collect()),
+        HirKind::Alternation(subs) => {
+            Hir::alternation(subs.into_iter().map(|s| bound_repetitions(s, open, gap)).collect())
+        }
+        HirKind::Class(class) => Hir::class(class),
+        HirKind::Literal(literal) => Hir::literal(literal.0),
+        HirKind::Look(look) => Hir::look(look),
+        HirKind::Empty => Hir::empty(),
+    }
 }
 
 /// The expression with every Unicode class narrowed to its printable ASCII
@@ -1768,7 +1909,7 @@ mod tests {
         // word characters are not accepted.
         assert_eq!(ascii_classes(r"^arn:[\w+=/,.@-]+:\d\W$"), r"^arn:[A-Za-z0-9_+=/,.@-]+:[0-9][^A-Za-z0-9_]$");
         assert!(!pattern_matches(r"^\w+$", "caf\u{e9}"));
-        let arn = from_pattern(r"^arn:[\w+=/,.@-]+:forecast:[\w+=/,.@-]*$", 0, &|t| {
+        let arn = from_pattern(r"^arn:[\w+=/,.@-]+:forecast:[\w+=/,.@-]*$", 0, SAMPLE_BYTE_BUDGET, &|t| {
             pattern_matches(r"^arn:[\w+=/,.@-]+:forecast:[\w+=/,.@-]*$", t)
         })
         .unwrap();
@@ -2089,6 +2230,45 @@ mod tests {
             value = inner.clone();
         }
         assert_eq!(value, json!({"notes": "notes"}));
+    }
+
+    #[test]
+    fn schemas_asking_for_gigabytes_answer_the_placeholder() {
+        let spec = spec_with(json!({}));
+        let schemas = OnceLock::new();
+        for schema in [
+            json!({"type": "string", "minLength": 1_000_000_000_000_u64}),
+            json!({"type": "string", "pattern": "^(x{100000}){100000}$"}),
+            json!({"type": "string", "pattern": "^((a{0,4096}){0,4096}){0,4096}$", "minLength": 70000}),
+            json!({"type": "array", "minItems": 1_000_000_000, "items": {"type": "array", "minItems": 1_000_000, "items": {"type": "string", "minLength": 60000}}}),
+        ] {
+            let started = std::time::Instant::now();
+            assert_eq!(bounded_sample_with(&spec, &schemas, &schema, Direction::Response), None, "{schema}");
+            assert!(
+                sample_with(&spec, &schemas, &schema, Direction::Response)["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("64 KiB")
+            );
+            assert!(started.elapsed() < std::time::Duration::from_secs(5), "{schema} took {:?}", started.elapsed());
+        }
+        // Patterns whose longest draw is huge but whose shortest fits are narrowed, not refused.
+        let narrowed =
+            sample(&spec, &json!({"type": "string", "pattern": "^(ab{0,100000}){1,100000}$"}), Direction::Response);
+        let text = narrowed.as_str().unwrap();
+        assert!(text.starts_with('a') && text.len() <= SAMPLE_BYTE_BUDGET, "{}", text.len());
+        // Ordinary lengths are untouched.
+        let ordinary = sample(&spec, &json!({"type": "string", "minLength": 300}), Direction::Response);
+        assert_eq!(ordinary.as_str().unwrap().len(), 300);
+    }
+
+    #[test]
+    fn large_examples_repeated_in_lists_stop_at_the_budget() {
+        let big = "y".repeat(20_000);
+        let spec = spec_with(json!({}));
+        let schema = json!({"type": "array", "minItems": 64, "items": {"type": "array", "minItems": 64,
+            "items": {"type": "object", "properties": {"t": {"type": "string", "example": big}}, "required": ["t"]}}});
+        assert_eq!(bounded_sample_with(&spec, &OnceLock::new(), &schema, Direction::Response), None);
     }
 
     #[test]

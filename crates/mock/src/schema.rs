@@ -89,11 +89,21 @@ impl SchemaSet {
         jsonschema::options()
             .with_draft(self.draft)
             .with_registry(registry)
+            .with_pattern_options(pattern_limits())
             .should_validate_formats(true)
             .build(&converted)
             .ok()
             .map(Arc::new)
     }
+}
+
+/// Limits of every `pattern` a description brings: a pattern that would
+/// backtrack catastrophically (`(a+)+$` on a long input) fails its check
+/// after this many steps instead of holding a worker, and one that compiles
+/// to an enormous automaton (`(x{100000}){100000}`) is not compiled.
+#[must_use]
+pub fn pattern_limits() -> jsonschema::PatternOptions<jsonschema::FancyRegex> {
+    jsonschema::PatternOptions::fancy_regex().backtrack_limit(100_000).size_limit(2 << 20).dfa_size_limit(2 << 20)
 }
 
 /// Every failure of `instance`, with paths under `prefix` (`body`, `query.tags`).

@@ -114,10 +114,11 @@ pub async fn read_body_limited(headers: &axum::http::HeaderMap, body: Body, limi
     if axum::body::HttpBody::is_end_stream(&body) {
         return Ok(Bytes::new());
     }
-    match Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(err) if err.is::<LengthLimitError>() => Err(BodyError::TooLarge { limit }),
-        Err(err) => Err(BodyError::Read(err.to_string())),
+    match tokio::time::timeout(BODY_READ_TIMEOUT, Limited::new(body, limit).collect()).await {
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(err)) if err.is::<LengthLimitError>() => Err(BodyError::TooLarge { limit }),
+        Ok(Err(err)) => Err(BodyError::Read(err.to_string())),
+        Err(_) => Err(BodyError::Read(format!("the body did not arrive within {} s", BODY_READ_TIMEOUT.as_secs()))),
     }
 }
 
@@ -145,17 +146,104 @@ pub async fn shutdown_signal() {
     }
 }
 
+/// How long a client may take to send a request's headers.
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(15);
+/// How long a client may take to send a body that is read into memory.
+pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(120);
+/// The body limit of every route that does not document its own.
+pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
+
 /// Serves `router` on `listener` until `shutdown` resolves, then stops
 /// accepting and lets in-flight requests finish.
+///
+/// Written on hyper-util's connection builder rather than `axum::serve`
+/// because axum's loop sets no timer, so a client that opens a connection
+/// and trickles its headers holds it forever; here headers must arrive
+/// within [`HEADER_READ_TIMEOUT`]. Each request carries the peer address as
+/// axum's `ConnectInfo<SocketAddr>`.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     router: Router,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router.into_make_service_with_connect_info::<std::net::SocketAddr>())
-        .with_graceful_shutdown(shutdown)
-        .await
+    serve_with(listener, router, shutdown, HEADER_READ_TIMEOUT).await
 }
+
+async fn serve_with(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    header_read_timeout: Duration,
+) -> std::io::Result<()> {
+    use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+    use hyper_util::server::conn::auto::Builder;
+    use hyper_util::service::TowerToHyperService;
+
+    let mut builder = Builder::new(TokioExecutor::new());
+    builder.http1().timer(TokioTimer::new()).header_read_timeout(header_read_timeout);
+    builder.http2().timer(TokioTimer::new()).enable_connect_protocol();
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(err) => {
+                    // Out of file descriptors and the like: wait, do not spin.
+                    tracing::warn!(error = %err, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let service = tower::ServiceExt::map_request(
+            router.clone(),
+            move |request: axum::http::Request<hyper::body::Incoming>| {
+                let mut request = request.map(Body::new);
+                request.extensions_mut().insert(axum::extract::ConnectInfo(peer));
+                request
+            },
+        );
+        let connection =
+            builder.serve_connection_with_upgrades(TokioIo::new(stream), TowerToHyperService::new(service));
+        let connection = graceful.watch(connection.into_owned());
+        tokio::spawn(async move {
+            if let Err(err) = connection.await {
+                tracing::trace!(error = %err, "connection ended with an error");
+            }
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+    Ok(())
+}
+
+/// Turns a panic in a handler into `answer`'s response (each service's 500
+/// envelope) instead of a dropped connection, and logs it.
+pub fn catch_panics(router: Router, answer: fn() -> Response) -> Router {
+    router.layer(tower_http::catch_panic::CatchPanicLayer::custom(move |panic: Box<dyn std::any::Any + Send>| {
+        let message = panic
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| panic.downcast_ref::<&str>().copied())
+            .unwrap_or("(no message)");
+        tracing::error!(panic = message, "a request handler panicked");
+        answer()
+    }))
+}
+
+/// Headers of every response that carries bytes a tenant chose (hosted mock
+/// answers, uploaded images and media): a sandboxed, script-less document
+/// that cannot read the origin's cookies or storage, and no MIME sniffing.
+pub fn tenant_content_headers(headers: &mut axum::http::HeaderMap) {
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(TENANT_CONTENT_CSP));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+}
+
+/// The Content-Security-Policy of tenant content.
+pub const TENANT_CONTENT_CSP: &str = "sandbox; default-src 'none'";
 
 #[cfg(test)]
 mod tests {
@@ -171,5 +259,31 @@ mod tests {
         assert!(matches!(err, BodyError::TooLarge { limit: 10 }));
         let ok = read_body_limited(&axum::http::HeaderMap::new(), Body::from("hello"), 10).await.unwrap();
         assert_eq!(&ok[..], b"hello");
+    }
+
+    #[tokio::test]
+    async fn a_client_that_never_finishes_its_headers_is_cut_off() {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let app = Router::new().route("/", get(|| async { "ok" }));
+        tokio::spawn(serve_with(listener, app, std::future::pending(), Duration::from_millis(200)));
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        stream.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n").await.unwrap();
+        let mut buf = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut buf)).await;
+        assert!(read.is_ok(), "the connection was closed by the server");
+    }
+
+    #[tokio::test]
+    async fn a_panicking_handler_answers_the_service_envelope() {
+        let app = catch_panics(
+            Router::new().route("/", get(|| async { if true { panic!("boom") } else { "unreachable" } })),
+            || (StatusCode::INTERNAL_SERVER_ERROR, "{\"error\":\"internal\"}").into_response(),
+        );
+        let response = tower::ServiceExt::oneshot(app, Request::new(Body::empty())).await.unwrap();
+        assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        assert_eq!(&body[..], br#"{"error":"internal"}"#);
     }
 }

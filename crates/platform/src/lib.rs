@@ -14,9 +14,14 @@ pub mod crypto;
 pub mod db;
 pub mod http;
 pub mod jobs;
+pub mod net;
 pub mod outbound;
+pub mod passwords;
+pub mod secrets;
 pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod throttle;
+pub mod web;
 
 pub use db::{Backend, Db, DbError, Migrations};

@@ -19,6 +19,19 @@ use std::time::Duration;
 
 /// The environment variable that lists allowed hosts and networks.
 pub const ALLOW_ENV: &str = "SVC_OUTBOUND_ALLOW";
+/// Extra entries for webhook deliveries only.
+pub const ALLOW_WEBHOOKS_ENV: &str = "SVC_OUTBOUND_ALLOW_WEBHOOKS";
+/// Extra entries for the docs' Try-It relay (and live calls) only.
+pub const ALLOW_TRYIT_ENV: &str = "SVC_OUTBOUND_ALLOW_TRYIT";
+
+/// What an outbound client is for: each purpose adds its own allow list to
+/// the shared `SVC_OUTBOUND_ALLOW`, so opening the relay to an internal API
+/// does not open webhooks to it, or the other way round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    Webhooks,
+    TryIt,
+}
 
 /// How much of a response body is kept.
 pub const MAX_RESPONSE_BYTES: usize = 64 * 1024;
@@ -27,7 +40,9 @@ pub const MAX_RESPONSE_BYTES: usize = 64 * 1024;
 pub enum OutboundError {
     #[error("invalid URL: {0}")]
     InvalidUrl(String),
-    #[error("refused: {host} resolves to {ip}, a {kind} address (allow it with {ALLOW_ENV})")]
+    // The resolved address is kept for logs but never put in the message:
+    // a refusal shown to a tenant must not map the operator's network.
+    #[error("refused: {host} resolves to a {kind} address (allow it with {ALLOW_ENV})")]
     Refused { host: String, ip: IpAddr, kind: &'static str },
     #[error("could not resolve {host}: {reason}")]
     Resolve { host: String, reason: String },
@@ -139,6 +154,22 @@ fn v6_kind(ip: Ipv6Addr) -> Option<&'static str> {
         Some("multicast or reserved")
     } else if first == 0x2001 && ip.segments().get(1) == Some(&0x0db8) {
         Some("documentation")
+    } else if first == 0x2001 && ip.segments().get(1) == Some(&0) {
+        // Teredo tunnels reach whatever the embedded server relays to.
+        Some("Teredo tunnel")
+    } else if first & 0xffc0 == 0xfec0 {
+        Some("site-local")
+    } else if ip.segments().get(..4) == Some(&[0x100, 0, 0, 0]) {
+        Some("discard-only")
+    } else if ip.segments().get(..6) == Some(&[0, 0, 0, 0, 0, 0]) {
+        // IPv4-compatible (::/96, deprecated): judged as never public.
+        Some("IPv4-compatible")
+    } else if first == 0x2002 {
+        // 6to4: the IPv4 address of the relay is in bits 16..48.
+        let [_, hi, lo, ..] = ip.segments();
+        let [a, b] = hi.to_be_bytes();
+        let [c, d] = lo.to_be_bytes();
+        v4_kind(Ipv4Addr::new(a, b, c, d)).map(|_| "6to4 of a non-public")
     } else if ip.segments().get(..6) == Some(&[0x64, 0xff9b, 0, 0, 0, 0]) {
         // NAT64: judge the embedded IPv4 address.
         let [.., hi, lo] = ip.segments();
@@ -217,6 +248,21 @@ impl Outbound {
     pub fn guarded_from_env() -> Result<Self, OutboundError> {
         let allow =
             std::env::var(ALLOW_ENV).map(|v| AllowList::parse(&v)).unwrap_or_else(|_| Ok(AllowList::default()))?;
+        Ok(Self::guarded(allow))
+    }
+
+    /// The guard for one purpose: `SVC_OUTBOUND_ALLOW` plus that purpose's
+    /// own list (`SVC_OUTBOUND_ALLOW_WEBHOOKS` or `SVC_OUTBOUND_ALLOW_TRYIT`).
+    pub fn guarded_for(purpose: Purpose) -> Result<Self, OutboundError> {
+        let read =
+            |name: &str| std::env::var(name).map(|v| AllowList::parse(&v)).unwrap_or_else(|_| Ok(AllowList::default()));
+        let mut allow = read(ALLOW_ENV)?;
+        let own = read(match purpose {
+            Purpose::Webhooks => ALLOW_WEBHOOKS_ENV,
+            Purpose::TryIt => ALLOW_TRYIT_ENV,
+        })?;
+        allow.hosts.extend(own.hosts);
+        allow.networks.extend(own.networks);
         Ok(Self::guarded(allow))
     }
 
@@ -412,10 +458,20 @@ mod tests {
             ("::ffff:127.0.0.1", "loopback"),
             ("::ffff:10.0.0.1", "private"),
             ("64:ff9b::a00:1", "private"),
+            ("::7f00:1", "IPv4-compatible"),
+            ("::a00:1", "IPv4-compatible"),
+            ("2002:a00:1::1", "6to4 of a non-public"),
+            ("2002:7f00:1::", "6to4 of a non-public"),
+            ("2001::1", "Teredo tunnel"),
+            ("2001:0:4136:e378::1", "Teredo tunnel"),
+            ("fec0::1", "site-local"),
+            ("100::1", "discard-only"),
         ] {
             assert_eq!(non_public_kind(ip(addr)), Some(kind), "{addr}");
         }
-        for addr in ["8.8.8.8", "172.32.0.1", "1.1.1.1", "2606:4700::1111", "100.128.0.1"] {
+        for addr in
+            ["8.8.8.8", "172.32.0.1", "1.1.1.1", "2606:4700::1111", "100.128.0.1", "2002:808:808::1", "2001:4860::8888"]
+        {
             assert_eq!(non_public_kind(ip(addr)), None, "{addr}");
         }
     }

@@ -186,6 +186,14 @@ pub struct ServeArgs {
     /// Externally visible base URL of the hub, used in printed links.
     #[arg(long, env = "SVC_PUBLIC_URL_HUB")]
     pub public_url_hub: Option<String>,
+    /// The tenant-content origin: a listener that serves only the hosted
+    /// mock (recommended in production, with `--public-url-mock`).
+    #[arg(long, env = "SVC_MOCK_LISTEN")]
+    pub mock_listen: Option<SocketAddr>,
+    /// Externally visible base URL of the hosted mock; when set, every mock
+    /// link uses it and `/mock/...` on the hub answers 308 to it.
+    #[arg(long, env = "SVC_PUBLIC_URL_MOCK")]
+    pub public_url_mock: Option<String>,
     /// Externally visible base URL of the catalog (links and OAuth redirects).
     #[arg(long, env = "SVC_PUBLIC_URL_CATALOG")]
     pub public_url_catalog: Option<String>,

@@ -35,8 +35,14 @@ fn load_overrides(path: Option<&PathBuf>) -> Result<Vec<mock::overrides::Overrid
     let text = std::fs::read(path).map_err(|e| Failure::User(format!("cannot read {}: {e}", path.display())))?;
     let bundle: serde_json::Value =
         serde_json::from_slice(&text).map_err(|e| Failure::User(format!("{}: not JSON: {e}", path.display())))?;
-    let (valid, skipped) =
+    let mock::overrides::ImportBundle { valid, skipped, dropped_headers } =
         mock::overrides::parse_bundle(&bundle).map_err(|e| Failure::User(format!("{}: {e}", path.display())))?;
+    if dropped_headers > 0 {
+        eprintln!(
+            "{}: {dropped_headers} forbidden response header(s) dropped (cookies, policies, CORS)",
+            path.display()
+        );
+    }
     for entry in skipped {
         eprintln!("{}: override {} skipped: {}", path.display(), entry.index, entry.reason);
     }

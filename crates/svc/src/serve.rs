@@ -175,11 +175,43 @@ async fn serve_hub(
         per_project_per_minute: args.mock_rate_per_project,
         per_ip_per_minute: args.mock_rate_per_ip,
     };
-    let outbound = platform::outbound::Outbound::guarded_from_env()
-        .context("SVC_OUTBOUND_ALLOW (hosts and networks the Try-It relay may reach) is invalid")?;
-    let router = hub_http::router_with(AppState { hub: hub.clone(), cron_secret, outbound }, mock_config);
+    let outbound = platform::outbound::Outbound::guarded_for(platform::outbound::Purpose::TryIt).context(
+        "SVC_OUTBOUND_ALLOW or SVC_OUTBOUND_ALLOW_TRYIT (hosts and networks the Try-It relay may reach) is invalid",
+    )?;
+    let key = platform::secrets::SecretKey::load_or_create(&store.data_dir).context("the secret key")?;
+    let mut web = hub_http::WebConfig::new(&public_url, &key);
+    web.proxies = platform::net::TrustedProxies::from_env().context("SVC_TRUSTED_PROXIES")?;
+    let mock_listener = match args.mock_listen {
+        Some(addr) => Some(
+            tokio::net::TcpListener::bind(addr).await.with_context(|| format!("could not listen on {addr} (mock)"))?,
+        ),
+        None => None,
+    };
+    web.mock_public_url = match (&args.public_url_mock, &mock_listener) {
+        (Some(url), _) => Some(url.trim_end_matches('/').to_owned()),
+        (None, Some(listener)) => Some(format!("http://{}", listener.local_addr().context("mock address")?)),
+        (None, None) => None,
+    };
+    let state = AppState { hub: hub.clone(), cron_secret, outbound, web };
+    let mock_server = match mock_listener {
+        Some(listener) => {
+            let bound = listener.local_addr().context("could not read the mock's bound address")?;
+            let url = state.web.mock_public_url.clone().unwrap_or_default();
+            out.emit(
+                &format!("hub mock (tenant content) listening on http://{bound} ({url}/mock/<slug>)"),
+                &json!({ "service": "hub-mock", "listen": bound.to_string(), "url": url }),
+            );
+            let router = hub_http::mock_router(&state, mock_config);
+            Some(tokio::spawn(platform::http::serve(listener, router, until_stopped(stopped.clone()))))
+        }
+        None => None,
+    };
+    let router = hub_http::router_with(state, mock_config);
     Ok(async move {
         platform::http::serve(listener, router, until_stopped(stopped)).await.context("the hub server failed")?;
+        if let Some(mock_server) = mock_server {
+            mock_server.await.context("the mock server task failed")?.context("the mock server failed")?;
+        }
         tracing::info!("hub stopped: in-flight requests finished");
         pruner.await.ok();
         log_pruner.await.ok();

@@ -86,11 +86,25 @@ impl TestApp {
             hub: hub.clone(),
             cron_secret: Secret::new(CRON_SECRET.to_owned()),
             outbound: platform::outbound::Outbound::guarded(allow),
+            web: hub_http::WebConfig::default(),
         };
         let router = hub_http::router(state.clone());
         let off = hub_http::mock_server::MockConfig { per_project_per_minute: 0, per_ip_per_minute: 0 };
         let unlimited = hub_http::router_with(state, off);
         Self { hub, router, unlimited, clock, backend, _dir: dir }
+    }
+
+    /// The hub's router as an operator with other web settings would run it
+    /// (an https public URL, trusted proxies, a separate mock origin).
+    pub fn router_with_web(&self, web: hub_http::WebConfig) -> Router {
+        let allow = platform::outbound::AllowList::parse("127.0.0.1").expect("a valid allow list");
+        let state = AppState {
+            hub: self.hub.clone(),
+            cron_secret: Secret::new(CRON_SECRET.to_owned()),
+            outbound: platform::outbound::Outbound::guarded(allow),
+            web,
+        };
+        hub_http::router(state)
     }
 
     /// The SQLite file of this app, for tests that open it from a second

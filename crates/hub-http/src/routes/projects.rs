@@ -1,7 +1,6 @@
 //! `/api/v1/projects` and `/api/v1/projects/{slug}`.
 
 use axum::Json;
-use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::header::AUTHORIZATION;
 use axum::http::{HeaderMap, StatusCode, header};
@@ -24,8 +23,11 @@ pub async fn list(
     Ok(Json(ListBody::<ProjectBody>::from_page(projects)).into_response())
 }
 
-pub async fn create(State(state): State<AppState>, Caller(caller): Caller, body: Bytes) -> Result<Response, ApiError> {
-    let body = JsonObject::parse(&body)?;
+pub async fn create(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    body: JsonObject,
+) -> Result<Response, ApiError> {
     body.only(&["name", "slug", "is_public", "base_url"])?;
     let input = CreateProject {
         name: body.string("name")?.ok_or_else(|| ApiError::field("name", "name is required"))?,
@@ -53,9 +55,8 @@ pub async fn update(
     State(state): State<AppState>,
     Caller(caller): Caller,
     Path(slug): Path<String>,
-    body: Bytes,
+    body: JsonObject,
 ) -> Result<Response, ApiError> {
-    let body = JsonObject::parse(&body)?;
     body.only(&["name", "is_public", "base_url", "custom_domain"])?;
     let patch = ProjectPatch {
         name: body.string("name")?,

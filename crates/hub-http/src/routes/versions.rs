@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use axum::Json;
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -91,9 +91,8 @@ pub async fn update(
     State(state): State<AppState>,
     Caller(caller): Caller,
     Path((slug, label)): Path<(String, String)>,
-    body: Bytes,
+    body: JsonObject,
 ) -> Result<Response, ApiError> {
-    let body = JsonObject::parse(&body)?;
     body.only(&["is_default", "is_active", "base_url"])?;
     let patch = VersionPatch {
         is_default: body.boolean("is_default")?,

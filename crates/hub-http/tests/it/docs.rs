@@ -149,15 +149,50 @@ async fn get_with(app: &TestApp, path: &str, headers: &[(&str, &str)]) -> test_k
     TestApp::send(&app.router, builder.body(axum::body::Body::empty()).unwrap()).await
 }
 
+/// The CSRF cookie and token a browser gets with the form at `path`.
+pub(crate) async fn csrf_for(router: &axum::Router, path: &str) -> (String, String) {
+    let request = axum::http::Request::builder().uri(path).body(axum::body::Body::empty()).unwrap();
+    let form = TestApp::send(router, request).await;
+    let html = text(&form);
+    let token = html
+        .split("name=\"csrf_token\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_else(|| panic!("no CSRF field in {path}: {html}"))
+        .to_owned();
+    let cookie = form
+        .headers
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_owned())
+        .find(|pair| pair.contains("csrf="))
+        .expect("a CSRF cookie");
+    (cookie, token)
+}
+
+/// Posts the member sign-in form as a browser would: with the CSRF cookie
+/// and token from the form page.
 async fn signin(app: &TestApp, form: &str, headers: &[(&str, &str)]) -> test_kit::TestResponse {
+    let (cookie, token) = csrf_for(&app.router, "/docs/_signin").await;
+    post_form(&app.router, "/docs/_signin", &format!("{form}&csrf_token={token}"), &cookie, headers).await
+}
+
+async fn post_form(
+    router: &axum::Router,
+    path: &str,
+    form: &str,
+    cookie: &str,
+    headers: &[(&str, &str)],
+) -> test_kit::TestResponse {
     let mut builder = axum::http::Request::builder()
         .method(Method::POST)
-        .uri("/docs/_signin")
-        .header("content-type", "application/x-www-form-urlencoded");
+        .uri(path)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .header("cookie", cookie);
     for (name, value) in headers {
         builder = builder.header(*name, *value);
     }
-    TestApp::send(&app.router, builder.body(axum::body::Body::from(form.to_owned())).unwrap()).await
+    TestApp::send(router, builder.body(axum::body::Body::from(form.to_owned())).unwrap()).await
 }
 
 async fn private_projects_open_to_members(app: TestApp) {
@@ -201,15 +236,48 @@ async fn private_projects_open_to_members(app: TestApp) {
     assert_eq!(escaped.status, StatusCode::SEE_OTHER);
     assert_eq!(escaped.headers["location"], "/docs/", "only docs pages are places to return to");
     let plain = escaped.headers["set-cookie"].to_str().unwrap().to_owned();
-    assert!(plain.contains("HttpOnly") && plain.contains("SameSite=Lax") && plain.contains("Path=/docs"), "{plain}");
+    assert!(plain.contains("HttpOnly") && plain.contains("SameSite=Lax") && plain.contains("Path=/;"), "{plain}");
     assert!(!plain.contains("Secure"), "plain HTTP keeps working: {plain}");
     assert!(!plain.contains(&token), "the cookie never carries the token");
+    // A client-supplied X-Forwarded-Proto changes nothing: Secure follows
+    // the configured public URL.
     let signed_in =
         signin(&app, &format!("token={token}&next=%2Fdocs%2F{slug}%2F1.0"), &[("x-forwarded-proto", "https")]).await;
     assert_eq!(signed_in.headers["location"], format!("/docs/{slug}/1.0"));
     let set = signed_in.headers["set-cookie"].to_str().unwrap().to_owned();
-    assert!(set.contains("; Secure"), "behind HTTPS the cookie is Secure: {set}");
+    assert!(!set.contains("Secure") && set.starts_with("docs_member="), "{set}");
     let cookie = set.split(';').next().unwrap().to_owned();
+    // Without the form's token the sign-in is refused, cookie or not.
+    let (csrf_cookie, _) = csrf_for(&app.router, "/docs/_signin").await;
+    let forged =
+        post_form(&app.router, "/docs/_signin", &format!("token={token}&csrf_token=forged"), &csrf_cookie, &[]).await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+    assert!(forged.headers.get("set-cookie").is_none());
+    let no_cookie = post_form(&app.router, "/docs/_signin", &format!("token={token}"), "", &[]).await;
+    assert_eq!(no_cookie.status, StatusCode::FORBIDDEN);
+    // Over https (the configured public URL), the cookie is Secure and
+    // bound to the host with the __Host- prefix; the form is never framed.
+    let https = app.router_with_web(hub_http::WebConfig::new(
+        "https://docs.example.com",
+        &platform::secrets::SecretKey::generate(),
+    ));
+    let form_page = TestApp::send(
+        &https,
+        axum::http::Request::builder().uri("/docs/_signin").body(axum::body::Body::empty()).unwrap(),
+    )
+    .await;
+    assert!(form_page.headers["content-security-policy"].to_str().unwrap().contains("frame-ancestors 'none'"));
+    let (https_csrf, https_token) = csrf_for(&https, "/docs/_signin").await;
+    assert!(https_csrf.starts_with("__Host-csrf="), "{https_csrf}");
+    let secure =
+        post_form(&https, "/docs/_signin", &format!("token={token}&csrf_token={https_token}"), &https_csrf, &[]).await;
+    let secure_set = secure.headers["set-cookie"].to_str().unwrap().to_owned();
+    assert!(
+        secure_set.starts_with("__Host-docs_member=")
+            && secure_set.contains("; Secure")
+            && secure_set.contains("Path=/;"),
+        "{secure_set}"
+    );
     let opened = get_with(&app, &path, &[("cookie", &cookie)]).await;
     assert_eq!(opened.status, StatusCode::OK);
     assert!(text(&opened).contains("<code>/pets</code>"));
@@ -222,12 +290,17 @@ async fn private_projects_open_to_members(app: TestApp) {
     // Revoking the token ends the session.
     app.hub.revoke_token("owner@example.com", "test", hub_core::model::Source::System).await.unwrap();
     assert_eq!(get_with(&app, &path, &[("cookie", &cookie)]).await.status, StatusCode::NOT_FOUND);
-    let signout = axum::http::Request::builder()
-        .method(Method::POST)
-        .uri("/docs/_signout")
-        .body(axum::body::Body::empty())
-        .unwrap();
-    let out = TestApp::send(&app.router, signout).await;
+    let refused = post_form(&app.router, "/docs/_signout", "", &cookie, &[]).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN, "a sign-out without the form's token is refused");
+    let (csrf_cookie, csrf_token) = csrf_for(&app.router, "/docs/_signout").await;
+    let out = post_form(
+        &app.router,
+        "/docs/_signout",
+        &format!("csrf_token={csrf_token}"),
+        &format!("{cookie}; {csrf_cookie}"),
+        &[],
+    )
+    .await;
     assert_eq!(out.status, StatusCode::SEE_OTHER);
     assert!(out.headers["set-cookie"].to_str().unwrap().contains("Max-Age=0"));
 }
@@ -542,19 +615,26 @@ async fn password_protected_docs_and_mock(app: TestApp) {
     assert_eq!(member.status, StatusCode::OK, "members skip the docs password");
     assert_eq!(member.headers["cache-control"], "private, no-store");
 
+    let (csrf_cookie, csrf_token) = csrf_for(&app.router, &format!("/docs/{slug}/1.0/op/listPets")).await;
     let login = |password: &'static str| {
         let app = &app;
         let slug = slug.clone();
+        let (csrf_cookie, csrf_token) = (csrf_cookie.clone(), csrf_token.clone());
         async move {
-            let request = axum::http::Request::builder()
-                .method(Method::POST)
-                .uri(format!("/docs/{slug}/_login"))
-                .header("content-type", "application/x-www-form-urlencoded")
-                .body(axum::body::Body::from(format!("password={password}&next=%2Fdocs%2F{slug}%2F1.0")))
-                .unwrap();
-            TestApp::send(&app.router, request).await
+            post_form(
+                &app.router,
+                &format!("/docs/{slug}/_login"),
+                &format!("password={password}&next=%2Fdocs%2F{slug}%2F1.0&csrf_token={csrf_token}"),
+                &csrf_cookie,
+                &[],
+            )
+            .await
         }
     };
+    let forged =
+        post_form(&app.router, &format!("/docs/{slug}/_login"), "password=correct%20horse", &csrf_cookie, &[]).await;
+    assert_eq!(forged.status, StatusCode::UNAUTHORIZED, "without the token the password form comes back");
+    assert!(forged.headers.get_all("set-cookie").iter().all(|c| !c.to_str().unwrap().contains("docs_session")));
     let wrong = login("nope").await;
     assert_eq!(wrong.status, StatusCode::UNAUTHORIZED);
     assert!(text(&wrong).contains("Wrong password"));

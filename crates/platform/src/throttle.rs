@@ -1,0 +1,156 @@
+//! Keyed rate limits that stay small: attempts per key per minute with a
+//! `Retry-After`, and a map pruned of idle keys so a stream of new keys
+//! (addresses, names) cannot grow memory without bound.
+//!
+//! The limiter is governor's GCRA; this adds the pruning schedule and the
+//! wait in whole seconds every caller answers with.
+
+use std::hash::Hash;
+use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use governor::clock::Clock as _;
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+
+/// Prune idle keys after this many checks.
+const PRUNE_EVERY: u64 = 4096;
+
+/// A per-minute limit per key.
+pub struct Throttle<K: Hash + Eq + Clone> {
+    limiter: DefaultKeyedRateLimiter<K>,
+    per_minute: u32,
+    checks: AtomicU64,
+}
+
+impl<K: Hash + Eq + Clone> std::fmt::Debug for Throttle<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Throttle").field("per_minute", &self.per_minute).finish_non_exhaustive()
+    }
+}
+
+/// A refused attempt: try again after this many whole seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RetryAfter {
+    pub secs: u64,
+    /// The limit that was reached, per minute.
+    pub per_minute: u32,
+}
+
+impl<K: Hash + Eq + Clone> Throttle<K> {
+    /// `per_minute` attempts per key per minute, with a burst of as many.
+    /// Zero means unlimited.
+    #[must_use]
+    pub fn per_minute(per_minute: u32) -> Self {
+        let quota = Quota::per_minute(NonZeroU32::new(per_minute).unwrap_or(NonZeroU32::MAX));
+        Self { limiter: RateLimiter::keyed(quota), per_minute, checks: AtomicU64::new(0) }
+    }
+
+    /// Counts one attempt for `key`.
+    pub fn check(&self, key: &K) -> Result<(), RetryAfter> {
+        if self.per_minute == 0 {
+            return Ok(());
+        }
+        if self.checks.fetch_add(1, Ordering::Relaxed) % PRUNE_EVERY == PRUNE_EVERY - 1 {
+            self.prune();
+        }
+        self.limiter.check_key(key).map_err(|not_until| RetryAfter {
+            secs: not_until.wait_time_from(self.limiter.clock().now()).as_secs().max(1),
+            per_minute: self.per_minute,
+        })
+    }
+
+    /// Drops the keys whose limit has fully recovered.
+    pub fn prune(&self) {
+        self.limiter.retain_recent();
+        self.limiter.shrink_to_fit();
+    }
+
+    /// Keys currently tracked.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.limiter.len()
+    }
+
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.limiter.is_empty()
+    }
+}
+
+/// The throttles in front of every password check: per client address and
+/// per account name, so neither a single address guessing many accounts nor
+/// many addresses guessing one account get far.
+#[derive(Debug)]
+pub struct SignInThrottle {
+    by_ip: Throttle<std::net::IpAddr>,
+    by_account: Throttle<String>,
+}
+
+/// Password attempts per client address per minute.
+pub const SIGNIN_PER_IP_PER_MINUTE: u32 = 20;
+/// Password attempts per account (or project, for a docs password) per minute.
+pub const SIGNIN_PER_ACCOUNT_PER_MINUTE: u32 = 10;
+
+impl Default for SignInThrottle {
+    fn default() -> Self {
+        Self::new(SIGNIN_PER_IP_PER_MINUTE, SIGNIN_PER_ACCOUNT_PER_MINUTE)
+    }
+}
+
+impl SignInThrottle {
+    #[must_use]
+    pub fn new(per_ip: u32, per_account: u32) -> Self {
+        Self { by_ip: Throttle::per_minute(per_ip), by_account: Throttle::per_minute(per_account) }
+    }
+
+    /// Counts one password attempt from `ip` (when known) against `account`
+    /// (lowercased, so case variants share a budget).
+    pub fn check(&self, ip: Option<std::net::IpAddr>, account: &str) -> Result<(), RetryAfter> {
+        if let Some(ip) = ip {
+            self.by_ip.check(&ip)?;
+        }
+        self.by_account.check(&account.to_lowercase())
+    }
+
+    pub fn prune(&self) {
+        self.by_ip.prune();
+        self.by_account.prune();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_is_refused_past_its_limit_with_a_wait() {
+        let throttle = Throttle::per_minute(3);
+        for _ in 0..3 {
+            throttle.check(&"a").unwrap();
+        }
+        let refused = throttle.check(&"a").unwrap_err();
+        assert!((1..=20).contains(&refused.secs), "{refused:?}");
+        assert_eq!(refused.per_minute, 3);
+        throttle.check(&"b").unwrap();
+    }
+
+    #[test]
+    fn zero_is_unlimited_and_tracks_nothing() {
+        let throttle = Throttle::per_minute(0);
+        for i in 0..100 {
+            throttle.check(&i).unwrap();
+        }
+        assert!(throttle.is_empty());
+    }
+
+    #[test]
+    fn sign_in_limits_per_account_across_addresses_and_case() {
+        let throttle = SignInThrottle::new(100, 2);
+        throttle.check(Some([192, 0, 2, 1].into()), "Ann@Example.com").unwrap();
+        throttle.check(Some([192, 0, 2, 2].into()), "ann@example.com").unwrap();
+        assert!(throttle.check(Some([192, 0, 2, 3].into()), "ANN@example.com").is_err());
+        let per_ip = SignInThrottle::new(1, 100);
+        per_ip.check(Some([192, 0, 2, 1].into()), "a").unwrap();
+        assert!(per_ip.check(Some([192, 0, 2, 1].into()), "b").is_err());
+    }
+}

@@ -1,0 +1,185 @@
+//! Cookies and forms for pages served to browsers: the cookie attributes
+//! every service uses, and CSRF tokens for cookie-authenticated forms.
+//!
+//! `Secure` and the `__Host-` name prefix follow the configured public URL
+//! (https or not), never a request header a client could send. CSRF tokens
+//! are the signed double-submit pattern: a random value in a cookie, and in
+//! the form its HMAC under a key derived from the secret key. A site that
+//! can plant cookies (a sibling subdomain) still cannot mint the HMAC.
+
+use axum::http::HeaderMap;
+use axum::http::header;
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
+use crate::secrets::SecretKey;
+
+/// How cookies are written for one public origin.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CookiePolicy {
+    secure: bool,
+}
+
+impl CookiePolicy {
+    /// Secure cookies when the public URL is https.
+    #[must_use]
+    pub fn for_public_url(public_url: &str) -> Self {
+        Self { secure: public_url.trim().to_ascii_lowercase().starts_with("https://") }
+    }
+
+    #[must_use]
+    pub const fn is_secure(&self) -> bool {
+        self.secure
+    }
+
+    /// The name a cookie carries on the wire: `__Host-<name>` over https
+    /// (bound to this host, path `/`, no `Domain`), `<name>` otherwise.
+    #[must_use]
+    pub fn name(&self, name: &str) -> String {
+        if self.secure { format!("__Host-{name}") } else { name.to_owned() }
+    }
+
+    /// A `Set-Cookie` value: HttpOnly, SameSite=Lax, `Path=/`, `Secure` over https.
+    #[must_use]
+    pub fn set(&self, name: &str, value: &str, max_age_secs: i64) -> String {
+        format!(
+            "{}={value}; Path=/; Max-Age={}; HttpOnly; SameSite=Lax{}",
+            self.name(name),
+            max_age_secs.max(0),
+            if self.secure { "; Secure" } else { "" }
+        )
+    }
+
+    /// A `Set-Cookie` value that removes the cookie.
+    #[must_use]
+    pub fn clear(&self, name: &str) -> String {
+        self.set(name, "", 0)
+    }
+
+    /// The value of the cookie `name` (by its wire name) in a request.
+    #[must_use]
+    pub fn get<'a>(&self, headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+        cookie(headers, &self.name(name))
+    }
+}
+
+/// The value of the cookie named exactly `name`.
+#[must_use]
+pub fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.trim())
+}
+
+/// The name of the CSRF cookie (before the `__Host-` prefix).
+pub const CSRF_COOKIE: &str = "csrf";
+/// The name of the form field that carries the token.
+pub const CSRF_FIELD: &str = "csrf_token";
+const CSRF_COOKIE_MAX_AGE: i64 = 60 * 60 * 24;
+
+/// Issues and checks CSRF tokens.
+#[derive(Clone)]
+pub struct Csrf {
+    key: [u8; 32],
+    cookies: CookiePolicy,
+}
+
+impl std::fmt::Debug for Csrf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Csrf").field("cookies", &self.cookies).finish_non_exhaustive()
+    }
+}
+
+/// A token to put in a form, and the cookie to set when the browser had none.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CsrfIssue {
+    pub token: String,
+    pub set_cookie: Option<String>,
+}
+
+impl Csrf {
+    #[must_use]
+    pub fn new(key: &SecretKey, cookies: CookiePolicy) -> Self {
+        Self { key: key.derive("csrf"), cookies }
+    }
+
+    fn sign(&self, nonce: &str) -> String {
+        let Ok(mut mac) = <Hmac<Sha256> as Mac>::new_from_slice(&self.key) else { return String::new() };
+        mac.update(nonce.as_bytes());
+        hex::encode(mac.finalize().into_bytes())
+    }
+
+    /// The token for a form on a page answering `headers`: bound to the
+    /// browser's CSRF cookie, which is created when missing.
+    #[must_use]
+    pub fn issue(&self, headers: &HeaderMap) -> CsrfIssue {
+        match self.cookies.get(headers, CSRF_COOKIE).filter(|n| n.len() >= 16 && n.len() <= 128) {
+            Some(nonce) => CsrfIssue { token: self.sign(nonce), set_cookie: None },
+            None => {
+                let nonce = crate::crypto::random_token(24);
+                CsrfIssue {
+                    token: self.sign(&nonce),
+                    set_cookie: Some(self.cookies.set(CSRF_COOKIE, &nonce, CSRF_COOKIE_MAX_AGE)),
+                }
+            }
+        }
+    }
+
+    /// Whether a submitted `token` belongs to the browser that sent `headers`.
+    #[must_use]
+    pub fn verify(&self, headers: &HeaderMap, token: Option<&str>) -> bool {
+        let (Some(nonce), Some(token)) = (self.cookies.get(headers, CSRF_COOKIE), token) else { return false };
+        crate::crypto::constant_time_eq(self.sign(nonce).as_bytes(), token.as_bytes())
+    }
+
+    #[must_use]
+    pub const fn cookies(&self) -> &CookiePolicy {
+        &self.cookies
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn with_cookie(set_cookie: &str) -> HeaderMap {
+        let pair = set_cookie.split(';').next().unwrap();
+        let mut h = HeaderMap::new();
+        h.insert(header::COOKIE, HeaderValue::from_str(pair).unwrap());
+        h
+    }
+
+    #[test]
+    fn cookie_attributes_follow_the_public_url() {
+        let https = CookiePolicy::for_public_url("https://docs.example.com");
+        assert_eq!(https.set("s", "v", 60), "__Host-s=v; Path=/; Max-Age=60; HttpOnly; SameSite=Lax; Secure");
+        let http = CookiePolicy::for_public_url("http://127.0.0.1:8080");
+        assert_eq!(http.set("s", "v", 60), "s=v; Path=/; Max-Age=60; HttpOnly; SameSite=Lax");
+        assert_eq!(http.clear("s"), "s=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax");
+    }
+
+    #[test]
+    fn csrf_tokens_bind_to_the_browser_cookie_and_the_key() {
+        let key = SecretKey::generate();
+        let csrf = Csrf::new(&key, CookiePolicy::for_public_url("https://hub.example"));
+        let first = csrf.issue(&HeaderMap::new());
+        let cookie = first.set_cookie.clone().unwrap();
+        assert!(cookie.starts_with("__Host-csrf="));
+        let browser = with_cookie(&cookie);
+        assert!(csrf.verify(&browser, Some(&first.token)));
+        // The same browser gets the same token and no new cookie.
+        assert_eq!(csrf.issue(&browser), CsrfIssue { token: first.token.clone(), set_cookie: None });
+        assert!(!csrf.verify(&browser, Some("forged")));
+        assert!(!csrf.verify(&browser, None));
+        assert!(!csrf.verify(&HeaderMap::new(), Some(&first.token)), "no cookie, no pass");
+        // A planted cookie with a token from another key does not pass.
+        let other = Csrf::new(&SecretKey::generate(), CookiePolicy::for_public_url("https://hub.example"));
+        assert!(!other.verify(&browser, Some(&first.token)));
+    }
+}
