@@ -326,3 +326,32 @@ fn quick_index_lists_operations_schemas_and_tags_and_pages_link_it() {
     assert_eq!(hash.len(), 16);
     assert!(html.contains(&format!("data-index=\"/docs/pets/1.0/search?index={hash}\"")), "{html}");
 }
+
+#[test]
+fn one_of_is_shown_as_tabs_of_its_branches() {
+    let spec = spec::parse(
+        br"
+openapi: 3.1.0
+info: {title: t, version: '1'}
+paths: {}
+components:
+  schemas:
+    Payment:
+      type: object
+      properties:
+        method:
+          oneOf:
+            - {title: Card, type: object, properties: {last4: {type: string, description: Last digits}}}
+            - {title: Bank, type: object, properties: {iban: {type: string}}}
+",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let html = render(&Site::new(spec), &chrome(), Page::Schema("Payment")).unwrap_or_else(|| panic!("no page"));
+    let tabs = html.split("class=\"tabset variant-set\"").nth(1).unwrap_or_else(|| panic!("no variant tabs: {html}"));
+    assert!(tabs.contains("<span class=\"variant-kind\">one of</span>"), "{tabs}");
+    assert!(tabs.contains(">Card</label>") && tabs.contains(">Bank</label>"), "{tabs}");
+    let panels: Vec<&str> = tabs.split("<section class=\"tabpanel\">").skip(1).collect();
+    assert_eq!(panels.len(), 2, "{tabs}");
+    assert!(panels.first().is_some_and(|p| p.contains("<code>last4</code>") && p.contains("Last digits")), "{tabs}");
+    assert!(panels.get(1).is_some_and(|p| p.contains("<code>iban</code>")), "{tabs}");
+}
