@@ -179,8 +179,21 @@ impl Site {
     pub fn new(spec: Spec) -> Self {
         let mut keys = Vec::with_capacity(spec.operations.len());
         let mut by_key = HashMap::with_capacity(spec.operations.len());
-        for (index, operation) in spec.operations.iter().enumerate() {
-            let base = operation_key(operation);
+        // Webhooks follow the operations: their pages are `op/webhook-<name>`.
+        for (index, operation) in spec.operations.iter().chain(&spec.webhooks).enumerate() {
+            let base = if index < spec.operations.len() {
+                operation_key(operation)
+            } else {
+                let mut folded = String::from("webhook-");
+                for ch in operation.path.chars().take(100) {
+                    if ch.is_ascii_alphanumeric() || ch == '_' {
+                        folded.push(ch.to_ascii_lowercase());
+                    } else if !folded.ends_with('-') {
+                        folded.push('-');
+                    }
+                }
+                folded.trim_end_matches('-').to_owned()
+            };
             let mut key = base.clone();
             let mut n = 2;
             while by_key.contains_key(&key) {
@@ -212,6 +225,13 @@ impl Site {
             let name = if groups.is_empty() { "Operations" } else { "Other" };
             groups.push(Group { name: name.to_owned(), description: None, operations: untagged });
         }
+        if !spec.webhooks.is_empty() {
+            groups.push(Group {
+                name: "Webhooks".to_owned(),
+                description: Some("Requests this API sends to your endpoints.".to_owned()),
+                operations: (spec.operations.len()..spec.operations.len() + spec.webhooks.len()).collect(),
+            });
+        }
         Self { spec, keys, by_key, groups, quick: OnceLock::new() }
     }
 
@@ -219,7 +239,11 @@ impl Site {
     pub fn quick_index(&self) -> &QuickIndex {
         self.quick.get_or_init(|| {
             let mut entries: Vec<[String; 4]> = Vec::new();
-            for (key, operation) in self.keys.iter().zip(&self.spec.operations) {
+            for (index, (key, operation)) in
+                self.keys.iter().zip(self.spec.operations.iter().chain(&self.spec.webhooks)).enumerate()
+            {
+                let kind =
+                    if index < self.spec.operations.len() { operation.method.as_str().to_owned() } else { "webhook".to_owned() };
                 let title = operation
                     .summary
                     .as_deref()
@@ -227,7 +251,7 @@ impl Site {
                     .filter(|s| !s.is_empty())
                     .unwrap_or_else(|| operation.path.clone());
                 entries.push([
-                    operation.method.as_str().to_owned(),
+                    kind,
                     title,
                     operation.path.clone(),
                     format!("op/{}", encode(key)),
@@ -294,7 +318,17 @@ impl Site {
     /// The operation whose page is `op/<key>`.
     #[must_use]
     pub fn operation(&self, key: &str) -> Option<&Operation> {
-        self.by_key.get(key).and_then(|index| self.spec.operations.get(*index))
+        self.by_key.get(key).and_then(|index| self.op_at(*index))
+    }
+
+    /// The operation at `index`, webhooks counted after the operations.
+    fn op_at(&self, index: usize) -> Option<&Operation> {
+        self.spec.operations.get(index).or_else(|| self.spec.webhooks.get(index.checked_sub(self.spec.operations.len())?))
+    }
+
+    /// Whether the page `op/<key>` is a webhook's.
+    fn is_webhook(&self, key: &str) -> bool {
+        self.by_key.get(key).is_some_and(|index| *index >= self.spec.operations.len())
     }
 
     /// The searchable sections of the document: operations, schemas, tags,
@@ -302,7 +336,7 @@ impl Site {
     #[must_use]
     pub fn sections(&self) -> Vec<Section> {
         let mut out = Vec::new();
-        for (key, operation) in self.keys.iter().zip(&self.spec.operations) {
+        for (key, operation) in self.keys.iter().zip(self.spec.operations.iter().chain(&self.spec.webhooks)) {
             let mut body = String::new();
             for text in [&operation.summary, &operation.description, &operation.operation_id].into_iter().flatten() {
                 body.push_str(text);
@@ -468,7 +502,7 @@ struct NavGroup {
 }
 
 fn nav_op(site: &Site, index: usize) -> Option<NavOp> {
-    let operation = site.spec.operations.get(index)?;
+    let operation = site.op_at(index)?;
     let key = site.keys.get(index)?;
     let label = operation
         .summary
@@ -936,8 +970,10 @@ fn operation_context(site: &Site, chrome: &Chrome, key: &str) -> Option<minijinj
             })
         })
         .collect();
+    let webhook = site.is_webhook(key);
     Some(context! {
         key => key,
+        webhook => webhook,
         group => group,
         method => operation.method.as_str(),
         path => operation.path,
@@ -951,8 +987,8 @@ fn operation_context(site: &Site, chrome: &Chrome, key: &str) -> Option<minijinj
         body => body,
         responses => responses,
         security => security,
-        samples => samples::samples(spec, operation, &sample_server),
-        targets => targets,
+        samples => if webhook { Vec::new() } else { samples::samples(spec, operation, &sample_server) },
+        targets => if webhook { Vec::new() } else { targets },
         body_example => body_example.as_ref().map(|(_, text)| text.clone()),
         body_media => body_example.as_ref().map(|(media, _)| media.clone()),
         auth_headers => auth_headers,

@@ -355,3 +355,39 @@ components:
     assert!(panels.first().is_some_and(|p| p.contains("<code>last4</code>") && p.contains("Last digits")), "{tabs}");
     assert!(panels.get(1).is_some_and(|p| p.contains("<code>iban</code>")), "{tabs}");
 }
+
+#[test]
+fn webhooks_get_pages_a_navigation_group_and_a_payload_example() {
+    let spec = spec::parse(
+        br"
+openapi: 3.1.0
+info: {title: t, version: '1'}
+paths:
+  /pets:
+    get:
+      operationId: listPets
+      responses: {'200': {description: ok}}
+webhooks:
+  newPet:
+    post:
+      summary: A pet was added
+      requestBody:
+        content:
+          application/json:
+            schema: {type: object, properties: {name: {type: string, example: Rex}}}
+      responses: {'200': {description: Return a 200 status to say you got it}}
+",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let site = Site::new(spec);
+    assert_eq!(site.operation_keys(), ["listPets", "webhook-newpet"]);
+    let overview = render(&site, &chrome(), Page::Overview).unwrap_or_else(|| panic!("no overview"));
+    assert!(overview.contains("Webhooks") && overview.contains("/op/webhook-newpet"), "{overview}");
+    let html = render(&site, &chrome(), Page::Operation("webhook-newpet")).unwrap_or_else(|| panic!("no page"));
+    assert!(html.contains("<span class=\"tag\">webhook</span>"), "{html}");
+    assert!(html.contains("Payload example"), "{html}");
+    assert!(html.contains("<span class=\"s\">&quot;Rex&quot;</span>"), "{html}");
+    assert!(!html.contains("id=\"samples\"") && !html.contains("data-tryit"), "no samples or Try-It for a webhook: {html}");
+    let index = &site.quick_index().json;
+    assert!(index.contains("[\"webhook\",\"A pet was added\",\"newPet\",\"op/webhook-newpet\"]"), "{index}");
+}
