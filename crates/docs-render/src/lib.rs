@@ -1100,6 +1100,11 @@ pub fn try_render(site: &Site, chrome: &Chrome, page: Page<'_>) -> Result<Option
         schema_count => spec.schemas.len(),
         default_label => chrome.versions.iter().find(|v| v.is_default).map(|v| v.label.clone()),
         quick_hash => site.quick_index().hash,
+        download_label => match spec.format {
+            spec::SpecFormat::OpenApi3 => "Download OpenAPI document",
+            spec::SpecFormat::Swagger2 => "Download Swagger document",
+            spec::SpecFormat::GraphQl => "Download GraphQL schema",
+        },
     };
     let env = environment();
     let result = match page {

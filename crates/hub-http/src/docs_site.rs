@@ -667,6 +667,45 @@ pub async fn version_overview(
     respond(&server, &headers, page(&server, &headers, &slug, Some(&label), Wanted::Overview).await)
 }
 
+/// `/docs/<slug>/<version>/openapi`: the version's description as it was
+/// pushed (OpenAPI or Swagger JSON or YAML, or the GraphQL schema), as a
+/// download.
+pub async fn download(
+    State(server): State<Arc<DocsServer>>,
+    Path((slug, label)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    respond(&server, &headers, download_inner(&server, &headers, &slug, &label).await)
+}
+
+async fn download_inner(server: &DocsServer, headers: &HeaderMap, slug: &str, label: &str) -> Result<Response, ApiError> {
+    let site = open(server, slug, headers).await?;
+    let version = site.version(Some(label)).ok_or_else(|| ApiError::new(Code::NotFound, "version not found"))?;
+    let prepared = server.site(version).await?;
+    let document = server.hub.docs_document(&version.spec_sha256).await?;
+    let (extension, content_type) = match prepared.spec().format {
+        spec::SpecFormat::GraphQl => ("graphql", "application/graphql; charset=utf-8"),
+        _ if document.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') => ("json", "application/json"),
+        _ => ("yaml", "application/yaml; charset=utf-8"),
+    };
+    // Slugs and labels are plain names; anything else is dropped from the
+    // file name.
+    let file: String = format!("{slug}-{label}.{extension}")
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        .collect();
+    let mut response = (StatusCode::OK, document).into_response();
+    let out = response.headers_mut();
+    out.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    if let Ok(value) = HeaderValue::from_str(&format!("attachment; filename=\"{file}\"")) {
+        out.insert(header::CONTENT_DISPOSITION, value);
+    }
+    let cache = if site.restricted { "private, no-store" } else { "no-cache" };
+    out.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    out.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    Ok(response)
+}
+
 pub async fn operation(
     State(server): State<Arc<DocsServer>>,
     Path((slug, label, key)): Path<(String, String, String)>,
