@@ -92,4 +92,25 @@ for (const path of ['/docs/github', '/docs/github/bench/op/get-repos-owner-repo'
   console.log(await weigh(path));
 }
 const index = html.match(/data-index="([^"]+)"/);
-if (index) console.log(`${await weigh(index[1].replace(/&amp;/g, '&'))}  (quick-search index, fetched when the search opens)`);
+if (index) {
+  const url = index[1].replace(/&amp;/g, '&');
+  console.log(`${await weigh(url)}  (quick-search index, fetched when the search opens)`);
+  // Every page of the document: the heaviest operation and schema pages,
+  // and how long the hub took for each (first render, then kept).
+  const entries = await (await fetch(`${hub}${url}`)).json();
+  const heaviest = {};
+  const times = [];
+  for (const [, , , target] of entries) {
+    const kind = target.split('/')[0];
+    const started = performance.now();
+    const body = await (await fetch(`${hub}/docs/github/bench/${target}`)).text();
+    times.push(performance.now() - started);
+    const bytes = Buffer.byteLength(body);
+    if (!heaviest[kind] || heaviest[kind][0] < bytes) heaviest[kind] = [bytes, target];
+  }
+  times.sort((a, b) => a - b);
+  console.log(`\n== all ${entries.length} pages of the index, first request each: median ${times[Math.floor(times.length / 2)].toFixed(1)} ms, slowest ${times[times.length - 1].toFixed(1)} ms`);
+  for (const [kind, [bytes, target]] of Object.entries(heaviest)) {
+    console.log(`heaviest ${kind.padEnd(8)} ${(bytes / 1024).toFixed(1).padStart(7)} KB  ${target}${bytes > 300 * 1024 ? '  OVER 300 KB' : ''}`);
+  }
+}

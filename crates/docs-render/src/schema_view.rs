@@ -31,7 +31,16 @@ pub struct Row {
     pub variants: Vec<Variant>,
     /// The radio group of the variants' tabs, unique on a page.
     pub group: String,
+    /// The fields of the named schema this row refers to, shown in place
+    /// on request (small schemas only; see [`EXPAND_MAX_ROWS`]).
+    pub expand: Vec<Row>,
 }
+
+/// A referenced schema is expandable in place when it has at most this
+/// many rows.
+pub const EXPAND_MAX_ROWS: usize = 25;
+/// Rows expanded in place per table at most (pages stay small).
+const EXPAND_BUDGET: usize = 150;
 
 /// One branch of a `oneOf`/`anyOf`: its label and its own rows.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -53,7 +62,7 @@ fn group_name() -> String {
 #[must_use]
 pub fn rows(spec: &Spec, schema: &Value) -> Vec<Row> {
     let mut out = Vec::new();
-    let mut walker = Walker { spec, out: &mut out };
+    let mut walker = Walker { spec, out: &mut out, budget: EXPAND_BUDGET };
     walker.node("", schema, 0, false);
     out
 }
@@ -121,6 +130,8 @@ fn label(spec: &Spec, schema: &Value, depth: usize) -> String {
 struct Walker<'a, 'o> {
     spec: &'a Spec,
     out: &'o mut Vec<Row>,
+    /// Rows this table may still expand in place (0: none).
+    budget: usize,
 }
 
 impl Walker<'_, '_> {
@@ -148,9 +159,24 @@ impl Walker<'_, '_> {
             constraints: constraints(body),
             variants: Vec::new(),
             group: String::new(),
+            expand: Vec::new(),
         };
         let is_root = name.is_empty();
+        let referenced = row.ref_name.clone().filter(|_| !is_root);
         self.out.push(row);
+        if let Some(target) = referenced.as_deref().and_then(|n| self.spec.schemas.get(n))
+            && self.budget > 0
+        {
+            let mut rows = Vec::new();
+            Walker { spec: self.spec, out: &mut rows, budget: 0 }.children(target, 0);
+            rows.retain(|r| !r.name.is_empty() || !r.variants.is_empty());
+            if !rows.is_empty() && rows.len() <= EXPAND_MAX_ROWS.min(self.budget) {
+                self.budget -= rows.len();
+                if let Some(last) = self.out.last_mut() {
+                    last.expand = rows;
+                }
+            }
+        }
         if ref_name(schema).is_some() && !is_root {
             return;
         }
@@ -222,11 +248,11 @@ impl Walker<'_, '_> {
                 .map(|(i, branch)| {
                     let mut rows = Vec::new();
                     let target = ref_name(branch).and_then(|n| self.spec.schemas.get(n)).unwrap_or(branch);
-                    Walker { spec: self.spec, out: &mut rows }.children(target, depth + 1);
+                    Walker { spec: self.spec, out: &mut rows, budget: 0 }.children(target, depth + 1);
                     rows.truncate(MAX_ROWS / 4);
                     if rows.is_empty() {
                         // A scalar or empty branch: one row with its type.
-                        Walker { spec: self.spec, out: &mut rows }.node("", branch, depth + 1, false);
+                        Walker { spec: self.spec, out: &mut rows, budget: 0 }.node("", branch, depth + 1, false);
                     }
                     let title = self.spec.resolve_value(branch).and_then(|b| b.get("title")).and_then(Value::as_str);
                     let label = match (ref_name(branch), title) {
@@ -250,6 +276,7 @@ impl Walker<'_, '_> {
                 constraints: Vec::new(),
                 variants,
                 group: group_name(),
+                expand: Vec::new(),
             });
         }
     }
@@ -325,6 +352,18 @@ components:
 ",
         )
         .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn small_referenced_schemas_expand_in_place() {
+        let spec = spec();
+        let pet = spec.schemas.get("Pet").cloned().unwrap_or_default();
+        let rows = rows(&spec, &pet);
+        let owner = rows.iter().find(|r| r.name == "owner").unwrap_or_else(|| panic!("{rows:?}"));
+        assert_eq!(owner.ref_name.as_deref(), Some("Owner"));
+        let names: Vec<&str> = owner.expand.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["pet"], "Owner's own fields, one level");
+        assert!(owner.expand.iter().all(|r| r.expand.is_empty()), "expansions do not nest");
     }
 
     #[test]

@@ -391,3 +391,23 @@ webhooks:
     let index = &site.quick_index().json;
     assert!(index.contains("[\"webhook\",\"A pet was added\",\"newPet\",\"op/webhook-newpet\"]"), "{index}");
 }
+
+#[test]
+fn referenced_schemas_expand_in_place() {
+    let spec = spec::parse(
+        br"
+openapi: 3.1.0
+info: {title: t, version: '1'}
+paths: {}
+components:
+  schemas:
+    Money: {type: object, properties: {amount: {type: integer}, currency: {type: string, description: ISO code}}}
+    Order: {type: object, properties: {total: {$ref: '#/components/schemas/Money'}}}
+",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let html = render(&Site::new(spec), &chrome(), Page::Schema("Order")).unwrap_or_else(|| panic!("no page"));
+    let expanded = html.split("<details class=\"expand\">").nth(1).unwrap_or_else(|| panic!("not expandable: {html}"));
+    assert!(expanded.starts_with("<summary>Money fields <span class=\"count\">2</span></summary>"), "{expanded}");
+    assert!(expanded.contains("<code>currency</code>") && expanded.contains("ISO code"), "{expanded}");
+}
