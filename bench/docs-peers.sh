@@ -54,4 +54,4 @@ curl -sf -o /dev/null -H "Authorization: Bearer $token" --data-binary "@$spec" "
 # measures pages of a prepared document, as a visitor meets them.
 curl -sf -o /dev/null "$base/docs/github/bench/op/get-repos-owner-repo"
 
-DOCS_MODULES="$modules" CHROMIUM="$chromium" RUNS="${RUNS:-3}" node "$ROOT/bench/docs-peers.mjs" "$base" "$spec"
+DOCS_MODULES="$modules" CHROMIUM="$chromium" RUNS="${RUNS:-3}" WEIGH_ALL="${WEIGH_ALL:-1}" node "$ROOT/bench/docs-peers.mjs" "$base" "$spec"

@@ -242,20 +242,18 @@ impl Site {
             for (index, (key, operation)) in
                 self.keys.iter().zip(self.spec.operations.iter().chain(&self.spec.webhooks)).enumerate()
             {
-                let kind =
-                    if index < self.spec.operations.len() { operation.method.as_str().to_owned() } else { "webhook".to_owned() };
+                let kind = if index < self.spec.operations.len() {
+                    operation.method.as_str().to_owned()
+                } else {
+                    "webhook".to_owned()
+                };
                 let title = operation
                     .summary
                     .as_deref()
                     .map(|s| markdown::first_line(s, 100))
                     .filter(|s| !s.is_empty())
                     .unwrap_or_else(|| operation.path.clone());
-                entries.push([
-                    kind,
-                    title,
-                    operation.path.clone(),
-                    format!("op/{}", encode(key)),
-                ]);
+                entries.push([kind, title, operation.path.clone(), format!("op/{}", encode(key))]);
             }
             for group in &self.groups {
                 entries.push([
@@ -323,7 +321,10 @@ impl Site {
 
     /// The operation at `index`, webhooks counted after the operations.
     fn op_at(&self, index: usize) -> Option<&Operation> {
-        self.spec.operations.get(index).or_else(|| self.spec.webhooks.get(index.checked_sub(self.spec.operations.len())?))
+        self.spec
+            .operations
+            .get(index)
+            .or_else(|| self.spec.webhooks.get(index.checked_sub(self.spec.operations.len())?))
     }
 
     /// Whether the page `op/<key>` is a webhook's.
@@ -577,7 +578,11 @@ fn param_input(spec: &Spec, schema: Option<&Value>) -> ParamInput {
         return ParamInput { kind: "select", options, ..ParamInput::default() };
     }
     if types.contains(&"boolean") {
-        return ParamInput { kind: "select", options: vec!["true".to_owned(), "false".to_owned()], ..ParamInput::default() };
+        return ParamInput {
+            kind: "select",
+            options: vec!["true".to_owned(), "false".to_owned()],
+            ..ParamInput::default()
+        };
     }
     if types.contains(&"integer") || types.contains(&"number") {
         let integer = types.contains(&"integer");

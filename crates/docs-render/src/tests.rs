@@ -277,7 +277,10 @@ fn operation_page_has_three_panes_with_examples_per_status() {
     // Samples, response examples and Try-It are in the pane, the schema
     // tables in the prose.
     assert!(aside.contains("data-remember=\"docs.sample\""), "{aside}");
-    assert!(aside.contains("<input type=\"radio\" name=\"tab-sample\" id=\"ts-curl\" value=\"curl\" checked>"), "{aside}");
+    assert!(
+        aside.contains("<input type=\"radio\" name=\"tab-sample\" id=\"ts-curl\" value=\"curl\" checked>"),
+        "{aside}"
+    );
     assert!(aside.contains("<label for=\"ts-java\">Java</label>"), "{aside}");
     assert!(aside.contains("data-tab=\"201\""), "{aside}");
     assert!(aside.contains("data-tab=\"400\""), "{aside}");
@@ -316,9 +319,11 @@ fn try_it_has_a_field_per_credential_and_checked_parameter_forms() {
 #[test]
 fn quick_index_lists_operations_schemas_and_tags_and_pages_link_it() {
     let site = site();
-    let index: Vec<[String; 4]> =
-        serde_json::from_str(&site.quick_index().json).unwrap_or_else(|e| panic!("{e}"));
-    assert!(index.contains(&["GET".to_owned(), "List <pets>".to_owned(), "/pets".to_owned(), "op/listPets".to_owned()]), "{index:?}");
+    let index: Vec<[String; 4]> = serde_json::from_str(&site.quick_index().json).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        index.contains(&["GET".to_owned(), "List <pets>".to_owned(), "/pets".to_owned(), "op/listPets".to_owned()]),
+        "{index:?}"
+    );
     assert!(index.iter().any(|e| e[0] == "schema" && e[1] == "Pet" && e[3] == "schemas/Pet"), "{index:?}");
     assert!(index.iter().any(|e| e[0] == "tag" && e[1] == "pets"), "{index:?}");
     let html = page(Page::Overview);
@@ -387,7 +392,10 @@ webhooks:
     assert!(html.contains("<span class=\"tag\">webhook</span>"), "{html}");
     assert!(html.contains("Payload example"), "{html}");
     assert!(html.contains("<span class=\"s\">&quot;Rex&quot;</span>"), "{html}");
-    assert!(!html.contains("id=\"samples\"") && !html.contains("data-tryit"), "no samples or Try-It for a webhook: {html}");
+    assert!(
+        !html.contains("id=\"samples\"") && !html.contains("data-tryit"),
+        "no samples or Try-It for a webhook: {html}"
+    );
     let index = &site.quick_index().json;
     assert!(index.contains("[\"webhook\",\"A pet was added\",\"newPet\",\"op/webhook-newpet\"]"), "{index}");
 }

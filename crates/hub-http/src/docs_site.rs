@@ -678,7 +678,12 @@ pub async fn download(
     respond(&server, &headers, download_inner(&server, &headers, &slug, &label).await)
 }
 
-async fn download_inner(server: &DocsServer, headers: &HeaderMap, slug: &str, label: &str) -> Result<Response, ApiError> {
+async fn download_inner(
+    server: &DocsServer,
+    headers: &HeaderMap,
+    slug: &str,
+    label: &str,
+) -> Result<Response, ApiError> {
     let site = open(server, slug, headers).await?;
     let version = site.version(Some(label)).ok_or_else(|| ApiError::new(Code::NotFound, "version not found"))?;
     let prepared = server.site(version).await?;
@@ -770,7 +775,11 @@ pub async fn search(
     } else {
         SearchFormat::Html
     };
-    respond(&server, &headers, search_inner(&server, &headers, &slug, &label, query.get("q").unwrap_or(""), format).await)
+    respond(
+        &server,
+        &headers,
+        search_inner(&server, &headers, &slug, &label, query.get("q").unwrap_or(""), format).await,
+    )
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

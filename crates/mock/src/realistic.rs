@@ -88,7 +88,9 @@ pub fn string_for(name: &str) -> Option<&'static str> {
         "token" | "key" | "secret" => "key_8f14e45fceea167a",
         "password" | "passphrase" => "correct-horse-battery-staple",
         "color" | "colour" => "#336699",
-        "icon" | "avatar" | "image" | "photo" | "picture" | "logo" | "thumbnail" => "https://example.com/images/avatar.png",
+        "icon" | "avatar" | "image" | "photo" | "picture" | "logo" | "thumbnail" => {
+            "https://example.com/images/avatar.png"
+        }
         "path" => "/docs/readme.md",
         "file" | "filename" => "report-2024.pdf",
         "extension" | "ext" => "pdf",

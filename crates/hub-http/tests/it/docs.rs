@@ -611,11 +611,17 @@ async fn quick_search_index_hits_and_download(app: TestApp) {
 
     let download = app.request(Method::GET, &format!("/docs/{slug}/1.0/openapi"), None, None).await;
     assert_eq!(download.status, StatusCode::OK);
-    assert_eq!(download.headers.get("content-type").and_then(|v| v.to_str().ok()), Some("application/yaml; charset=utf-8"));
+    assert_eq!(
+        download.headers.get("content-type").and_then(|v| v.to_str().ok()),
+        Some("application/yaml; charset=utf-8")
+    );
     let disposition = download.headers.get("content-disposition").and_then(|v| v.to_str().ok()).unwrap_or_default();
     assert_eq!(disposition, format!("attachment; filename=\"{slug}-1.0.yaml\""));
     assert_eq!(text(&download), HOSTILE, "the document as pushed");
-    assert!(html.contains(&format!("href=\"/docs/{slug}/1.0/openapi\" download>Download OpenAPI document</a>")), "{html}");
+    assert!(
+        html.contains(&format!("href=\"/docs/{slug}/1.0/openapi\" download>Download OpenAPI document</a>")),
+        "{html}"
+    );
     let (missing, _) = page(&app, &format!("/docs/{slug}/9.9/openapi")).await;
     assert_eq!(missing, StatusCode::NOT_FOUND);
 }
