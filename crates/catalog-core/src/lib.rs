@@ -27,10 +27,15 @@ pub mod store;
 pub mod stream;
 pub mod synth;
 
+#[cfg(test)]
+mod fuzz;
+
 use std::path::Path;
 use std::sync::Arc;
 
 use kernel::Clock;
+use platform::passwords::Passwords;
+use platform::throttle::SignInThrottle;
 use platform::{Db, DbError, Migrations};
 
 pub use error::{CatalogError, CatalogResult, OAuthErrorKind, PlayerFailure, TokenRejection};
@@ -60,6 +65,10 @@ pub struct Catalog {
     player_signal: Arc<tokio::sync::Notify>,
     /// The key that signs stream links, read from the store once.
     stream_key: Arc<tokio::sync::OnceCell<String>>,
+    /// argon2id on the blocking pool behind a semaphore.
+    passwords: Passwords,
+    /// Password attempts per client address and per account.
+    signin: Arc<SignInThrottle>,
 }
 
 impl Catalog {
@@ -71,7 +80,16 @@ impl Catalog {
             limiter: Arc::new(RateLimiter::new(RateLimit::default())),
             player_signal: Arc::new(tokio::sync::Notify::new()),
             stream_key: Arc::new(tokio::sync::OnceCell::new()),
+            passwords: Passwords::default(),
+            signin: Arc::new(SignInThrottle::default()),
         }
+    }
+
+    /// The same catalog with another sign-in throttle (tests use small limits).
+    #[must_use]
+    pub fn with_signin_throttle(mut self, throttle: SignInThrottle) -> Self {
+        self.signin = Arc::new(throttle);
+        self
     }
 
     /// The same catalog with another rate limit per app.

@@ -308,7 +308,12 @@ impl Catalog {
                 Ok(tracks(self.album_tracks(&uri.id, all).await?.items))
             }
             ItemKind::Playlist => Ok(tracks(
-                self.playlist_items(&uri.id, Some(user_id), all).await?.items.into_iter().map(|i| i.track).collect(),
+                self.playlist_items_for_player(&uri.id, user_id, all)
+                    .await?
+                    .items
+                    .into_iter()
+                    .map(|i| i.track)
+                    .collect(),
             )),
             ItemKind::Artist => {
                 self.artist(&uri.id).await?;

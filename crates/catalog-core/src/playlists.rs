@@ -1,6 +1,15 @@
 //! Playlists: create, change details, add, remove, replace and reorder
 //! items, cover images, and who may do what.
 //!
+//! Who may do what: a public playlist is readable by every token; a
+//! non-public one only by its owner and (when collaborative) its
+//! collaborators, and only with `playlist-read-private` (or
+//! `playlist-read-collaborative` for a collaborative one); to anyone else
+//! it does not exist (404). Items are edited by the owner and
+//! collaborators, with `playlist-modify-public` for a public playlist and
+//! `playlist-modify-private` otherwise; details and collaborators by the
+//! owner alone.
+//!
 //! Each edit of the items bumps the playlist's version inside the
 //! transaction that rewrites them; `snapshot_id` is that version, encoded.
 
@@ -9,7 +18,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 use crate::Catalog;
 use crate::error::{CatalogError, CatalogResult};
-use crate::model::{Playlist, PlaylistItem, Slice, Window};
+use crate::model::{Access, Playlist, PlaylistItem, Slice, Window};
+use crate::scopes::Scopes;
 use crate::store::{PlaylistDetails, PlaylistItemRow, PlaylistRow};
 
 /// Largest cover image accepted (Spotify's limit on the decoded JPEG).
@@ -85,21 +95,30 @@ pub struct Reorder {
 /// Applies a reorder to a list, as Spotify defines it.
 pub fn reorder<T>(mut items: Vec<T>, r: Reorder) -> CatalogResult<Vec<T>> {
     let len = items.len();
-    if r.range_length == 0 || r.range_start >= len || r.range_start + r.range_length > len {
+    // The numbers come from a request body: an end past `usize::MAX` must
+    // be refused, not overflow.
+    let end = r.range_start.checked_add(r.range_length).filter(|end| *end <= len);
+    let Some(end) = end.filter(|_| r.range_length > 0 && r.range_start < len) else {
         return Err(CatalogError::invalid("range_start and range_length must lie within the playlist"));
-    }
+    };
     if r.insert_before > len {
         return Err(CatalogError::invalid("insert_before must lie within the playlist"));
     }
-    if (r.range_start..=r.range_start + r.range_length).contains(&r.insert_before) {
+    if (r.range_start..=end).contains(&r.insert_before) {
         return Ok(items);
     }
-    let moved: Vec<T> = items.drain(r.range_start..r.range_start + r.range_length).collect();
+    let moved: Vec<T> = items.drain(r.range_start..end).collect();
     let at = if r.insert_before > r.range_start { r.insert_before - r.range_length } else { r.insert_before };
     let tail = items.split_off(at);
     items.extend(moved);
     items.extend(tail);
     Ok(items)
+}
+
+/// The scope an edit of `row` needs: Spotify asks `playlist-modify-public`
+/// for a public playlist and `playlist-modify-private` for any other.
+const fn modify_scope(row: &PlaylistRow) -> &'static str {
+    if row.public { "playlist-modify-public" } else { "playlist-modify-private" }
 }
 
 impl Catalog {
@@ -119,34 +138,118 @@ impl Catalog {
         })
     }
 
-    /// A playlist `viewer` may see: public ones, their own, and
-    /// collaborative ones they follow.
-    pub async fn playlist(&self, id: &str, viewer: Option<&str>) -> CatalogResult<Playlist> {
+    /// The playlist's row when `user` may see it: public, or theirs, or
+    /// collaborative with them as a collaborator. With `scopes`, a
+    /// non-public playlist also needs the token's read scope.
+    async fn readable_row(&self, id: &str, user: Option<&str>, scopes: Option<&Scopes>) -> CatalogResult<PlaylistRow> {
         let row = self.store.playlist(id).await?.ok_or(CatalogError::NotFound("playlist"))?;
-        if !row.public && viewer != Some(row.owner_id.as_str()) {
-            let follows = match viewer {
-                Some(v) => self
-                    .contains(v, crate::ItemKind::Playlist, &[id.to_owned()])
+        if row.public {
+            return Ok(row);
+        }
+        let Some(user) = user else { return Err(CatalogError::NotFound("playlist")) };
+        if !self.is_member(&row, user).await? {
+            return Err(CatalogError::NotFound("playlist"));
+        }
+        if let Some(scopes) = scopes {
+            let granted = scopes.contains("playlist-read-private")
+                || (row.collaborative && scopes.contains("playlist-read-collaborative"));
+            if !granted {
+                return Err(CatalogError::InsufficientScope);
+            }
+        }
+        Ok(row)
+    }
+
+    /// The owner, or a collaborator of a collaborative playlist.
+    async fn is_member(&self, row: &PlaylistRow, user: &str) -> CatalogResult<bool> {
+        Ok(row.owner_id == user || (row.collaborative && self.store.is_collaborator(&row.id, user).await?))
+    }
+
+    /// A playlist as the caller may see it (see the module's rules).
+    pub async fn playlist(&self, id: &str, access: &Access) -> CatalogResult<Playlist> {
+        let row = self.readable_row(id, access.user_id.as_deref(), Some(&access.scopes)).await?;
+        self.playlist_of_row(row).await
+    }
+
+    /// The playlist's row when the caller may edit its items: the owner or
+    /// a collaborator, holding the modify scope its visibility asks for.
+    async fn editable(&self, id: &str, access: &Access) -> CatalogResult<PlaylistRow> {
+        let user = access.user(&[])?;
+        let row = self.readable_row(id, Some(user), None).await?;
+        if !self.is_member(&row, user).await? {
+            return Err(CatalogError::Forbidden("you may not edit this playlist".to_owned()));
+        }
+        if !access.scopes.contains(modify_scope(&row)) {
+            return Err(CatalogError::InsufficientScope);
+        }
+        Ok(row)
+    }
+
+    /// The playlist's row when the caller owns it, with the modify scope.
+    async fn owned(&self, id: &str, access: &Access) -> CatalogResult<PlaylistRow> {
+        let user = access.user(&[])?;
+        let row = self.readable_row(id, Some(user), None).await?;
+        if row.owner_id != user {
+            return Err(CatalogError::Forbidden("only the owner may change a playlist's details".to_owned()));
+        }
+        if !access.scopes.contains(modify_scope(&row)) {
+            return Err(CatalogError::InsufficientScope);
+        }
+        Ok(row)
+    }
+
+    /// Follows a playlist: any public one, a non-public one only as its
+    /// owner or a collaborator.
+    pub async fn follow_playlist(&self, access: &Access, id: &str) -> CatalogResult<()> {
+        let user = access.user(&[])?;
+        self.readable_row(id, Some(user), None).await?;
+        self.save(user, crate::ItemKind::Playlist, &[id.to_owned()]).await
+    }
+
+    /// Whether each of `users` follows the playlist, when the caller may see it.
+    pub async fn playlist_followed_by(&self, access: &Access, id: &str, users: &[String]) -> CatalogResult<Vec<bool>> {
+        self.readable_row(id, access.user_id.as_deref(), Some(&access.scopes)).await?;
+        let mut out = Vec::with_capacity(users.len());
+        for user in users {
+            out.push(
+                self.contains(user, crate::ItemKind::Playlist, &[id.to_owned()])
                     .await?
                     .first()
                     .copied()
                     .unwrap_or(false),
-                None => false,
-            };
-            if !follows {
-                return Err(CatalogError::NotFound("playlist"));
-            }
+            );
         }
-        self.playlist_of_row(row).await
+        Ok(out)
     }
 
-    /// A playlist `user` may edit: their own, or a collaborative one.
-    async fn editable(&self, id: &str, user_id: &str) -> CatalogResult<PlaylistRow> {
-        let row = self.store.playlist(id).await?.ok_or(CatalogError::NotFound("playlist"))?;
-        if row.owner_id == user_id || row.collaborative {
-            Ok(row)
+    /// The collaborators of a playlist the caller owns.
+    pub async fn playlist_collaborators(&self, access: &Access, id: &str) -> CatalogResult<Vec<String>> {
+        let row = self.owned(id, access).await?;
+        Ok(self.store.collaborators(&row.id).await?)
+    }
+
+    /// Adds or removes collaborators of a collaborative playlist the caller owns.
+    pub async fn change_collaborators(
+        &self,
+        access: &Access,
+        id: &str,
+        user_ids: &[String],
+        add: bool,
+    ) -> CatalogResult<()> {
+        let row = self.owned(id, access).await?;
+        if user_ids.is_empty() || user_ids.len() > 50 {
+            return Err(CatalogError::invalid("name 1 to 50 user ids"));
+        }
+        if add {
+            if !row.collaborative {
+                return Err(CatalogError::invalid("only a collaborative playlist has collaborators"));
+            }
+            for user in user_ids {
+                self.user(user).await?;
+            }
+            Ok(self.store.add_collaborators(&row.id, user_ids, self.clock.now()).await?)
         } else {
-            Err(CatalogError::Forbidden("you may not edit this playlist".to_owned()))
+            Ok(self.store.remove_collaborators(&row.id, user_ids).await?)
         }
     }
 
@@ -178,14 +281,12 @@ impl Catalog {
             followers: 0,
         };
         self.store.insert_playlist(&row, self.clock.now()).await?;
-        self.playlist(&row.id, Some(owner_id)).await
+        let row = self.store.playlist(&row.id).await?.ok_or(CatalogError::NotFound("playlist"))?;
+        self.playlist_of_row(row).await
     }
 
-    pub async fn change_playlist(&self, id: &str, user_id: &str, details: PlaylistDetails) -> CatalogResult<()> {
-        let row = self.store.playlist(id).await?.ok_or(CatalogError::NotFound("playlist"))?;
-        if row.owner_id != user_id {
-            return Err(CatalogError::Forbidden("only the owner may change a playlist's details".to_owned()));
-        }
+    pub async fn change_playlist(&self, id: &str, access: &Access, details: PlaylistDetails) -> CatalogResult<()> {
+        let row = self.owned(id, access).await?;
         if details.name.as_ref().is_some_and(|name| name.trim().is_empty()) {
             return Err(CatalogError::invalid("the playlist name must not be empty"));
         }
@@ -197,14 +298,12 @@ impl Catalog {
         Ok(self.store.update_playlist(id, &details, self.clock.now()).await?)
     }
 
-    pub async fn playlists_of(
-        &self,
-        user_id: &str,
-        viewer: Option<&str>,
-        window: Window,
-    ) -> CatalogResult<Slice<Playlist>> {
+    /// A user's playlists (owned and followed). Non-public ones are listed
+    /// only to that user, with `playlist-read-private`.
+    pub async fn playlists_of(&self, user_id: &str, access: &Access, window: Window) -> CatalogResult<Slice<Playlist>> {
         self.user(user_id).await?;
-        let rows = self.store.playlists_of(user_id, viewer != Some(user_id), window).await?;
+        let own = access.user_id.as_deref() == Some(user_id) && access.scopes.contains("playlist-read-private");
+        let rows = self.store.playlists_of(user_id, !own, window).await?;
         let mut items = Vec::with_capacity(rows.items.len());
         for row in rows.items {
             items.push(self.playlist_of_row(row).await?);
@@ -221,13 +320,30 @@ impl Catalog {
         Ok(Slice { items, total: rows.total })
     }
 
+    /// A page of the items, when the caller may read the playlist.
     pub async fn playlist_items(
         &self,
         id: &str,
-        viewer: Option<&str>,
+        access: &Access,
         window: Window,
     ) -> CatalogResult<Slice<PlaylistItem>> {
-        self.playlist(id, viewer).await?;
+        self.readable_row(id, access.user_id.as_deref(), Some(&access.scopes)).await?;
+        self.items_page(id, window).await
+    }
+
+    /// The items as the player reads them for `user_id` (who must be able
+    /// to see the playlist; the player's own scopes allow playing it).
+    pub async fn playlist_items_for_player(
+        &self,
+        id: &str,
+        user_id: &str,
+        window: Window,
+    ) -> CatalogResult<Slice<PlaylistItem>> {
+        self.readable_row(id, Some(user_id), None).await?;
+        self.items_page(id, window).await
+    }
+
+    async fn items_page(&self, id: &str, window: Window) -> CatalogResult<Slice<PlaylistItem>> {
         let rows = self.store.playlist_items(id, window).await?;
         let ids: Vec<String> = rows.items.iter().map(|r| r.track_id.clone()).collect();
         let tracks = self.store.tracks(&ids).await?;
@@ -257,19 +373,20 @@ impl Catalog {
     pub async fn add_playlist_items(
         &self,
         id: &str,
-        user_id: &str,
+        access: &Access,
         track_ids: &[String],
         position: Option<usize>,
     ) -> CatalogResult<String> {
         if track_ids.is_empty() || track_ids.len() > MAX_ITEMS_PER_REQUEST {
             return Err(CatalogError::invalid(format!("add 1 to {MAX_ITEMS_PER_REQUEST} items per request")));
         }
-        self.editable(id, user_id).await?;
+        self.editable(id, access).await?;
+        let user_id = access.user(&[])?.to_owned();
         self.check_tracks(track_ids).await?;
         let now = self.clock.now();
         let new: Vec<PlaylistItemRow> = track_ids
             .iter()
-            .map(|t| PlaylistItemRow { track_id: t.clone(), added_by: user_id.to_owned(), added_at: now.as_millis() })
+            .map(|t| PlaylistItemRow { track_id: t.clone(), added_by: user_id.clone(), added_at: now.as_millis() })
             .collect();
         let version = self
             .store
@@ -295,14 +412,14 @@ impl Catalog {
     pub async fn remove_playlist_items(
         &self,
         id: &str,
-        user_id: &str,
+        access: &Access,
         removals: &[Removal],
         snapshot: Option<&str>,
     ) -> CatalogResult<String> {
         if removals.is_empty() || removals.len() > MAX_ITEMS_PER_REQUEST {
             return Err(CatalogError::invalid(format!("remove 1 to {MAX_ITEMS_PER_REQUEST} items per request")));
         }
-        self.editable(id, user_id).await?;
+        self.editable(id, access).await?;
         let removals = removals.to_vec();
         let snapshot = snapshot.map(str::to_owned);
         let version = self
@@ -316,16 +433,22 @@ impl Catalog {
     }
 
     /// Replaces all items with `track_ids`.
-    pub async fn replace_playlist_items(&self, id: &str, user_id: &str, track_ids: &[String]) -> CatalogResult<String> {
+    pub async fn replace_playlist_items(
+        &self,
+        id: &str,
+        access: &Access,
+        track_ids: &[String],
+    ) -> CatalogResult<String> {
         if track_ids.len() > MAX_ITEMS_PER_REQUEST {
             return Err(CatalogError::invalid(format!("at most {MAX_ITEMS_PER_REQUEST} items per request")));
         }
-        self.editable(id, user_id).await?;
+        self.editable(id, access).await?;
+        let user_id = access.user(&[])?.to_owned();
         self.check_tracks(track_ids).await?;
         let now = self.clock.now();
         let new: Vec<PlaylistItemRow> = track_ids
             .iter()
-            .map(|t| PlaylistItemRow { track_id: t.clone(), added_by: user_id.to_owned(), added_at: now.as_millis() })
+            .map(|t| PlaylistItemRow { track_id: t.clone(), added_by: user_id.clone(), added_at: now.as_millis() })
             .collect();
         let version = self.store.edit_playlist_items(id, now, move |_, _| Ok(new)).await?;
         Ok(snapshot_id(version))
@@ -335,11 +458,11 @@ impl Catalog {
     pub async fn reorder_playlist_items(
         &self,
         id: &str,
-        user_id: &str,
+        access: &Access,
         r: Reorder,
         snapshot: Option<&str>,
     ) -> CatalogResult<String> {
-        self.editable(id, user_id).await?;
+        self.editable(id, access).await?;
         let snapshot = snapshot.map(str::to_owned);
         let version = self
             .store
@@ -352,8 +475,8 @@ impl Catalog {
     }
 
     /// Sets a custom cover from a JPEG (already base64-decoded).
-    pub async fn set_playlist_cover(&self, id: &str, user_id: &str, jpeg: &[u8]) -> CatalogResult<()> {
-        self.editable(id, user_id).await?;
+    pub async fn set_playlist_cover(&self, id: &str, access: &Access, jpeg: &[u8]) -> CatalogResult<()> {
+        self.editable(id, access).await?;
         if jpeg.len() > MAX_COVER_BYTES {
             return Err(CatalogError::invalid("the image exceeds 256 KB"));
         }

@@ -17,6 +17,44 @@ use crate::search::SearchQuery;
 type StoreResult<T> = Result<T, StoreError>;
 
 /// `$start, $start+1, ...` for `n` values.
+/// Inserts an [`IssuedGrant`]'s two tokens on a transaction (one macro
+/// because the transaction's type differs per database).
+macro_rules! insert_grant {
+    ($tx:expr, $grant:expr) => {{
+        let grant: &IssuedGrant = $grant;
+        let r = &grant.refresh;
+        sqlx::query(
+            "INSERT INTO refresh_tokens (token_hash, client_id, user_id, scope, created_at, family_id, family_created_at, last_used_at, pkce, confidential) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+        )
+        .bind(&grant.refresh_hash)
+        .bind(&r.client_id)
+        .bind(&r.user_id)
+        .bind(&r.scope)
+        .bind(grant.now)
+        .bind(&r.family_id)
+        .bind(r.family_created_at)
+        .bind(r.last_used_at)
+        .bind(r.pkce)
+        .bind(r.confidential)
+        .execute($tx)
+        .await
+        .map_err(store_error)?;
+        let a = &grant.access;
+        sqlx::query(
+            "INSERT INTO access_tokens (token_hash, client_id, user_id, scope, expires_at, family_id) VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(&grant.access_hash)
+        .bind(&a.client_id)
+        .bind(&a.user_id)
+        .bind(&a.scope)
+        .bind(a.expires_at)
+        .bind(&a.family_id)
+        .execute($tx)
+        .await
+        .map_err(store_error)?;
+    }};
+}
+
 fn placeholders(start: usize, n: usize) -> String {
     (start..start + n).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
 }
@@ -132,6 +170,10 @@ pub struct CodeRow {
     pub scope: String,
     pub code_challenge: Option<String>,
     pub expires_at: i64,
+    /// When the code was exchanged (it is kept, marked, to detect replays).
+    pub used_at: Option<i64>,
+    /// The refresh-token family its exchange started.
+    pub family_id: Option<String>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -140,6 +182,8 @@ pub struct TokenRow {
     pub user_id: Option<String>,
     pub scope: String,
     pub expires_at: i64,
+    /// The refresh-token family it was issued under (none for app tokens).
+    pub family_id: Option<String>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -147,6 +191,32 @@ pub struct RefreshRow {
     pub client_id: String,
     pub user_id: String,
     pub scope: String,
+    pub family_id: String,
+    pub family_created_at: i64,
+    pub last_used_at: i64,
+    /// Set once the token was exchanged for its successor.
+    pub rotated_at: Option<i64>,
+    /// The family began with a PKCE code.
+    pub pkce: bool,
+    /// The client proved its secret when the family began.
+    pub confidential: bool,
+}
+
+/// A refresh token and an access token issued together (a code exchange or
+/// a rotation), written in one transaction.
+pub struct IssuedGrant {
+    pub now: i64,
+    pub refresh_hash: String,
+    pub refresh: RefreshRow,
+    pub access_hash: String,
+    pub access: TokenRow,
+}
+
+/// The cut-off times of [`Store::prune_tokens`], in epoch milliseconds.
+pub struct GrantExpiry {
+    pub idle_before: i64,
+    pub started_before: i64,
+    pub codes_before: i64,
 }
 
 #[derive(sqlx::FromRow)]
@@ -392,11 +462,11 @@ impl Store {
         })
     }
 
-    /// Deletes and returns the code: a code is usable once, even under races.
-    pub async fn take_code(&self, code_hash: &str) -> StoreResult<Option<CodeRow>> {
+    /// Reads a code without consuming it, so every check can run first.
+    pub async fn code(&self, code_hash: &str) -> StoreResult<Option<CodeRow>> {
         with_db!(&self.db, |pool| {
             sqlx::query_as(
-            "DELETE FROM auth_codes WHERE code_hash = $1 RETURNING client_id, user_id, redirect_uri, scope, code_challenge, expires_at"
+            "SELECT client_id, user_id, redirect_uri, scope, code_challenge, expires_at, used_at, family_id FROM auth_codes WHERE code_hash = $1"
         )
         .bind(code_hash)
         .fetch_optional(pool)
@@ -405,24 +475,52 @@ impl Store {
         })
     }
 
+    /// Marks the code used and issues the first refresh and access token of
+    /// its family, in one transaction. `false` when the code was already
+    /// used (a replay, also under a race): nothing is issued.
+    pub async fn redeem_code(&self, code_hash: &str, grant: &IssuedGrant) -> StoreResult<bool> {
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            let marked = sqlx::query(
+                "UPDATE auth_codes SET used_at = $2, family_id = $3 WHERE code_hash = $1 AND used_at IS NULL",
+            )
+            .bind(code_hash)
+            .bind(grant.now)
+            .bind(&grant.refresh.family_id)
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?
+            .rows_affected();
+            if marked != 1 {
+                return Ok(false);
+            }
+            insert_grant!(&mut *tx, grant);
+            tx.commit().await.map_err(store_error)?;
+            Ok(true)
+        })
+    }
+
     pub async fn insert_access_token(&self, token_hash: &str, row: &TokenRow) -> StoreResult<()> {
-        with_db!(&self.db, |pool| sqlx::query(
-            "INSERT INTO access_tokens (token_hash, client_id, user_id, scope, expires_at) VALUES ($1, $2, $3, $4, $5)"
+        with_db!(&self.db, |pool| {
+            sqlx::query(
+            "INSERT INTO access_tokens (token_hash, client_id, user_id, scope, expires_at, family_id) VALUES ($1, $2, $3, $4, $5, $6)"
         )
         .bind(token_hash)
         .bind(&row.client_id)
         .bind(&row.user_id)
         .bind(&row.scope)
         .bind(row.expires_at)
+        .bind(&row.family_id)
         .execute(pool)
         .await
         .map(drop)
-        .map_err(store_error))
+        .map_err(store_error)
+        })
     }
 
     pub async fn access_token(&self, token_hash: &str) -> StoreResult<Option<TokenRow>> {
         with_db!(&self.db, |pool| sqlx::query_as(
-            "SELECT client_id, user_id, scope, expires_at FROM access_tokens WHERE token_hash = $1"
+            "SELECT client_id, user_id, scope, expires_at, family_id FROM access_tokens WHERE token_hash = $1"
         )
         .bind(token_hash)
         .fetch_optional(pool)
@@ -430,39 +528,105 @@ impl Store {
         .map_err(store_error))
     }
 
-    /// Removes access tokens that expired before `now`.
-    pub async fn prune_tokens(&self, now: Timestamp) -> StoreResult<u64> {
-        with_db!(&self.db, |pool| sqlx::query("DELETE FROM access_tokens WHERE expires_at < $1")
-            .bind(now.as_millis())
-            .execute(pool)
+    /// Removes access tokens that expired before `now`, refresh-token
+    /// families idle since `idle_before` or started before `started_before`,
+    /// and codes that expired before `codes_before`.
+    pub async fn prune_tokens(&self, now: Timestamp, expiry: &GrantExpiry) -> StoreResult<u64> {
+        with_db!(&self.db, |pool| {
+            let mut removed = sqlx::query("DELETE FROM access_tokens WHERE expires_at < $1")
+                .bind(now.as_millis())
+                .execute(pool)
+                .await
+                .map_err(store_error)?
+                .rows_affected();
+            // A family ends with its newest token: idle or too old, every
+            // token of it (rotated ones included) and its access tokens go.
+            let ended: Vec<(String,)> = sqlx::query_as(
+                "SELECT family_id FROM refresh_tokens WHERE rotated_at IS NULL AND (last_used_at < $1 OR family_created_at < $2)",
+            )
+            .bind(expiry.idle_before)
+            .bind(expiry.started_before)
+            .fetch_all(pool)
             .await
-            .map(|r| r.rows_affected())
-            .map_err(store_error))
-    }
-
-    pub async fn insert_refresh_token(&self, token_hash: &str, row: &RefreshRow, now: Timestamp) -> StoreResult<()> {
-        with_db!(&self.db, |pool| sqlx::query(
-            "INSERT INTO refresh_tokens (token_hash, client_id, user_id, scope, created_at) VALUES ($1, $2, $3, $4, $5)"
-        )
-        .bind(token_hash)
-        .bind(&row.client_id)
-        .bind(&row.user_id)
-        .bind(&row.scope)
-        .bind(now.as_millis())
-        .execute(pool)
-        .await
-        .map(drop)
-        .map_err(store_error))
+            .map_err(store_error)?;
+            for (family,) in ended {
+                removed += sqlx::query("DELETE FROM refresh_tokens WHERE family_id = $1")
+                    .bind(&family)
+                    .execute(pool)
+                    .await
+                    .map_err(store_error)?
+                    .rows_affected();
+                removed += sqlx::query("DELETE FROM access_tokens WHERE family_id = $1")
+                    .bind(&family)
+                    .execute(pool)
+                    .await
+                    .map_err(store_error)?
+                    .rows_affected();
+            }
+            removed += sqlx::query("DELETE FROM auth_codes WHERE expires_at < $1")
+                .bind(expiry.codes_before)
+                .execute(pool)
+                .await
+                .map_err(store_error)?
+                .rows_affected();
+            Ok(removed)
+        })
     }
 
     pub async fn refresh_token(&self, token_hash: &str) -> StoreResult<Option<RefreshRow>> {
-        with_db!(&self.db, |pool| sqlx::query_as(
-            "SELECT client_id, user_id, scope FROM refresh_tokens WHERE token_hash = $1"
+        with_db!(&self.db, |pool| {
+            sqlx::query_as(
+            "SELECT client_id, user_id, scope, family_id, family_created_at, last_used_at, rotated_at, pkce, confidential FROM refresh_tokens WHERE token_hash = $1"
         )
         .bind(token_hash)
         .fetch_optional(pool)
         .await
-        .map_err(store_error))
+        .map_err(store_error)
+        })
+    }
+
+    /// Rotates a refresh token: marks `old_hash` rotated and issues the next
+    /// token of its family with an access token, in one transaction.
+    /// `false` when the old token was already rotated (reuse, also under a
+    /// race): nothing is issued.
+    pub async fn rotate_refresh_token(&self, old_hash: &str, grant: &IssuedGrant) -> StoreResult<bool> {
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            let marked =
+                sqlx::query("UPDATE refresh_tokens SET rotated_at = $2 WHERE token_hash = $1 AND rotated_at IS NULL")
+                    .bind(old_hash)
+                    .bind(grant.now)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(store_error)?
+                    .rows_affected();
+            if marked != 1 {
+                return Ok(false);
+            }
+            insert_grant!(&mut *tx, grant);
+            tx.commit().await.map_err(store_error)?;
+            Ok(true)
+        })
+    }
+
+    /// Revokes a family: every refresh token of it and every access token
+    /// issued under it.
+    pub async fn revoke_family(&self, family_id: &str) -> StoreResult<()> {
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            sqlx::query("DELETE FROM refresh_tokens WHERE family_id = $1")
+                .bind(family_id)
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
+            sqlx::query("DELETE FROM access_tokens WHERE family_id = $1")
+                .bind(family_id)
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
+            tx.commit().await.map_err(store_error)?;
+            Ok(())
+        })
     }
 
     // ----- library scan ---------------------------------------------------
@@ -1303,7 +1467,13 @@ impl Store {
         public_only: bool,
         window: Window,
     ) -> StoreResult<Slice<PlaylistRow>> {
-        let visible = if public_only { " AND l.public" } else { "" };
+        // A non-public playlist is listed only to its owner and collaborators
+        // (a follow from before that rule does not reveal it).
+        let visible = if public_only {
+            " AND l.public"
+        } else {
+            " AND (l.public OR l.owner_id = $1 OR EXISTS (SELECT 1 FROM playlist_collaborators c WHERE c.playlist_id = l.id AND c.user_id = $1))"
+        };
         let filter = format!(
             " WHERE (l.owner_id = $1 OR EXISTS (SELECT 1 FROM saved_items s WHERE s.user_id = $1 AND s.item_type = 'playlist' AND s.item_id = l.id)){visible}"
         );
@@ -1424,6 +1594,63 @@ impl Store {
             tx.commit().await.map_err(store_error)?;
             Ok(version)
         })
+    }
+
+    /// Whether `user_id` collaborates on the playlist.
+    pub async fn is_collaborator(&self, playlist_id: &str, user_id: &str) -> StoreResult<bool> {
+        with_db!(&self.db, |pool| sqlx::query_as::<_, (i64,)>(
+            "SELECT COUNT(*) FROM playlist_collaborators WHERE playlist_id = $1 AND user_id = $2"
+        )
+        .bind(playlist_id)
+        .bind(user_id)
+        .fetch_one(pool)
+        .await
+        .map(|(n,)| n > 0)
+        .map_err(store_error))
+    }
+
+    /// Adds collaborators (adding one twice keeps the first date).
+    pub async fn add_collaborators(&self, playlist_id: &str, user_ids: &[String], now: Timestamp) -> StoreResult<()> {
+        with_db!(&self.db, |pool| {
+            for user_id in user_ids {
+                sqlx::query(
+                    "INSERT INTO playlist_collaborators (playlist_id, user_id, added_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+                )
+                .bind(playlist_id)
+                .bind(user_id)
+                .bind(now.as_millis())
+                .execute(pool)
+                .await
+                .map_err(store_error)?;
+            }
+            Ok(())
+        })
+    }
+
+    pub async fn remove_collaborators(&self, playlist_id: &str, user_ids: &[String]) -> StoreResult<()> {
+        with_db!(&self.db, |pool| {
+            for user_id in user_ids {
+                sqlx::query("DELETE FROM playlist_collaborators WHERE playlist_id = $1 AND user_id = $2")
+                    .bind(playlist_id)
+                    .bind(user_id)
+                    .execute(pool)
+                    .await
+                    .map_err(store_error)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The playlist's collaborators, in the order they were added.
+    pub async fn collaborators(&self, playlist_id: &str) -> StoreResult<Vec<String>> {
+        with_db!(&self.db, |pool| sqlx::query_as::<_, (String,)>(
+            "SELECT user_id FROM playlist_collaborators WHERE playlist_id = $1 ORDER BY added_at, user_id"
+        )
+        .bind(playlist_id)
+        .fetch_all(pool)
+        .await
+        .map(|rows| rows.into_iter().map(|(id,)| id).collect())
+        .map_err(store_error))
     }
 
     pub async fn set_playlist_image(&self, id: &str, image_id: &str, mime: &str, data: &[u8]) -> StoreResult<()> {

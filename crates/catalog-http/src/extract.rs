@@ -1,7 +1,9 @@
 //! Extractors: the caller's token, the query string with Spotify's
-//! parameter conventions, and JSON bodies.
+//! parameter conventions, and request bodies read within a limit.
 
-use axum::extract::FromRequestParts;
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::StatusCode;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use catalog_core::ids::{ItemKind, parse_id_list};
@@ -95,4 +97,36 @@ pub fn json_body(body: &[u8]) -> Result<serde_json::Value, ApiError> {
         return Ok(serde_json::json!({}));
     }
     serde_json::from_slice(body).map_err(|e| ApiError::bad_request(format!("Error parsing JSON: {e}")))
+}
+
+/// The body limit of every route that does not name its own (1 MiB).
+pub const DEFAULT_BODY_LIMIT: usize = platform::http::DEFAULT_BODY_LIMIT;
+/// `/authorize` and `/api/token` read their form before anyone is known:
+/// a form of a few fields needs far less than the default.
+pub const FORM_BODY_LIMIT: usize = 64 * 1024;
+/// A playlist cover: base64 of a JPEG of at most 256 KB (4/3 of it) with
+/// room for line breaks.
+pub const COVER_BODY_LIMIT: usize = 360 * 1024;
+
+/// A request body read into memory, refused with 413 as soon as it passes
+/// `LIMIT` bytes (a declared `Content-Length` above it before any byte is
+/// read). As the last extractor of a handler it runs after [`Auth`], so a
+/// body is only read for a caller with a valid token.
+#[derive(Debug)]
+pub struct LimitedBody<const LIMIT: usize = DEFAULT_BODY_LIMIT>(pub Bytes);
+
+impl<S: Send + Sync, const LIMIT: usize> FromRequest<S> for LimitedBody<LIMIT> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, _: &S) -> Result<Self, Self::Rejection> {
+        let (parts, body) = request.into_parts();
+        match platform::http::read_body_limited(&parts.headers, body, LIMIT).await {
+            Ok(bytes) => Ok(Self(bytes)),
+            Err(platform::http::BodyError::TooLarge { limit }) => Err(ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("Request body too large: at most {limit} bytes"),
+            )),
+            Err(platform::http::BodyError::Read(reason)) => Err(ApiError::bad_request(reason)),
+        }
+    }
 }

@@ -18,8 +18,12 @@ pub mod wire;
 use axum::Router;
 use axum::extract::Request;
 use axum::http::{StatusCode, Uri};
+use axum::response::Response;
 use axum::routing::{delete, get, post, put};
 use catalog_core::Catalog;
+use platform::net::TrustedProxies;
+use platform::secrets::SecretKey;
+use platform::web::{CookiePolicy, Csrf};
 
 use crate::error::ApiError;
 use crate::routes::{catalog as c, device as d, me, oauth, player as pl, playlists as p, spoken as sp};
@@ -32,11 +36,34 @@ pub struct AppState {
     /// The externally visible origin, without a trailing slash; every
     /// `href`, `next` and image URL is built on it.
     pub public_url: String,
+    /// CSRF tokens of the `/authorize` form; its cookies follow `public_url`.
+    pub csrf: Csrf,
+    /// Who may name the client in `X-Forwarded-For` (sign-in throttle, logs).
+    pub proxies: TrustedProxies,
 }
 
 impl AppState {
+    /// State with a fresh random CSRF key (one process, tests) and no
+    /// trusted proxies; [`Self::with_secret_key`] and
+    /// [`Self::with_trusted_proxies`] set the configured ones.
     pub fn new(catalog: Catalog, public_url: &str) -> Self {
-        Self { catalog, public_url: public_url.trim_end_matches('/').to_owned() }
+        let public_url = public_url.trim_end_matches('/').to_owned();
+        let csrf = Csrf::new(&SecretKey::generate(), CookiePolicy::for_public_url(&public_url));
+        Self { catalog, public_url, csrf, proxies: TrustedProxies::default() }
+    }
+
+    /// CSRF tokens signed under a key derived from `key`, so every node
+    /// sharing it accepts every node's forms.
+    #[must_use]
+    pub fn with_secret_key(mut self, key: &SecretKey) -> Self {
+        self.csrf = Csrf::new(key, CookiePolicy::for_public_url(&self.public_url));
+        self
+    }
+
+    #[must_use]
+    pub fn with_trusted_proxies(mut self, proxies: TrustedProxies) -> Self {
+        self.proxies = proxies;
+        self
     }
 
     pub fn wire(&self) -> Wire<'_> {
@@ -133,13 +160,27 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/playlists/{id}/followers", put(p::follow).delete(p::follow))
         .route("/v1/playlists/{id}/followers/contains", get(p::follow_contains))
         .route("/v1/playlists/{id}/images", get(p::images).put(p::upload_image))
-        .layer(axum::extract::DefaultBodyLimit::max(1024 * 1024))
+        .route(
+            "/v1/playlists/{id}/collaborators",
+            get(p::collaborators).put(p::change_collaborators).delete(p::change_collaborators),
+        )
+        // Handlers read bodies through `extract::LimitedBody`; this bounds
+        // any axum extractor that might be added later.
+        .layer(axum::extract::DefaultBodyLimit::max(extract::DEFAULT_BODY_LIMIT))
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state);
     let inner = api.merge(platform::http::ops_routes(db)).fallback(not_found);
     // Trailing slashes are stripped before routing.
     let outer = Router::new().fallback_service(inner).layer(axum::middleware::map_request(strip_trailing_slash));
-    platform::http::instrument(outer, "catalog")
+    platform::http::instrument(platform::http::catch_panics(outer, panic_response), "catalog")
+}
+
+/// The answer to a request whose handler panicked: Spotify's 500 object.
+pub fn panic_response() -> Response {
+    axum::response::IntoResponse::into_response(ApiError::new(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "Server error; the request id identifies it in the logs",
+    ))
 }
 
 async fn strip_trailing_slash(mut request: Request) -> Request {

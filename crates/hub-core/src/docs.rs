@@ -264,6 +264,18 @@ fn text(map: &Map<String, Value>, prefix: &str, name: &str, max: usize, required
     }
 }
 
+/// A non-negative integer, written `12` or `12.0` (JSON Schema's
+/// `integer` admits both).
+fn integral(value: &Value) -> Option<u64> {
+    value.as_u64().or_else(|| {
+        value.as_f64().filter(|f| f.fract() == 0.0 && (0.0..9.0e15).contains(f)).map(|f| {
+            #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "integral, 0 to 2^53")]
+            let n = f as u64;
+            n
+        })
+    })
+}
+
 fn boolean(map: &Map<String, Value>, prefix: &str, name: &str) -> HubResult<bool> {
     match map.get(name) {
         None | Some(Value::Null) => Ok(false),
@@ -317,15 +329,15 @@ impl ThemeTokens {
             None | Some(Value::Null) => Ok(Palette::default()),
             Some(value) => Palette::parse(value, name),
         };
-        let radius =
-            match map.get("radius") {
-                None | Some(Value::Null) => None,
-                Some(value) => Some(
-                    value.as_u64().and_then(|r| u32::try_from(r).ok()).filter(|r| *r <= MAX_RADIUS_PX).ok_or_else(
-                        || field_error("radius", format!("must be an integer from 0 to {MAX_RADIUS_PX}")),
-                    )?,
-                ),
-            };
+        let radius = match map.get("radius") {
+            None | Some(Value::Null) => None,
+            Some(value) => Some(
+                integral(value)
+                    .and_then(|r| u32::try_from(r).ok())
+                    .filter(|r| *r <= MAX_RADIUS_PX)
+                    .ok_or_else(|| field_error("radius", format!("must be an integer from 0 to {MAX_RADIUS_PX}")))?,
+            ),
+        };
         let lock = match opt_string(map, "", "lock")? {
             None => None,
             Some(lock @ ("light" | "dark")) => Some(lock.to_owned()),
@@ -607,7 +619,8 @@ impl Hub {
         version: Option<&str>,
     ) -> HubResult<Vec<EndpointMarkdown>> {
         let found = self.authorize_project(principal, slug, Action::ViewProject).await?;
-        self.store.endpoint_markdown(&found.project.id, version).await
+        let version = version.map(crate::names::Label::parse).transpose()?;
+        self.store.endpoint_markdown(&found.project.id, version.as_ref().map(crate::names::Label::as_str)).await
     }
 
     /// Sets (or, with neither intro nor extras, removes) the markdown of one

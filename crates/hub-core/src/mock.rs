@@ -194,8 +194,12 @@ impl Hub {
                 map.insert(key.clone(), value.clone());
             }
         }
-        let settings: mock::Settings = serde_json::from_value(merged)
+        overrides::integral_numbers_at(&mut merged, &["/latencyMinMs", "/latencyMaxMs", "/chaosStatus"]);
+        let mut settings: mock::Settings = serde_json::from_value(merged)
             .map_err(|e| HubError::InvalidField { field: "body".to_owned(), message: e.to_string() })?;
+        // A range whose maximum is below its minimum is the minimum, fixed:
+        // setting only `latencyMinMs` above the current maximum means that.
+        settings.latency_max_ms = settings.latency_max_ms.max(settings.latency_min_ms);
         settings.validate().map_err(invalid)?;
         let text = serde_json::to_string(&settings).map_err(|e| HubError::Internal(e.to_string()))?;
         let audit = self.audit_row(
@@ -228,7 +232,9 @@ impl Hub {
         source: Source,
     ) -> HubResult<StoredOverride> {
         let found = self.authorize_project(principal, slug, Action::UpdateProject).await?;
-        let spec: OverrideSpec = serde_json::from_value(body.clone())
+        let mut body = body.clone();
+        overrides::integral_numbers_at(&mut body, &overrides::OVERRIDE_INTEGERS);
+        let spec: OverrideSpec = serde_json::from_value(body)
             .map_err(|e| HubError::InvalidField { field: "body".to_owned(), message: e.to_string() })?;
         spec.validate().map_err(invalid)?;
         self.insert_override(principal, &found, spec, AuditAction::MockOverrideCreated, source).await
@@ -296,6 +302,7 @@ impl Hub {
                 map.insert(key.clone(), value.clone());
             }
         }
+        overrides::integral_numbers_at(&mut merged, &overrides::OVERRIDE_INTEGERS);
         let spec: OverrideSpec = serde_json::from_value(merged)
             .map_err(|e| HubError::InvalidField { field: "body".to_owned(), message: e.to_string() })?;
         spec.validate().map_err(invalid)?;

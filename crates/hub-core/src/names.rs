@@ -144,7 +144,9 @@ impl HttpUrl {
         let raw = raw.trim();
         let rest = raw.strip_prefix("https://").or_else(|| raw.strip_prefix("http://"));
         let host = rest.and_then(|r| r.split(['/', '?', '#']).next()).unwrap_or("");
-        let ok = !host.is_empty() && raw.len() <= 2048 && !raw.chars().any(|c| c.is_whitespace() || c.is_control());
+        let ok = !host.is_empty()
+            && raw.chars().count() <= 2048
+            && !raw.chars().any(|c| c.is_whitespace() || c.is_control());
         if ok {
             Ok(Self(raw.to_owned()))
         } else {

@@ -183,6 +183,40 @@ impl Domains {
     }
 }
 
+/// The host a request names, without port or trailing dot, when it is a
+/// name that could be a custom domain (not an address, not one of ours).
+fn foreign_host(domains: &Domains, headers: &HeaderMap) -> Option<String> {
+    headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(|h| {
+            h.rsplit_once(':').filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit())).map_or(h, |(name, _)| name)
+        })
+        .map(|h| h.trim_end_matches('.').to_ascii_lowercase())
+        .filter(|h| {
+            h.contains('.') && h.parse::<std::net::IpAddr>().is_err() && !domains.own_hosts.iter().any(|own| own == h)
+        })
+}
+
+/// In front of the hosted mock: a verified custom domain serves docs only.
+/// Addresses and the hub's own host names (every benchmark and most
+/// deployments) pass without a lookup.
+pub async fn docs_only_on_custom_domains(
+    State(domains): State<Domains>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if let Some(host) = foreign_host(&domains, request.headers())
+        && domains.slug_for(&host).await.is_some()
+    {
+        let mut response =
+            ApiError::new(Code::NotFound, "a custom domain serves its project's docs only").into_response();
+        platform::http::tenant_content_headers(response.headers_mut());
+        return response;
+    }
+    next.run(request).await
+}
+
 /// Host routing: a request whose Host is a verified custom domain is served
 /// that project's docs at the root (`/`, `/<version>`, `/<version>/op/..`);
 /// the assets, the widget, the mock, the API and `/docs/...` keep their paths.
@@ -198,19 +232,9 @@ pub async fn host_routing(
     if docs_paths {
         return next.run(request).await;
     }
-    let host = request
-        .headers()
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .map(|h| {
-            h.rsplit_once(':').filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit())).map_or(h, |(name, _)| name)
-        })
-        .map(|h| h.trim_end_matches('.').to_ascii_lowercase());
-    // The hub's own host names, addresses and single-label names (the
-    // hosted mock's hot path among them) pass without a lookup.
-    let Some(host) = host.filter(|h| {
-        h.contains('.') && h.parse::<std::net::IpAddr>().is_err() && !domains.own_hosts.iter().any(|own| own == h)
-    }) else {
+    // The hub's own host names, addresses and single-label names pass
+    // without a lookup.
+    let Some(host) = foreign_host(&domains, request.headers()) else {
         return next.run(request).await;
     };
     let hub_paths =

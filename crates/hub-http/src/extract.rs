@@ -50,23 +50,32 @@ impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
 }
 
 impl QueryParams {
+    #[cfg(test)]
+    fn of(pairs: &[(&str, &str)]) -> Self {
+        Self(pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect())
+    }
+
     /// The last value of `name` (later values override earlier ones).
     pub fn get(&self, name: &str) -> Option<&str> {
         self.0.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
     }
 
+    /// An integer; one too large for 64 bits saturates (a limit of 10^30
+    /// is clamped like any other large limit, not refused).
     pub fn integer(&self, name: &str) -> Result<Option<i64>, ApiError> {
         self.get(name)
-            .map(|v| v.trim().parse::<i64>().map_err(|_| ApiError::field(name, format!("{name} must be an integer"))))
+            .map(|v| {
+                saturating_integer(v.trim()).ok_or_else(|| ApiError::field(name, format!("{name} must be an integer")))
+            })
             .transpose()
     }
 
     pub fn non_negative(&self, name: &str) -> Result<Option<u64>, ApiError> {
         self.get(name)
             .map(|v| {
-                v.trim()
-                    .parse::<u64>()
-                    .map_err(|_| ApiError::field(name, format!("{name} must be a non-negative integer")))
+                saturating_integer(v.trim())
+                    .and_then(|n| u64::try_from(n).ok())
+                    .ok_or_else(|| ApiError::field(name, format!("{name} must be a non-negative integer")))
             })
             .transpose()
     }
@@ -84,6 +93,19 @@ impl QueryParams {
     pub fn page(&self) -> Result<kernel::PageRequest, ApiError> {
         Ok(kernel::PageRequest::clamped(self.integer("limit")?, self.non_negative("offset")?))
     }
+}
+
+/// A decimal integer (optional sign, digits only), saturated to 64 bits.
+fn saturating_integer(text: &str) -> Option<i64> {
+    let (negative, digits) = match text.as_bytes().first() {
+        Some(b'-') => (true, text.get(1..)?),
+        Some(b'+') => (false, text.get(1..)?),
+        _ => (false, text),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(text.parse::<i64>().unwrap_or(if negative { i64::MIN } else { i64::MAX }))
 }
 
 /// A JSON object body with typed accessors whose errors name the field, and
@@ -162,5 +184,27 @@ impl JsonObject {
             Some(Value::Bool(b)) => Ok(Some(*b)),
             Some(_) => Err(ApiError::field(name, format!("{name} must be true or false"))),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_saturate_and_garbage_is_refused() {
+        let query = QueryParams::of(&[
+            ("a", "100000000000000000000000"),
+            ("b", "-99999999999999999999"),
+            ("c", "1.5"),
+            ("d", "+7"),
+            ("e", "-"),
+        ]);
+        assert_eq!(query.integer("a").ok().flatten(), Some(i64::MAX));
+        assert_eq!(query.integer("b").ok().flatten(), Some(i64::MIN));
+        assert!(query.integer("c").is_err() && query.integer("e").is_err());
+        assert_eq!(query.non_negative("d").ok().flatten(), Some(7));
+        assert!(query.non_negative("b").is_err());
+        assert_eq!(query.non_negative("a").ok().flatten(), Some(i64::MAX as u64));
     }
 }

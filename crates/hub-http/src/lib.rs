@@ -93,6 +93,8 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         Some(url) => Router::new().route("/mock/{*rest}", any(mock_server::redirect)).with_state(url.clone()),
         None => mock_routes(&state, mock_config),
     };
+    let own_urls: Vec<&str> =
+        [Some(state.web.public_url.as_str()), state.web.mock_public_url.as_deref()].into_iter().flatten().collect();
     let docs_state =
         std::sync::Arc::new(docs_site::DocsServer::new(state.hub.clone(), state.outbound.clone(), state.web.clone()));
     let docs = Router::new()
@@ -116,9 +118,10 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         .route("/_docs/{file}", get(docs_site::asset))
         .route("/widget.js", get(docs_site::widget))
         .with_state(docs_state.clone());
-    let own_urls: Vec<&str> =
-        [Some(state.web.public_url.as_str()), state.web.mock_public_url.as_deref()].into_iter().flatten().collect();
     let domains = docs_site::Domains::new(state.hub.clone(), docs.clone(), &own_urls);
+    // Custom domains never serve the mock (it sits outside `host_routing`).
+    let mock =
+        mock.layer(axum::middleware::from_fn_with_state(domains.clone(), docs_site::docs_only_on_custom_domains));
     let mock_admin = "/api/v1/projects/{slug}/mock";
     let project = "/api/v1/projects/{slug}";
     let api = Router::new()

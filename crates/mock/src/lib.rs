@@ -115,10 +115,10 @@ impl Settings {
         if !(0.0..=100.0).contains(&self.chaos_error_rate) || self.chaos_error_rate.is_nan() {
             return bad("chaosErrorRate", "must be a percentage between 0 and 100");
         }
-        let status_ok =
-            (400..=599).contains(&self.chaos_status) || (self.chaos_status == 0 && self.chaos_error_rate == 0.0);
+        // 0 is the unset status: a chaos answer is then a 500.
+        let status_ok = (400..=599).contains(&self.chaos_status) || self.chaos_status == 0;
         if !status_ok {
-            return bad("chaosStatus", "must be a 4xx or 5xx status (0 only while chaosErrorRate is 0)");
+            return bad("chaosStatus", "must be a 4xx or 5xx status, or 0 for 500");
         }
         let too_many = self.disabled_operations.len() > 1000 || self.disabled_by_version.len() > 100;
         if too_many {

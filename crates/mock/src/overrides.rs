@@ -121,8 +121,8 @@ impl OverrideSpec {
         if self.latency_ms > MAX_LATENCY_MS {
             return Err(invalid("latencyMs", format!("must be between 0 and {MAX_LATENCY_MS} milliseconds")));
         }
-        if self.name.chars().count() > 200 {
-            return Err(invalid("name", "must be at most 200 characters"));
+        if self.name.chars().count() > 200 || self.name.chars().any(char::is_control) {
+            return Err(invalid("name", "must be at most 200 characters without control characters"));
         }
         for name in self.response.headers.keys().chain(self.matcher.headers.keys()) {
             if http::HeaderName::from_bytes(name.as_bytes()).is_err() {
@@ -285,6 +285,28 @@ pub fn is_forbidden_response_header(name: &str) -> bool {
     ) || name.starts_with("access-control-")
 }
 
+/// JSON numbers written as `5.0` where an integer is expected, turned into
+/// `5` at the given JSON pointers (JSON Schema's `integer` admits both; the
+/// typed structures do not). Other numbers are left for the parser to refuse.
+pub fn integral_numbers_at(value: &mut Value, pointers: &[&str]) {
+    for pointer in pointers {
+        if let Some(slot) = value.pointer_mut(pointer)
+            && let Some(float) = slot.as_f64().filter(|f| slot.is_f64() && f.fract() == 0.0 && f.abs() < 9.0e15)
+        {
+            #[expect(clippy::cast_possible_truncation, reason = "integral and within 2^53, checked above")]
+            let integer = float as i64;
+            *slot = Value::from(integer);
+        }
+    }
+}
+
+/// Where an override holds integers.
+pub const OVERRIDE_INTEGERS: [&str; 3] = ["/priority", "/latencyMs", "/response/status"];
+
+/// Entries a bundle may hold, valid or not (the cap on what is imported is
+/// [`MAX_OVERRIDES`]).
+pub const MAX_BUNDLE_ENTRIES: usize = 1000;
+
 /// A read bundle: what can be imported, what cannot, and how many
 /// forbidden response headers were dropped from the imported entries.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -311,26 +333,30 @@ pub fn parse_bundle(bundle: &Value) -> Result<ImportBundle, InvalidOverride> {
     let Some(entries) = bundle.get("overrides").and_then(Value::as_array) else {
         return Err(invalid("overrides", "expected a list"));
     };
+    if entries.len() > MAX_BUNDLE_ENTRIES {
+        return Err(invalid("overrides", format!("a bundle holds at most {MAX_BUNDLE_ENTRIES} entries")));
+    }
     let mut valid = Vec::new();
     let mut skipped = Vec::new();
     let mut dropped_headers = 0;
     for (index, entry) in entries.iter().enumerate() {
         let mut entry = entry.clone();
+        integral_numbers_at(&mut entry, &OVERRIDE_INTEGERS);
         if let Value::Object(map) = &mut entry {
             for local in ["id", "projectId", "project_id", "createdAt", "created_at", "updatedAt", "updated_at"] {
                 map.remove(local);
             }
         }
         match serde_json::from_value::<OverrideSpec>(entry) {
-            Ok(mut spec) => match {
+            Ok(mut spec) => {
                 let before = spec.response.headers.len();
                 spec.response.headers.retain(|name, _| !is_forbidden_response_header(name));
                 dropped_headers += before - spec.response.headers.len();
-                spec.validate()
-            } {
-                Ok(()) => valid.push(spec),
-                Err(err) => skipped.push(Skipped { index, reason: err.to_string() }),
-            },
+                match spec.validate() {
+                    Ok(()) => valid.push(spec),
+                    Err(err) => skipped.push(Skipped { index, reason: err.to_string() }),
+                }
+            }
             Err(err) => skipped.push(Skipped { index, reason: err.to_string() }),
         }
     }

@@ -59,7 +59,7 @@ pub fn sample(spec: &Spec, schema: &Value, direction: Direction) -> Value {
 /// kept in `schemas`), which tell `oneOf` branches apart.
 #[must_use]
 pub fn sample_with(spec: &Spec, schemas: &OnceLock<SchemaSet>, schema: &Value, direction: Direction) -> Value {
-    bounded_sample_with(spec, schemas, schema, direction).unwrap_or_else(|| over_budget_placeholder())
+    bounded_sample_with(spec, schemas, schema, direction).unwrap_or_else(over_budget_placeholder)
 }
 
 /// [`sample_with`], or `None` when the schema asks for more than

@@ -305,6 +305,23 @@ mod tests {
     use super::*;
     use rand::SeedableRng as _;
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: if std::env::var("SVC_TEST_LONG").is_ok_and(|v| v == "1") { 25_600 } else { 256 },
+            ..proptest::prelude::ProptestConfig::default()
+        })]
+
+        /// Override templates are tenant input: any text renders without a
+        /// panic, and what a token adds is bounded (at most 1,024
+        /// characters, the longest token's clamp).
+        #[test]
+        fn any_template_renders_bounded(text in "(\\{\\{|\\}\\}|\\$[a-zA-Z]{0,20}|:|-?[0-9]{0,20}|[ -~]){0,80}") {
+            let rendered = render(&Value::String(text.clone()));
+            let size = rendered.to_string().len();
+            proptest::prop_assert!(size <= 64 + text.len() * 1100, "{} bytes from {text:?}", size);
+        }
+    }
+
     fn render(body: &Value) -> Value {
         let mut headers = http::HeaderMap::new();
         headers.insert("x-user", "ada".parse().unwrap());

@@ -12,6 +12,8 @@
 pub mod blobs;
 pub mod crypto;
 pub mod db;
+#[cfg(test)]
+mod fuzz_tests;
 pub mod http;
 pub mod jobs;
 pub mod net;

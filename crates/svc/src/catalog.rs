@@ -157,15 +157,24 @@ pub async fn serve_catalog(
             move || {
                 let catalog = catalog.clone();
                 async move {
-                    let now = catalog.clock().now();
-                    if let Err(err) = catalog.store().prune_tokens(now).await {
+                    if let Err(err) = catalog.prune_grants().await {
                         tracing::warn!(error = %err, "token pruning failed");
                     }
                 }
             },
         )
     };
-    let router = catalog_http::router(catalog_http::AppState::new(catalog.clone(), &public_url));
+    // Forms' CSRF tokens are signed under the shared secret key, so every
+    // node accepts every node's login page; the sign-in throttle believes
+    // `X-Forwarded-For` only from the configured proxies. The router
+    // answers a panicking handler with Spotify's 500 object.
+    let secret_key =
+        platform::secrets::SecretKey::load_or_create(&store.data_dir).context("could not load the secret key")?;
+    let proxies = platform::net::TrustedProxies::from_env().context("invalid trusted proxies")?;
+    let state = catalog_http::AppState::new(catalog.clone(), &public_url)
+        .with_secret_key(&secret_key)
+        .with_trusted_proxies(proxies);
+    let router = catalog_http::router(state);
     Ok(async move {
         let until = async move {
             while !*stopped.borrow() {

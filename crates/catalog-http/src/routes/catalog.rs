@@ -307,7 +307,8 @@ pub async fn recommendations(State(s): State<AppState>, Auth(_): Auth, q: Query)
     Ok(Json(json!({ "seeds": seeds, "tracks": tracks.iter().map(|t| w.track(t)).collect::<Vec<_>>() })))
 }
 
-/// Album artwork and playlist covers (no token: `<img>` tags load these).
+/// Album artwork and playlist covers (no token: `<img>` tags load these),
+/// sandboxed and never sniffed.
 pub async fn image(State(s): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
     let (mime, data) = s
         .catalog
@@ -317,14 +318,17 @@ pub async fn image(State(s): State<AppState>, Path(id): Path<String>) -> Result<
         .map_err(catalog_core::CatalogError::from)?
         .ok_or(catalog_core::CatalogError::NotFound("image"))?;
     let mime = HeaderValue::from_str(&mime).unwrap_or(HeaderValue::from_static("application/octet-stream"));
-    Ok((
+    let mut response = (
         [
             (header::CONTENT_TYPE, mime),
             (header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=31536000, immutable")),
         ],
         data,
     )
-        .into_response())
+        .into_response();
+    // Artwork and covers are bytes a user chose: never a document of this origin.
+    platform::http::tenant_content_headers(response.headers_mut());
+    Ok(response)
 }
 
 pub async fn empty_page(State(s): State<AppState>, Auth(_): Auth, q: Query) -> ApiResult {

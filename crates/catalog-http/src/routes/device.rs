@@ -23,13 +23,17 @@ use tokio::io::{AsyncReadExt as _, AsyncSeekExt as _};
 
 use crate::AppState;
 use crate::error::ApiError;
-use crate::extract::{Auth, Query, json_body};
+use crate::extract::{Auth, LimitedBody, Query, json_body};
 
 const STREAMING: &str = "streaming";
 const CHUNK: u64 = 64 * 1024;
 
 /// `POST /connect/devices`: `{"name", "type"?, "supports_volume"?}`.
-pub async fn register(State(s): State<AppState>, Auth(a): Auth, body: Bytes) -> Result<Response, ApiError> {
+pub async fn register(
+    State(s): State<AppState>,
+    Auth(a): Auth,
+    LimitedBody(body): LimitedBody,
+) -> Result<Response, ApiError> {
     let user = a.user(&[STREAMING])?;
     let body = json_body(&body)?;
     let name =
@@ -97,7 +101,7 @@ pub async fn report(
     State(s): State<AppState>,
     Auth(a): Auth,
     Path(id): Path<String>,
-    body: Bytes,
+    LimitedBody(body): LimitedBody,
 ) -> Result<StatusCode, ApiError> {
     let user = a.user(&[STREAMING])?;
     let body = json_body(&body)?;
@@ -179,6 +183,7 @@ pub async fn stream(
             if let Ok(value) = HeaderValue::from_str(&format!("bytes */{len}")) {
                 response.headers_mut().insert(header::CONTENT_RANGE, value);
             }
+            platform::http::tenant_content_headers(response.headers_mut());
             return Ok(response);
         }
     };
@@ -194,6 +199,8 @@ pub async fn stream(
     h.insert(header::CONTENT_LENGTH, HeaderValue::from(count));
     h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, max-age=3600"));
+    // The file's bytes are whatever was scanned: sandboxed, never sniffed.
+    platform::http::tenant_content_headers(h);
     if status == StatusCode::PARTIAL_CONTENT
         && let Ok(value) = HeaderValue::from_str(&format!("bytes {start}-{}/{len}", start + count - 1))
     {

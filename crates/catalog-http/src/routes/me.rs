@@ -2,7 +2,6 @@
 //! played.
 
 use axum::Json;
-use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use catalog_core::ids::{ItemKind, ItemUri, parse_id_list};
@@ -10,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::AppState;
 use crate::error::ApiError;
-use crate::extract::{Auth, Query, json_body};
+use crate::extract::{Auth, LimitedBody, Query, json_body};
 
 type ApiResult = Result<Json<Value>, ApiError>;
 
@@ -56,7 +55,12 @@ fn kind_of(path: &str) -> (ItemKind, usize, usize) {
     }
 }
 
-pub async fn save(State(s): State<AppState>, Auth(a): Auth, q: Query, body: Bytes) -> Result<StatusCode, ApiError> {
+pub async fn save(
+    State(s): State<AppState>,
+    Auth(a): Auth,
+    q: Query,
+    LimitedBody(body): LimitedBody,
+) -> Result<StatusCode, ApiError> {
     let user = a.user(&[MODIFY])?;
     let (kind, mq, mb) = kind_of(&q.path);
     let ids = ids_from(&q, &body, kind, mq, mb)?;
@@ -64,7 +68,12 @@ pub async fn save(State(s): State<AppState>, Auth(a): Auth, q: Query, body: Byte
     Ok(StatusCode::OK)
 }
 
-pub async fn unsave(State(s): State<AppState>, Auth(a): Auth, q: Query, body: Bytes) -> Result<StatusCode, ApiError> {
+pub async fn unsave(
+    State(s): State<AppState>,
+    Auth(a): Auth,
+    q: Query,
+    LimitedBody(body): LimitedBody,
+) -> Result<StatusCode, ApiError> {
     let user = a.user(&[MODIFY])?;
     let (kind, mq, mb) = kind_of(&q.path);
     let ids = ids_from(&q, &body, kind, mq, mb)?;
@@ -144,7 +153,7 @@ pub async fn library_change(
     Auth(a): Auth,
     method: axum::http::Method,
     q: Query,
-    body: Bytes,
+    LimitedBody(body): LimitedBody,
 ) -> Result<StatusCode, ApiError> {
     let uris = uris_from(&q, &body)?;
     let modify_scopes: Vec<&str> = uris.iter().map(|u| library_scope(u.kind, true)).collect();
@@ -186,7 +195,7 @@ pub async fn follow(
     Auth(a): Auth,
     method: axum::http::Method,
     q: Query,
-    body: Bytes,
+    LimitedBody(body): LimitedBody,
 ) -> Result<StatusCode, ApiError> {
     let user = a.user(&["user-follow-modify"])?;
     let kind = follow_kind(&q)?;

@@ -1,8 +1,15 @@
 //! `/authorize` (a login and consent page) and `/api/token`.
+//!
+//! The page is a credential form, so it carries a CSRF token (the signed
+//! double-submit token of `platform::web::Csrf`, whose cookie follows the
+//! public URL), may not be framed (`frame-ancestors 'none'`), and is never
+//! cached. Every password check passes the catalog's sign-in throttle, keyed
+//! by the client address the trusted proxies let be known.
 
-use axum::body::Bytes;
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode, header};
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, State};
+use axum::http::{Extensions, HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -11,7 +18,12 @@ use serde_json::json;
 
 use crate::AppState;
 use crate::error::OAuthError;
-use crate::extract::Query;
+use crate::extract::{FORM_BODY_LIMIT, LimitedBody, Query};
+
+/// The login page's policy: its own inline styles, nothing else, no framing
+/// (clickjacking of the consent), no `<base>`. No `form-action`: browsers
+/// apply it to the redirect that follows the form, which goes to the app.
+const PAGE_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'";
 
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#39;")
@@ -29,18 +41,31 @@ fn page(title: &str, body: &str) -> String {
     )
 }
 
-fn error_page(status: StatusCode, message: &str) -> Response {
-    (
-        status,
-        Html(page(
-            "Authorization failed",
-            &format!("<h1>Authorization failed</h1><p class=\"err\">{}</p>", escape(message)),
-        )),
-    )
-        .into_response()
+/// An HTML answer of the login flow with the page's security headers.
+fn html(status: StatusCode, body: String, set_cookie: Option<String>) -> Response {
+    let mut response = (status, Html(body)).into_response();
+    let h = response.headers_mut();
+    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(PAGE_CSP));
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    if let Some(cookie) = set_cookie.and_then(|c| HeaderValue::from_str(&c).ok()) {
+        h.append(header::SET_COOKIE, cookie);
+    }
+    response
 }
 
-fn login_form(pairs: &[(String, String)], request: &AuthorizeRequest, error: Option<&str>) -> String {
+fn error_page(status: StatusCode, message: &str) -> Response {
+    html(
+        status,
+        page("Authorization failed", &format!("<h1>Authorization failed</h1><p class=\"err\">{}</p>", escape(message))),
+        None,
+    )
+}
+
+fn login_form(pairs: &[(String, String)], request: &AuthorizeRequest, csrf: &str, error: Option<&str>) -> String {
+    let csrf = format!("<input type=\"hidden\" name=\"{}\" value=\"{}\">", platform::web::CSRF_FIELD, escape(csrf));
     let hidden: String = pairs
         .iter()
         .filter(|(k, _)| PARAMS.contains(&k.as_str()))
@@ -57,7 +82,7 @@ fn login_form(pairs: &[(String, String)], request: &AuthorizeRequest, error: Opt
         "Log in to the catalog",
         &format!(
             "<h1>Log in</h1><p><strong>{}</strong> asks to access your catalog account:</p><ul>{scope_list}</ul>{error}\
-             <form method=\"post\" action=\"/authorize\">{hidden}\
+             <form method=\"post\" action=\"/authorize\">{csrf}{hidden}\
              <label for=\"username\">User name</label><input id=\"username\" name=\"username\" autocomplete=\"username\" required>\
              <label for=\"password\">Password</label><input id=\"password\" name=\"password\" type=\"password\" autocomplete=\"current-password\" required>\
              <button name=\"decision\" value=\"allow\" type=\"submit\">Agree</button> \
@@ -93,19 +118,45 @@ fn redirect_with(uri: &str, params: &[(&str, &str)]) -> Response {
     Redirect::to(&format!("{uri}{sep}{qs}")).into_response()
 }
 
+/// The login form with a CSRF token for this browser (and the cookie it
+/// is bound to, when the browser had none).
+fn form_response(
+    state: &AppState,
+    headers: &HeaderMap,
+    status: StatusCode,
+    pairs: &[(String, String)],
+    request: &AuthorizeRequest,
+    error: Option<&str>,
+) -> Response {
+    let csrf = state.csrf.issue(headers);
+    html(status, login_form(pairs, request, &csrf.token, error), csrf.set_cookie)
+}
+
 /// `GET /authorize`: the login and consent page.
-pub async fn authorize_page(State(state): State<AppState>, query: Query) -> Response {
+pub async fn authorize_page(State(state): State<AppState>, headers: HeaderMap, query: Query) -> Response {
     match check(&state, &query.pairs).await {
-        Ok(request) => Html(login_form(&query.pairs, &request, None)).into_response(),
+        Ok(request) => form_response(&state, &headers, StatusCode::OK, &query.pairs, &request, None),
         Err(page) => page,
     }
 }
 
-/// `POST /authorize`: checks the login and redirects with a code.
-pub async fn authorize_submit(State(state): State<AppState>, body: Bytes) -> Response {
+/// `POST /authorize`: checks the CSRF token, then the login (throttled per
+/// client address and per account), and redirects with a code.
+pub async fn authorize_submit(
+    State(state): State<AppState>,
+    extensions: Extensions,
+    headers: HeaderMap,
+    LimitedBody(body): LimitedBody<FORM_BODY_LIMIT>,
+) -> Response {
     let Ok(pairs) = serde_urlencoded::from_bytes::<Vec<(String, String)>>(&body) else {
         return error_page(StatusCode::BAD_REQUEST, "the form is not valid");
     };
+    if !state.csrf.verify(&headers, get(&pairs, platform::web::CSRF_FIELD)) {
+        return error_page(
+            StatusCode::FORBIDDEN,
+            "This form was not sent from the catalog's own login page, or it expired. Go back to the app and start the login again.",
+        );
+    }
     let request = match check(&state, &pairs).await {
         Ok(r) => r,
         Err(page) => return page,
@@ -122,43 +173,73 @@ pub async fn authorize_submit(State(state): State<AppState>, body: Bytes) -> Res
         let refs: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
         return redirect_with(&request.redirect_uri, &refs);
     }
-    let user =
-        match state.catalog.login(get(&pairs, "username").unwrap_or(""), get(&pairs, "password").unwrap_or("")).await {
-            Ok(user) => user,
-            Err(_) => {
-                return (
-                    StatusCode::UNAUTHORIZED,
-                    Html(login_form(&pairs, &request, Some("Wrong user name or password."))),
-                )
-                    .into_response();
-            }
-        };
+    let peer = extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip());
+    let ip = platform::net::client_ip(&state.proxies, peer, &headers);
+    let username = get(&pairs, "username").unwrap_or("");
+    let user = match state.catalog.login(username, get(&pairs, "password").unwrap_or(""), ip).await {
+        Ok(user) => user,
+        Err(catalog_core::CatalogError::RateLimited { retry_after_secs }) => {
+            let message = format!("Too many login attempts. Try again in {retry_after_secs} seconds.");
+            let mut response =
+                form_response(&state, &headers, StatusCode::TOO_MANY_REQUESTS, &pairs, &request, Some(&message));
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs.max(1)));
+            return response;
+        }
+        Err(catalog_core::CatalogError::Forbidden(_)) => {
+            return form_response(
+                &state,
+                &headers,
+                StatusCode::UNAUTHORIZED,
+                &pairs,
+                &request,
+                Some("Wrong user name or password."),
+            );
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "login failed");
+            return error_page(StatusCode::INTERNAL_SERVER_ERROR, "The login could not be checked; try again.");
+        }
+    };
     match state.catalog.issue_code(&request, &user).await {
         Ok(code) => {
             let params = with_state(vec![("code", code.into_inner())]);
             let refs: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
             redirect_with(&request.redirect_uri, &refs)
         }
-        Err(e) => error_page(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+        Err(e) => {
+            tracing::error!(error = %e, "issuing a code failed");
+            error_page(StatusCode::INTERNAL_SERVER_ERROR, "The login could not be completed; try again.")
+        }
     }
 }
 
-/// Client credentials from `Authorization: Basic base64(id:secret)`.
-fn basic_credentials(headers: &HeaderMap) -> Option<(String, String)> {
-    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    let encoded = value.strip_prefix("Basic ").or_else(|| value.strip_prefix("basic "))?;
+/// Client credentials from an `Authorization: Basic base64(id:secret)`
+/// header value (RFC 6749 2.3.1: each part form-urlencoded before base64).
+pub fn basic_credentials(value: &str) -> Option<(String, String)> {
+    let (scheme, encoded) = value.trim().split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return None;
+    }
     let decoded = String::from_utf8(STANDARD.decode(encoded.trim()).ok()?).ok()?;
     let (id, secret) = decoded.split_once(':')?;
-    Some((id.to_owned(), secret.to_owned()))
+    let unescape = |s: &str| -> String {
+        serde_urlencoded::from_str::<Vec<(String, String)>>(&format!("v={s}"))
+            .ok()
+            .and_then(|mut v| v.pop())
+            .map_or_else(|| s.to_owned(), |(_, v)| v)
+    };
+    Some((unescape(id), unescape(secret)))
 }
 
-/// `POST /api/token`.
-pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Result<Response, OAuthError> {
-    let pairs = serde_urlencoded::from_bytes::<Vec<(String, String)>>(&body)
+/// The token request of a form body and an optional `Authorization`
+/// header (Basic credentials win over body fields).
+pub fn token_request(authorization: Option<&str>, body: &[u8]) -> Result<TokenRequest, catalog_core::CatalogError> {
+    let pairs = serde_urlencoded::from_bytes::<Vec<(String, String)>>(body)
         .map_err(|_| catalog_core::CatalogError::invalid("the body must be application/x-www-form-urlencoded"))?;
     let field = |n: &str| get(&pairs, n).map(str::to_owned);
-    let (basic_id, basic_secret) = basic_credentials(&headers).map_or((None, None), |(i, s)| (Some(i), Some(s)));
-    let request = TokenRequest {
+    let (basic_id, basic_secret) =
+        authorization.and_then(basic_credentials).map_or((None, None), |(i, s)| (Some(i), Some(s)));
+    Ok(TokenRequest {
         grant_type: field("grant_type").unwrap_or_default(),
         code: field("code"),
         redirect_uri: field("redirect_uri"),
@@ -167,7 +248,17 @@ pub async fn token(State(state): State<AppState>, headers: HeaderMap, body: Byte
         client_id: basic_id.or_else(|| field("client_id")),
         client_secret: basic_secret.or_else(|| field("client_secret")),
         scope: field("scope"),
-    };
+    })
+}
+
+/// `POST /api/token`.
+pub async fn token(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    LimitedBody(body): LimitedBody<FORM_BODY_LIMIT>,
+) -> Result<Response, OAuthError> {
+    let authorization = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
+    let request = token_request(authorization, &body)?;
     let issued = state.catalog.token(&request).await?;
     let mut body = json!({
         "access_token": issued.access_token,

@@ -85,16 +85,29 @@
     });
   }
 
+  // Refresh tokens rotate and a spent one revokes the login, so calls that
+  // meet a 401 together share one refresh instead of each sending the token.
+  let refreshing = null;
+  function refresh(spentAccess) {
+    if (store.getItem('access_token') !== spentAccess) return Promise.resolve();
+    if (!refreshing) {
+      refreshing = tokenRequest({ grant_type: 'refresh_token', refresh_token: store.getItem('refresh_token'), client_id: clientId })
+        .finally(() => { refreshing = null; });
+    }
+    return refreshing;
+  }
+
   // A call with the access token; a 401 refreshes it once.
   async function api(method, path, body) {
     for (let attempt = 0; ; attempt++) {
+      const access = store.getItem('access_token');
       const res = await fetch(path, {
         method,
-        headers: { authorization: 'Bearer ' + store.getItem('access_token'), 'content-type': 'application/json' },
+        headers: { authorization: 'Bearer ' + access, 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       if (res.status === 401 && attempt === 0 && store.getItem('refresh_token')) {
-        await tokenRequest({ grant_type: 'refresh_token', refresh_token: store.getItem('refresh_token'), client_id: clientId });
+        await refresh(access);
         continue;
       }
       return res;

@@ -3,7 +3,6 @@
 //! player error (`NO_ACTIVE_DEVICE`, ...) when they cannot be carried out.
 
 use axum::Json;
-use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -14,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::AppState;
 use crate::error::ApiError;
-use crate::extract::{Auth, Query, json_body};
+use crate::extract::{Auth, LimitedBody, Query, json_body};
 
 const READ_STATE: &str = "user-read-playback-state";
 const READ_CURRENT: &str = "user-read-currently-playing";
@@ -62,7 +61,7 @@ pub async fn queue(State(s): State<AppState>, Auth(a): Auth) -> Result<Json<Valu
 }
 
 /// `PUT /me/player`: `{"device_ids": [id], "play": bool}`.
-pub async fn transfer(State(s): State<AppState>, Auth(a): Auth, body: Bytes) -> Done {
+pub async fn transfer(State(s): State<AppState>, Auth(a): Auth, LimitedBody(body): LimitedBody) -> Done {
     let user = a.user(&[MODIFY])?;
     let body = json_body(&body)?;
     let ids: Vec<String> = body
@@ -114,7 +113,7 @@ fn play_request(body: &Value) -> Result<PlayRequest, ApiError> {
     Ok(PlayRequest { context_uri, uris, offset, position_ms })
 }
 
-pub async fn play(State(s): State<AppState>, Auth(a): Auth, q: Query, body: Bytes) -> Done {
+pub async fn play(State(s): State<AppState>, Auth(a): Auth, q: Query, LimitedBody(body): LimitedBody) -> Done {
     let user = a.user(&[MODIFY])?;
     let request = play_request(&json_body(&body)?)?;
     s.catalog.play(user, device_id(&q), request).await?;

@@ -2,7 +2,6 @@
 //! ones (which behave identically).
 
 use axum::Json;
-use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -16,25 +15,21 @@ use serde_json::{Value, json};
 
 use crate::AppState;
 use crate::error::ApiError;
-use crate::extract::{Auth, Query, json_body};
+use crate::extract::{Auth, COVER_BODY_LIMIT, LimitedBody, Query, json_body};
 
 type ApiResult = Result<Json<Value>, ApiError>;
 
 const MODIFY: [&str; 2] = ["playlist-modify-public", "playlist-modify-private"];
 
-fn viewer(a: &Access) -> Option<&str> {
-    a.user_id.as_deref()
-}
-
 async fn items_page(s: &AppState, a: &Access, id: &str, q: &Query, window: Window) -> Result<Value, ApiError> {
-    let page = s.catalog.playlist_items(id, viewer(a), window).await?;
+    let page = s.catalog.playlist_items(id, a, window).await?;
     let w = s.wire();
     Ok(w.paging(q, page.items.iter().map(|i| w.playlist_item(i)).collect(), window, page.total))
 }
 
 pub async fn get(State(s): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> ApiResult {
     let id = parse_id(&id, ItemKind::Playlist)?;
-    let playlist = s.catalog.playlist(&id, viewer(&a)).await?;
+    let playlist = s.catalog.playlist(&id, &a).await?;
     let iq = Query { path: format!("/v1/playlists/{id}/items"), pairs: Vec::new() };
     let items = items_page(&s, &a, &id, &iq, Window::new(100, 0)).await?;
     Ok(Json(s.wire().playlist(&playlist, &items)))
@@ -74,7 +69,7 @@ pub async fn create_for_user(
     state: State<AppState>,
     auth: Auth,
     Path(owner): Path<String>,
-    body: Bytes,
+    body: LimitedBody,
 ) -> Result<Response, ApiError> {
     if auth.0.user_id.as_deref() != Some(owner.as_str()) {
         auth.0.user_any(&MODIFY)?;
@@ -83,14 +78,16 @@ pub async fn create_for_user(
     create(state, auth, body).await
 }
 
-pub async fn create(State(s): State<AppState>, Auth(a): Auth, body: Bytes) -> Result<Response, ApiError> {
-    let user = a.user_any(&MODIFY)?;
+pub async fn create(State(s): State<AppState>, Auth(a): Auth, body: LimitedBody) -> Result<Response, ApiError> {
+    let LimitedBody(body) = body;
+    a.user_any(&MODIFY)?;
     let d = details(&json_body(&body)?)?;
+    let public = d.public.unwrap_or(true);
+    // Spotify: a public playlist needs playlist-modify-public, a private one playlist-modify-private.
+    let user = a.user(&[if public { "playlist-modify-public" } else { "playlist-modify-private" }])?;
     let name = d.name.ok_or_else(|| ApiError::bad_request("Missing required field: name"))?;
-    let playlist = s
-        .catalog
-        .create_playlist(user, &name, d.description, d.public.unwrap_or(true), d.collaborative.unwrap_or(false))
-        .await?;
+    let playlist =
+        s.catalog.create_playlist(user, &name, d.description, public, d.collaborative.unwrap_or(false)).await?;
     let iq = Query { path: format!("/v1/playlists/{}/items", playlist.id), pairs: Vec::new() };
     let empty = s.wire().paging(&iq, Vec::new(), Window::new(100, 0), 0);
     Ok((StatusCode::CREATED, Json(s.wire().playlist(&playlist, &empty))).into_response())
@@ -100,25 +97,25 @@ pub async fn change(
     State(s): State<AppState>,
     Auth(a): Auth,
     Path(id): Path<String>,
-    body: Bytes,
+    LimitedBody(body): LimitedBody,
 ) -> Result<StatusCode, ApiError> {
-    let user = a.user_any(&MODIFY)?;
+    a.user_any(&MODIFY)?;
     let id = parse_id(&id, ItemKind::Playlist)?;
-    s.catalog.change_playlist(&id, user, details(&json_body(&body)?)?).await?;
+    s.catalog.change_playlist(&id, &a, details(&json_body(&body)?)?).await?;
     Ok(StatusCode::OK)
 }
 
 pub async fn mine(State(s): State<AppState>, Auth(a): Auth, q: Query) -> ApiResult {
     let user = a.user(&[])?;
     let window = q.window(20, 50)?;
-    let page = s.catalog.playlists_of(user, Some(user), window).await?;
+    let page = s.catalog.playlists_of(user, &a, window).await?;
     let w = s.wire();
     Ok(Json(w.paging(&q, page.items.iter().map(|p| w.playlist_simple(p)).collect(), window, page.total)))
 }
 
 pub async fn of_user(State(s): State<AppState>, Auth(a): Auth, Path(user): Path<String>, q: Query) -> ApiResult {
     let window = q.window(20, 50)?;
-    let page = s.catalog.playlists_of(&user, viewer(&a), window).await?;
+    let page = s.catalog.playlists_of(&user, &a, window).await?;
     let w = s.wire();
     Ok(Json(w.paging(&q, page.items.iter().map(|p| w.playlist_simple(p)).collect(), window, page.total)))
 }
@@ -148,9 +145,9 @@ pub async fn add(
     Auth(a): Auth,
     Path(id): Path<String>,
     q: Query,
-    body: Bytes,
+    LimitedBody(body): LimitedBody,
 ) -> Result<Response, ApiError> {
-    let user = a.user_any(&MODIFY)?;
+    a.user_any(&MODIFY)?;
     let id = parse_id(&id, ItemKind::Playlist)?;
     let body = json_body(&body)?;
     let uris: Vec<String> = match q.get("uris").filter(|v| !v.is_empty()) {
@@ -165,7 +162,7 @@ pub async fn add(
         }
         (None, None) => None,
     };
-    let snapshot = s.catalog.add_playlist_items(&id, user, &track_ids(&uris)?, position).await?;
+    let snapshot = s.catalog.add_playlist_items(&id, &a, &track_ids(&uris)?, position).await?;
     Ok((StatusCode::CREATED, Json(json!({ "snapshot_id": snapshot }))).into_response())
 }
 
@@ -176,9 +173,9 @@ pub async fn update(
     Auth(a): Auth,
     Path(id): Path<String>,
     q: Query,
-    body: Bytes,
+    LimitedBody(body): LimitedBody,
 ) -> ApiResult {
-    let user = a.user_any(&MODIFY)?;
+    a.user_any(&MODIFY)?;
     let id = parse_id(&id, ItemKind::Playlist)?;
     let body = json_body(&body)?;
     let snapshot = if let Some(start) = body.get("range_start") {
@@ -196,21 +193,26 @@ pub async fn update(
             },
         };
         let snapshot = body.get("snapshot_id").and_then(Value::as_str);
-        s.catalog.reorder_playlist_items(&id, user, reorder, snapshot).await?
+        s.catalog.reorder_playlist_items(&id, &a, reorder, snapshot).await?
     } else {
         let uris: Vec<String> = match q.get("uris") {
             Some(list) => list.split(',').filter(|s| !s.is_empty()).map(str::to_owned).collect(),
             None => string_list(body.get("uris")),
         };
-        s.catalog.replace_playlist_items(&id, user, &track_ids(&uris)?).await?
+        s.catalog.replace_playlist_items(&id, &a, &track_ids(&uris)?).await?
     };
     Ok(Json(json!({ "snapshot_id": snapshot })))
 }
 
 /// `DELETE .../items`: body `{"items": [{"uri", "positions"?}]}` (spotipy) or
 /// `{"tracks": [...]}` (tekore and the deprecated route).
-pub async fn remove(State(s): State<AppState>, Auth(a): Auth, Path(id): Path<String>, body: Bytes) -> ApiResult {
-    let user = a.user_any(&MODIFY)?;
+pub async fn remove(
+    State(s): State<AppState>,
+    Auth(a): Auth,
+    Path(id): Path<String>,
+    LimitedBody(body): LimitedBody,
+) -> ApiResult {
+    a.user_any(&MODIFY)?;
     let id = parse_id(&id, ItemKind::Playlist)?;
     let body = json_body(&body)?;
     let list = body.get("items").or_else(|| body.get("tracks")).and_then(Value::as_array).cloned().unwrap_or_default();
@@ -226,7 +228,7 @@ pub async fn remove(State(s): State<AppState>, Auth(a): Auth, Path(id): Path<Str
         removals.push(Removal { track_id: id, positions });
     }
     let against = body.get("snapshot_id").and_then(Value::as_str);
-    let snapshot = s.catalog.remove_playlist_items(&id, user, &removals, against).await?;
+    let snapshot = s.catalog.remove_playlist_items(&id, &a, &removals, against).await?;
     Ok(Json(json!({ "snapshot_id": snapshot })))
 }
 
@@ -241,7 +243,7 @@ pub async fn follow(
     if method == axum::http::Method::DELETE {
         s.catalog.unsave(user, ItemKind::Playlist, std::slice::from_ref(&id)).await?;
     } else {
-        s.catalog.save(user, ItemKind::Playlist, std::slice::from_ref(&id)).await?;
+        s.catalog.follow_playlist(&a, &id).await?;
     }
     Ok(StatusCode::OK)
 }
@@ -256,23 +258,13 @@ pub async fn follow_contains(State(s): State<AppState>, Auth(a): Auth, Path(id):
     if users.len() > 5 {
         return Err(ApiError::bad_request("too many ids requested: at most 5"));
     }
-    let mut out = Vec::new();
-    for user in &users {
-        out.push(
-            s.catalog
-                .contains(user, ItemKind::Playlist, std::slice::from_ref(&id))
-                .await?
-                .first()
-                .copied()
-                .unwrap_or(false),
-        );
-    }
+    let out = s.catalog.playlist_followed_by(&a, &id, &users).await?;
     Ok(Json(json!(out)))
 }
 
 pub async fn images(State(s): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> ApiResult {
     let id = parse_id(&id, ItemKind::Playlist)?;
-    let playlist = s.catalog.playlist(&id, viewer(&a)).await?;
+    let playlist = s.catalog.playlist(&id, &a).await?;
     Ok(Json(s.wire().images(playlist.image_id.as_deref())))
 }
 
@@ -281,13 +273,41 @@ pub async fn upload_image(
     State(s): State<AppState>,
     Auth(a): Auth,
     Path(id): Path<String>,
-    body: Bytes,
+    LimitedBody(body): LimitedBody<COVER_BODY_LIMIT>,
 ) -> Result<StatusCode, ApiError> {
-    let user = a.user(&["ugc-image-upload"])?;
+    a.user(&["ugc-image-upload"])?;
     a.user_any(&MODIFY)?;
     let id = parse_id(&id, ItemKind::Playlist)?;
     let text: Vec<u8> = body.iter().copied().filter(|b| !b.is_ascii_whitespace()).collect();
     let jpeg = STANDARD.decode(&text).map_err(|_| ApiError::bad_request("the body must be a base64-encoded JPEG"))?;
-    s.catalog.set_playlist_cover(&id, user, &jpeg).await?;
+    s.catalog.set_playlist_cover(&id, &a, &jpeg).await?;
     Ok(StatusCode::ACCEPTED)
+}
+
+/// `GET /playlists/{id}/collaborators` (the catalog's own route, not
+/// Spotify's): the user ids the owner lets edit a collaborative playlist.
+pub async fn collaborators(State(s): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> ApiResult {
+    let id = parse_id(&id, ItemKind::Playlist)?;
+    let ids = s.catalog.playlist_collaborators(&a, &id).await?;
+    Ok(Json(json!({ "ids": ids })))
+}
+
+/// `PUT` and `DELETE /playlists/{id}/collaborators` with `{"ids": [...]}`
+/// (or `?ids=`): the owner adds or removes collaborators.
+pub async fn change_collaborators(
+    State(s): State<AppState>,
+    Auth(a): Auth,
+    method: axum::http::Method,
+    Path(id): Path<String>,
+    q: Query,
+    LimitedBody(body): LimitedBody,
+) -> Result<StatusCode, ApiError> {
+    let id = parse_id(&id, ItemKind::Playlist)?;
+    let body = json_body(&body)?;
+    let ids: Vec<String> = match q.get("ids").filter(|v| !v.is_empty()) {
+        Some(list) => list.split(',').map(str::to_owned).collect(),
+        None => string_list(body.get("ids")),
+    };
+    s.catalog.change_collaborators(&a, &id, &ids, method != axum::http::Method::DELETE).await?;
+    Ok(StatusCode::OK)
 }

@@ -13,6 +13,7 @@ on the first failure.
 """
 
 import base64
+import re
 import sys
 import time
 import urllib.parse
@@ -60,10 +61,16 @@ def point_at_catalog(manager):
 def login(authorize_url):
     """Submits the login form the way a person would, returns the code."""
     params = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(authorize_url).query))
-    page = requests.get(authorize_url, timeout=10)
+    browser = requests.Session()  # keeps the page's CSRF cookie
+    page = browser.get(authorize_url, timeout=10)
     check(page.status_code == 200 and "<form" in page.text, "the login page renders")
-    form = dict(params, username=USERNAME, password=PASSWORD, decision="allow")
-    answer = requests.post(f"{BASE}/authorize", data=form, allow_redirects=False, timeout=10)
+    check("frame-ancestors 'none'" in page.headers.get("content-security-policy", ""), "the login page cannot be framed")
+    csrf = re.search(r'name="csrf_token" value="([^"]+)"', page.text)
+    check(csrf, "the login form carries a CSRF token")
+    form = dict(params, username=USERNAME, password=PASSWORD, decision="allow", csrf_token=csrf.group(1))
+    forged = requests.post(f"{BASE}/authorize", data=form, allow_redirects=False, timeout=10)
+    check(forged.status_code == 403, f"a form without the page's cookie is refused ({forged.status_code})")
+    answer = browser.post(f"{BASE}/authorize", data=form, allow_redirects=False, timeout=10)
     check(answer.status_code in (302, 303), f"login redirects ({answer.status_code})")
     query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(answer.headers["location"]).query))
     return query["code"]
@@ -79,6 +86,7 @@ token_info = auth.get_cached_token()
 check(access and token_info["refresh_token"], "PKCE exchange returns tokens")
 refreshed = auth.refresh_access_token(token_info["refresh_token"])
 check(refreshed["access_token"] != token_info["access_token"], "refresh returns a new access token")
+check(refreshed["refresh_token"] != token_info["refresh_token"], "refresh rotates the refresh token")
 
 sp = spotipy.Spotify(auth_manager=auth)
 sp.prefix = f"{BASE}/v1/"

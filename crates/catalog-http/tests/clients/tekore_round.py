@@ -8,6 +8,7 @@ or a wrong type fails the call. Exits non-zero on the first failure.
 """
 
 import base64
+import re
 import sys
 import urllib.parse
 import warnings
@@ -55,8 +56,12 @@ def check(condition, what):
 def login(authorize_url):
     """Submits the login form the way a person would, returns the code."""
     params = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(authorize_url).query))
-    form = dict(params, username=USERNAME, password=PASSWORD, decision="allow")
-    answer = httpx.post(f"{BASE}/authorize", data=form, follow_redirects=False, timeout=10)
+    with httpx.Client(timeout=10) as browser:  # keeps the page's CSRF cookie
+        page = browser.get(authorize_url)
+        csrf = re.search(r'name="csrf_token" value="([^"]+)"', page.text)
+        check(page.status_code == 200 and csrf, "the login page carries a CSRF token")
+        form = dict(params, username=USERNAME, password=PASSWORD, decision="allow", csrf_token=csrf.group(1))
+        answer = browser.post(f"{BASE}/authorize", data=form, follow_redirects=False)
     check(answer.status_code in (302, 303), f"login redirects ({answer.status_code})")
     return dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(answer.headers["location"]).query))["code"]
 
@@ -66,6 +71,9 @@ scope = tk.scope.every + tk.scope.streaming  # streaming: the device protocol
 code = login(credentials.user_authorisation_url(scope=scope, state="round"))
 token = credentials.request_user_token(code)
 check(token.refresh_token, "authorization code exchange")
+refreshed = credentials.refresh_user_token(token.refresh_token)
+check(refreshed.refresh_token and refreshed.refresh_token != token.refresh_token, "refresh rotates the refresh token")
+token = refreshed
 sp = tk.Spotify(token)
 
 me = sp.current_user()

@@ -225,15 +225,30 @@ async fn playlists_edit_reorder_and_cover(app: TestApp) {
     let url = images[0]["url"].as_str().unwrap().to_owned();
     let fetched = app.request(Method::GET, url.trim_start_matches(crate::support::BASE), None, None).await;
     assert_eq!(&fetched.body[..], &jpeg[..]);
+    // A JPEG over 256 KB: its base64 passes the route's body limit (413)...
     let too_big = base64::engine::general_purpose::STANDARD.encode(vec![0xFF_u8; 300 * 1024]);
-    app.request(
-        Method::PUT,
-        &format!("/v1/playlists/{id}/images"),
-        Some(&token),
-        Some(("image/jpeg", too_big.into_bytes())),
-    )
-    .await
-    .spotify_error(400);
+    let refused = app
+        .request(
+            Method::PUT,
+            &format!("/v1/playlists/{id}/images"),
+            Some(&token),
+            Some(("image/jpeg", too_big.into_bytes())),
+        )
+        .await
+        .spotify_error(413);
+    assert_eq!(refused, "Request body too large: at most 368640 bytes");
+    // ...and one a little over 256 KB within it is refused by the decoded size (400).
+    let just_over = base64::engine::general_purpose::STANDARD.encode(vec![0xFF_u8; 257 * 1024]);
+    let refused = app
+        .request(
+            Method::PUT,
+            &format!("/v1/playlists/{id}/images"),
+            Some(&token),
+            Some(("image/jpeg", just_over.into_bytes())),
+        )
+        .await
+        .spotify_error(400);
+    assert_eq!(refused, "the image exceeds 256 KB");
 
     // Another user: cannot see the private playlist, cannot edit; can follow a public one.
     let bo = app.user_token("bo", ALL).await;

@@ -68,7 +68,10 @@ async fn market_codes_and_from_token(app: TestApp) {
 async fn snapshot_ids_on_item_changes(app: TestApp) {
     let token = app.user_token("ada", "playlist-modify-private playlist-read-private").await;
     let ids = app.track_ids(&token).await;
-    let playlist = app.send_json(Method::POST, "/v1/me/playlists", &token, &json!({ "name": "Snap" })).await.json();
+    let playlist = app
+        .send_json(Method::POST, "/v1/me/playlists", &token, &json!({ "name": "Snap", "public": false }))
+        .await
+        .json();
     let id = playlist["id"].as_str().unwrap().to_owned();
     let created = playlist["snapshot_id"].as_str().unwrap().to_owned();
     let uris: Vec<String> = ids.iter().take(3).map(|i| format!("spotify:track:{i}")).collect();

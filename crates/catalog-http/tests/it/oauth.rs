@@ -55,6 +55,26 @@ async fn authorization_code_pkce_refresh_and_client_credentials(app: TestApp) {
         .await;
     assert_eq!(again.status, StatusCode::BAD_REQUEST);
     assert_eq!(again.json()["error"], "invalid_grant");
+    // The replay revoked what the code issued (RFC 6749 4.1.2).
+    assert_eq!(app.get("/v1/me", &access).await.spotify_error(401), "Invalid access token");
+    let revoked = app
+        .form(
+            "/api/token",
+            &[("grant_type", "refresh_token"), ("refresh_token", &refresh)],
+            Some((&client_id, &secret)),
+        )
+        .await;
+    assert_eq!(revoked.json()["error"], "invalid_grant");
+    let code = app.authorize(&client_id, "ada", "user-library-read user-read-private", None).await;
+    let fresh = app
+        .form(
+            "/api/token",
+            &[("grant_type", "authorization_code"), ("code", &code), ("redirect_uri", REDIRECT)],
+            Some((&client_id, &secret)),
+        )
+        .await
+        .json();
+    let refresh = fresh["refresh_token"].as_str().unwrap().to_owned();
 
     // PKCE: no secret, the verifier instead.
     let verifier = "a-verifier-of-forty-three-characters-long-x-and-more";
@@ -160,19 +180,15 @@ async fn tokens_scopes_and_errors(app: TestApp) {
 
     // Wrong password: the form again with 401; a wrong redirect URI: an error page, no redirect.
     let wrong = app
-        .form(
-            "/authorize",
-            &[
-                ("client_id", &client_id),
-                ("redirect_uri", REDIRECT),
-                ("response_type", "code"),
-                ("scope", ""),
-                ("username", "bo"),
-                ("password", "wrong"),
-                ("decision", "allow"),
-            ],
-            None,
-        )
+        .submit_login(&[
+            ("client_id", &client_id),
+            ("redirect_uri", REDIRECT),
+            ("response_type", "code"),
+            ("scope", ""),
+            ("username", "bo"),
+            ("password", "wrong"),
+            ("decision", "allow"),
+        ])
         .await;
     assert_eq!(wrong.status, StatusCode::UNAUTHORIZED);
     let evil = app
@@ -197,17 +213,13 @@ async fn tokens_scopes_and_errors(app: TestApp) {
 
     // Deny redirects with access_denied.
     let denied = app
-        .form(
-            "/authorize",
-            &[
-                ("client_id", &client_id),
-                ("redirect_uri", REDIRECT),
-                ("response_type", "code"),
-                ("state", "s1"),
-                ("decision", "deny"),
-            ],
-            None,
-        )
+        .submit_login(&[
+            ("client_id", &client_id),
+            ("redirect_uri", REDIRECT),
+            ("response_type", "code"),
+            ("state", "s1"),
+            ("decision", "deny"),
+        ])
         .await;
     let location = denied.headers["location"].to_str().unwrap();
     assert!(location.contains("error=access_denied") && location.contains("state=s1"), "{location}");

@@ -450,7 +450,7 @@ async fn the_web_player_page_logs_in_as_its_own_client(app: TestApp) {
         ("password", crate::support::PASSWORD),
         ("decision", "allow"),
     ];
-    let answer = app.form("/authorize", &pairs, None).await;
+    let answer = app.submit_login(&pairs).await;
     let location = answer.headers["location"].to_str().unwrap().to_owned();
     assert!(location.starts_with(&redirect), "{location}");
     let code = serde_urlencoded::from_str::<Vec<(String, String)>>(location.split_once('?').unwrap().1)

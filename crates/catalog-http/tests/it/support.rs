@@ -114,21 +114,76 @@ impl TestApp {
     }
 
     pub async fn form(&self, path: &str, pairs: &[(&str, &str)], basic: Option<(&str, &str)>) -> TestResponse {
+        let mut headers = Vec::new();
+        if let Some((id, secret)) = basic {
+            use base64::Engine as _;
+            let encoded = base64::engine::general_purpose::STANDARD.encode(format!("{id}:{secret}"));
+            headers.push(("authorization".to_owned(), format!("Basic {encoded}")));
+        }
+        self.form_with(path, pairs, &headers).await
+    }
+
+    /// POSTs a form with extra headers (a cookie, a forwarded address).
+    pub async fn form_with(&self, path: &str, pairs: &[(&str, &str)], headers: &[(String, String)]) -> TestResponse {
         let mut builder = Request::builder()
             .method(Method::POST)
             .uri(path)
             .header("content-type", "application/x-www-form-urlencoded");
-        if let Some((id, secret)) = basic {
-            use base64::Engine as _;
-            let encoded = base64::engine::general_purpose::STANDARD.encode(format!("{id}:{secret}"));
-            builder = builder.header("authorization", format!("Basic {encoded}"));
+        for (name, value) in headers {
+            builder = builder.header(name.as_str(), value.as_str());
         }
         let body = serde_urlencoded::to_string(pairs).unwrap();
-        let response = self.router.clone().oneshot(builder.body(Body::from(body)).unwrap()).await.unwrap();
+        self.send(builder.body(Body::from(body)).unwrap()).await
+    }
+
+    /// Sends a prepared request through the router.
+    pub async fn send(&self, request: Request<Body>) -> TestResponse {
+        let response = self.router.clone().oneshot(request).await.unwrap();
         let status = response.status();
         let headers = response.headers().clone();
         let body = response.into_body().collect().await.unwrap().to_bytes();
         TestResponse { status, headers, body }
+    }
+
+    /// Opens the login page for the OAuth parameters among `pairs` (as a
+    /// browser would) and returns the CSRF cookie pair and the form's token.
+    pub async fn login_page(&self, pairs: &[(&str, &str)]) -> (String, String) {
+        self.login_page_on(&self.router, pairs).await
+    }
+
+    /// [`Self::login_page`] on another router (its own CSRF key).
+    pub async fn login_page_on(&self, router: &Router, pairs: &[(&str, &str)]) -> (String, String) {
+        let params: Vec<(&str, &str)> = pairs
+            .iter()
+            .copied()
+            .filter(|(k, _)| !matches!(*k, "username" | "password" | "decision" | "csrf_token"))
+            .collect();
+        let query = serde_urlencoded::to_string(&params).unwrap();
+        let request = Request::get(format!("/authorize?{query}")).body(Body::empty()).unwrap();
+        let response = router.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        let page = TestResponse { status, headers, body };
+        assert_eq!(page.status, StatusCode::OK, "{}", String::from_utf8_lossy(&page.body));
+        let cookie = page.headers["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_owned();
+        let html = String::from_utf8_lossy(&page.body);
+        let token = html
+            .split("name=\"csrf_token\" value=\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .unwrap_or_else(|| panic!("no CSRF token in the login page: {html}"))
+            .to_owned();
+        (cookie, token)
+    }
+
+    /// Submits the login form as a browser does: the page first (its CSRF
+    /// cookie and token), then the POST with both.
+    pub async fn submit_login(&self, pairs: &[(&str, &str)]) -> TestResponse {
+        let (cookie, token) = self.login_page(pairs).await;
+        let mut with_token = pairs.to_vec();
+        with_token.push(("csrf_token", &token));
+        self.form_with("/authorize", &with_token, &[("cookie".to_owned(), cookie)]).await
     }
 
     /// An app and a user; returns (client_id, client_secret, user_id).
@@ -154,7 +209,7 @@ impl TestApp {
             pairs.push(("code_challenge", c));
             pairs.push(("code_challenge_method", "S256"));
         }
-        let response = self.form("/authorize", &pairs, None).await;
+        let response = self.submit_login(&pairs).await;
         assert!(response.status.is_redirection(), "{:?}: {}", response.status, String::from_utf8_lossy(&response.body));
         let location = response.headers["location"].to_str().unwrap().to_owned();
         assert!(location.starts_with(REDIRECT), "{location}");

@@ -21,6 +21,7 @@ mod previews;
 mod projects;
 mod roles;
 mod sdks;
+mod security;
 mod uploads;
 mod versions;
 

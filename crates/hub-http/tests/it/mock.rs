@@ -595,7 +595,6 @@ async fn rules_8_9_network_simulation_and_disabled_operations(app: TestApp) {
     // Limits of the settings.
     for (patch, field) in [
         (json!({"latencyMaxMs": 30_001}), "latencyMaxMs"),
-        (json!({"latencyMinMs": 50, "latencyMaxMs": 10}), "latencyMinMs"),
         (json!({"chaosErrorRate": 101}), "chaosErrorRate"),
         (json!({"chaosStatus": 200}), "chaosStatus"),
         (json!({"noSuchSetting": true}), "noSuchSetting"),
@@ -604,6 +603,22 @@ async fn rules_8_9_network_simulation_and_disabled_operations(app: TestApp) {
         assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{patch}");
         assert_eq!(refused.json()["error"]["details"]["field"], field, "{patch}");
     }
+
+    // A maximum below the minimum is raised to it: a fixed latency.
+    let fixed = app
+        .patch_json(
+            &format!("/api/v1/projects/{slug}/mock/settings"),
+            &token,
+            &json!({"latencyMinMs": 50, "latencyMaxMs": 10}),
+        )
+        .await;
+    assert_eq!((fixed.json()["latencyMinMs"].clone(), fixed.json()["latencyMaxMs"].clone()), (json!(50), json!(50)));
+    app.patch_json(
+        &format!("/api/v1/projects/{slug}/mock/settings"),
+        &token,
+        &json!({"latencyMinMs": 0, "latencyMaxMs": 0}),
+    )
+    .await;
 
     // Rule 9: disabled by operationId, project-wide or per version.
     settings(

@@ -46,7 +46,7 @@ async fn preview_lifecycle_with_expiry_and_pruning(app: TestApp) {
     assert_eq!(again["expires_at"], START.plus_days(24).to_rfc3339());
     // Previews cannot be promoted.
     let promote = app.patch_json(&format!("{list}/pr-42"), &token, &json!({ "is_default": true })).await;
-    assert_eq!(promote.status, StatusCode::BAD_REQUEST);
+    assert_eq!(promote.status, StatusCode::CONFLICT);
     let default_preview = app.push(&slug, &token, "label=pr-43&preview=true&makeDefault=true", openapi_yaml("1")).await;
     assert_eq!(default_preview.status, StatusCode::BAD_REQUEST);
     // 14 days after the last push the preview is gone for readers at once...

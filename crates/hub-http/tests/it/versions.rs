@@ -90,13 +90,13 @@ async fn default_version_is_protected(app: TestApp) {
     assert_eq!(delete_default.error_code(), "CONFLICT");
     let undefault =
         app.patch_json(&format!("/api/v1/projects/{slug}/versions/v1"), &token, &json!({ "is_default": false })).await;
-    assert_eq!(undefault.status, StatusCode::BAD_REQUEST);
-    assert_eq!(undefault.error_code(), "VALIDATION_ERROR");
-    assert_eq!(undefault.json()["error"]["details"]["field"], "is_default");
+    assert_eq!(undefault.status, StatusCode::CONFLICT);
+    assert_eq!(undefault.error_code(), "CONFLICT");
+    assert!(undefault.json()["error"]["message"].as_str().unwrap().contains("without a default version"));
     let deactivate_default =
         app.patch_json(&format!("/api/v1/projects/{slug}/versions/v1"), &token, &json!({ "is_active": false })).await;
-    assert_eq!(deactivate_default.status, StatusCode::BAD_REQUEST);
-    assert_eq!(deactivate_default.json()["error"]["details"]["field"], "is_active");
+    assert_eq!(deactivate_default.status, StatusCode::CONFLICT);
+    assert!(deactivate_default.json()["error"]["message"].as_str().unwrap().contains("cannot be deactivated"));
     let delete_other = app.delete(&format!("/api/v1/projects/{slug}/versions/v2"), &token).await;
     assert_eq!(delete_other.status, StatusCode::NO_CONTENT);
     assert_eq!(app.get(&format!("/api/v1/projects/{slug}/versions/v2"), &token).await.status, StatusCode::NOT_FOUND);
@@ -117,7 +117,7 @@ async fn soft_deactivation_and_reactivation(app: TestApp) {
     let listed = app.get(&format!("/api/v1/projects/{slug}/versions"), &token).await.json();
     assert_eq!(listed["pagination"]["total"], 2, "an inactive version remains stored and listed");
     let promote_inactive = app.patch_json(&path, &token, &json!({ "is_default": true })).await;
-    assert_eq!(promote_inactive.status, StatusCode::BAD_REQUEST);
+    assert_eq!(promote_inactive.status, StatusCode::CONFLICT);
     let repush_default_inactive = app.push(&slug, &token, "label=v2&makeDefault=true", openapi_yaml("2")).await;
     assert_eq!(repush_default_inactive.status, StatusCode::BAD_REQUEST);
     let both = app.patch_json(&path, &token, &json!({ "is_active": true, "is_default": true })).await.json();

@@ -8,6 +8,7 @@
     reason = "a test fails loudly on an unexpected shape; that is its job"
 )]
 
+mod bounded;
 mod commands;
 mod mock;
 mod multinode;
