@@ -65,3 +65,20 @@ pub fn display(value: &Value, media: &str, max: usize) -> String {
     }
     format!("{}\n… (cut)", text.get(..end).unwrap_or(""))
 }
+
+/// The value a request carries for a parameter: its example, else for a
+/// required parameter a value generated from its schema (the mock's
+/// sampler), so Try-It and the samples start with a request that is valid.
+#[must_use]
+pub fn parameter_value(spec: &Spec, parameter: &Parameter) -> Option<String> {
+    parameter_example(spec, parameter).or_else(|| {
+        if !parameter.required {
+            return None;
+        }
+        match sample(spec, parameter.schema.as_ref()?, Direction::Request) {
+            Value::String(text) => Some(text),
+            Value::Null | Value::Object(_) | Value::Array(_) => None,
+            other => Some(other.to_string()),
+        }
+    })
+}

@@ -11,6 +11,7 @@
 
 pub mod assets;
 pub mod examples;
+pub mod highlight;
 pub mod markdown;
 pub mod samples;
 pub mod schema_view;
@@ -42,6 +43,17 @@ pub struct Site {
     keys: Vec<String>,
     by_key: HashMap<String, usize>,
     groups: Vec<Group>,
+    quick: OnceLock<QuickIndex>,
+}
+
+/// The small prebuilt index the quick-search overlay filters instantly:
+/// one `[kind, title, subtitle, target]` entry per operation, webhook,
+/// schema, tag and GraphQL field or type, as JSON, with a content hash for
+/// its cache-busting URL.
+#[derive(Debug, Clone)]
+pub struct QuickIndex {
+    pub json: String,
+    pub hash: String,
 }
 
 #[derive(Debug)]
@@ -167,8 +179,21 @@ impl Site {
     pub fn new(spec: Spec) -> Self {
         let mut keys = Vec::with_capacity(spec.operations.len());
         let mut by_key = HashMap::with_capacity(spec.operations.len());
-        for (index, operation) in spec.operations.iter().enumerate() {
-            let base = operation_key(operation);
+        // Webhooks follow the operations: their pages are `op/webhook-<name>`.
+        for (index, operation) in spec.operations.iter().chain(&spec.webhooks).enumerate() {
+            let base = if index < spec.operations.len() {
+                operation_key(operation)
+            } else {
+                let mut folded = String::from("webhook-");
+                for ch in operation.path.chars().take(100) {
+                    if ch.is_ascii_alphanumeric() || ch == '_' {
+                        folded.push(ch.to_ascii_lowercase());
+                    } else if !folded.ends_with('-') {
+                        folded.push('-');
+                    }
+                }
+                folded.trim_end_matches('-').to_owned()
+            };
             let mut key = base.clone();
             let mut n = 2;
             while by_key.contains_key(&key) {
@@ -200,7 +225,81 @@ impl Site {
             let name = if groups.is_empty() { "Operations" } else { "Other" };
             groups.push(Group { name: name.to_owned(), description: None, operations: untagged });
         }
-        Self { spec, keys, by_key, groups }
+        if !spec.webhooks.is_empty() {
+            groups.push(Group {
+                name: "Webhooks".to_owned(),
+                description: Some("Requests this API sends to your endpoints.".to_owned()),
+                operations: (spec.operations.len()..spec.operations.len() + spec.webhooks.len()).collect(),
+            });
+        }
+        Self { spec, keys, by_key, groups, quick: OnceLock::new() }
+    }
+
+    /// The quick-search index of this document (built once).
+    pub fn quick_index(&self) -> &QuickIndex {
+        self.quick.get_or_init(|| {
+            let mut entries: Vec<[String; 4]> = Vec::new();
+            for (index, (key, operation)) in
+                self.keys.iter().zip(self.spec.operations.iter().chain(&self.spec.webhooks)).enumerate()
+            {
+                let kind = if index < self.spec.operations.len() {
+                    operation.method.as_str().to_owned()
+                } else {
+                    "webhook".to_owned()
+                };
+                let title = operation
+                    .summary
+                    .as_deref()
+                    .map(|s| markdown::first_line(s, 100))
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or_else(|| operation.path.clone());
+                entries.push([kind, title, operation.path.clone(), format!("op/{}", encode(key))]);
+            }
+            for group in &self.groups {
+                entries.push([
+                    "tag".to_owned(),
+                    group.name.clone(),
+                    format!("{} operations", group.operations.len()),
+                    format!("tags/{}", encode(&group.name)),
+                ]);
+            }
+            for (name, schema) in &self.spec.schemas {
+                let sub = schema
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .map(|d| markdown::first_line(d, 80))
+                    .unwrap_or_default();
+                entries.push(["schema".to_owned(), name.clone(), sub, format!("schemas/{}", encode(name))]);
+            }
+            if let Some(model) = &self.spec.graphql {
+                for (kind, fields) in
+                    [("query", &model.queries), ("mutation", &model.mutations), ("subscription", &model.subscriptions)]
+                {
+                    for field in fields {
+                        entries.push([
+                            kind.to_owned(),
+                            field.name.clone(),
+                            field.ty.to_string(),
+                            format!("graphql/{kind}/{}", encode(&field.name)),
+                        ]);
+                    }
+                }
+                for (name, ty) in &model.types {
+                    entries.push([
+                        kind_name(ty.kind).to_owned(),
+                        name.clone(),
+                        ty.description.as_deref().map(|d| markdown::first_line(d, 80)).unwrap_or_default(),
+                        format!("types/{}", encode(name)),
+                    ]);
+                }
+            }
+            let json = serde_json::to_string(&entries).unwrap_or_else(|_| "[]".to_owned());
+            let hash = {
+                use sha2::Digest;
+                hex::encode(sha2::Sha256::digest(json.as_bytes())).chars().take(16).collect()
+            };
+            QuickIndex { json, hash }
+        })
     }
 
     #[must_use]
@@ -217,7 +316,20 @@ impl Site {
     /// The operation whose page is `op/<key>`.
     #[must_use]
     pub fn operation(&self, key: &str) -> Option<&Operation> {
-        self.by_key.get(key).and_then(|index| self.spec.operations.get(*index))
+        self.by_key.get(key).and_then(|index| self.op_at(*index))
+    }
+
+    /// The operation at `index`, webhooks counted after the operations.
+    fn op_at(&self, index: usize) -> Option<&Operation> {
+        self.spec
+            .operations
+            .get(index)
+            .or_else(|| self.spec.webhooks.get(index.checked_sub(self.spec.operations.len())?))
+    }
+
+    /// Whether the page `op/<key>` is a webhook's.
+    fn is_webhook(&self, key: &str) -> bool {
+        self.by_key.get(key).is_some_and(|index| *index >= self.spec.operations.len())
     }
 
     /// The searchable sections of the document: operations, schemas, tags,
@@ -225,7 +337,7 @@ impl Site {
     #[must_use]
     pub fn sections(&self) -> Vec<Section> {
         let mut out = Vec::new();
-        for (key, operation) in self.keys.iter().zip(&self.spec.operations) {
+        for (key, operation) in self.keys.iter().zip(self.spec.operations.iter().chain(&self.spec.webhooks)) {
             let mut body = String::new();
             for text in [&operation.summary, &operation.description, &operation.operation_id].into_iter().flatten() {
                 body.push_str(text);
@@ -391,7 +503,7 @@ struct NavGroup {
 }
 
 fn nav_op(site: &Site, index: usize) -> Option<NavOp> {
-    let operation = site.spec.operations.get(index)?;
+    let operation = site.op_at(index)?;
     let key = site.keys.get(index)?;
     let label = operation
         .summary
@@ -428,7 +540,67 @@ struct ParamView {
     ref_name: Option<String>,
     description_html: String,
     example: Option<String>,
+    /// What the Try-It field starts with (the example, else a generated
+    /// value for a required parameter).
+    value: Option<String>,
     constraints: Vec<String>,
+    /// The Try-It field: its input kind and the checks the browser makes.
+    input: ParamInput,
+}
+
+/// How a parameter's Try-It field is drawn and checked in the browser.
+#[derive(Serialize, Default)]
+struct ParamInput {
+    /// `text`, `number` or `select` (enums and booleans).
+    kind: &'static str,
+    options: Vec<String>,
+    pattern: Option<String>,
+    min: Option<String>,
+    max: Option<String>,
+    min_length: Option<u64>,
+    max_length: Option<u64>,
+    step: Option<&'static str>,
+}
+
+fn param_input(spec: &Spec, schema: Option<&Value>) -> ParamInput {
+    let Some(schema) = schema.and_then(|s| spec.resolve_value(s)) else {
+        return ParamInput { kind: "text", ..ParamInput::default() };
+    };
+    let types = spec::schema_types(schema).types;
+    let scalar = |key: &str| schema.get(key).filter(|v| v.is_number()).map(Value::to_string);
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        let options = values
+            .iter()
+            .filter(|v| !v.is_null())
+            .take(200)
+            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+            .collect();
+        return ParamInput { kind: "select", options, ..ParamInput::default() };
+    }
+    if types.contains(&"boolean") {
+        return ParamInput {
+            kind: "select",
+            options: vec!["true".to_owned(), "false".to_owned()],
+            ..ParamInput::default()
+        };
+    }
+    if types.contains(&"integer") || types.contains(&"number") {
+        let integer = types.contains(&"integer");
+        return ParamInput {
+            kind: "number",
+            min: scalar("minimum"),
+            max: scalar("maximum"),
+            step: Some(if integer { "1" } else { "any" }),
+            ..ParamInput::default()
+        };
+    }
+    ParamInput {
+        kind: "text",
+        pattern: schema.get("pattern").and_then(Value::as_str).map(str::to_owned),
+        min_length: schema.get("minLength").and_then(Value::as_u64),
+        max_length: schema.get("maxLength").and_then(Value::as_u64),
+        ..ParamInput::default()
+    }
 }
 
 #[derive(Serialize)]
@@ -436,12 +608,119 @@ struct MediaView {
     media: String,
     rows: Vec<schema_view::Row>,
     example: Option<String>,
+    /// The example highlighted on the server (escaped HTML).
+    example_html: Option<String>,
     is_json: bool,
+}
+
+/// A credential field of the Try-It panel.
+#[derive(Serialize)]
+struct AuthField {
+    /// The scheme's name in the document.
+    name: String,
+    /// `bearer`, `basic`, `apikey`, `oauth2` or `openid`.
+    kind: &'static str,
+    /// `header`, `query` or `cookie` (API keys and bearer tokens).
+    location: &'static str,
+    /// The header, query parameter or cookie name (API keys).
+    param: String,
+    label: String,
+    flows: Vec<FlowView>,
+}
+
+#[derive(Serialize)]
+struct FlowView {
+    /// `authorization_code`, `client_credentials`, `password`, `implicit`.
+    kind: &'static str,
+    authorization_url: Option<String>,
+    token_url: Option<String>,
+    scopes: Vec<String>,
+}
+
+fn auth_fields(spec: &Spec, operation: &Operation) -> Vec<AuthField> {
+    let mut out: Vec<AuthField> = Vec::new();
+    for requirement in spec.effective_security(operation).iter() {
+        for name in requirement.schemes.keys() {
+            if out.iter().any(|f| &f.name == name) {
+                continue;
+            }
+            let Some(scheme) = spec.security_schemes.get(name) else { continue };
+            let field = match &scheme.kind {
+                SecuritySchemeKind::ApiKey { name: param, location } => AuthField {
+                    name: name.clone(),
+                    kind: "apikey",
+                    location: match location {
+                        spec::ApiKeyLocation::Header => "header",
+                        spec::ApiKeyLocation::Query => "query",
+                        spec::ApiKeyLocation::Cookie => "cookie",
+                    },
+                    param: param.clone(),
+                    label: format!("{name}: API key ({param})"),
+                    flows: Vec::new(),
+                },
+                SecuritySchemeKind::Http { scheme: http, .. } if http == "basic" => AuthField {
+                    name: name.clone(),
+                    kind: "basic",
+                    location: "header",
+                    param: "Authorization".to_owned(),
+                    label: format!("{name}: HTTP basic"),
+                    flows: Vec::new(),
+                },
+                SecuritySchemeKind::Http { .. } => AuthField {
+                    name: name.clone(),
+                    kind: "bearer",
+                    location: "header",
+                    param: "Authorization".to_owned(),
+                    label: format!("{name}: bearer token"),
+                    flows: Vec::new(),
+                },
+                SecuritySchemeKind::OAuth2 { flows } => AuthField {
+                    name: name.clone(),
+                    kind: "oauth2",
+                    location: "header",
+                    param: "Authorization".to_owned(),
+                    label: format!("{name}: OAuth 2 access token"),
+                    flows: flows
+                        .iter()
+                        .map(|f| FlowView {
+                            kind: match f.kind {
+                                spec::OAuthFlowKind::Implicit => "implicit",
+                                spec::OAuthFlowKind::Password => "password",
+                                spec::OAuthFlowKind::ClientCredentials => "client_credentials",
+                                spec::OAuthFlowKind::AuthorizationCode => "authorization_code",
+                            },
+                            authorization_url: f.authorization_url.as_deref().map(safe_url),
+                            token_url: f.token_url.as_deref().map(safe_url),
+                            scopes: f.scopes.keys().cloned().collect(),
+                        })
+                        .collect(),
+                },
+                SecuritySchemeKind::OpenIdConnect { .. } => AuthField {
+                    name: name.clone(),
+                    kind: "bearer",
+                    location: "header",
+                    param: "Authorization".to_owned(),
+                    label: format!("{name}: OpenID Connect token"),
+                    flows: Vec::new(),
+                },
+                SecuritySchemeKind::MutualTls => continue,
+            };
+            out.push(field);
+        }
+    }
+    out
+}
+
+/// An example highlighted when its media type is JSON.
+fn example_html(text: &str, media: &str) -> String {
+    if examples::is_json(media) { highlight::html(text, "json") } else { escape(text) }
 }
 
 #[derive(Serialize)]
 struct ResponseView {
     status: String,
+    /// The description's first line, plain text.
+    summary: String,
     class: &'static str,
     description_html: String,
     headers: Vec<ParamView>,
@@ -469,12 +748,16 @@ fn media_views(
 ) -> Vec<MediaView> {
     content
         .iter()
-        .map(|(media, content)| MediaView {
-            media: media.clone(),
-            rows: content.schema.as_ref().map(|s| schema_view::rows(spec, s)).unwrap_or_default(),
-            example: examples::media_example(spec, content, direction)
-                .map(|v| examples::display(&v, media, MAX_EXAMPLE_BYTES)),
-            is_json: examples::is_json(media),
+        .map(|(media, content)| {
+            let example = examples::media_example(spec, content, direction)
+                .map(|v| examples::display(&v, media, MAX_EXAMPLE_BYTES));
+            MediaView {
+                media: media.clone(),
+                rows: content.schema.as_ref().map(|s| schema_view::rows(spec, s)).unwrap_or_default(),
+                example_html: example.as_deref().map(|text| example_html(text, media)),
+                example,
+                is_json: examples::is_json(media),
+            }
         })
         .collect()
 }
@@ -581,12 +864,14 @@ fn operation_context(site: &Site, chrome: &Chrome, key: &str) -> Option<minijinj
             ref_name: p.schema.as_ref().and_then(|s| schema_view::ref_name(s)).map(str::to_owned),
             description_html: md(p.description.as_ref()),
             example: examples::parameter_example(spec, p),
+            value: examples::parameter_value(spec, p),
             constraints: p
                 .schema
                 .as_ref()
                 .and_then(|s| spec.resolve_value(s))
                 .map(|s| schema_view::rows(spec, s).into_iter().next().map(|r| r.constraints).unwrap_or_default())
                 .unwrap_or_default(),
+            input: param_input(spec, p.schema.as_ref()),
         })
         .collect();
     let body = operation.request_body.as_ref().map(|body| {
@@ -602,6 +887,7 @@ fn operation_context(site: &Site, chrome: &Chrome, key: &str) -> Option<minijinj
         .map(|(status, response)| ResponseView {
             status: status.clone(),
             class: status_class(status),
+            summary: markdown::first_line(&response.description, 120),
             description_html: markdown::render(&response.description),
             headers: response
                 .headers
@@ -615,7 +901,9 @@ fn operation_context(site: &Site, chrome: &Chrome, key: &str) -> Option<minijinj
                     ref_name: None,
                     description_html: md(header.description.as_ref()),
                     example: None,
+                    value: None,
                     constraints: Vec::new(),
+                    input: ParamInput::default(),
                 })
                 .collect(),
             media: media_views(spec, &response.content, mock::sample::Direction::Response),
@@ -670,8 +958,27 @@ fn operation_context(site: &Site, chrome: &Chrome, key: &str) -> Option<minijinj
             .find(|g| g.operations.iter().any(|i| site.keys.get(*i).map(String::as_str) == Some(key)))
             .map(|g| g.name.clone())
     });
+    // The response examples pane: one tab per status and media type.
+    let examples: Vec<minijinja::Value> = responses
+        .iter()
+        .flat_map(|r| {
+            let several = r.media.len() > 1;
+            r.media.iter().filter_map(move |m| {
+                let html = m.example_html.as_ref()?;
+                Some(context! {
+                    label => if several { format!("{} {}", r.status, m.media) } else { r.status.clone() },
+                    class => r.class,
+                    media => m.media,
+                    summary => r.summary,
+                    html => html,
+                })
+            })
+        })
+        .collect();
+    let webhook = site.is_webhook(key);
     Some(context! {
         key => key,
+        webhook => webhook,
         group => group,
         method => operation.method.as_str(),
         path => operation.path,
@@ -685,11 +992,15 @@ fn operation_context(site: &Site, chrome: &Chrome, key: &str) -> Option<minijinj
         body => body,
         responses => responses,
         security => security,
-        samples => samples::samples(spec, operation, &sample_server),
-        targets => targets,
+        samples => if webhook { Vec::new() } else { samples::samples(spec, operation, &sample_server) },
+        targets => if webhook { Vec::new() } else { targets },
         body_example => body_example.as_ref().map(|(_, text)| text.clone()),
         body_media => body_example.as_ref().map(|(media, _)| media.clone()),
         auth_headers => auth_headers,
+        auth => auth_fields(spec, operation),
+        examples => examples,
+        try_params => operation.parameters.iter().any(|p| p.location != spec::ParameterLocation::Cookie),
+        callbacks => operation.callbacks.keys().collect::<Vec<_>>(),
     })
 }
 
@@ -793,6 +1104,12 @@ pub fn try_render(site: &Site, chrome: &Chrome, page: Page<'_>) -> Result<Option
         type_names => type_names,
         schema_count => spec.schemas.len(),
         default_label => chrome.versions.iter().find(|v| v.is_default).map(|v| v.label.clone()),
+        quick_hash => site.quick_index().hash,
+        download_label => match spec.format {
+            spec::SpecFormat::OpenApi3 => "Download OpenAPI document",
+            spec::SpecFormat::Swagger2 => "Download Swagger document",
+            spec::SpecFormat::GraphQl => "Download GraphQL schema",
+        },
     };
     let env = environment();
     let result = match page {
@@ -916,7 +1233,7 @@ pub fn try_render(site: &Site, chrome: &Chrome, page: Page<'_>) -> Result<Option
                     name => name,
                     rows => schema_view::rows(spec, schema),
                     description_html => md(schema.get("description").and_then(Value::as_str).map(str::to_owned).as_ref()),
-                    example => examples::display(&example, "application/json", MAX_EXAMPLE_BYTES),
+                    example_html => highlight::html(&examples::display(&example, "application/json", MAX_EXAMPLE_BYTES), "json"),
                     ..common.clone()
                 })
             })

@@ -27,13 +27,42 @@ pub struct Row {
     pub write_only: bool,
     pub description_html: String,
     pub constraints: Vec<String>,
+    /// `oneOf`/`anyOf` branches, shown as tabs (`name` then says which).
+    pub variants: Vec<Variant>,
+    /// The radio group of the variants' tabs, unique on a page.
+    pub group: String,
+    /// The fields of the named schema this row refers to, shown in place
+    /// on request (small schemas only; see [`EXPAND_MAX_ROWS`]).
+    pub expand: Vec<Row>,
+}
+
+/// A referenced schema is expandable in place when it has at most this
+/// many rows.
+pub const EXPAND_MAX_ROWS: usize = 25;
+/// Rows expanded in place per table at most (pages stay small).
+const EXPAND_BUDGET: usize = 150;
+
+/// One branch of a `oneOf`/`anyOf`: its label and its own rows.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Variant {
+    pub label: String,
+    pub rows: Vec<Row>,
+}
+
+/// Branches shown per `oneOf`/`anyOf` at most.
+const MAX_VARIANTS: usize = 12;
+
+/// A radio group name no other variant table of the page shares.
+fn group_name() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    format!("v{}", NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
 }
 
 /// The rows of a schema: the top level first (`name` empty for the root).
 #[must_use]
 pub fn rows(spec: &Spec, schema: &Value) -> Vec<Row> {
     let mut out = Vec::new();
-    let mut walker = Walker { spec, out: &mut out };
+    let mut walker = Walker { spec, out: &mut out, budget: EXPAND_BUDGET };
     walker.node("", schema, 0, false);
     out
 }
@@ -101,6 +130,8 @@ fn label(spec: &Spec, schema: &Value, depth: usize) -> String {
 struct Walker<'a, 'o> {
     spec: &'a Spec,
     out: &'o mut Vec<Row>,
+    /// Rows this table may still expand in place (0: none).
+    budget: usize,
 }
 
 impl Walker<'_, '_> {
@@ -126,9 +157,26 @@ impl Walker<'_, '_> {
                 .map(crate::markdown::render)
                 .unwrap_or_default(),
             constraints: constraints(body),
+            variants: Vec::new(),
+            group: String::new(),
+            expand: Vec::new(),
         };
         let is_root = name.is_empty();
+        let referenced = row.ref_name.clone().filter(|_| !is_root);
         self.out.push(row);
+        if let Some(target) = referenced.as_deref().and_then(|n| self.spec.schemas.get(n))
+            && self.budget > 0
+        {
+            let mut rows = Vec::new();
+            Walker { spec: self.spec, out: &mut rows, budget: 0 }.children(target, 0);
+            rows.retain(|r| !r.name.is_empty() || !r.variants.is_empty());
+            if !rows.is_empty() && rows.len() <= EXPAND_MAX_ROWS.min(self.budget) {
+                self.budget -= rows.len();
+                if let Some(last) = self.out.last_mut() {
+                    last.expand = rows;
+                }
+            }
+        }
         if ref_name(schema).is_some() && !is_root {
             return;
         }
@@ -159,6 +207,7 @@ impl Walker<'_, '_> {
                 }
             }
         }
+        self.variants(schema, depth);
         let required: Vec<&str> = schema
             .get("required")
             .and_then(Value::as_array)
@@ -179,6 +228,56 @@ impl Walker<'_, '_> {
         }
         if let Some(additional) = schema.get("additionalProperties").filter(|v| v.is_object()) {
             self.node("{key}", additional, depth, false);
+        }
+    }
+}
+
+impl Walker<'_, '_> {
+    /// A `oneOf`/`anyOf` as one row of tabs, a branch per tab with the
+    /// branch's own properties.
+    fn variants(&mut self, schema: &Value, depth: usize) {
+        if depth >= MAX_DEPTH || self.out.len() >= MAX_ROWS {
+            return;
+        }
+        for (key, caption) in [("oneOf", "one of"), ("anyOf", "any of")] {
+            let Some(list) = schema.get(key).and_then(Value::as_array).filter(|l| l.len() > 1) else { continue };
+            let variants = list
+                .iter()
+                .take(MAX_VARIANTS)
+                .enumerate()
+                .map(|(i, branch)| {
+                    let mut rows = Vec::new();
+                    let target = ref_name(branch).and_then(|n| self.spec.schemas.get(n)).unwrap_or(branch);
+                    Walker { spec: self.spec, out: &mut rows, budget: 0 }.children(target, depth + 1);
+                    rows.truncate(MAX_ROWS / 4);
+                    if rows.is_empty() {
+                        // A scalar or empty branch: one row with its type.
+                        Walker { spec: self.spec, out: &mut rows, budget: 0 }.node("", branch, depth + 1, false);
+                    }
+                    let title = self.spec.resolve_value(branch).and_then(|b| b.get("title")).and_then(Value::as_str);
+                    let label = match (ref_name(branch), title) {
+                        (Some(name), _) => name.to_owned(),
+                        (None, Some(title)) => title.to_owned(),
+                        (None, None) => format!("{} {}", i + 1, label(self.spec, branch, 0)),
+                    };
+                    Variant { label, rows }
+                })
+                .collect();
+            self.out.push(Row {
+                name: caption.to_owned(),
+                depth,
+                ty: String::new(),
+                ref_name: None,
+                required: false,
+                deprecated: false,
+                read_only: false,
+                write_only: false,
+                description_html: String::new(),
+                constraints: Vec::new(),
+                variants,
+                group: group_name(),
+                expand: Vec::new(),
+            });
         }
     }
 }
@@ -253,6 +352,50 @@ components:
 ",
         )
         .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn small_referenced_schemas_expand_in_place() {
+        let spec = spec();
+        let pet = spec.schemas.get("Pet").cloned().unwrap_or_default();
+        let rows = rows(&spec, &pet);
+        let owner = rows.iter().find(|r| r.name == "owner").unwrap_or_else(|| panic!("{rows:?}"));
+        assert_eq!(owner.ref_name.as_deref(), Some("Owner"));
+        let names: Vec<&str> = owner.expand.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["pet"], "Owner's own fields, one level");
+        assert!(owner.expand.iter().all(|r| r.expand.is_empty()), "expansions do not nest");
+    }
+
+    #[test]
+    fn one_of_branches_become_variants_with_their_own_rows() {
+        let spec = spec::parse(
+            br"
+openapi: 3.1.0
+info: {title: t, version: '1'}
+paths: {}
+components:
+  schemas:
+    Card: {type: object, properties: {last4: {type: string}}}
+    Payment:
+      type: object
+      properties:
+        method:
+          oneOf:
+            - {$ref: '#/components/schemas/Card'}
+            - {title: Bank, type: object, properties: {iban: {type: string}}}
+            - {type: string}
+",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let schema = spec.schemas.get("Payment").cloned().unwrap_or_default();
+        let rows = rows(&spec, &schema);
+        let row = rows.iter().find(|r| !r.variants.is_empty()).unwrap_or_else(|| panic!("no variants: {rows:?}"));
+        assert_eq!(row.name, "one of");
+        let labels: Vec<&str> = row.variants.iter().map(|v| v.label.as_str()).collect();
+        assert_eq!(labels, ["Card", "Bank", "3 string"]);
+        let card = row.variants.first().map(|v| v.rows.iter().map(|r| r.name.clone()).collect::<Vec<_>>());
+        assert_eq!(card, Some(vec!["last4".to_owned()]));
+        assert!(row.group.starts_with('v'));
     }
 
     #[test]

@@ -92,13 +92,16 @@ fn overview_lists_operations_by_tag_and_escapes_titles() {
 #[test]
 fn operation_page_shows_parameters_responses_samples_and_try_it() {
     let html = page(Page::Operation("listPets"));
+    let text = text_of(&html);
     assert!(html.contains("<code>/pets</code>"), "{html}");
     assert!(html.contains("<code>limit</code>"), "{html}");
     assert!(html.contains("max 100"), "{html}");
     assert!(html.contains("href=\"/docs/pets/1.0/schemas/Pet\""), "{html}");
-    assert!(html.contains("curl -X GET"), "{html}");
-    assert!(html.contains("await fetch("), "{html}");
-    assert!(html.contains("import requests"), "{html}");
+    assert!(text.contains("curl -X GET"), "{text}");
+    assert!(text.contains("await fetch("), "{text}");
+    assert!(text.contains("import requests"), "{text}");
+    assert!(text.contains("http.NewRequest(\"GET\""), "{text}");
+    assert!(html.contains("<span class=\"k\">import"), "samples are highlighted on the server: {html}");
     assert!(html.contains("X-API-Key"), "{html}");
     assert!(html.contains("data-tryit"), "{html}");
     assert!(html.contains("value=\"/mock/pets@1.0\""), "{html}");
@@ -203,4 +206,216 @@ fn large_graphql_schemas_get_a_page_per_field() {
     );
     assert!(render(&site, &chrome(), Page::Field("query", "nope")).is_none());
     assert!(render(&site, &chrome(), Page::Field("bogus", "f3")).is_none());
+}
+
+/// The text of an HTML fragment: tags removed, the few entities decoded.
+fn text_of(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut in_tag = false;
+    for ch in html.chars() {
+        match ch {
+            '<' => in_tag = true,
+            '>' if in_tag => in_tag = false,
+            _ if !in_tag => out.push(ch),
+            _ => {}
+        }
+    }
+    out.replace("&quot;", "\"").replace("&#x27;", "'").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+}
+
+const SECURED: &str = r#"
+openapi: 3.1.0
+info: {title: Accounts, version: '1'}
+servers: [{url: 'https://api.example.com'}]
+components:
+  securitySchemes:
+    login:
+      type: oauth2
+      flows:
+        authorizationCode: {authorizationUrl: 'https://auth.example.com/authorize', tokenUrl: 'https://auth.example.com/token', scopes: {read: read}}
+        clientCredentials: {tokenUrl: 'https://auth.example.com/token', scopes: {}}
+    key: {type: apiKey, in: query, name: api_key}
+    basicAuth: {type: http, scheme: basic}
+    jwt: {type: http, scheme: bearer}
+security: [{login: [read]}, {key: []}, {basicAuth: [], jwt: []}]
+paths:
+  /books:
+    post:
+      operationId: createBook
+      parameters:
+        - {name: genre, in: query, required: true, schema: {type: string, enum: [fiction, poetry]}, example: poetry}
+        - {name: limit, in: query, schema: {type: integer, minimum: 1, maximum: 50}}
+        - {name: isbn, in: query, schema: {type: string, pattern: '^[0-9]{13}$'}}
+        - {name: session, in: cookie, schema: {type: string}}
+      requestBody:
+        content:
+          application/json:
+            schema: {type: object, properties: {title: {type: string, example: Dune}}}
+      responses:
+        '201':
+          description: created
+          content:
+            application/json:
+              schema: {type: object, properties: {id: {type: integer, example: 7}}}
+        '400':
+          description: "Bad **input**"
+          content:
+            application/problem+json:
+              schema: {type: object, properties: {title: {type: string, example: Invalid}}}
+"#;
+
+fn secured(page: Page<'_>) -> String {
+    let site = Site::new(spec::parse(SECURED.as_bytes()).unwrap_or_else(|e| panic!("{e}")));
+    render(&site, &chrome(), page).unwrap_or_else(|| panic!("{page:?} did not render"))
+}
+
+#[test]
+fn operation_page_has_three_panes_with_examples_per_status() {
+    let html = secured(Page::Operation("createBook"));
+    let aside = html.split("<aside class=\"op-aside\"").nth(1).unwrap_or_else(|| panic!("no sample pane: {html}"));
+    let main = html.split("<aside class=\"op-aside\"").next().unwrap_or_default();
+    // Samples, response examples and Try-It are in the pane, the schema
+    // tables in the prose.
+    assert!(aside.contains("data-remember=\"docs.sample\""), "{aside}");
+    assert!(
+        aside.contains("<input type=\"radio\" name=\"tab-sample\" id=\"ts-curl\" value=\"curl\" checked>"),
+        "{aside}"
+    );
+    assert!(aside.contains("<label for=\"ts-java\">Java</label>"), "{aside}");
+    assert!(aside.contains("data-tab=\"201\""), "{aside}");
+    assert!(aside.contains("data-tab=\"400\""), "{aside}");
+    assert!(aside.contains("<label for=\"tr-2\" class=\"s-client\">400</label>"), "{aside}");
+    assert!(aside.contains("<span class=\"p\">&quot;id&quot;</span>: <span class=\"n\">7</span>"), "{aside}");
+    assert!(aside.contains("<span class=\"s\">&quot;Invalid&quot;</span>"), "{aside}");
+    assert!(aside.contains("data-tryit"), "{aside}");
+    assert!(main.contains("<h2 id=\"responses\">Responses<a class=\"anchor\" href=\"#responses\""), "{main}");
+    assert!(main.contains("<span class=\"rdesc\">Bad **input**</span>"), "{main}");
+    assert!(!main.contains("data-tryit"), "{main}");
+}
+
+#[test]
+fn try_it_has_a_field_per_credential_and_checked_parameter_forms() {
+    let html = secured(Page::Operation("createBook"));
+    for needle in [
+        "data-auth=\"oauth2\" data-scheme=\"login\"",
+        "data-flow=\"authorization_code\" data-authorize=\"https://auth.example.com/authorize\" data-token=\"https://auth.example.com/token\" data-scopes=\"read\"",
+        "data-flow=\"client_credentials\"",
+        "Authorize (PKCE, in a pop-up)",
+        "data-auth=\"apikey\" data-scheme=\"key\" data-in=\"query\" data-param=\"api_key\"",
+        "data-auth=\"basic\" data-scheme=\"basicAuth\"",
+        "data-auth=\"bearer\" data-scheme=\"jwt\"",
+        // An enum is a select with its example chosen; numbers carry their
+        // bounds; patterns are checked by the script.
+        "<option selected>poetry</option>",
+        "type=\"number\" inputmode=\"decimal\" step=\"1\" min=\"1\" max=\"50\"",
+        "data-pattern=\"^[0-9]{13}$\"",
+        "data-copy-curl",
+    ] {
+        assert!(html.contains(needle), "{needle} missing in {html}");
+    }
+    assert!(!html.contains("data-name=\"session\""), "cookie parameters have no field: {html}");
+}
+
+#[test]
+fn quick_index_lists_operations_schemas_and_tags_and_pages_link_it() {
+    let site = site();
+    let index: Vec<[String; 4]> = serde_json::from_str(&site.quick_index().json).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        index.contains(&["GET".to_owned(), "List <pets>".to_owned(), "/pets".to_owned(), "op/listPets".to_owned()]),
+        "{index:?}"
+    );
+    assert!(index.iter().any(|e| e[0] == "schema" && e[1] == "Pet" && e[3] == "schemas/Pet"), "{index:?}");
+    assert!(index.iter().any(|e| e[0] == "tag" && e[1] == "pets"), "{index:?}");
+    let html = page(Page::Overview);
+    let hash = &site.quick_index().hash;
+    assert_eq!(hash.len(), 16);
+    assert!(html.contains(&format!("data-index=\"/docs/pets/1.0/search?index={hash}\"")), "{html}");
+}
+
+#[test]
+fn one_of_is_shown_as_tabs_of_its_branches() {
+    let spec = spec::parse(
+        br"
+openapi: 3.1.0
+info: {title: t, version: '1'}
+paths: {}
+components:
+  schemas:
+    Payment:
+      type: object
+      properties:
+        method:
+          oneOf:
+            - {title: Card, type: object, properties: {last4: {type: string, description: Last digits}}}
+            - {title: Bank, type: object, properties: {iban: {type: string}}}
+",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let html = render(&Site::new(spec), &chrome(), Page::Schema("Payment")).unwrap_or_else(|| panic!("no page"));
+    let tabs = html.split("class=\"tabset variant-set\"").nth(1).unwrap_or_else(|| panic!("no variant tabs: {html}"));
+    assert!(tabs.contains("<span class=\"variant-kind\">one of</span>"), "{tabs}");
+    assert!(tabs.contains(">Card</label>") && tabs.contains(">Bank</label>"), "{tabs}");
+    let panels: Vec<&str> = tabs.split("<section class=\"tabpanel\">").skip(1).collect();
+    assert_eq!(panels.len(), 2, "{tabs}");
+    assert!(panels.first().is_some_and(|p| p.contains("<code>last4</code>") && p.contains("Last digits")), "{tabs}");
+    assert!(panels.get(1).is_some_and(|p| p.contains("<code>iban</code>")), "{tabs}");
+}
+
+#[test]
+fn webhooks_get_pages_a_navigation_group_and_a_payload_example() {
+    let spec = spec::parse(
+        br"
+openapi: 3.1.0
+info: {title: t, version: '1'}
+paths:
+  /pets:
+    get:
+      operationId: listPets
+      responses: {'200': {description: ok}}
+webhooks:
+  newPet:
+    post:
+      summary: A pet was added
+      requestBody:
+        content:
+          application/json:
+            schema: {type: object, properties: {name: {type: string, example: Rex}}}
+      responses: {'200': {description: Return a 200 status to say you got it}}
+",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let site = Site::new(spec);
+    assert_eq!(site.operation_keys(), ["listPets", "webhook-newpet"]);
+    let overview = render(&site, &chrome(), Page::Overview).unwrap_or_else(|| panic!("no overview"));
+    assert!(overview.contains("Webhooks") && overview.contains("/op/webhook-newpet"), "{overview}");
+    let html = render(&site, &chrome(), Page::Operation("webhook-newpet")).unwrap_or_else(|| panic!("no page"));
+    assert!(html.contains("<span class=\"tag\">webhook</span>"), "{html}");
+    assert!(html.contains("Payload example"), "{html}");
+    assert!(html.contains("<span class=\"s\">&quot;Rex&quot;</span>"), "{html}");
+    assert!(
+        !html.contains("id=\"samples\"") && !html.contains("data-tryit"),
+        "no samples or Try-It for a webhook: {html}"
+    );
+    let index = &site.quick_index().json;
+    assert!(index.contains("[\"webhook\",\"A pet was added\",\"newPet\",\"op/webhook-newpet\"]"), "{index}");
+}
+
+#[test]
+fn referenced_schemas_expand_in_place() {
+    let spec = spec::parse(
+        br"
+openapi: 3.1.0
+info: {title: t, version: '1'}
+paths: {}
+components:
+  schemas:
+    Money: {type: object, properties: {amount: {type: integer}, currency: {type: string, description: ISO code}}}
+    Order: {type: object, properties: {total: {$ref: '#/components/schemas/Money'}}}
+",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let html = render(&Site::new(spec), &chrome(), Page::Schema("Order")).unwrap_or_else(|| panic!("no page"));
+    let expanded = html.split("<details class=\"expand\">").nth(1).unwrap_or_else(|| panic!("not expandable: {html}"));
+    assert!(expanded.starts_with("<summary>Money fields <span class=\"count\">2</span></summary>"), "{expanded}");
+    assert!(expanded.contains("<code>currency</code>") && expanded.contains("ISO code"), "{expanded}");
 }

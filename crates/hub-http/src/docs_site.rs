@@ -71,6 +71,12 @@ impl std::fmt::Debug for DocsServer {
 impl DocsServer {
     #[must_use]
     pub fn new(hub: Hub, outbound: platform::outbound::Outbound, web: crate::WebConfig) -> Self {
+        // The highlighter's grammars load once per process, off the request
+        // path, so the first operation page does not wait for them.
+        static WARM: std::sync::Once = std::sync::Once::new();
+        WARM.call_once(|| {
+            let _ = std::thread::Builder::new().name("docs-warm".to_owned()).spawn(docs_render::highlight::warm);
+        });
         Self {
             hub,
             sites: Mutex::new(HashMap::new()),
@@ -685,6 +691,50 @@ pub async fn version_overview(
     respond(&server, &headers, page(&server, &headers, &slug, Some(&label), Wanted::Overview).await)
 }
 
+/// `/docs/<slug>/<version>/openapi`: the version's description as it was
+/// pushed (OpenAPI or Swagger JSON or YAML, or the GraphQL schema), as a
+/// download.
+pub async fn download(
+    State(server): State<Arc<DocsServer>>,
+    Path((slug, label)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    respond(&server, &headers, download_inner(&server, &headers, &slug, &label).await)
+}
+
+async fn download_inner(
+    server: &DocsServer,
+    headers: &HeaderMap,
+    slug: &str,
+    label: &str,
+) -> Result<Response, ApiError> {
+    let site = open(server, slug, headers).await?;
+    let version = site.version(Some(label)).ok_or_else(|| ApiError::new(Code::NotFound, "version not found"))?;
+    let prepared = server.site(version).await?;
+    let document = server.hub.docs_document(&version.spec_sha256).await?;
+    let (extension, content_type) = match prepared.spec().format {
+        spec::SpecFormat::GraphQl => ("graphql", "application/graphql; charset=utf-8"),
+        _ if document.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') => ("json", "application/json"),
+        _ => ("yaml", "application/yaml; charset=utf-8"),
+    };
+    // Slugs and labels are plain names; anything else is dropped from the
+    // file name.
+    let file: String = format!("{slug}-{label}.{extension}")
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        .collect();
+    let mut response = (StatusCode::OK, document).into_response();
+    let out = response.headers_mut();
+    out.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    if let Ok(value) = HeaderValue::from_str(&format!("attachment; filename=\"{file}\"")) {
+        out.insert(header::CONTENT_DISPOSITION, value);
+    }
+    let cache = if site.restricted { "private, no-store" } else { "no-cache" };
+    out.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    out.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    Ok(response)
+}
+
 pub async fn operation(
     State(server): State<Arc<DocsServer>>,
     Path((slug, label, key)): Path<(String, String, String)>,
@@ -734,13 +784,42 @@ pub async fn graphql_field(
 }
 
 /// `/docs/<slug>/<version>/search?q=`: full-text search over the version.
+/// `&format=json` answers the hits as JSON (the quick-search overlay);
+/// `?index=<hash>` answers the version's prebuilt quick-search index.
 pub async fn search(
     State(server): State<Arc<DocsServer>>,
     Path((slug, label)): Path<(String, String)>,
     headers: HeaderMap,
     query: QueryParams,
 ) -> Response {
-    respond(&server, &headers, search_inner(&server, &headers, &slug, &label, query.get("q").unwrap_or("")).await)
+    let format = if query.get("index").is_some() {
+        SearchFormat::Index
+    } else if query.get("format") == Some("json") {
+        SearchFormat::Json
+    } else {
+        SearchFormat::Html
+    };
+    respond(
+        &server,
+        &headers,
+        search_inner(&server, &headers, &slug, &label, query.get("q").unwrap_or(""), format).await,
+    )
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SearchFormat {
+    Html,
+    Json,
+    Index,
+}
+
+fn json_response(body: String, cache: &'static str) -> Response {
+    let mut response = (StatusCode::OK, body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    response
 }
 
 async fn search_inner(
@@ -749,10 +828,23 @@ async fn search_inner(
     slug: &str,
     label: &str,
     q: &str,
+    format: SearchFormat,
 ) -> Result<Response, ApiError> {
     let site = open(server, slug, headers).await?;
     let version = site.version(Some(label)).ok_or_else(|| ApiError::new(Code::NotFound, "version not found"))?;
     let prepared = server.site(version).await?;
+    if format == SearchFormat::Index {
+        // The URL carries the index's content hash, so a public copy can be
+        // kept for long; a restricted project's never leaves the browser.
+        let cache = if site.restricted { "private, no-store" } else { "public, max-age=86400" };
+        let json = {
+            let prepared = prepared.clone();
+            tokio::task::spawn_blocking(move || prepared.quick_index().json.clone())
+                .await
+                .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("docs index task failed: {e}"))))?
+        };
+        return Ok(json_response(json, cache));
+    }
     let q: String = q.chars().take(200).collect();
     let hits = {
         let prepared = prepared.clone();
@@ -767,6 +859,15 @@ async fn search_inner(
             })
             .await?
     };
+    if format == SearchFormat::Json {
+        let hits: Vec<serde_json::Value> = hits
+            .into_iter()
+            .take(20)
+            .map(|h| serde_json::json!({ "target": h.target, "title": h.title, "snippet": h.body }))
+            .collect();
+        let cache = if site.restricted { "private, no-store" } else { "no-cache" };
+        return Ok(json_response(serde_json::json!({ "query": q, "hits": hits }).to_string(), cache));
+    }
     let mut chrome = chrome(server, headers, &site, version, false).await?;
     chrome.search = Some(docs_render::SearchResults {
         query: q,

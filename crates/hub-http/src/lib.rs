@@ -113,6 +113,7 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         .route("/docs/{slug}/{version}/types/{name}", get(docs_site::graphql_type))
         .route("/docs/{slug}/{version}/graphql/{kind}/{name}", get(docs_site::graphql_field))
         .route("/docs/{slug}/{version}/search", get(docs_site::search))
+        .route("/docs/{slug}/{version}/openapi", get(docs_site::download))
         .route("/docs/{slug}/{version}/_tryit", post(docs_site::relay))
         .route("/_docs/{file}", get(docs_site::asset))
         .route("/widget.js", get(docs_site::widget))

@@ -19,6 +19,7 @@
 mod graphql;
 mod negotiate;
 pub mod overrides;
+pub mod realistic;
 mod router;
 pub mod sample;
 pub mod schema;

@@ -525,7 +525,10 @@ impl Walker<'_> {
                 }
                 text
             }
-            "integer" => integer(schema),
+            "integer" => name
+                .filter(|_| !has_numeric_keywords(schema))
+                .and_then(crate::realistic::integer_for)
+                .map_or_else(|| integer(schema), |n| Value::Number(Number::from(n))),
             "number" => number(schema),
             "boolean" => Value::Bool(true),
             "null" => Value::Null,
@@ -1140,6 +1143,14 @@ fn unbounded_string(schema: &Value, name: Option<&str>, min: usize, limit: usize
         {
             return sample.to_owned();
         }
+        // A realistic value for a known name, when the pattern admits it
+        // (`login: ^[a-z-]+$` reads `ada-lovelace`, not a random draw).
+        if let Some(text) = name.and_then(crate::realistic::string_for)
+            && fits(text)
+            && format_ok(format, text)
+        {
+            return text.to_owned();
+        }
         if let Some(text) = from_pattern(pattern, min, limit, &|text| fits(text) && format_ok(format, text)) {
             return text;
         }
@@ -1743,9 +1754,17 @@ fn by_name(name: Option<&str>) -> String {
     } else if lower.contains("city") {
         "London"
     } else {
-        return name.to_owned();
+        return crate::realistic::string_for(name).map_or_else(|| name.to_owned(), str::to_owned);
     };
     pick.to_owned()
+}
+
+/// Whether an integer schema constrains its value (then the bounds decide,
+/// not the property's name).
+fn has_numeric_keywords(schema: &Value) -> bool {
+    ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "const", "enum"]
+        .iter()
+        .any(|key| schema.get(*key).is_some())
 }
 
 fn bounds(schema: &Value) -> (Option<f64>, Option<f64>, bool, bool) {
@@ -1890,7 +1909,7 @@ mod tests {
         let value = sample(&spec, &reference, Direction::Response);
         assert_eq!(
             value,
-            json!({"href": "https://example.com/resource", "kind": "kind"}),
+            json!({"href": "https://example.com/resource", "kind": "standard"}),
             "only the closed member's properties"
         );
         // ShipEngine: closed at the top, properties only in an allOf member.
@@ -2038,7 +2057,7 @@ mod tests {
             assert!(validator.is_valid(&value), "{names:?}: {value}");
             value
         };
-        assert_eq!(one_of(&["Query", "Header"]), json!({"type": "type"}));
+        assert_eq!(one_of(&["Query", "Header"]), json!({"type": "standard"}));
         assert_eq!(one_of(&["Wide", "Narrow"]), json!({"kind": "b"}));
         assert_eq!(one_of(&["Closed", "Open"]), json!({}), "without the id the second branch does not match");
         assert_eq!(one_of(&["Card", "Wallet", "PayPal"]), json!({"email": "user@example.com", "card_type": 0}));
@@ -2229,7 +2248,7 @@ mod tests {
         while let Some(inner) = value.get("n") {
             value = inner.clone();
         }
-        assert_eq!(value, json!({"notes": "notes"}));
+        assert_eq!(value, json!({"notes": "Looks good to me, thanks for the quick fix!"}));
     }
 
     #[test]

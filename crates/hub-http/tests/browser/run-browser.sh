@@ -16,7 +16,11 @@ target="${CARGO_TARGET_DIR:-$root/target}"
 modules="${BROWSER_MODULES:-$HOME/.cache/svc-test/browser}"
 chromium="${CHROMIUM:-/usr/bin/chromium}"
 artifacts="${DOCS_ARTIFACTS:-$target/docs-browser}"
-packages="$root/crates/courses-http/tests/browser/package.json"
+packages="$here/package.json"
+# The docs checks have their own packages (playwright-core, axe-core,
+# lighthouse, and Scalar's and Redoc's builds for bench/docs-peers.sh),
+# in a folder of their own so the courses checks' folder is left alone.
+modules="$modules/docs"
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo -n "$@"; else return 1; fi; }
 if [ ! -x "$chromium" ]; then
@@ -70,4 +74,10 @@ if [ -n "$github" ]; then
 else
   echo "note: GitHub's REST description is not on this machine (fetch the spec corpus); its browser checks are skipped"
 fi
-HUB_TOKEN="$token" BROWSER_MODULES="$modules" CHROMIUM="$chromium" node "$here/run.mjs" "$url" "$artifacts"
+status=0
+HUB_TOKEN="$token" BROWSER_MODULES="$modules" CHROMIUM="$chromium" node "$here/run.mjs" "$url" "$artifacts" || status=1
+HUB_TOKEN="$token" DOCS_MODULES="$modules" CHROMIUM="$chromium" node "$here/design.mjs" "$url" "$artifacts" || status=1
+if [ "${DOCS_LIGHTHOUSE:-1}" = 1 ]; then
+  DOCS_MODULES="$modules" CHROMIUM="$chromium" node "$here/lighthouse.mjs" "$url" "$artifacts" || status=1
+fi
+exit "$status"

@@ -74,6 +74,21 @@ async fn page(app: &TestApp, path: &str) -> (StatusCode, String) {
     (response.status, text(&response))
 }
 
+/// The page with its tags removed (entities kept).
+fn without_tags(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut in_tag = false;
+    for ch in html.chars() {
+        match ch {
+            '<' => in_tag = true,
+            '>' if in_tag => in_tag = false,
+            _ if !in_tag => out.push(ch),
+            _ => {}
+        }
+    }
+    out
+}
+
 fn assert_no_active_content(html: &str) {
     for bad in ["<script>alert", "onerror", "onclick", "javascript:"] {
         assert!(!html.contains(bad), "{bad} reached the page:\n{html}");
@@ -99,15 +114,21 @@ async fn pages_render_escaped_and_sanitised(app: TestApp) {
     assert_eq!(status, StatusCode::OK);
     assert!(op.contains("<code>/pets</code>") && op.contains("<code>limit</code>"), "{op}");
     assert!(op.contains("How many <b>at most</b>"), "{op}");
-    assert!(op.contains("curl -X GET &#x27;https://api.example.com/v1/pets&#x27;"), "{op}");
-    assert!(op.contains("import requests") && op.contains("await fetch("), "{op}");
+    // Samples are highlighted on the server: their text, without the tags.
+    let plain = without_tags(&op);
+    assert!(plain.contains("curl -X GET &#x27;https://api.example.com/v1/pets&#x27;"), "{plain}");
+    assert!(plain.contains("import requests") && plain.contains("await fetch("), "{plain}");
+    assert!(op.contains("<span class=\"k\">import"), "{op}");
     assert!(op.contains(&format!("value=\"/mock/{slug}@1.0\"")), "Try-It targets the mock: {op}");
     assert!(op.contains("List pets&quot;&gt;&lt;script&gt;"), "{op}");
     assert_no_active_content(&op);
 
     let (status, create) = page(&app, &format!("/docs/{slug}/1.0/op/createPet")).await;
     assert_eq!(status, StatusCode::OK);
-    assert!(create.contains("Request body") && create.contains("&quot;name&quot;: &quot;Rex&quot;"), "{create}");
+    assert!(
+        create.contains("Request body") && without_tags(&create).contains("&quot;name&quot;: &quot;Rex&quot;"),
+        "{create}"
+    );
 
     let (status, schema) = page(&app, &format!("/docs/{slug}/1.0/schemas/Pet")).await;
     assert_eq!(status, StatusCode::OK);
@@ -562,6 +583,49 @@ async fn search_finds_operations_and_schemas(app: TestApp) {
     assert!(html.contains("No results"), "hostile queries are words only: {html}");
 }
 
+/// The quick-search overlay's two sources: the prebuilt index (cacheable by
+/// its hash) and the full-text hits as JSON; and the download link.
+async fn quick_search_index_hits_and_download(app: TestApp) {
+    let (_, token) = app.user("owner@example.com", Plan::Pro).await;
+    let slug = public_project(&app, &token, "Pets", HOSTILE).await;
+    let (_, html) = page(&app, &format!("/docs/{slug}/1.0")).await;
+    let index_url = html
+        .split("data-index=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_else(|| panic!("no index link: {html}"))
+        .to_owned();
+    assert!(index_url.starts_with(&format!("/docs/{slug}/1.0/search?index=")), "{index_url}");
+    let index = app.request(Method::GET, &index_url, None, None).await;
+    assert_eq!(index.status, StatusCode::OK);
+    assert_eq!(index.headers.get("cache-control").and_then(|v| v.to_str().ok()), Some("public, max-age=86400"));
+    let entries: Vec<[String; 4]> = serde_json::from_slice(&index.body).unwrap_or_else(|e| panic!("{e}"));
+    assert!(entries.iter().any(|e| e[0] == "POST" && e[1] == "Create a pet" && e[3] == "op/createPet"), "{entries:?}");
+    assert!(entries.iter().any(|e| e[0] == "schema" && e[3] == "schemas/Pet"), "{entries:?}");
+
+    let hits = app.request(Method::GET, &format!("/docs/{slug}/1.0/search?format=json&q=how%20many"), None, None).await;
+    assert_eq!(hits.status, StatusCode::OK);
+    let hits: serde_json::Value = serde_json::from_slice(&hits.body).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(hits["query"], "how many");
+    assert!(hits["hits"].as_array().is_some_and(|h| h.iter().any(|h| h["target"] == "op/listPets")), "{hits}");
+
+    let download = app.request(Method::GET, &format!("/docs/{slug}/1.0/openapi"), None, None).await;
+    assert_eq!(download.status, StatusCode::OK);
+    assert_eq!(
+        download.headers.get("content-type").and_then(|v| v.to_str().ok()),
+        Some("application/yaml; charset=utf-8")
+    );
+    let disposition = download.headers.get("content-disposition").and_then(|v| v.to_str().ok()).unwrap_or_default();
+    assert_eq!(disposition, format!("attachment; filename=\"{slug}-1.0.yaml\""));
+    assert_eq!(text(&download), HOSTILE, "the document as pushed");
+    assert!(
+        html.contains(&format!("href=\"/docs/{slug}/1.0/openapi\" download>Download OpenAPI document</a>")),
+        "{html}"
+    );
+    let (missing, _) = page(&app, &format!("/docs/{slug}/9.9/openapi")).await;
+    assert_eq!(missing, StatusCode::NOT_FOUND);
+}
+
 async fn embed_json_feeds_the_widget(app: TestApp) {
     let (_, free) = app.user("free@example.com", Plan::Free).await;
     let free_slug = public_project(&app, &free, "Free", HOSTILE).await;
@@ -806,5 +870,6 @@ on_both_stores!(
     assets_and_widget_are_served_by_the_hub,
     branding_and_customization,
     search_finds_operations_and_schemas,
+    quick_search_index_hits_and_download,
     embed_json_feeds_the_widget,
 );
