@@ -12,6 +12,11 @@ const HOSTILE: &str = r#"
 openapi: 3.0.3
 info: {title: Hostile, version: '1'}
 paths:
+  /ordinary:
+    get:
+      operationId: ordinary
+      responses:
+        '200': {description: x, content: {application/json: {schema: {type: object, properties: {name: {type: string}}}}}}
   /huge-string:
     get:
       operationId: hugeString
@@ -94,10 +99,13 @@ async fn hostile_schemas_and_bodies_keep_the_process_small_and_up() {
         .await
         .unwrap();
     assert_eq!(pushed.status(), 201, "{}", pushed.text().await.unwrap());
-    // Warm up: the ordinary pages and the engine, so the baseline holds
-    // what any request needs.
-    let warm = client.get(format!("{}/docs/hostile/1", server.url)).send().await.unwrap();
-    assert_eq!(warm.status(), 200);
+    // Warm up: an ordinary overview, operation page and mock answer, so the
+    // baseline holds what any request needs (the compiled engine, the
+    // highlighter's grammars, the templates).
+    for path in ["/docs/hostile/1", "/docs/hostile/1/op/ordinary", "/mock/hostile/ordinary"] {
+        let warm = client.get(format!("{}{path}", server.url)).send().await.unwrap();
+        assert_eq!(warm.status(), 200, "{path}");
+    }
     let (_, baseline) = memory(server.child.id());
 
     for (method, path) in [("GET", "/huge-string"), ("POST", "/huge-pattern"), ("GET", "/huge-list"), ("GET", "/deep")]
