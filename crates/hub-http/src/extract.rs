@@ -123,27 +123,42 @@ impl<S: Send + Sync> axum::extract::FromRequest<S> for JsonObject {
 
     async fn from_request(request: axum::extract::Request, _state: &S) -> Result<Self, Self::Rejection> {
         let (parts, body) = request.into_parts();
-        let bytes = platform::http::read_body_limited(&parts.headers, body, platform::http::DEFAULT_BODY_LIMIT)
-            .await
-            .map_err(|e| match e {
-            platform::http::BodyError::TooLarge { limit } => {
-                ApiError::new(crate::error::Code::PayloadTooLarge, format!("the body is larger than {limit} bytes"))
-            }
-            platform::http::BodyError::Read(cause) => {
-                ApiError::new(crate::error::Code::ValidationError, format!("could not read the body: {cause}"))
-            }
-        })?;
-        Self::parse(&bytes)
+        match read_json(&parts.headers, body, platform::http::DEFAULT_BODY_LIMIT).await? {
+            Value::Object(map) => Ok(Self(map)),
+            _ => Err(ApiError::field("body", "the body must be a JSON object")),
+        }
     }
+}
+
+/// Reads a JSON body within `limit` bytes (refusing a larger declared length
+/// before reading, and a longer stream as soon as it passes): the one place
+/// where body errors become envelopes.
+pub(crate) async fn read_json(
+    headers: &axum::http::HeaderMap,
+    body: axum::body::Body,
+    limit: usize,
+) -> Result<Value, ApiError> {
+    let bytes = platform::http::read_body_limited(headers, body, limit).await.map_err(|e| match e {
+        platform::http::BodyError::TooLarge { limit } => {
+            ApiError::new(crate::error::Code::PayloadTooLarge, format!("the body is larger than {limit} bytes"))
+        }
+        platform::http::BodyError::Read(cause) => {
+            ApiError::new(crate::error::Code::ValidationError, format!("could not read the body: {cause}"))
+        }
+    })?;
+    parse_json(&bytes)
+}
+
+fn parse_json(body: &[u8]) -> Result<Value, ApiError> {
+    serde_json::from_slice(body).map_err(|e| {
+        ApiError::new(crate::error::Code::ValidationError, format!("the body is not valid JSON: {e}"))
+            .with_details(serde_json::json!({ "field": "body", "line": e.line(), "column": e.column() }))
+    })
 }
 
 impl JsonObject {
     pub fn parse(body: &[u8]) -> Result<Self, ApiError> {
-        let value: Value = serde_json::from_slice(body).map_err(|e| {
-            ApiError::new(crate::error::Code::ValidationError, format!("the body is not valid JSON: {e}"))
-                .with_details(serde_json::json!({ "field": "body", "line": e.line(), "column": e.column() }))
-        })?;
-        match value {
+        match parse_json(body)? {
             Value::Object(map) => Ok(Self(map)),
             _ => Err(ApiError::field("body", "the body must be a JSON object")),
         }

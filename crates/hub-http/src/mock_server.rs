@@ -11,7 +11,6 @@
 
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::{Duration, Instant};
@@ -20,8 +19,6 @@ use axum::body::Body;
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use governor::clock::Clock as _;
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use hub_core::Hub;
 use hub_core::mock::{LogEntry, MockClosed, MockSnapshot, MockVersion};
 use hub_core::read_cache::Stamp;
@@ -165,10 +162,6 @@ impl std::fmt::Debug for MockServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MockServer").field("limits", &self.limits).finish_non_exhaustive()
     }
-}
-
-fn limiter<K: std::hash::Hash + Eq + Clone>(per_minute: u32) -> Option<DefaultKeyedRateLimiter<K>> {
-    NonZeroU32::new(per_minute).map(|n| RateLimiter::keyed(Quota::per_minute(n)))
 }
 
 impl MockServer {
@@ -454,9 +447,9 @@ async fn serve_inner(server: &MockServer, request: Request) -> Result<Response, 
         } else {
             None
         };
-        if snapshot.settings.validate_requests && !body.is_empty() {
-            // Validating a body runs the description's patterns and
-            // schemas: off the async workers, within a time budget.
+        if snapshot.settings.validate_requests && !body.is_empty() && !engine.validates_inline(body.len()) {
+            // Validating this body may run the description's own patterns:
+            // off the async workers, within a time budget.
             validate_off_workers(&engine, &parts, path, query, &body, &snapshot.settings, now, sequence, &version.label)
                 .await?
         } else {
@@ -598,8 +591,8 @@ pub struct LocalMock {
     engine: std::sync::RwLock<Arc<Engine>>,
     settings: mock::Settings,
     overrides: Vec<mock::overrides::Compiled>,
-    per_ip: Option<DefaultKeyedRateLimiter<IpAddr>>,
-    per_ip_limit: u32,
+    /// Zero per minute leaves it off.
+    per_ip: Throttle<IpAddr>,
     sequences: Mutex<HashMap<(String, String), u64>>,
     label: String,
 }
@@ -624,8 +617,7 @@ impl LocalMock {
             engine: std::sync::RwLock::new(Arc::new(engine)),
             settings,
             overrides: mock::overrides::compile(overrides),
-            per_ip: limiter(per_ip_per_minute),
-            per_ip_limit: per_ip_per_minute,
+            per_ip: Throttle::per_minute(per_ip_per_minute),
             sequences: Mutex::new(HashMap::new()),
             label,
         }
@@ -666,19 +658,13 @@ async fn serve_local(State(local): State<Arc<LocalMock>>, request: Request) -> R
 }
 
 async fn serve_local_inner(local: &LocalMock, request: Request) -> Result<Response, ApiError> {
-    if let Some(limiter) = &local.per_ip {
-        let ip = request
-            .extensions()
-            .get::<ConnectInfo<SocketAddr>>()
-            .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |info| info.0.ip());
-        if let Err(not_until) = limiter.check_key(&ip) {
-            return Err(rate_limited(
-                local.per_ip_limit,
-                not_until.wait_time_from(limiter.clock().now()),
-                "this client",
-            ));
-        }
-    }
+    let ip = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |info| info.0.ip());
+    local.per_ip.check(&ip).map_err(|refused| {
+        rate_limited(refused.per_minute, Duration::from_secs(refused.secs), "this client")
+    })?;
     let (parts, body) = request.into_parts();
     let body = platform::http::read_body_limited(&parts.headers, body, MAX_BODY_BYTES)
         .await

@@ -216,6 +216,9 @@ fn envelope(code: &str, message: &str, details: Option<Value>) -> Value {
 pub struct Engine {
     spec: Arc<Spec>,
     kind: Kind,
+    /// Whether validating a request can run a description's own regular
+    /// expressions (a `pattern`, `patternProperties` or the `regex` format).
+    runs_patterns: bool,
 }
 
 enum Kind {
@@ -275,7 +278,7 @@ impl Engine {
         let spec = Arc::new(spec);
         if !spec.format.is_rest() {
             let graphql = GraphQlEngine::new(source)?;
-            return Ok(Self { spec, kind: Kind::GraphQl(Box::new(graphql)) });
+            return Ok(Self { spec, kind: Kind::GraphQl(Box::new(graphql)), runs_patterns: true });
         }
         let mut router = router::Router::default();
         let mut paths: Vec<PathEntry> = Vec::new();
@@ -299,7 +302,25 @@ impl Engine {
         base_paths.sort();
         base_paths.dedup();
         let ops = spec.operations.iter().map(|_| Op { prepared: OnceLock::new(), checks: OnceLock::new() }).collect();
-        Ok(Self { spec, kind: Kind::Rest(Box::new(Rest { router, paths, ops, base_paths, schemas: OnceLock::new() })) })
+        // A textual scan over-approximates (a description mentioning the
+        // word counts too), which only costs a thread hop.
+        let runs_patterns = source.contains("pattern") || source.contains("regex");
+        Ok(Self {
+            spec,
+            kind: Kind::Rest(Box::new(Rest { router, paths, ops, base_paths, schemas: OnceLock::new() })),
+            runs_patterns,
+        })
+    }
+
+    /// Whether validating a request body of `len` bytes is cheap enough to
+    /// run on an async worker: a REST description with no regular
+    /// expressions of its own validates in time linear in the body, so a
+    /// small body takes microseconds. Anything else belongs on a blocking
+    /// thread with a time budget.
+    #[must_use]
+    pub fn validates_inline(&self, len: usize) -> bool {
+        const INLINE_BODY_BYTES: usize = 64 * 1024;
+        !self.runs_patterns && len <= INLINE_BODY_BYTES
     }
 
     /// The description this engine serves.
@@ -610,4 +631,34 @@ pub fn respond_override(rules: &[overrides::Compiled], request: &Request<'_>, ct
     reply.header("x-mock-version", ctx.version);
     reply.delay_ms = u64::from(spec.latency_ms);
     Some(reply.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Engine;
+
+    fn engine(source: &str) -> Engine {
+        let spec = spec::parse(source.as_bytes()).expect("the test description parses");
+        Engine::compile(spec, source).expect("the test description compiles")
+    }
+
+    const PLAIN: &str = r#"{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":{"/pets":{"post":{
+        "requestBody":{"content":{"application/json":{"schema":{"type":"object","properties":{"name":{"type":"string","maxLength":40}}}}}},
+        "responses":{"201":{"description":"made"}}}}}}"#;
+
+    #[test]
+    fn small_bodies_of_a_description_without_patterns_validate_inline() {
+        let plain = engine(PLAIN);
+        assert!(plain.validates_inline(200));
+        assert!(plain.validates_inline(64 * 1024));
+        assert!(!plain.validates_inline(64 * 1024 + 1), "a large body goes to a blocking thread");
+    }
+
+    #[test]
+    fn a_description_with_its_own_regular_expressions_never_validates_inline() {
+        let patterned = engine(&PLAIN.replace(r#""maxLength":40"#, r#""pattern":"^(a+)+$""#));
+        assert!(!patterned.validates_inline(10));
+        let regex_format = engine(&PLAIN.replace(r#""maxLength":40"#, r#""format":"regex""#));
+        assert!(!regex_format.validates_inline(10));
+    }
 }

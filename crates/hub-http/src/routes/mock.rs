@@ -11,7 +11,7 @@ use hub_core::mock::{ImportMode, LogEntry};
 use serde_json::{Value, json};
 
 use crate::AppState;
-use crate::error::{ApiError, Code};
+use crate::error::ApiError;
 use crate::extract::{Caller, QueryParams};
 
 /// Largest JSON body of these routes (an import bundle of 50 overrides at
@@ -19,13 +19,7 @@ use crate::extract::{Caller, QueryParams};
 const MAX_JSON_BYTES: usize = 2 * 1024 * 1024;
 
 pub(crate) async fn json_body(headers: &HeaderMap, body: Body) -> Result<Value, ApiError> {
-    let bytes = platform::http::read_body_limited(headers, body, MAX_JSON_BYTES)
-        .await
-        .map_err(|e| ApiError::new(Code::PayloadTooLarge, e.to_string()))?;
-    serde_json::from_slice(&bytes).map_err(|e| {
-        ApiError::new(Code::ValidationError, format!("the body is not valid JSON: {e}"))
-            .with_details(json!({ "field": "body" }))
-    })
+    crate::extract::read_json(headers, body, MAX_JSON_BYTES).await
 }
 
 pub async fn get_settings(
