@@ -72,6 +72,8 @@ impl Hub {
     pub async fn set_plan(&self, email: &str, plan: Plan) -> HubResult<User> {
         let user = self.user_by_email(email).await?;
         self.store.set_plan(&user.id, plan, self.clock.now()).await?;
+        // An upgrade request from the dashboard is done now.
+        self.store.complete_plan_requests(&user.id, self.clock.now()).await?;
         Ok(User { plan, ..user })
     }
 

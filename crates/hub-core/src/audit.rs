@@ -38,6 +38,9 @@ pub enum AuditAction {
     BrandingUpdated,
     ThemeUpdated,
     CustomizationUpdated,
+    PasswordChanged,
+    SessionsRevoked,
+    PlanChangeRequested,
 }
 
 impl AuditAction {
@@ -69,6 +72,9 @@ impl AuditAction {
             Self::BrandingUpdated => "BRANDING_UPDATED",
             Self::ThemeUpdated => "THEME_UPDATED",
             Self::CustomizationUpdated => "CUSTOMIZATION_UPDATED",
+            Self::PasswordChanged => "PASSWORD_CHANGED",
+            Self::SessionsRevoked => "SESSIONS_REVOKED",
+            Self::PlanChangeRequested => "PLAN_CHANGE_REQUESTED",
         }
     }
 }

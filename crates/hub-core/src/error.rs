@@ -55,6 +55,8 @@ pub enum HubError {
     PreviewLimitReached { limit: u32 },
     #[error("rate limit of {limit} requests per minute reached; retry in {retry_after_secs} s")]
     RateLimited { limit: u32, retry_after_secs: u64 },
+    #[error("sign-up is closed on this hub; ask its operator for an account")]
+    SignupClosed,
     #[error("the spec exceeds the {limit} byte upload limit")]
     TooLarge { limit: usize },
     #[error(transparent)]

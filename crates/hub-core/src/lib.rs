@@ -21,6 +21,7 @@ pub mod projects;
 pub mod read_cache;
 pub mod roles;
 pub mod sdks;
+pub mod sessions;
 pub mod store;
 pub mod tokens;
 pub mod tryit;
@@ -61,6 +62,8 @@ pub struct Hub {
     mock_generation: Arc<std::sync::atomic::AtomicU64>,
     /// argon2 on the blocking pool behind a semaphore.
     passwords: platform::passwords::Passwords,
+    /// Sign-up mode, mail and the public URL of mailed links.
+    accounts: Arc<sessions::AccountsConfig>,
 }
 
 impl Hub {
@@ -78,6 +81,15 @@ impl Hub {
             }
             Db::Postgres(_) => None,
         };
+        // Mail goes to files in the data directory until the binary
+        // configures the operator's choice (`with_accounts`).
+        let data_dir = blob_dir.parent().unwrap_or(blob_dir);
+        let accounts = sessions::AccountsConfig {
+            signup: sessions::SignupMode::default(),
+            public_url: "http://127.0.0.1:8080".to_owned(),
+            mailer: platform::mail::Mailer::from_config(None, "noreply@localhost", data_dir)
+                .unwrap_or_else(|_| unreachable!("a bare address always parses")),
+        };
         Self {
             store: Store::new(db),
             blobs,
@@ -86,7 +98,15 @@ impl Hub {
             read_cache,
             mock_generation: Arc::new(std::sync::atomic::AtomicU64::new(0)),
             passwords: platform::passwords::Passwords::default(),
+            accounts: Arc::new(accounts),
         }
+    }
+
+    /// The same hub with the operator's sign-up mode, mail and public URL.
+    #[must_use]
+    pub fn with_accounts(mut self, config: sessions::AccountsConfig) -> Self {
+        self.accounts = Arc::new(config);
+        self
     }
 
     /// Opens the store named by the configuration and applies migrations.

@@ -99,6 +99,12 @@ impl Hub {
         self.store.list_projects(&principal.user_id, query, page).await
     }
 
+    /// A project with the caller's access to it (pages show only the
+    /// controls the access allows; every action is still gated).
+    pub async fn project_access(&self, principal: &Principal, slug: &str) -> HubResult<ProjectAccess> {
+        self.authorize_project(principal, slug, Action::ViewProject).await
+    }
+
     pub async fn project(&self, principal: &Principal, slug: &str) -> HubResult<Project> {
         Ok(self.authorize_project(principal, slug, Action::ViewProject).await?.project)
     }

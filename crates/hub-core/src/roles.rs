@@ -69,6 +69,12 @@ impl Access {
         }
     }
 
+    /// Whether this access may perform `action` (the gate's verdict, for
+    /// pages that hide controls the caller cannot use).
+    pub fn may(self, action: Action) -> bool {
+        authorize(self, action).is_ok()
+    }
+
     /// Resolves the caller's access from the facts the store returns.
     pub fn resolve(is_owner: bool, owner_plan: Plan, default_role: Option<Role>, project_role: Option<Role>) -> Self {
         if is_owner {

@@ -389,7 +389,8 @@ impl Store {
     pub async fn insert_user(&self, user: NewUser<'_>) -> HubResult<User> {
         let result = with_db!(&self.db, |pool| {
             sqlx::query_as::<_, UserRow>(
-                "INSERT INTO users (id, email, password_hash, plan, created_at) VALUES ($1, $2, $3, $4, $5)
+                "INSERT INTO users (id, email, password_hash, plan, created_at, email_verified_at)
+                 VALUES ($1, $2, $3, $4, $5, $5)
                  RETURNING id, email, plan, created_at",
             )
             .bind(user.id)
@@ -1409,6 +1410,7 @@ mod tests {
 }
 
 mod docs;
+mod sessions;
 mod mock;
 
 pub use docs::DocsProjectRow;

@@ -129,6 +129,7 @@ impl From<HubError> for ApiError {
                 retry_after_secs: Some(retry_after_secs),
                 ..Self::new(Code::RateLimited, message).with_details(json!({ "limit_per_minute": limit }))
             },
+            HubError::SignupClosed => Self::new(Code::Forbidden, message),
             HubError::TooLarge { limit } => {
                 Self::new(Code::PayloadTooLarge, message).with_details(json!({ "limit_bytes": limit }))
             }

@@ -5,6 +5,7 @@
 //! the result to a wire type. Status codes and the error envelope live only
 //! here ([`error`]); SQL and business rules live only in `hub-core`.
 
+pub mod dashboard;
 pub mod docs_site;
 pub mod error;
 pub mod extract;
@@ -122,6 +123,7 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
     // Custom domains never serve the mock (it sits outside `host_routing`).
     let mock =
         mock.layer(axum::middleware::from_fn_with_state(domains.clone(), docs_site::docs_only_on_custom_domains));
+    let (state_hub, state_web) = (state.hub.clone(), state.web.clone());
     let mock_admin = "/api/v1/projects/{slug}/mock";
     let project = "/api/v1/projects/{slug}";
     let api = Router::new()
@@ -181,8 +183,10 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::Extension(docs_state.clone()))
         .with_state(state);
+    let dashboard = dashboard::router(state_hub, state_web);
     let app = api
         .merge(docs)
+        .merge(dashboard)
         .merge(platform::http::ops_routes(db))
         .fallback(not_found)
         .layer(axum::middleware::from_fn_with_state(domains, docs_site::host_routing));

@@ -424,7 +424,7 @@ fn error_chain(err: &dyn std::error::Error) -> String {
 
 /// reqwest is built without a default TLS crypto provider; install ring's
 /// once per process (a no-op when the binary already did).
-fn ensure_crypto_provider() {
+pub(crate) fn ensure_crypto_provider() {
     drop(rustls::crypto::ring::default_provider().install_default());
 }
 

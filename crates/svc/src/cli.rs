@@ -212,6 +212,17 @@ pub struct ServeArgs {
     /// Hosted mock: requests per minute per client IP (0: unlimited).
     #[arg(long, env = "SVC_MOCK_RATE_PER_IP", default_value_t = 60)]
     pub mock_rate_per_ip: u32,
+    /// Who may create a hub account in the dashboard: open, invite or closed.
+    #[arg(long, env = "SVC_SIGNUP", default_value = "open")]
+    pub signup: String,
+    /// SMTP server for the hub's mail (`smtps://user:pass@host:465`,
+    /// `smtp://user:pass@host:587?tls=required` for STARTTLS, `smtp://host:25`
+    /// plain for a local relay); unset writes `.eml` files under `<data dir>/mail/`.
+    #[arg(long, env = "SVC_SMTP_URL", hide_env_values = true)]
+    pub smtp_url: Option<String>,
+    /// The sender of the hub's mail; `noreply@` the public host by default.
+    #[arg(long, env = "SVC_MAIL_FROM")]
+    pub mail_from: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]

@@ -64,6 +64,8 @@ async fn serve_hub(
     out: &Output,
     stopped: tokio::sync::watch::Receiver<bool>,
 ) -> anyhow::Result<impl std::future::Future<Output = anyhow::Result<()>> + Send + 'static> {
+    let signup: hub_core::sessions::SignupMode =
+        args.signup.parse().map_err(|e: String| anyhow::anyhow!(e)).context("SVC_SIGNUP")?;
     let hub = open_hub(store).await?;
     let public_url = args
         .public_url_hub
@@ -104,6 +106,18 @@ async fn serve_hub(
         .await
         .with_context(|| format!("could not listen on {}", args.hub_listen))?;
     let bound = listener.local_addr().context("could not read the bound address")?;
+    // Mailed links need an address that reaches this hub, port included.
+    let link_base = args
+        .public_url_hub
+        .clone()
+        .map_or_else(|| format!("http://{bound}"), |url| url.trim_end_matches('/').to_owned());
+    let mail_from = args.mail_from.clone().unwrap_or_else(|| default_sender(&link_base));
+    let mailer = platform::mail::Mailer::from_config(args.smtp_url.as_deref(), &mail_from, &store.data_dir)
+        .context("SVC_SMTP_URL or SVC_MAIL_FROM")?;
+    if !mailer.uses_smtp() {
+        tracing::info!(dir = %store.data_dir.join("mail").display(), "SVC_SMTP_URL is not set: mail is written to files");
+    }
+    let hub = hub.with_accounts(hub_core::sessions::AccountsConfig { signup, public_url: link_base, mailer });
     out.emit(
         &format!("hub listening on http://{bound} (API {public_url}/api/v1, OpenAPI {public_url}/api/v1/openapi.json)"),
         &json!({ "service": "hub", "listen": bound.to_string(), "url": public_url }),
@@ -144,6 +158,26 @@ async fn serve_hub(
                         Ok(0) => {}
                         Ok(n) => tracing::info!(removed = n, "pruned mock request log rows older than 14 days"),
                         Err(err) => tracing::warn!(error = %err, "mock request log pruning failed"),
+                    }
+                }
+            },
+        )
+    };
+    let session_pruner = {
+        let hub = hub.clone();
+        platform::jobs::spawn_periodic(
+            hub.db().clone(),
+            Arc::new(SystemClock),
+            "hub.sessions-prune",
+            CUSTOMIZATION_PRUNE_PERIOD,
+            stopped.clone(),
+            move || {
+                let hub = hub.clone();
+                async move {
+                    match hub.prune_sessions().await {
+                        Ok(0) => {}
+                        Ok(n) => tracing::info!(removed = n, "pruned expired sessions and mail links"),
+                        Err(err) => tracing::warn!(error = %err, "session pruning failed"),
                     }
                 }
             },
@@ -216,7 +250,19 @@ async fn serve_hub(
         pruner.await.ok();
         log_pruner.await.ok();
         customization_pruner.await.ok();
+        session_pruner.await.ok();
         hub.db().close().await;
         Ok(())
     })
+}
+
+/// `noreply@` the public host when it is a name; `noreply@localhost` for an
+/// address (mail servers refuse senders at bare addresses).
+fn default_sender(public_url: &str) -> String {
+    let authority = public_url.split_once("://").map_or(public_url, |(_, rest)| rest);
+    let authority = authority.split('/').next().unwrap_or_default();
+    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+    let host = if host.starts_with('[') { "" } else { host.split(':').next().unwrap_or_default() };
+    let is_name = host.contains('.') && host.parse::<std::net::IpAddr>().is_err() || host == "localhost";
+    format!("svc hub <noreply@{}>", if is_name { host } else { "localhost" })
 }

@@ -113,6 +113,11 @@ impl TestApp {
         (self.backend == "sqlite").then(|| self._dir.path().join("hub.db"))
     }
 
+    /// Where the hub writes mail (no SMTP in tests): one `.eml` file each.
+    pub fn mail_dir(&self) -> std::path::PathBuf {
+        self._dir.path().join("mail")
+    }
+
     /// Creates a user on `plan` and a token for them.
     pub async fn user(&self, email: &str, plan: Plan) -> (User, String) {
         let user = self.hub.create_user(email, plan, None).await.expect("user created");

@@ -11,6 +11,7 @@
 mod audit;
 mod auth;
 mod bad_specs;
+mod dashboard;
 mod diffs;
 mod docs;
 mod docs_weight;

@@ -1,0 +1,82 @@
+// The dashboard's enhancements. Every page works without this file: forms
+// post, links navigate. With it: copy buttons, typed confirmations, and
+// spec uploads by drag and drop with a progress bar.
+(function () {
+  "use strict";
+  var live = document.getElementById("live");
+  function say(text) { if (live) { live.textContent = ""; setTimeout(function () { live.textContent = text; }, 30); } }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("button[data-copy]");
+    if (!button) return;
+    var source = document.getElementById(button.getAttribute("data-copy"));
+    if (!source || !navigator.clipboard) return;
+    navigator.clipboard.writeText(source.textContent.trim()).then(function () {
+      var label = button.textContent;
+      button.textContent = "Copied";
+      say("Copied to the clipboard");
+      setTimeout(function () { button.textContent = label; }, 1500);
+    });
+  });
+
+  // A destructive button stays disabled until the expected text is typed.
+  document.querySelectorAll("input[data-confirm]").forEach(function (input) {
+    var button = document.getElementById(input.getAttribute("data-confirm"));
+    if (!button) return;
+    var check = function () { button.disabled = input.value.trim() !== input.getAttribute("data-expected"); };
+    input.addEventListener("input", check);
+    check();
+  });
+
+  document.querySelectorAll("form.upload").forEach(function (form) {
+    var zone = form.querySelector(".drop");
+    var input = form.querySelector("input[type=file]");
+    var bar = form.querySelector("progress");
+    var status = form.querySelector(".upload-status");
+    if (!zone || !input || !bar || !window.FormData || !window.XMLHttpRequest) return;
+    ["dragenter", "dragover"].forEach(function (name) {
+      zone.addEventListener(name, function (event) { event.preventDefault(); zone.classList.add("over"); });
+    });
+    ["dragleave", "drop"].forEach(function (name) {
+      zone.addEventListener(name, function () { zone.classList.remove("over"); });
+    });
+    zone.addEventListener("drop", function (event) {
+      event.preventDefault();
+      if (!event.dataTransfer || !event.dataTransfer.files.length) return;
+      input.files = event.dataTransfer.files;
+      send();
+    });
+    input.addEventListener("change", function () { if (input.files.length) send(); });
+    form.addEventListener("submit", function (event) { event.preventDefault(); send(); });
+
+    function send() {
+      if (!input.files.length) { say("Choose a file first"); return; }
+      var request = new XMLHttpRequest();
+      request.open("POST", form.action);
+      bar.hidden = false;
+      bar.value = 0;
+      request.upload.addEventListener("progress", function (event) {
+        if (event.lengthComputable) {
+          bar.value = Math.round((event.loaded / event.total) * 100);
+          status.textContent = "Uploading: " + bar.value + "%";
+        }
+      });
+      request.upload.addEventListener("load", function () { status.textContent = "Reading the document…"; });
+      request.addEventListener("load", function () {
+        if (request.status < 400) { window.location.assign(request.responseURL); return; }
+        // The server answered the form with its errors: show its page.
+        var page = new DOMParser().parseFromString(request.responseText, "text/html");
+        var main = page.querySelector("main");
+        if (main) {
+          document.querySelector("main").replaceWith(main);
+          var summary = document.querySelector(".errors");
+          if (summary) summary.focus();
+        } else {
+          status.textContent = "The upload failed (" + request.status + ")";
+        }
+      });
+      request.addEventListener("error", function () { status.textContent = "The upload failed: the connection was lost"; });
+      request.send(new FormData(form));
+    }
+  });
+})();

@@ -1,0 +1,202 @@
+// The dashboard as a new user meets it, in headless Chromium: sign up, open
+// the verification link from the mail a real SMTP receiver got, sign in
+// with the keyboard, create a project, drop a spec file, see its docs, push
+// and promote a second version, read the diff, create a token and use it on
+// the API, revoke it and see the next call refused, sign out. Every page is
+// scanned with axe-core (no serious or critical violation), checked for
+// horizontal scrolling at 375 px, and photographed (light, dark, phone).
+//
+// Usage: node dashboard.mjs BASE_URL ARTIFACT_DIR MAILDIR SPEC_V1 SPEC_V2
+// Environment: DOCS_MODULES (node_modules with playwright-core and
+// axe-core), CHROMIUM.
+
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { readFileSync, readdirSync, mkdirSync, existsSync } from 'node:fs';
+
+const [base, artifacts, maildir, specV1, specV2] = process.argv.slice(2);
+const require = createRequire(join(process.env.DOCS_MODULES || '.', 'node_modules', 'x.js'));
+const { chromium } = require('playwright-core');
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const shots = join(artifacts, 'dashboard');
+mkdirSync(shots, { recursive: true });
+
+let passed = 0;
+let failed = 0;
+function check(name, ok, detail) {
+  if (ok) { passed++; console.log(`ok   ${name}`); } else { failed++; console.log(`FAIL ${name}: ${detail}`); }
+}
+
+async function axe(page) {
+  await page.evaluate(axeSource + ';0');
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** Screenshot, axe scan, and the same page at 375 px without sideways scrolling. */
+async function look(page, name) {
+  await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+  const violations = await axe(page);
+  check(`${name}: axe-core finds no serious or critical violation`, violations.length === 0, violations.join('; '));
+  const wide = page.viewportSize();
+  await page.setViewportSize({ width: 375, height: 800 });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  check(`${name}: readable at 375 px (no sideways scrolling)`, overflow <= 0, `${overflow}px too wide`);
+  await page.screenshot({ path: join(shots, `${name}-375.png`), fullPage: true });
+  await page.setViewportSize(wide);
+}
+
+/** The newest mail in the maildir, decoded enough to find links. */
+function newestMail() {
+  const dir = join(maildir, 'new');
+  if (!existsSync(dir)) return '';
+  const files = readdirSync(dir).map((f) => join(dir, f));
+  if (!files.length) return '';
+  files.sort();
+  const raw = readFileSync(files[files.length - 1], 'utf8');
+  // Quoted-printable soft breaks and escapes; base64 parts decoded whole.
+  let text = raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+  for (const block of raw.split(/\r?\n\r?\n/)) {
+    if (/^[A-Za-z0-9+/=\r\n]{40,}$/.test(block.trim())) text += Buffer.from(block.replace(/\s+/g, ''), 'base64').toString('utf8');
+  }
+  return text;
+}
+
+async function waitForMail(count) {
+  for (let i = 0; i < 100; i++) {
+    const dir = join(maildir, 'new');
+    if (existsSync(dir) && readdirSync(dir).length >= count) return newestMail();
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return '';
+}
+
+/** Moves focus with Tab until `selector` has it (keyboard-only use). */
+async function tabTo(page, selector, limit = 40) {
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate((s) => document.activeElement && document.activeElement.matches(s), selector)) return true;
+  }
+  return false;
+}
+
+const email = `new-user-${Date.now()}@example.com`;
+const password = 'quiet harbour lanterns';
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
+try {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+
+  // Sign up with the keyboard alone.
+  await page.goto(`${base}/app/signup`);
+  await look(page, '01-signup');
+  check('sign-up: the email field is reachable by Tab', await tabTo(page, '#f-email'), 'never focused');
+  await page.keyboard.type(email);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type('password1234');
+  await Promise.all([page.waitForLoadState('load'), page.keyboard.press('Enter')]);
+  check('sign-up: a common password is refused beside its field',
+    (await page.locator('#e-password').textContent() || '').includes('less common password'), await page.content());
+  await look(page, '02-signup-error');
+  await page.fill('#f-password', password);
+  await Promise.all([page.waitForNavigation(), page.press('#f-password', 'Enter')]);
+  check('sign-up: asks to check the mail', (await page.textContent('h1')).includes('Check your mail'), await page.textContent('main'));
+  await look(page, '03-check-mail');
+
+  // The verification link, from the SMTP receiver.
+  const mail = await waitForMail(1);
+  check('mail: the SMTP receiver got the verification mail', mail.includes(email) && mail.includes('/app/verify?token='), mail.slice(0, 400));
+  const link = (mail.match(/https?:\/\/[^\s"<>]+\/app\/verify\?token=[A-Za-z0-9_-]+/) || [])[0];
+  check('mail: the link is built from the public URL', link && link.startsWith(base), link);
+  await page.goto(link);
+  await look(page, '04-verify');
+  await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
+  check('verify: lands on sign-in with a notice', (await page.textContent('.flash') || '').includes('verified'), await page.textContent('main'));
+
+  // Sign in with the keyboard.
+  await look(page, '05-signin');
+  await page.focus('#f-password');
+  await page.keyboard.type(password);
+  await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+  check('sign-in: opens the projects page', page.url().endsWith('/app'), page.url());
+  await look(page, '06-projects-empty');
+
+  // Create a project, with the keyboard.
+  await page.click('text=Create your first project');
+  check('new project: the name field is reachable by Tab', await tabTo(page, '#f-name'), 'never focused');
+  await page.keyboard.type('Petstore');
+  await look(page, '07-project-new');
+  await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+  check('new project: its page opens', /\/app\/p\/petstore$/.test(page.url()), page.url());
+
+  // Drop a spec: choosing the file uploads it (progress, then the page).
+  await page.fill('#f-label', '1.0');
+  await Promise.all([page.waitForURL(/\/app\/p\/petstore$/, { waitUntil: 'load' }), page.setInputFiles('#f-spec', specV1)]);
+  await page.waitForSelector('.flash');
+  check('upload: the version is added', (await page.textContent('.flash')).includes('Version 1.0 added'), await page.textContent('main'));
+  await look(page, '08-project-versions');
+
+  // Its docs.
+  const docs = await context.newPage();
+  await docs.goto(`${base}/docs/petstore`);
+  check('docs: the pushed spec is rendered', (await docs.content()).includes('Petstore'), (await docs.content()).slice(0, 300));
+  await docs.screenshot({ path: join(shots, '09-docs.png') });
+  await docs.close();
+
+  // A second version, promoted.
+  await page.fill('#f-label', '2.0');
+  await Promise.all([page.waitForURL(/\/app\/p\/petstore$/, { waitUntil: 'load' }), page.setInputFiles('#f-spec', specV2)]);
+  await page.waitForSelector('.flash');
+  const row = page.locator('tr', { hasText: '2.0' });
+  await Promise.all([page.waitForNavigation(), row.locator('button', { hasText: 'Make default' }).click()]);
+  check('promote: 2.0 is the default', (await page.textContent('.flash')).includes('2.0 is now the default'), await page.textContent('main'));
+  await look(page, '10-promoted');
+
+  // The diff.
+  await page.click('nav.tabs >> text=Diff');
+  await page.selectOption('#f-from', '1.0');
+  await page.selectOption('#f-to', '2.0');
+  await Promise.all([page.waitForNavigation(), page.click('text=Compare')]);
+  const diffText = await page.textContent('main');
+  check('diff: the change and the semver advice are shown', /a (minor|major|patch) release/.test(diffText) && diffText.includes('Markdown report'), diffText.slice(0, 500));
+  await look(page, '11-diff');
+
+  // A token, used on the API, then revoked.
+  await page.click('nav[aria-label=Main] >> text=Tokens');
+  await page.fill('#f-name', 'laptop');
+  await Promise.all([page.waitForNavigation(), page.click('text=Create token')]);
+  const token = (await page.textContent('#new-token')).trim();
+  check('token: the plaintext is shown once', token.startsWith('svc_pat_'), token);
+  await look(page, '12-token-created');
+  const api = await fetch(`${base}/api/v1/projects`, { headers: { Authorization: `Bearer ${token}` } });
+  const listed = await api.json();
+  check('token: it works on /api/v1', api.status === 200 && JSON.stringify(listed).includes('petstore'), `${api.status} ${JSON.stringify(listed).slice(0, 200)}`);
+  await page.goto(`${base}/app/tokens`);
+  check('token: the list does not show the plaintext again', !(await page.content()).includes(token), 'plaintext visible');
+  await Promise.all([page.waitForNavigation(), page.locator('tr', { hasText: 'laptop' }).locator('button', { hasText: 'Revoke' }).click()]);
+  const refused = await fetch(`${base}/api/v1/projects`, { headers: { Authorization: `Bearer ${token}` } });
+  const envelope = await refused.json();
+  check('token: the next call after revoking is refused', refused.status === 401 && envelope.error && envelope.error.code === 'INVALID_TOKEN', `${refused.status} ${JSON.stringify(envelope)}`);
+
+  // The account, in dark mode too.
+  await page.goto(`${base}/app/account`);
+  await look(page, '13-account');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: join(shots, '13-account-dark.png'), fullPage: true });
+  const darkViolations = await axe(page);
+  check('account (dark): axe-core finds no serious or critical violation', darkViolations.length === 0, darkViolations.join('; '));
+  await page.goto(`${base}/app/p/petstore`);
+  await page.screenshot({ path: join(shots, '14-project-dark.png'), fullPage: true });
+  await page.emulateMedia({ colorScheme: 'light' });
+
+  // Sign out.
+  await Promise.all([page.waitForNavigation(), page.click('text=Sign out')]);
+  check('sign-out: back at sign-in', page.url().includes('/app/signin'), page.url());
+  await page.goto(`${base}/app`);
+  check('sign-out: the dashboard asks to sign in again', page.url().includes('/app/signin'), page.url());
+} finally {
+  await browser.close();
+}
+console.log(`\n${passed} passed, ${failed} failed; screenshots in ${shots}`);
+process.exit(failed === 0 ? 0 : 1);

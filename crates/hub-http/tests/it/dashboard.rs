@@ -1,0 +1,452 @@
+//! The dashboard through the real router on both stores, as a browser
+//! drives it: cookies kept between requests, CSRF tokens read from the
+//! forms, mail read from the files the hub writes without SMTP.
+
+use std::collections::HashMap;
+
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode, header};
+use hub_core::Plan;
+use kernel::Secret;
+use test_kit::{TestApp, TestResponse, on_both_stores};
+
+use crate::openapi_yaml;
+
+on_both_stores!(
+    sign_up_verify_and_sign_in,
+    every_dashboard_mutation_writes_its_audit_row_as_the_dashboard,
+    viewers_see_no_controls_and_are_refused_and_strangers_get_404,
+    forms_without_the_csrf_token_change_nothing,
+    sessions_end_with_sign_out_everywhere_and_a_password_change,
+    a_reset_link_sets_the_password_once,
+    tokens_made_in_the_dashboard_work_on_the_api_until_revoked,
+);
+
+const PASSWORD: &str = "violet tractor wanders";
+
+/// A browser: a cookie jar and the last page.
+struct Browser<'a> {
+    app: &'a TestApp,
+    cookies: HashMap<String, String>,
+}
+
+impl<'a> Browser<'a> {
+    fn new(app: &'a TestApp) -> Self {
+        Self { app, cookies: HashMap::new() }
+    }
+
+    fn cookie_header(&self) -> String {
+        self.cookies.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ")
+    }
+
+    async fn send(&mut self, request: Request<Body>) -> TestResponse {
+        let response = TestApp::send(&self.app.router, request).await;
+        for value in response.headers.get_all(header::SET_COOKIE) {
+            let text = value.to_str().unwrap();
+            let (pair, attributes) = text.split_once(';').unwrap_or((text, ""));
+            let (name, value) = pair.split_once('=').unwrap();
+            if attributes.contains("Max-Age=0") {
+                self.cookies.remove(name);
+            } else {
+                self.cookies.insert(name.to_owned(), value.to_owned());
+            }
+        }
+        response
+    }
+
+    async fn get(&mut self, path: &str) -> TestResponse {
+        let request = Request::builder()
+            .uri(path)
+            .header(header::COOKIE, self.cookie_header())
+            .body(Body::empty())
+            .unwrap();
+        self.send(request).await
+    }
+
+    async fn post(&mut self, path: &str, fields: &[(&str, &str)]) -> TestResponse {
+        let body = serde_urlencoded::to_string(fields).unwrap();
+        let request = Request::builder()
+            .method(Method::POST)
+            .uri(path)
+            .header(header::COOKIE, self.cookie_header())
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(Body::from(body))
+            .unwrap();
+        self.send(request).await
+    }
+
+    /// Opens `page` and posts its form to `action` with its CSRF token.
+    async fn submit(&mut self, page: &str, action: &str, fields: &[(&str, &str)]) -> TestResponse {
+        let form = self.get(page).await;
+        assert_eq!(form.status, StatusCode::OK, "{page}: {}", text(&form));
+        let token = csrf_of(&text(&form));
+        let mut all = fields.to_vec();
+        all.push(("csrf_token", &token));
+        self.post(action, &all).await
+    }
+
+    async fn upload(&mut self, slug: &str, label: &str, spec: &str) -> TestResponse {
+        let page = self.get(&format!("/app/p/{slug}")).await;
+        let token = csrf_of(&text(&page));
+        let boundary = "----svc-test-boundary";
+        let body = format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"label\"\r\n\r\n{label}\r\n\
+             --{boundary}\r\nContent-Disposition: form-data; name=\"spec\"; filename=\"spec.yaml\"\r\nContent-Type: application/yaml\r\n\r\n{spec}\r\n--{boundary}--\r\n"
+        );
+        let request = Request::builder()
+            .method(Method::POST)
+            .uri(format!("/app/p/{slug}/versions?csrf_token={token}"))
+            .header(header::COOKIE, self.cookie_header())
+            .header(header::CONTENT_TYPE, format!("multipart/form-data; boundary={boundary}"))
+            .body(Body::from(body))
+            .unwrap();
+        self.send(request).await
+    }
+
+    async fn sign_in(&mut self, email: &str, password: &str) -> TestResponse {
+        self.submit("/app/signin", "/app/signin", &[("email", email), ("password", password), ("next", "/app")]).await
+    }
+}
+
+/// The page, with the template engine's escaped slashes read back.
+fn text(response: &TestResponse) -> String {
+    String::from_utf8_lossy(&response.body).replace("&#x2f;", "/")
+}
+
+fn csrf_of(html: &str) -> String {
+    let marker = "name=\"csrf_token\" value=\"";
+    let start = html.find(marker).unwrap_or_else(|| panic!("no CSRF field in: {html}")) + marker.len();
+    html[start..].split('"').next().unwrap().to_owned()
+}
+
+fn location(response: &TestResponse) -> &str {
+    response.headers.get(header::LOCATION).and_then(|v| v.to_str().ok()).unwrap_or_default()
+}
+
+/// Every mail the hub wrote, oldest first.
+fn mails(app: &TestApp) -> Vec<String> {
+    let dir = app.mail_dir();
+    let mut paths: Vec<_> = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries.map(|e| e.unwrap().path()).collect(),
+        Err(_) => Vec::new(),
+    };
+    paths.sort();
+    paths.iter().map(|p| std::fs::read_to_string(p).unwrap()).collect()
+}
+
+/// The token of the first link to `path` in the plain-text part of a mail.
+fn link_token(mail: &str, path: &str) -> String {
+    let unfolded = mail.replace("=\r\n", "").replace("=\n", "").replace("=3D", "=");
+    let start = unfolded.find(&format!("{path}?token=")).unwrap_or_else(|| panic!("no {path} link in: {mail}"));
+    let rest = &unfolded[start + path.len() + "?token=".len()..];
+    rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect()
+}
+
+async fn principal(app: &TestApp, email: &str) -> hub_core::Principal {
+    let user = app.hub.user_by_email(email).await.unwrap();
+    hub_core::Principal { user_id: user.id, email: user.email, plan: user.plan, token_id: None }
+}
+
+/// A user with a password, signed in.
+async fn signed_in<'a>(app: &'a TestApp, email: &str, plan: Plan) -> Browser<'a> {
+    app.hub.create_user(email, plan, Some(&Secret::new(PASSWORD.to_owned()))).await.unwrap();
+    let mut browser = Browser::new(app);
+    let response = browser.sign_in(email, PASSWORD).await;
+    assert_eq!(response.status, StatusCode::SEE_OTHER, "{}", text(&response));
+    browser
+}
+
+async fn sign_up_verify_and_sign_in(app: TestApp) {
+    let mut browser = Browser::new(&app);
+    // Signed out, the dashboard sends people to sign in and back.
+    let home = browser.get("/app/tokens").await;
+    assert_eq!(home.status, StatusCode::SEE_OTHER);
+    assert_eq!(location(&home), "/app/signin?next=%2Fapp%2Ftokens");
+
+    let weak = browser.submit("/app/signup", "/app/signup", &[("email", "ada@example.com"), ("password", "password1234")]).await;
+    assert_eq!(weak.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let page = text(&weak);
+    assert!(page.contains("less common password"), "{page}");
+    assert!(page.contains("aria-invalid=\"true\""), "the field is marked: {page}");
+    assert!(!page.contains("password1234"), "the password is never echoed");
+    assert!(mails(&app).is_empty(), "no mail for a refused sign-up");
+
+    let done = browser.submit("/app/signup", "/app/signup", &[("email", "ada@example.com"), ("password", PASSWORD)]).await;
+    assert_eq!(done.status, StatusCode::OK, "{}", text(&done));
+    assert!(text(&done).contains("Check your mail"));
+    let sent = mails(&app);
+    assert_eq!(sent.len(), 1);
+    assert!(sent[0].contains("To: ada@example.com"), "{}", sent[0]);
+    assert!(sent[0].contains("text/plain") && sent[0].contains("text/html"));
+
+    // Not verified yet: the password is right but no session opens.
+    let early = browser.sign_in("ada@example.com", PASSWORD).await;
+    assert_eq!(early.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(text(&early).contains("Verify your address first"));
+
+    // Signing up again with the same address answers the same and tells the owner.
+    let mut other = Browser::new(&app);
+    let again = other.submit("/app/signup", "/app/signup", &[("email", "ada@example.com"), ("password", "another fine passphrase")]).await;
+    assert_eq!(again.status, StatusCode::OK);
+    assert!(text(&again).contains("Check your mail"));
+
+    let token = link_token(&sent[0], "/app/verify");
+    let confirm = browser.get(&format!("/app/verify?token={token}")).await;
+    assert!(text(&confirm).contains("Verify my address"), "a GET does not use the link up");
+    let csrf = csrf_of(&text(&confirm));
+    let verified = browser.post("/app/verify", &[("token", &token), ("csrf_token", &csrf)]).await;
+    assert_eq!(verified.status, StatusCode::SEE_OTHER);
+    assert!(location(&verified).starts_with("/app/signin"));
+    let reused = browser.post("/app/verify", &[("token", &token), ("csrf_token", &csrf)]).await;
+    assert_eq!(reused.status, StatusCode::BAD_REQUEST, "a link works once");
+
+    let wrong = browser.sign_in("ada@example.com", "not the password at all").await;
+    assert_eq!(wrong.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(text(&wrong).contains("not right"));
+    let signed = browser.sign_in("ada@example.com", PASSWORD).await;
+    assert_eq!(signed.status, StatusCode::SEE_OTHER);
+    let session = signed
+        .headers
+        .get_all(header::SET_COOKIE)
+        .iter()
+        .map(|v| v.to_str().unwrap().to_owned())
+        .find(|c| c.starts_with("session="))
+        .expect("a session cookie");
+    assert!(session.contains("HttpOnly") && session.contains("SameSite=Lax"), "{session}");
+    let home = browser.get("/app").await;
+    assert_eq!(home.status, StatusCode::OK);
+    let page = text(&home);
+    assert!(page.contains("No projects yet") && page.contains("ada@example.com"), "{page}");
+    let csp = home.headers.get(header::CONTENT_SECURITY_POLICY).unwrap().to_str().unwrap();
+    assert!(csp.contains("frame-ancestors 'none'") && csp.contains("script-src 'self'") && !csp.contains("unsafe-inline"));
+    assert_eq!(home.headers.get(header::CACHE_CONTROL).unwrap(), "no-store");
+
+    let out = browser.submit("/app", "/app/signout", &[]).await;
+    assert_eq!(out.status, StatusCode::SEE_OTHER);
+    assert_eq!(browser.get("/app").await.status, StatusCode::SEE_OTHER, "signed out");
+}
+
+/// The audit rows of `email`'s account whose source is the dashboard.
+async fn dashboard_actions(app: &TestApp, email: &str) -> Vec<String> {
+    app.hub
+        .audit_log(email)
+        .await
+        .unwrap()
+        .into_iter()
+        .inspect(|event| assert_eq!(event.metadata["source"], "dashboard", "{event:?}"))
+        .map(|event| event.action)
+        .collect()
+}
+
+async fn every_dashboard_mutation_writes_its_audit_row_as_the_dashboard(app: TestApp) {
+    let email = "biz@example.com";
+    let mut browser = signed_in(&app, email, Plan::Business).await;
+    let mut expect: Vec<&str> = Vec::new();
+    let mut check = |app_actions: Vec<String>, added: &[&'static str]| {
+        expect.extend_from_slice(added);
+        assert_eq!(app_actions, expect, "after {added:?}");
+    };
+
+    let created = browser.submit("/app/new", "/app/new", &[("name", "Audited"), ("slug", "audited")]).await;
+    assert_eq!(created.status, StatusCode::SEE_OTHER, "{}", text(&created));
+    assert_eq!(location(&created), "/app/p/audited");
+    check(dashboard_actions(&app, email).await, &["PROJECT_CREATED"]);
+
+    let pushed = browser.upload("audited", "v1", &openapi_yaml("1")).await;
+    assert_eq!(pushed.status, StatusCode::SEE_OTHER, "{}", text(&pushed));
+    check(dashboard_actions(&app, email).await, &["SPEC_UPLOADED", "VERSION_PROMOTED_DEFAULT"]);
+    let flash = browser.get("/app/p/audited").await;
+    assert!(text(&flash).contains("Version v1 added: 2 operations."), "{}", text(&flash));
+    assert!(browser.upload("audited", "v2", &openapi_yaml("2")).await.status.is_redirection());
+    check(dashboard_actions(&app, email).await, &["SPEC_UPLOADED"]);
+
+    let promoted = browser.submit("/app/p/audited", "/app/p/audited/versions/v2/promote", &[]).await;
+    assert_eq!(promoted.status, StatusCode::SEE_OTHER);
+    check(dashboard_actions(&app, email).await, &["VERSION_PROMOTED_DEFAULT"]);
+    browser.submit("/app/p/audited", "/app/p/audited/versions/v1/deactivate", &[]).await;
+    check(dashboard_actions(&app, email).await, &["VERSION_DEACTIVATED"]);
+    browser.submit("/app/p/audited", "/app/p/audited/versions/v1/activate", &[]).await;
+    check(dashboard_actions(&app, email).await, &["VERSION_REACTIVATED"]);
+
+    // Deleting asks first; the question changes nothing.
+    let question = browser.submit("/app/p/audited", "/app/p/audited/versions/v1/delete", &[]).await;
+    assert_eq!(question.status, StatusCode::OK);
+    assert!(text(&question).contains("Delete version v1?"));
+    check(dashboard_actions(&app, email).await, &[]);
+    let deleted = browser.submit("/app/p/audited", "/app/p/audited/versions/v1/delete", &[("confirm", "yes")]).await;
+    assert_eq!(deleted.status, StatusCode::SEE_OTHER);
+    check(dashboard_actions(&app, email).await, &["VERSION_DELETED"]);
+
+    let settings = browser
+        .submit(
+            "/app/p/audited/settings",
+            "/app/p/audited/settings",
+            &[("name", "Audited API"), ("is_public", "on"), ("base_url", ""), ("custom_domain", "")],
+        )
+        .await;
+    assert_eq!(settings.status, StatusCode::SEE_OTHER, "{}", text(&settings));
+    check(dashboard_actions(&app, email).await, &["PROJECT_VISIBILITY_CHANGED", "PROJECT_UPDATED"]);
+
+    let rotated = browser.submit("/app/p/audited/settings", "/app/p/audited/upload-token", &[]).await;
+    assert_eq!(rotated.status, StatusCode::OK);
+    assert!(text(&rotated).contains("svc_"), "the upload token is shown once");
+    check(dashboard_actions(&app, email).await, &["UPLOAD_TOKEN_ROTATED"]);
+
+    let token = browser.submit("/app/tokens", "/app/tokens", &[("name", "laptop"), ("expires_in", "30")]).await;
+    assert_eq!(token.status, StatusCode::OK);
+    check(dashboard_actions(&app, email).await, &["TOKEN_CREATED"]);
+    let id = app.hub.list_tokens(email).await.unwrap()[0].id.clone();
+    browser.submit("/app/tokens", &format!("/app/tokens/{id}/revoke"), &[]).await;
+    check(dashboard_actions(&app, email).await, &["TOKEN_REVOKED"]);
+
+    // The typed confirmation is checked on the server too.
+    let mistyped = browser.submit("/app/p/audited/settings", "/app/p/audited/delete", &[("confirm", "audit")]).await;
+    assert_eq!(mistyped.status, StatusCode::UNPROCESSABLE_ENTITY);
+    check(dashboard_actions(&app, email).await, &[]);
+    let gone = browser.submit("/app/p/audited/settings", "/app/p/audited/delete", &[("confirm", "audited")]).await;
+    assert_eq!(gone.status, StatusCode::SEE_OTHER);
+    check(dashboard_actions(&app, email).await, &["PROJECT_DELETED"]);
+
+    browser.submit("/app/account", "/app/account/plan", &[("plan", "pro")]).await;
+    check(dashboard_actions(&app, email).await, &["PLAN_CHANGE_REQUESTED"]);
+    let account = browser.get("/app/account").await;
+    assert!(text(&account).contains("You asked for the <strong>pro</strong> plan"), "{}", text(&account));
+    app.hub.set_plan(email, Plan::Pro).await.unwrap();
+    assert!(!text(&browser.get("/app/account").await).contains("You asked for"), "the operator completed it");
+}
+
+async fn viewers_see_no_controls_and_are_refused_and_strangers_get_404(app: TestApp) {
+    let mut owner = signed_in(&app, "owner@example.com", Plan::Business).await;
+    owner.submit("/app/new", "/app/new", &[("name", "Shared"), ("slug", "shared")]).await;
+    assert!(owner.upload("shared", "v1", &openapi_yaml("1")).await.status.is_redirection());
+    assert!(owner.upload("shared", "v2", &openapi_yaml("2")).await.status.is_redirection());
+    let owner_page = text(&owner.get("/app/p/shared").await);
+    assert!(owner_page.contains("Make default") && owner_page.contains("Push a version"), "{owner_page}");
+
+    let mut viewer = signed_in(&app, "viewer@example.com", Plan::Free).await;
+    app.hub.add_collaborator("owner@example.com", "viewer@example.com", hub_core::Role::Viewer).await.unwrap();
+    let page = viewer.get("/app/p/shared").await;
+    assert_eq!(page.status, StatusCode::OK);
+    let html = text(&page);
+    for control in ["Make default", "Deactivate", "Push a version", "/delete\""] {
+        assert!(!html.contains(control), "a viewer sees {control:?}: {html}");
+    }
+    let settings = text(&viewer.get("/app/p/shared/settings").await);
+    assert!(!settings.contains("Save settings") && !settings.contains("Delete project") && !settings.contains("Rotate"));
+
+    // Posting the forms anyway: refused by the gate, nothing changes.
+    let token = csrf_of(&html);
+    for action in ["/app/p/shared/versions/v2/promote", "/app/p/shared/versions/v1/delete", "/app/p/shared/upload-token"] {
+        let refused = viewer.post(action, &[("csrf_token", &token), ("confirm", "yes")]).await;
+        assert_eq!(refused.status, StatusCode::FORBIDDEN, "{action}: {}", text(&refused));
+    }
+    let refused = viewer.post("/app/p/shared/delete", &[("csrf_token", &token), ("confirm", "shared")]).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    assert_eq!(viewer.upload("shared", "v3", &openapi_yaml("3")).await.status, StatusCode::FORBIDDEN);
+    let versions = app.hub.version(&principal(&app, "owner@example.com").await, "shared", "v1").await.unwrap();
+    assert!(versions.is_default, "v1 is still the default");
+
+    // A stranger: every page and action of the project is 404.
+    let mut stranger = signed_in(&app, "stranger@example.com", Plan::Free).await;
+    for path in ["/app/p/shared", "/app/p/shared/settings", "/app/p/shared/diff", "/app/p/shared/sdks"] {
+        assert_eq!(stranger.get(path).await.status, StatusCode::NOT_FOUND, "{path}");
+    }
+    let token = csrf_of(&text(&stranger.get("/app").await));
+    let hidden = stranger.post("/app/p/shared/versions/v2/promote", &[("csrf_token", &token)]).await;
+    assert_eq!(hidden.status, StatusCode::NOT_FOUND);
+    assert_eq!(stranger.upload("shared", "v3", &openapi_yaml("3")).await.status, StatusCode::NOT_FOUND);
+}
+
+async fn forms_without_the_csrf_token_change_nothing(app: TestApp) {
+    let mut browser = signed_in(&app, "csrf@example.com", Plan::Pro).await;
+    let forged = browser.post("/app/new", &[("name", "Forged")]).await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+    assert!(text(&forged).contains("This form has expired"));
+    let wrong = browser.post("/app/new", &[("name", "Forged"), ("csrf_token", "0123")]).await;
+    assert_eq!(wrong.status, StatusCode::FORBIDDEN);
+    let principal = principal(&app, "csrf@example.com").await;
+    let listed = app.hub.list_projects(&principal, None, kernel::PageRequest::clamped(None, None)).await.unwrap();
+    assert_eq!(listed.total, 0, "no project was created");
+    // Sign-in needs the token too (login CSRF).
+    let mut fresh = Browser::new(&app);
+    let login = fresh.post("/app/signin", &[("email", "csrf@example.com"), ("password", PASSWORD)]).await;
+    assert_eq!(login.status, StatusCode::FORBIDDEN);
+}
+
+async fn sessions_end_with_sign_out_everywhere_and_a_password_change(app: TestApp) {
+    let email = "many@example.com";
+    let mut laptop = signed_in(&app, email, Plan::Free).await;
+    let mut phone = Browser::new(&app);
+    assert_eq!(phone.sign_in(email, PASSWORD).await.status, StatusCode::SEE_OTHER);
+    let account = text(&laptop.get("/app/account").await);
+    assert_eq!(account.matches("/revoke\"").count(), 1, "the other session can be signed out: {account}");
+    assert!(account.contains("this browser"));
+
+    // A password change keeps this browser and ends the others.
+    let bad = laptop
+        .submit("/app/account", "/app/account/password", &[("current_password", "wrong wrong wrong"), ("new_password", "fresh orange kayak")])
+        .await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(text(&bad).contains("current password is not right"));
+    let changed = laptop
+        .submit("/app/account", "/app/account/password", &[("current_password", PASSWORD), ("new_password", "fresh orange kayak")])
+        .await;
+    assert_eq!(changed.status, StatusCode::SEE_OTHER, "{}", text(&changed));
+    assert_eq!(laptop.get("/app").await.status, StatusCode::OK);
+    assert_eq!(phone.get("/app").await.status, StatusCode::SEE_OTHER, "the phone was signed out");
+
+    let mut tablet = Browser::new(&app);
+    assert_eq!(tablet.sign_in(email, "fresh orange kayak").await.status, StatusCode::SEE_OTHER);
+    let everywhere = laptop.submit("/app/account", "/app/account/signout-everywhere", &[]).await;
+    assert_eq!(everywhere.status, StatusCode::SEE_OTHER);
+    assert_eq!(laptop.get("/app").await.status, StatusCode::SEE_OTHER);
+    assert_eq!(tablet.get("/app").await.status, StatusCode::SEE_OTHER);
+
+    // Sessions expire after the idle period.
+    let mut idle = Browser::new(&app);
+    assert_eq!(idle.sign_in(email, "fresh orange kayak").await.status, StatusCode::SEE_OTHER);
+    app.clock.advance_days(hub_core::sessions::SESSION_IDLE_DAYS + 1);
+    assert_eq!(idle.get("/app").await.status, StatusCode::SEE_OTHER, "idle too long");
+}
+
+async fn a_reset_link_sets_the_password_once(app: TestApp) {
+    let email = "forgot@example.com";
+    app.hub.create_user(email, Plan::Free, Some(&Secret::new(PASSWORD.to_owned()))).await.unwrap();
+    let mut browser = Browser::new(&app);
+    // Unknown addresses get the same answer and no mail.
+    let unknown = browser.submit("/app/reset", "/app/reset", &[("email", "nobody@example.com")]).await;
+    assert!(text(&unknown).contains("Check your mail"));
+    assert!(mails(&app).is_empty());
+    let asked = browser.submit("/app/reset", "/app/reset", &[("email", email)]).await;
+    assert!(text(&asked).contains("Check your mail"));
+    let token = link_token(&mails(&app)[0], "/app/reset/new");
+    let page = format!("/app/reset/new?token={token}");
+    let weak = browser.submit(&page, "/app/reset/new", &[("token", &token), ("password", "123456789012")]).await;
+    assert_eq!(weak.status, StatusCode::UNPROCESSABLE_ENTITY, "a refused password keeps the link");
+    let saved = browser.submit(&page, "/app/reset/new", &[("token", &token), ("password", "brand new lantern")]).await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", text(&saved));
+    assert_eq!(browser.get(&page).await.status, StatusCode::BAD_REQUEST, "used up");
+    assert_eq!(browser.sign_in(email, PASSWORD).await.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(browser.sign_in(email, "brand new lantern").await.status, StatusCode::SEE_OTHER);
+}
+
+async fn tokens_made_in_the_dashboard_work_on_the_api_until_revoked(app: TestApp) {
+    let email = "api@example.com";
+    let mut browser = signed_in(&app, email, Plan::Free).await;
+    let created = browser.submit("/app/tokens", "/app/tokens", &[("name", "ci"), ("expires_in", "7")]).await;
+    assert_eq!(created.status, StatusCode::OK);
+    let html = text(&created);
+    let marker = "id=\"new-token\">";
+    let start = html.find(marker).expect("the plaintext is shown once") + marker.len();
+    let token: String = html[start..].chars().take_while(|c| *c != '<').collect();
+    assert!(token.starts_with("svc_pat_"), "{token}");
+    assert_eq!(app.get("/api/v1/projects", &token).await.status, StatusCode::OK);
+    let listed = text(&browser.get("/app/tokens").await);
+    assert!(!listed.contains(&token), "the list never shows the plaintext again");
+    assert!(listed.contains("ci"));
+    let id = app.hub.list_tokens(email).await.unwrap()[0].id.clone();
+    browser.submit("/app/tokens", &format!("/app/tokens/{id}/revoke"), &[]).await;
+    let refused = app.get("/api/v1/projects", &token).await;
+    assert_eq!(refused.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(refused.error_code(), "INVALID_TOKEN");
+}
