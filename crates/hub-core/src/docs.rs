@@ -157,6 +157,9 @@ pub struct DocsVisitor<'a> {
     pub member_session: Option<&'a str>,
     /// An `Authorization` header carrying a personal access token.
     pub authorization: Option<&'a str>,
+    /// The dashboard's session cookie: a signed-in member reads the
+    /// private docs of their projects without a second sign-in.
+    pub dashboard_session: Option<&'a str>,
 }
 
 impl DocsSite {
@@ -786,7 +789,10 @@ impl Hub {
                 Err(other) => return Err(other),
             },
             (None, Some(session)) => self.member_session_principal(session).await?,
-            (None, None) => None,
+            (None, None) => match visitor.dashboard_session {
+                Some(secret) => self.session(secret).await?.map(|(principal, _)| principal),
+                None => None,
+            },
         };
         let Some(principal) = principal else { return Ok(false) };
         match self.authorize_project(&principal, slug, Action::ViewProject).await {

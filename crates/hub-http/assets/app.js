@@ -53,6 +53,7 @@
       if (!input.files.length) { say("Choose a file first"); return; }
       var request = new XMLHttpRequest();
       request.open("POST", form.action);
+      request.setRequestHeader("X-Requested-With", "XMLHttpRequest");
       bar.hidden = false;
       bar.value = 0;
       request.upload.addEventListener("progress", function (event) {
@@ -63,7 +64,7 @@
       });
       request.upload.addEventListener("load", function () { status.textContent = "Reading the document…"; });
       request.addEventListener("load", function () {
-        if (request.status < 400) { window.location.assign(request.responseURL); return; }
+        if (request.status < 400) { window.location.assign(request.getResponseHeader("X-Location") || request.responseURL); return; }
         // The server answered the form with its errors: show its page.
         var page = new DOMParser().parseFromString(request.responseText, "text/html");
         var main = page.querySelector("main");

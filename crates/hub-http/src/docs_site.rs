@@ -286,6 +286,7 @@ async fn open(server: &DocsServer, slug: &str, headers: &HeaderMap) -> Result<Do
         password_session: session.as_deref(),
         member_session: server.web.cookies.get(headers, MEMBER_COOKIE),
         authorization: headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()),
+        dashboard_session: server.web.cookies.get(headers, crate::dashboard::SESSION_COOKIE),
     };
     match server.hub.docs_site(slug, visitor).await? {
         Ok(site) => Ok(site),

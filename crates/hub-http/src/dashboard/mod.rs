@@ -34,8 +34,9 @@ use serde_json::{Value, json};
 
 use crate::WebConfig;
 
-/// The session cookie (before the `__Host-` prefix over https).
-const SESSION_COOKIE: &str = "session";
+/// The session cookie (before the `__Host-` prefix over https); the docs
+/// read it too, so members see their private docs.
+pub const SESSION_COOKIE: &str = "session";
 /// The one-shot message shown by the next page.
 const FLASH_COOKIE: &str = "flash";
 /// Every dashboard page: scripts, styles and images only from this origin,

@@ -229,6 +229,10 @@ pub(crate) async fn upload(
     request: Request,
 ) -> Response {
     let headers = request.headers().clone();
+    // The page's script uploads with XMLHttpRequest, which would follow a
+    // redirect itself and use up the flash message: it gets the next
+    // address in `X-Location` with a 200 instead.
+    let scripted = headers.get("x-requested-with").is_some_and(|v| v == "XMLHttpRequest");
     let (ctx, me) = match d.signed_in(&headers, &format!("/app/p/{slug}")).await {
         Ok(found) => found,
         Err(response) => return response,
@@ -266,11 +270,16 @@ pub(crate) async fn upload(
     match d.hub.push_version(&me.principal, &slug, push, Source::Dashboard).await {
         Ok(outcome) => {
             let verb = if outcome.created { "added" } else { "replaced" };
-            d.redirect_with(
+            let mut response = d.redirect_with(
                 &format!("/app/p/{slug}"),
                 "success",
                 &format!("Version {} {verb}: {} operations.", outcome.version.label, outcome.version.operation_count),
-            )
+            );
+            if scripted && let Some(next) = response.headers_mut().remove(header::LOCATION) {
+                *response.status_mut() = StatusCode::OK;
+                response.headers_mut().insert("x-location", next);
+            }
+            response
         }
         Err(e @ (HubError::Validation { .. } | HubError::InvalidSpec(_) | HubError::TooLarge { .. } | HubError::Conflict { .. } | HubError::PreviewLimitReached { .. })) => {
             let form = Form::default().with_message(Some("spec"), e.to_string());

@@ -13,6 +13,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { readFileSync, readdirSync, mkdirSync, existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 
 const [base, artifacts, maildir, specV1, specV2] = process.argv.slice(2);
 const require = createRequire(join(process.env.DOCS_MODULES || '.', 'node_modules', 'x.js'));
@@ -132,8 +133,7 @@ try {
 
   // Drop a spec: choosing the file uploads it (progress, then the page).
   await page.fill('#f-label', '1.0');
-  await Promise.all([page.waitForURL(/\/app\/p\/petstore$/, { waitUntil: 'load' }), page.setInputFiles('#f-spec', specV1)]);
-  await page.waitForSelector('.flash');
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.setInputFiles('#f-spec', specV1)]);
   check('upload: the version is added', (await page.textContent('.flash')).includes('Version 1.0 added'), await page.textContent('main'));
   await look(page, '08-project-versions');
 
@@ -146,12 +146,21 @@ try {
 
   // A second version, promoted.
   await page.fill('#f-label', '2.0');
-  await Promise.all([page.waitForURL(/\/app\/p\/petstore$/, { waitUntil: 'load' }), page.setInputFiles('#f-spec', specV2)]);
-  await page.waitForSelector('.flash');
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.setInputFiles('#f-spec', specV2)]);
+  check('upload: the second version is added', (await page.textContent('.flash')).includes('Version 2.0 added'), await page.textContent('main'));
   const row = page.locator('tr', { hasText: '2.0' });
   await Promise.all([page.waitForNavigation(), row.locator('button', { hasText: 'Make default' }).click()]);
   check('promote: 2.0 is the default', (await page.textContent('.flash')).includes('2.0 is now the default'), await page.textContent('main'));
   await look(page, '10-promoted');
+
+  // Diffs are a Pro feature: ask for the plan on the account page, and the
+  // operator completes the request with the command line.
+  await page.goto(`${base}/app/account`);
+  await page.selectOption('#f-plan', 'pro');
+  await Promise.all([page.waitForNavigation(), page.click('text=Request the change')]);
+  check('plan: the request is recorded', (await page.textContent('main')).includes('You asked for the pro plan'), await page.textContent('main'));
+  execFileSync(process.env.SVC_BIN, ['--data-dir', process.env.SVC_DATA, 'hub', 'user', 'set-plan', '--email', email, '--plan', 'pro']);
+  await page.goto(`${base}/app/p/petstore`);
 
   // The diff.
   await page.click('nav.tabs >> text=Diff');

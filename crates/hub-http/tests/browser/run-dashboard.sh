@@ -42,7 +42,7 @@ trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$da
 
 # A free port for the SMTP receiver.
 smtp_port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')"
-mkdir -p "$data/maildir"
+# aiosmtpd makes the maildir (with tmp/, new/ and cur/) itself.
 "$venv/bin/aiosmtpd" -n -l "127.0.0.1:$smtp_port" -c aiosmtpd.handlers.Mailbox "$data/maildir" >"$data/smtp.log" 2>&1 &
 pids+=("$!")
 for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$smtp_port") 2>/dev/null && break; sleep 0.1; done
@@ -66,7 +66,7 @@ open(sys.argv[2], "w").write(text.replace(marker, marker + extra, 1))
 PY
 
 status=0
-DOCS_MODULES="$modules" CHROMIUM="$chromium" node "$here/dashboard.mjs" "http://$listen" "$artifacts" \
+SVC_BIN="$svc" SVC_DATA="$data/hub" DOCS_MODULES="$modules" CHROMIUM="$chromium" node "$here/dashboard.mjs" "http://$listen" "$artifacts" \
   "$data/maildir" "$data/petstore-1.yaml" "$data/petstore-2.yaml" || status=1
 if [ "$status" != 0 ]; then
   echo "--- hub log (last lines)"; tail -n 30 "$data/serve.err"

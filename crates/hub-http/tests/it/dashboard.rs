@@ -320,6 +320,9 @@ async fn viewers_see_no_controls_and_are_refused_and_strangers_get_404(app: Test
     owner.submit("/app/new", "/app/new", &[("name", "Shared"), ("slug", "shared")]).await;
     assert!(owner.upload("shared", "v1", &openapi_yaml("1")).await.status.is_redirection());
     assert!(owner.upload("shared", "v2", &openapi_yaml("2")).await.status.is_redirection());
+    // Signed in to the dashboard, a member reads the private docs too.
+    let docs = owner.get("/docs/shared").await;
+    assert_eq!(docs.status, StatusCode::OK, "{}", text(&docs));
     let owner_page = text(&owner.get("/app/p/shared").await);
     assert!(owner_page.contains("Make default") && owner_page.contains("Push a version"), "{owner_page}");
 
@@ -348,7 +351,7 @@ async fn viewers_see_no_controls_and_are_refused_and_strangers_get_404(app: Test
 
     // A stranger: every page and action of the project is 404.
     let mut stranger = signed_in(&app, "stranger@example.com", Plan::Free).await;
-    for path in ["/app/p/shared", "/app/p/shared/settings", "/app/p/shared/diff", "/app/p/shared/sdks"] {
+    for path in ["/app/p/shared", "/app/p/shared/settings", "/app/p/shared/diff", "/app/p/shared/sdks", "/docs/shared"] {
         assert_eq!(stranger.get(path).await.status, StatusCode::NOT_FOUND, "{path}");
     }
     let token = csrf_of(&text(&stranger.get("/app").await));
