@@ -143,9 +143,12 @@ fn base_path(headers: &HeaderMap, slug: &str) -> String {
     if headers.contains_key(CUSTOM_DOMAIN_HEADER) { String::new() } else { format!("/docs/{slug}") }
 }
 
-/// State of the Host routing: the hub and the docs router.
+/// State of the Host routing: the hub and the docs router. Cloned for
+/// every request that passes a middleware holding it, so one `Arc`.
 #[derive(Clone)]
-pub struct Domains {
+pub struct Domains(std::sync::Arc<DomainsInner>);
+
+struct DomainsInner {
     hub: Hub,
     docs: axum::Router,
     /// The hub's and the mock's public host names: never custom domains.
@@ -166,14 +169,14 @@ impl Domains {
             .filter_map(|url| url::Url::parse(url).ok())
             .filter_map(|url| url.host_str().map(str::to_ascii_lowercase))
             .collect();
-        Self { hub, docs, own_hosts }
+        Self(std::sync::Arc::new(DomainsInner { hub, docs, own_hosts }))
     }
 
     /// One indexed query; only requests outside the hub's own prefixes
     /// (`/api/`, `/mock/`, `/docs/`, ...) on a named host ask it, so a
     /// verification or a downgrade applies at once without a cache.
     async fn slug_for(&self, host: &str) -> Option<String> {
-        match self.hub.project_for_domain(host).await {
+        match self.0.hub.project_for_domain(host).await {
             Ok(slug) => slug,
             Err(err) => {
                 tracing::warn!(error = %err, "custom domain lookup failed");
@@ -186,16 +189,18 @@ impl Domains {
 /// The host a request names, without port or trailing dot, when it is a
 /// name that could be a custom domain (not an address, not one of ours).
 fn foreign_host(domains: &Domains, headers: &HeaderMap) -> Option<String> {
-    headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .map(|h| {
-            h.rsplit_once(':').filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit())).map_or(h, |(name, _)| name)
-        })
-        .map(|h| h.trim_end_matches('.').to_ascii_lowercase())
-        .filter(|h| {
-            h.contains('.') && h.parse::<std::net::IpAddr>().is_err() && !domains.own_hosts.iter().any(|own| own == h)
-        })
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok())?;
+    let name = host
+        .rsplit_once(':')
+        .filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit()))
+        .map_or(host, |(name, _)| name)
+        .trim_end_matches('.');
+    // Addresses and single labels never are; decided before allocating.
+    if !name.contains('.') || name.parse::<std::net::IpAddr>().is_ok() {
+        return None;
+    }
+    let name = name.to_ascii_lowercase();
+    (!domains.0.own_hosts.iter().any(|own| *own == name)).then_some(name)
 }
 
 /// In front of the hosted mock: a verified custom domain serves docs only.
@@ -254,7 +259,7 @@ pub async fn host_routing(
     let Ok(uri) = rewritten.parse::<axum::http::Uri>() else { return next.run(request).await };
     *request.uri_mut() = uri;
     request.headers_mut().insert(CUSTOM_DOMAIN_HEADER, HeaderValue::from_static("1"));
-    match tower::ServiceExt::oneshot(domains.docs.clone(), request).await {
+    match tower::ServiceExt::oneshot(domains.0.docs.clone(), request).await {
         Ok(response) => response,
         Err(never) => match never {},
     }

@@ -15,6 +15,7 @@
 
 mod account;
 mod auth;
+mod builder;
 mod projects;
 
 use std::collections::HashMap;
@@ -42,7 +43,7 @@ const FLASH_COOKIE: &str = "flash";
 /// Every dashboard page: scripts, styles and images only from this origin,
 /// no inline code, no framing.
 const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
-     connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+     connect-src 'self'; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 const CSS: &str = include_str!("../../assets/app.css");
 const JS: &str = include_str!("../../assets/app.js");
@@ -97,6 +98,16 @@ pub fn router(hub: Hub, web: WebConfig) -> Router {
         .route(&format!("{p}/upload-token"), post(projects::rotate_upload_token))
         .route(&format!("{p}/diff"), get(projects::diff))
         .route(&format!("{p}/diff.md"), get(projects::diff_markdown))
+        .route(&format!("{p}/docs"), get(builder::docs))
+        .route(&format!("{p}/docs/{{part}}"), post(builder::docs_save))
+        .route(&format!("{p}/mock"), get(builder::mock))
+        .route(&format!("{p}/mock/settings"), post(builder::mock_settings))
+        .route(&format!("{p}/mock/overrides"), post(builder::override_save))
+        .route(&format!("{p}/mock/overrides/new"), get(builder::override_new))
+        .route(&format!("{p}/mock/overrides/{{id}}"), get(builder::override_edit).post(builder::override_save))
+        .route(&format!("{p}/mock/overrides/{{id}}/{{action}}"), post(builder::override_action))
+        .route(&format!("{p}/mock/export"), get(builder::overrides_export))
+        .route(&format!("{p}/mock/import"), post(builder::overrides_import))
         .route(&format!("{p}/sdks"), get(projects::sdks))
         .route(&format!("{p}/sdks/{{language}}"), get(projects::sdk_download))
         .route("/app/tokens", get(account::tokens).post(account::create_token))
@@ -133,6 +144,9 @@ fn environment() -> &'static Environment<'static> {
             ("project_settings.html", include_str!("../../templates/dashboard/project_settings.html")),
             ("diff.html", include_str!("../../templates/dashboard/diff.html")),
             ("sdks.html", include_str!("../../templates/dashboard/sdks.html")),
+            ("project_docs.html", include_str!("../../templates/dashboard/project_docs.html")),
+            ("project_mock.html", include_str!("../../templates/dashboard/project_mock.html")),
+            ("override_edit.html", include_str!("../../templates/dashboard/override_edit.html")),
             ("tokens.html", include_str!("../../templates/dashboard/tokens.html")),
             ("account.html", include_str!("../../templates/dashboard/account.html")),
         ] {
@@ -477,7 +491,7 @@ mod tests {
         for name in ["layout.html", "signup.html", "signin.html", "projects.html", "project.html", "account.html"] {
             assert!(env.get_template(name).is_ok(), "{name}");
         }
-        assert_eq!(env.templates().count(), 18);
+        assert_eq!(env.templates().count(), 21);
     }
 
     #[test]

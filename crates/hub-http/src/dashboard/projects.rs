@@ -124,7 +124,7 @@ pub(crate) async fn create(State(d): Dash, request: Request) -> Response {
 }
 
 /// What the caller's access lets the page offer; the use cases check again.
-fn abilities(access: &ProjectAccess) -> Value {
+pub(crate) fn abilities(access: &ProjectAccess) -> Value {
     let a = access.access;
     json!({
         "push": a.may(Action::PushVersion),
@@ -136,7 +136,7 @@ fn abilities(access: &ProjectAccess) -> Value {
     })
 }
 
-fn project_view(access: &ProjectAccess) -> Value {
+pub(crate) fn project_view(access: &ProjectAccess) -> Value {
     let p = &access.project;
     json!({
         "slug": p.slug,
