@@ -203,23 +203,15 @@ fn foreign_host(domains: &Domains, headers: &HeaderMap) -> Option<String> {
     (!domains.0.own_hosts.iter().any(|own| *own == name)).then_some(name)
 }
 
-/// In front of the hosted mock: a verified custom domain serves docs only.
-/// Addresses and the hub's own host names (every benchmark and most
-/// deployments) pass without a lookup.
-pub async fn docs_only_on_custom_domains(
-    State(domains): State<Domains>,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> Response {
-    if let Some(host) = foreign_host(&domains, request.headers())
-        && domains.slug_for(&host).await.is_some()
-    {
-        let mut response =
-            ApiError::new(Code::NotFound, "a custom domain serves its project's docs only").into_response();
-        platform::http::tenant_content_headers(response.headers_mut());
-        return response;
+/// Whether a request reached the hub through a verified custom domain:
+/// such a host serves docs only (the hosted mock asks). Addresses and the
+/// hub's own host names (every benchmark and most deployments) answer
+/// without a lookup.
+pub(crate) async fn is_custom_domain(domains: &Domains, headers: &HeaderMap) -> bool {
+    match foreign_host(domains, headers) {
+        Some(host) => domains.slug_for(&host).await.is_some(),
+        None => false,
     }
-    next.run(request).await
 }
 
 /// Host routing: a request whose Host is a verified custom domain is served

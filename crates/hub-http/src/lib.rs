@@ -89,11 +89,6 @@ pub fn router(state: AppState) -> Router {
 /// The hub router with the hosted mock's operator settings.
 pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Router {
     let db = state.hub.db().clone();
-    let mock = match &state.web.mock_public_url {
-        // Tenant content has its own origin: the hub's only points there.
-        Some(url) => Router::new().route("/mock/{*rest}", any(mock_server::redirect)).with_state(url.clone()),
-        None => mock_routes(&state, mock_config),
-    };
     let own_urls: Vec<&str> =
         [Some(state.web.public_url.as_str()), state.web.mock_public_url.as_deref()].into_iter().flatten().collect();
     let docs_state =
@@ -120,9 +115,14 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         .route("/widget.js", get(docs_site::widget))
         .with_state(docs_state.clone());
     let domains = docs_site::Domains::new(state.hub.clone(), docs.clone(), &own_urls);
-    // Custom domains never serve the mock (it sits outside `host_routing`).
-    let mock =
-        mock.layer(axum::middleware::from_fn_with_state(domains.clone(), docs_site::docs_only_on_custom_domains));
+    let mock = match &state.web.mock_public_url {
+        // Tenant content has its own origin: the hub's only points there.
+        Some(url) => Router::new().route("/mock/{*rest}", any(mock_server::redirect)).with_state(url.clone()),
+        // Custom domains never serve the mock (it sits outside
+        // `host_routing`): the mock refuses them itself, which costs one
+        // Host check per request instead of a middleware.
+        None => mock_routes(&state, mock_config, Some(domains.clone())),
+    };
     let (state_hub, state_web) = (state.hub.clone(), state.web.clone());
     let mock_admin = "/api/v1/projects/{slug}/mock";
     let project = "/api/v1/projects/{slug}";
@@ -202,13 +202,18 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
 pub fn mock_router(state: &AppState, mock_config: mock_server::MockConfig) -> Router {
     let db = state.hub.db().clone();
     platform::http::catch_panics(
-        mock_routes(state, mock_config).merge(platform::http::ops_routes(db)).fallback(not_found),
+        mock_routes(state, mock_config, None).merge(platform::http::ops_routes(db)).fallback(not_found),
         internal_error,
     )
 }
 
-fn mock_routes(state: &AppState, mock_config: mock_server::MockConfig) -> Router {
-    let mock_state = std::sync::Arc::new(mock_server::MockServer::new(state.hub.clone(), mock_config, &state.web));
+fn mock_routes(
+    state: &AppState,
+    mock_config: mock_server::MockConfig,
+    domains: Option<docs_site::Domains>,
+) -> Router {
+    let mock_state =
+        std::sync::Arc::new(mock_server::MockServer::new(state.hub.clone(), mock_config, &state.web).with_domains(domains));
     // Open CORS (preflight included) and no body limit beyond the mock's own.
     Router::new()
         .route("/mock/{*rest}", any(mock_server::serve))

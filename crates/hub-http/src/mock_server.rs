@@ -152,6 +152,9 @@ pub struct MockServer {
     started: Instant,
     /// The last WAL-index stamp read and when (see [`STAMP_REUSE`]).
     stamp: RwLock<Option<(Instant, Option<Stamp>)>>,
+    /// The hub's custom domains, which serve docs only (none on the mock's
+    /// own listener).
+    domains: Option<crate::docs_site::Domains>,
     /// `mock_requests_total`: the mock is mounted outside the hub's
     /// per-request instrumentation (see `router_with`), so it counts its
     /// requests itself, through a handle taken once (an atomic add).
@@ -179,11 +182,19 @@ impl MockServer {
             log: OnceLock::new(),
             started: Instant::now(),
             stamp: RwLock::new(None),
+            domains: None,
             requests: {
                 platform::http::metrics_handle();
                 metrics::counter!("mock_requests_total")
             },
         }
+    }
+
+    /// Refuses requests that arrive through a verified custom domain.
+    #[must_use]
+    pub fn with_domains(mut self, domains: Option<crate::docs_site::Domains>) -> Self {
+        self.domains = domains;
+        self
     }
 
     /// The store's change stamp, read at most once per [`STAMP_REUSE`]. A
@@ -383,6 +394,11 @@ pub async fn redirect(State(mock_origin): State<String>, uri: axum::http::Uri) -
 
 async fn serve_inner(server: &MockServer, request: Request) -> Result<Response, ApiError> {
     let started = Instant::now();
+    if let Some(domains) = &server.domains
+        && crate::docs_site::is_custom_domain(domains, request.headers()).await
+    {
+        return Err(ApiError::new(Code::NotFound, "a custom domain serves its project's docs only"));
+    }
     let peer = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
@@ -574,14 +590,17 @@ pub async fn into_response(reply: Reply, method: &Method) -> Response {
     *response.status_mut() = StatusCode::from_u16(reply.status.as_u16()).unwrap_or(StatusCode::OK);
     let mut headers = reply.headers;
     // Headers a description declares (with examples) or an override sets
-    // that would reach the origin's cookies or policies never leave.
-    let forbidden: Vec<_> =
-        headers.keys().filter(|name| mock::overrides::is_forbidden_response_header(name.as_str())).cloned().collect();
-    for name in forbidden {
-        headers.remove(name);
+    // that would reach the origin's cookies or policies never leave. Names
+    // in a map are lowercase already; nothing is allocated unless one is
+    // found. (The sandbox headers are added by the callers, once.)
+    if headers.keys().any(|name| mock::overrides::is_forbidden_header_name(name.as_str())) {
+        let forbidden: Vec<_> =
+            headers.keys().filter(|name| mock::overrides::is_forbidden_header_name(name.as_str())).cloned().collect();
+        for name in forbidden {
+            headers.remove(name);
+        }
     }
     *response.headers_mut() = headers;
-    platform::http::tenant_content_headers(response.headers_mut());
     response
 }
 

@@ -261,9 +261,15 @@ pub struct Skipped {
 /// connection itself. The server owns them on every origin it serves.
 #[must_use]
 pub fn is_forbidden_response_header(name: &str) -> bool {
-    let name = name.trim().to_ascii_lowercase();
+    is_forbidden_header_name(&name.trim().to_ascii_lowercase())
+}
+
+/// [`is_forbidden_response_header`] for a name that is lowercase already
+/// (every `HeaderName`): no allocation, on every mock answer.
+#[must_use]
+pub fn is_forbidden_header_name(name: &str) -> bool {
     matches!(
-        name.as_str(),
+        name,
         "set-cookie"
             | "set-cookie2"
             | "content-security-policy"

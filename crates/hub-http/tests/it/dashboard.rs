@@ -20,6 +20,7 @@ on_both_stores!(
     sessions_end_with_sign_out_everywhere_and_a_password_change,
     a_reset_link_sets_the_password_once,
     tokens_made_in_the_dashboard_work_on_the_api_until_revoked,
+    the_docs_builder_and_the_mock_act_through_the_use_cases,
 );
 
 const PASSWORD: &str = "violet tractor wanders";
@@ -452,4 +453,75 @@ async fn tokens_made_in_the_dashboard_work_on_the_api_until_revoked(app: TestApp
     let refused = app.get("/api/v1/projects", &token).await;
     assert_eq!(refused.status, StatusCode::UNAUTHORIZED);
     assert_eq!(refused.error_code(), "INVALID_TOKEN");
+}
+
+async fn the_docs_builder_and_the_mock_act_through_the_use_cases(app: TestApp) {
+    let email = "builder@example.com";
+    let mut browser = signed_in(&app, email, Plan::Business).await;
+    browser.submit("/app/new", "/app/new", &[("name", "Built"), ("slug", "built"), ("is_public", "on")]).await;
+    assert!(browser.upload("built", "v1", &openapi_yaml("1")).await.status.is_redirection());
+    let before = app.hub.audit_log(email).await.unwrap().len();
+
+    // Docs builder: a bad colour is shown beside its field; good values are saved.
+    let page = "/app/p/built/docs";
+    let bad = browser.submit(page, "/app/p/built/docs/branding", &[("accent_color", "purple")]).await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(text(&bad).contains("id=\"e-accent_color\""), "{}", text(&bad));
+    let saved = browser.submit(page, "/app/p/built/docs/branding", &[("accent_color", "#ff5500"), ("logo_url", "")]).await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", text(&saved));
+    let branding = app.hub.branding(&principal(&app, email).await, "built").await.unwrap();
+    assert_eq!(branding.accent_color.as_deref(), Some("#ff5500"));
+    let theme = browser
+        .submit(page, "/app/p/built/docs/theme", &[("light_primary", "#112233"), ("radius", "6"), ("lock", "dark")])
+        .await;
+    assert_eq!(theme.status, StatusCode::SEE_OTHER, "{}", text(&theme));
+    let header = browser.submit(page, "/app/p/built/docs/header", &[("header_title", "Built API"), ("header_search", "on")]).await;
+    assert_eq!(header.status, StatusCode::SEE_OTHER, "{}", text(&header));
+    let docs = text(&browser.get("/docs/built").await);
+    assert!(docs.contains("Built API"), "the docs show the saved header");
+    let locked = browser.submit(page, "/app/p/built/docs/password", &[("docs_password", "open sesame please")]).await;
+    assert_eq!(locked.status, StatusCode::SEE_OTHER);
+    assert_eq!(Browser::new(&app).get("/docs/built").await.status, StatusCode::UNAUTHORIZED, "a stranger meets the password");
+    let shown = text(&browser.get(page).await);
+    assert!(shown.contains("<iframe src=\"/docs/built\""), "the preview is the real page");
+
+    // Mock: settings, an override's life, the export and the log.
+    let mock = "/app/p/built/mock";
+    let bad = browser.submit(mock, "/app/p/built/mock/settings", &[("latency_min", "0"), ("latency_max", "99999"), ("chaos_rate", "0"), ("chaos_status", "0")]).await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(text(&bad).contains("30000"), "{}", text(&bad));
+    let ok = browser
+        .submit(mock, "/app/p/built/mock/settings", &[("validate", "on"), ("latency_min", "0"), ("latency_max", "0"), ("chaos_rate", "0"), ("chaos_status", "0")])
+        .await;
+    assert_eq!(ok.status, StatusCode::SEE_OTHER, "{}", text(&ok));
+    assert!(app.hub.get_mock_settings(&principal(&app, email).await, "built").await.unwrap().validate_requests);
+
+    let new = "/app/p/built/mock/overrides/new";
+    let broken = browser.submit(new, "/app/p/built/mock/overrides", &[("json", "{not json")]).await;
+    assert_eq!(broken.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(text(&broken).contains("not valid JSON"));
+    let json = r#"{"name":"Gone","matcher":{"method":"GET","path":"/pets"},"response":{"status":410,"body":{"gone":true}}}"#;
+    let created = browser.submit(new, "/app/p/built/mock/overrides", &[("json", json)]).await;
+    assert_eq!(created.status, StatusCode::SEE_OTHER, "{}", text(&created));
+    let answered = app.mock(axum::http::Method::GET, "/mock/built/pets", &[], None).await;
+    assert_eq!(answered.status.as_u16(), 410, "the override answers");
+    let id = app.hub.list_mock_overrides(&principal(&app, email).await, "built").await.unwrap()[0].id.clone();
+    browser.submit(mock, &format!("/app/p/built/mock/overrides/{id}/disable"), &[]).await;
+    assert_eq!(app.mock(axum::http::Method::GET, "/mock/built/pets", &[], None).await.status, StatusCode::OK, "turned off");
+    browser.submit(mock, &format!("/app/p/built/mock/overrides/{id}/duplicate"), &[]).await;
+    assert_eq!(app.hub.list_mock_overrides(&principal(&app, email).await, "built").await.unwrap().len(), 2);
+    let export = browser.get("/app/p/built/mock/export").await;
+    assert_eq!(export.status, StatusCode::OK);
+    assert!(String::from_utf8_lossy(&export.body).contains("Gone"));
+    browser.submit(mock, &format!("/app/p/built/mock/overrides/{id}/delete"), &[("confirm", "yes")]).await;
+    assert_eq!(app.hub.list_mock_overrides(&principal(&app, email).await, "built").await.unwrap().len(), 1);
+
+    // Every change above is audited as the dashboard's.
+    let actions: Vec<String> = app.hub.audit_log(email).await.unwrap().into_iter().skip(before).map(|e| {
+        assert_eq!(e.metadata["source"], "dashboard");
+        e.action
+    }).collect();
+    for code in ["BRANDING_UPDATED", "THEME_UPDATED", "CUSTOMIZATION_UPDATED", "PROJECT_UPDATED", "MOCK_SETTINGS_UPDATED", "MOCK_OVERRIDE_CREATED", "MOCK_OVERRIDE_UPDATED", "MOCK_OVERRIDE_DELETED"] {
+        assert!(actions.iter().any(|a| a == code), "{code} missing from {actions:?}");
+    }
 }
