@@ -190,6 +190,11 @@ impl Domains {
 /// name that could be a custom domain (not an address, not one of ours).
 fn foreign_host(domains: &Domains, headers: &HeaderMap) -> Option<String> {
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok())?;
+    // An IPv4 address with its port, or an IPv6 literal: the common case
+    // of every request that does not come through a name.
+    if host.starts_with('[') || host.bytes().all(|b| b.is_ascii_digit() || b == b'.' || b == b':') {
+        return None;
+    }
     let name = host
         .rsplit_once(':')
         .filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit()))

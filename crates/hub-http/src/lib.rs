@@ -214,10 +214,10 @@ fn mock_routes(
 ) -> Router {
     let mock_state =
         std::sync::Arc::new(mock_server::MockServer::new(state.hub.clone(), mock_config, &state.web).with_domains(domains));
-    // Open CORS (preflight included) and no body limit beyond the mock's own.
+    // Open CORS (preflight included) is the handler's own; no body limit
+    // beyond the mock's own.
     Router::new()
         .route("/mock/{*rest}", any(mock_server::serve))
-        .layer(tower_http::cors::CorsLayer::permissive())
         .layer(axum::extract::DefaultBodyLimit::disable())
         .with_state(mock_state)
 }

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::extract::{ConnectInfo, Request, State};
-use axum::http::{HeaderValue, Method, StatusCode};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use hub_core::Hub;
 use hub_core::mock::{LogEntry, MockClosed, MockSnapshot, MockVersion};
@@ -365,6 +365,9 @@ async fn write_log(hub: Hub, mut rx: mpsc::Receiver<LogEntry>) {
 /// `/mock/<slug>[@<version>]/<path...>` for any method.
 pub async fn serve(State(server): State<Arc<MockServer>>, request: Request) -> Response {
     server.requests.increment(1);
+    if request.method() == Method::OPTIONS && request.headers().contains_key(header::ACCESS_CONTROL_REQUEST_METHOD) {
+        return preflight();
+    }
     let mut response = match serve_inner(&server, request).await {
         Ok(response) => response,
         Err(error) => {
@@ -373,7 +376,31 @@ pub async fn serve(State(server): State<Arc<MockServer>>, request: Request) -> R
             response
         }
     };
+    open_cors(response.headers_mut());
     platform::http::tenant_content_headers(response.headers_mut());
+    response
+}
+
+/// The hosted mock is open to every origin, as `CorsLayer::permissive`
+/// answers; written out because that layer's configuration is cloned for
+/// every request, which measurably slowed every mock answer (callgrind).
+fn open_cors(headers: &mut axum::http::HeaderMap) {
+    headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
+    headers.insert(header::ACCESS_CONTROL_EXPOSE_HEADERS, HeaderValue::from_static("*"));
+    headers.append(header::VARY, HeaderValue::from_static(CORS_VARY));
+}
+
+const CORS_VARY: &str = "origin, access-control-request-method, access-control-request-headers";
+
+/// A CORS preflight: any method and any header from any origin.
+fn preflight() -> Response {
+    let mut response = StatusCode::OK.into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
+    headers.insert(header::ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static("*"));
+    headers.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, HeaderValue::from_static("*"));
+    headers.append(header::VARY, HeaderValue::from_static(CORS_VARY));
+    platform::http::tenant_content_headers(headers);
     response
 }
 

@@ -166,7 +166,9 @@ pub struct Reply {
 
 impl Reply {
     fn new(status: StatusCode, synth: Synth) -> Self {
-        let mut headers = HeaderMap::new();
+        // Room for every header an answer gets on its way out (the mock's
+        // own, content type, CORS, the sandbox), so the map never regrows.
+        let mut headers = HeaderMap::with_capacity(16);
         headers.insert(HeaderName::from_static("x-mock-server"), HeaderValue::from_static(SERVER_NAME));
         headers.insert(HeaderName::from_static("x-mock-synth"), HeaderValue::from_static(synth.as_str()));
         Self { status, headers, body: Bytes::new(), delay_ms: 0 }

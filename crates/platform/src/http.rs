@@ -222,8 +222,12 @@ async fn serve_with(
 
 /// Turns a panic in a handler into `answer`'s response (each service's 500
 /// envelope) instead of a dropped connection, and logs it.
+///
+/// The layer wraps the router as one service (`Router::layer` would wrap
+/// each route, and every request would clone its whole stack once more).
 pub fn catch_panics(router: Router, answer: fn() -> Response) -> Router {
-    router.layer(tower_http::catch_panic::CatchPanicLayer::custom(move |panic: Box<dyn std::any::Any + Send>| {
+    use tower::Layer as _;
+    let layer = tower_http::catch_panic::CatchPanicLayer::custom(move |panic: Box<dyn std::any::Any + Send>| {
         let message = panic
             .downcast_ref::<String>()
             .map(String::as_str)
@@ -231,7 +235,8 @@ pub fn catch_panics(router: Router, answer: fn() -> Response) -> Router {
             .unwrap_or("(no message)");
         tracing::error!(panic = message, "a request handler panicked");
         answer()
-    }))
+    });
+    Router::new().fallback_service(layer.layer(router))
 }
 
 /// Headers of every response that carries bytes a tenant chose (hosted mock

@@ -484,6 +484,9 @@ async fn the_docs_builder_and_the_mock_act_through_the_use_cases(app: TestApp) {
     assert_eq!(Browser::new(&app).get("/docs/built").await.status, StatusCode::UNAUTHORIZED, "a stranger meets the password");
     let shown = text(&browser.get(page).await);
     assert!(shown.contains("<iframe src=\"/docs/built\""), "the preview is the real page");
+    let opened = browser.submit(page, "/app/p/built/docs/password", &[("clear_password", "on")]).await;
+    assert_eq!(opened.status, StatusCode::SEE_OTHER);
+    assert_eq!(Browser::new(&app).get("/docs/built").await.status, StatusCode::OK, "open again");
 
     // Mock: settings, an override's life, the export and the log.
     let mock = "/app/p/built/mock";
