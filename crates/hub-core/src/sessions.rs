@@ -623,7 +623,7 @@ impl Hub {
         })
     }
 
-    /// Removes expired sessions and mail links (scheduled daily).
+    /// Removes expired sessions and mail links (scheduled hourly).
     pub async fn prune_sessions(&self) -> HubResult<u64> {
         let now = self.clock.now();
         self.store.prune_sessions(now, now.plus_days(-SESSION_IDLE_DAYS)).await

@@ -32,8 +32,9 @@ pub struct AppState {
     pub cron_secret: Secret<String>,
     /// The guarded client of the docs' Try-It relay (`SVC_OUTBOUND_ALLOW`).
     pub outbound: platform::outbound::Outbound,
-    /// How the hub meets browsers and proxies (cookies, CSRF, the mock's origin).
-    pub web: WebConfig,
+    /// How the hub meets browsers and proxies (cookies, CSRF, the mock's
+    /// origin); shared, since the state is cloned for every request.
+    pub web: std::sync::Arc<WebConfig>,
 }
 
 /// The operator's settings of the hub's pages and origins.
@@ -92,7 +93,7 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
     let own_urls: Vec<&str> =
         [Some(state.web.public_url.as_str()), state.web.mock_public_url.as_deref()].into_iter().flatten().collect();
     let docs_state =
-        std::sync::Arc::new(docs_site::DocsServer::new(state.hub.clone(), state.outbound.clone(), state.web.clone()));
+        std::sync::Arc::new(docs_site::DocsServer::new(state.hub.clone(), state.outbound.clone(), (*state.web).clone()));
     let docs = Router::new()
         .route("/docs/_signin", get(docs_site::signin_form).post(docs_site::signin))
         .route("/docs/_signout", get(docs_site::signout_form).post(docs_site::signout))
@@ -123,7 +124,7 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         // Host check per request instead of a middleware.
         None => mock_routes(&state, mock_config, Some(domains.clone())),
     };
-    let (state_hub, state_web) = (state.hub.clone(), state.web.clone());
+    let (state_hub, state_web) = (state.hub.clone(), (*state.web).clone());
     let mock_admin = "/api/v1/projects/{slug}/mock";
     let project = "/api/v1/projects/{slug}";
     let api = Router::new()

@@ -226,7 +226,7 @@ async fn serve_hub(
         (None, Some(listener)) => Some(format!("http://{}", listener.local_addr().context("mock address")?)),
         (None, None) => None,
     };
-    let state = AppState { hub: hub.clone(), cron_secret, outbound, web };
+    let state = AppState { hub: hub.clone(), cron_secret, outbound, web: Arc::new(web) };
     let mock_server = match mock_listener {
         Some(listener) => {
             let bound = listener.local_addr().context("could not read the mock's bound address")?;

@@ -86,7 +86,7 @@ impl TestApp {
             hub: hub.clone(),
             cron_secret: Secret::new(CRON_SECRET.to_owned()),
             outbound: platform::outbound::Outbound::guarded(allow),
-            web: hub_http::WebConfig::default(),
+            web: Arc::new(hub_http::WebConfig::default()),
         };
         let router = hub_http::router(state.clone());
         let off = hub_http::mock_server::MockConfig { per_project_per_minute: 0, per_ip_per_minute: 0 };
@@ -102,7 +102,7 @@ impl TestApp {
             hub: self.hub.clone(),
             cron_secret: Secret::new(CRON_SECRET.to_owned()),
             outbound: platform::outbound::Outbound::guarded(allow),
-            web,
+            web: Arc::new(web),
         };
         hub_http::router(state)
     }

@@ -356,7 +356,7 @@ async fn rule_4_prefer_code_and_examples(app: TestApp) {
             hub: app.hub.clone(),
             cron_secret: kernel::Secret::new(String::new()),
             outbound: platform::outbound::Outbound::default(),
-            web: hub_http::WebConfig::default(),
+            web: std::sync::Arc::new(hub_http::WebConfig::default()),
         },
         hub_http::mock_server::MockConfig { per_project_per_minute: 0, per_ip_per_minute: 0 },
     );
