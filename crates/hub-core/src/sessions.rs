@@ -14,12 +14,12 @@ use std::str::FromStr;
 use kernel::{Secret, Timestamp};
 use platform::mail::{Mail, Mailer};
 
+use crate::Hub;
 use crate::audit::{AuditAction, AuditDraft};
 use crate::error::{HubError, HubResult};
 use crate::model::{Principal, Source, User};
 use crate::names::Email;
 use crate::plans::Plan;
-use crate::Hub;
 
 /// A session unused this long ends.
 pub const SESSION_IDLE_DAYS: i64 = 14;
@@ -328,9 +328,7 @@ impl Hub {
             "Welcome! Verify this address to finish creating your account.",
             "Verify your address",
             &format!("{}/app/verify?token={secret}", self.accounts.public_url),
-            &format!(
-                "The link works once, for {VERIFY_LINK_HOURS} hours. If you did not sign up, ignore this mail."
-            ),
+            &format!("The link works once, for {VERIFY_LINK_HOURS} hours. If you did not sign up, ignore this mail."),
         );
         Ok(self.deliver(&mail).await)
     }
@@ -350,11 +348,10 @@ impl Hub {
     /// Uses a verification link: the address is verified.
     pub async fn verify_email(&self, secret: &str) -> HubResult<User> {
         let now = self.clock.now();
-        let user_id = self
-            .store
-            .consume_mail_token(&hash_secret(secret), MailPurpose::Verify, now)
-            .await?
-            .ok_or_else(|| HubError::validation("token", "this link was used already or has expired; sign in to get a new one"))?;
+        let user_id =
+            self.store.consume_mail_token(&hash_secret(secret), MailPurpose::Verify, now).await?.ok_or_else(|| {
+                HubError::validation("token", "this link was used already or has expired; sign in to get a new one")
+            })?;
         self.store.mark_email_verified(&user_id, now).await?;
         let account = self.store.account_by_id(&user_id).await?.ok_or(HubError::not_found("account"))?;
         Ok(User { id: account.id, email: account.email, plan: account.plan, created_at: account.created_at })
@@ -550,11 +547,10 @@ impl Hub {
             owner
         };
         let hash = self.hash_password(new.expose()).await?;
-        let consumed = self
-            .store
-            .consume_mail_token(&hash_of_link, MailPurpose::Reset, now)
-            .await?
-            .ok_or_else(|| HubError::validation("token", "this link was used already or has expired; ask for a new one"))?;
+        let consumed =
+            self.store.consume_mail_token(&hash_of_link, MailPurpose::Reset, now).await?.ok_or_else(|| {
+                HubError::validation("token", "this link was used already or has expired; ask for a new one")
+            })?;
         if consumed != user_id {
             return Err(HubError::Internal("a reset link changed owner".into()));
         }

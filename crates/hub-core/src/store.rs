@@ -1410,7 +1410,7 @@ mod tests {
 }
 
 mod docs;
-mod sessions;
 mod mock;
+mod sessions;
 
 pub use docs::DocsProjectRow;

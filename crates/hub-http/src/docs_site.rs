@@ -205,7 +205,7 @@ fn foreign_host(domains: &Domains, headers: &HeaderMap) -> Option<String> {
         return None;
     }
     let name = name.to_ascii_lowercase();
-    (!domains.0.own_hosts.iter().any(|own| *own == name)).then_some(name)
+    (!domains.0.own_hosts.contains(&name)).then_some(name)
 }
 
 /// Whether a request reached the hub through a verified custom domain:

@@ -92,8 +92,11 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
     let db = state.hub.db().clone();
     let own_urls: Vec<&str> =
         [Some(state.web.public_url.as_str()), state.web.mock_public_url.as_deref()].into_iter().flatten().collect();
-    let docs_state =
-        std::sync::Arc::new(docs_site::DocsServer::new(state.hub.clone(), state.outbound.clone(), (*state.web).clone()));
+    let docs_state = std::sync::Arc::new(docs_site::DocsServer::new(
+        state.hub.clone(),
+        state.outbound.clone(),
+        (*state.web).clone(),
+    ));
     let docs = Router::new()
         .route("/docs/_signin", get(docs_site::signin_form).post(docs_site::signin))
         .route("/docs/_signout", get(docs_site::signout_form).post(docs_site::signout))
@@ -208,13 +211,10 @@ pub fn mock_router(state: &AppState, mock_config: mock_server::MockConfig) -> Ro
     )
 }
 
-fn mock_routes(
-    state: &AppState,
-    mock_config: mock_server::MockConfig,
-    domains: Option<docs_site::Domains>,
-) -> Router {
-    let mock_state =
-        std::sync::Arc::new(mock_server::MockServer::new(state.hub.clone(), mock_config, &state.web).with_domains(domains));
+fn mock_routes(state: &AppState, mock_config: mock_server::MockConfig, domains: Option<docs_site::Domains>) -> Router {
+    let mock_state = std::sync::Arc::new(
+        mock_server::MockServer::new(state.hub.clone(), mock_config, &state.web).with_domains(domains),
+    );
     // Open CORS (preflight included) is the handler's own; no body limit
     // beyond the mock's own.
     Router::new()

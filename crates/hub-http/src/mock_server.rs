@@ -708,9 +708,10 @@ async fn serve_local_inner(local: &LocalMock, request: Request) -> Result<Respon
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |info| info.0.ip());
-    local.per_ip.check(&ip).map_err(|refused| {
-        rate_limited(refused.per_minute, Duration::from_secs(refused.secs), "this client")
-    })?;
+    local
+        .per_ip
+        .check(&ip)
+        .map_err(|refused| rate_limited(refused.per_minute, Duration::from_secs(refused.secs), "this client"))?;
     let (parts, body) = request.into_parts();
     let body = platform::http::read_body_limited(&parts.headers, body, MAX_BODY_BYTES)
         .await

@@ -73,7 +73,9 @@ impl Mailer {
             Some(url) => {
                 crate::outbound::ensure_crypto_provider();
                 if url.starts_with("smtp://") && !url.contains("tls=") {
-                    tracing::warn!("SVC_SMTP_URL is plain SMTP: mail and credentials cross the network unencrypted; use smtps:// or ?tls=required unless the relay is local");
+                    tracing::warn!(
+                        "SVC_SMTP_URL is plain SMTP: mail and credentials cross the network unencrypted; use smtps:// or ?tls=required unless the relay is local"
+                    );
                 }
                 let transport = AsyncSmtpTransport::<Tokio1Executor>::from_url(url)
                     .map_err(|e| MailError::Config(e.to_string()))?
@@ -109,9 +111,8 @@ impl Mailer {
             Via::Files { dir, sequence } => {
                 let bytes = message.formatted();
                 let n = sequence.fetch_add(1, Ordering::Relaxed);
-                let stamp = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_millis());
+                let stamp =
+                    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());
                 let path = dir.join(format!("{stamp}-{n:04}-{}.eml", std::process::id()));
                 let write = async {
                     tokio::fs::create_dir_all(dir).await?;
@@ -173,9 +174,9 @@ mod tests {
     #[test]
     fn smtp_urls_are_checked_when_configured() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(Mailer::from_config(Some("smtp://127.0.0.1:2525"), "noreply@hub.test", dir.path())
-            .unwrap()
-            .uses_smtp());
+        assert!(
+            Mailer::from_config(Some("smtp://127.0.0.1:2525"), "noreply@hub.test", dir.path()).unwrap().uses_smtp()
+        );
         assert!(Mailer::from_config(Some("smtp://mail.example?tls=required"), "noreply@hub.test", dir.path()).is_ok());
         assert!(matches!(
             Mailer::from_config(Some("http://mail.example"), "noreply@hub.test", dir.path()),

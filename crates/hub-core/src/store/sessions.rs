@@ -86,14 +86,22 @@ macro_rules! account_select {
 impl Store {
     pub async fn account_by_email(&self, email: &str) -> HubResult<Option<Account>> {
         let row = with_db!(&self.db, |pool| {
-            sqlx::query_as::<_, AccountRow>(concat!(account_select!(), " WHERE email = $1")).bind(email).fetch_optional(pool).await.map_err(store_error)
+            sqlx::query_as::<_, AccountRow>(concat!(account_select!(), " WHERE email = $1"))
+                .bind(email)
+                .fetch_optional(pool)
+                .await
+                .map_err(store_error)
         })?;
         Ok(row.map(Account::from))
     }
 
     pub async fn account_by_id(&self, user_id: &str) -> HubResult<Option<Account>> {
         let row = with_db!(&self.db, |pool| {
-            sqlx::query_as::<_, AccountRow>(concat!(account_select!(), " WHERE id = $1")).bind(user_id).fetch_optional(pool).await.map_err(store_error)
+            sqlx::query_as::<_, AccountRow>(concat!(account_select!(), " WHERE id = $1"))
+                .bind(user_id)
+                .fetch_optional(pool)
+                .await
+                .map_err(store_error)
         })?;
         Ok(row.map(Account::from))
     }
@@ -309,7 +317,11 @@ impl Store {
 
     pub async fn session_by_hash(&self, token_hash: &str) -> HubResult<Option<(Principal, SessionInfo)>> {
         let row = with_db!(&self.db, |pool| {
-            sqlx::query_as::<_, SessionRow>(concat!(session_select!(), " WHERE s.token_hash = $1")).bind(token_hash).fetch_optional(pool).await.map_err(store_error)
+            sqlx::query_as::<_, SessionRow>(concat!(session_select!(), " WHERE s.token_hash = $1"))
+                .bind(token_hash)
+                .fetch_optional(pool)
+                .await
+                .map_err(store_error)
         })?;
         Ok(row.map(SessionRow::into_parts))
     }
@@ -320,11 +332,11 @@ impl Store {
                 session_select!(),
                 " WHERE s.user_id = $1 AND s.expires_at > $2 ORDER BY s.last_seen_at DESC"
             ))
-                .bind(user_id)
-                .bind(now.as_millis())
-                .fetch_all(pool)
-                .await
-                .map_err(store_error)
+            .bind(user_id)
+            .bind(now.as_millis())
+            .fetch_all(pool)
+            .await
+            .map_err(store_error)
         })?;
         Ok(rows.into_iter().map(|row| row.into_parts().1).collect())
     }
@@ -419,14 +431,16 @@ impl Store {
                 .execute(&mut *tx)
                 .await
                 .map_err(store_error)?;
-            sqlx::query("INSERT INTO plan_requests (id, user_id, plan, created_at, completed_at) VALUES ($1, $2, $3, $4, NULL)")
-                .bind(&request.id)
-                .bind(&request.user_id)
-                .bind(request.plan.as_str())
-                .bind(request.created_at.as_millis())
-                .execute(&mut *tx)
-                .await
-                .map_err(store_error)?;
+            sqlx::query(
+                "INSERT INTO plan_requests (id, user_id, plan, created_at, completed_at) VALUES ($1, $2, $3, $4, NULL)",
+            )
+            .bind(&request.id)
+            .bind(&request.user_id)
+            .bind(request.plan.as_str())
+            .bind(request.created_at.as_millis())
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?;
             if let Some(event) = audit {
                 insert_audit!(&mut *tx, event)?;
             }

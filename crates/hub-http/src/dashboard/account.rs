@@ -102,7 +102,9 @@ pub(crate) async fn revoke_token(State(d): Dash, Path(id): Path<String>, request
         return d.error_page(Some(&ctx), &HubError::not_found("token"));
     }
     match d.hub.revoke_token(&me.principal.email, &id, Source::Dashboard).await {
-        Ok(token) => d.redirect_with("/app/tokens", "success", &format!("Token {} revoked: it no longer works.", token.name)),
+        Ok(token) => {
+            d.redirect_with("/app/tokens", "success", &format!("Token {} revoked: it no longer works.", token.name))
+        }
         Err(e) => d.error_page(Some(&ctx), &e),
     }
 }

@@ -3,8 +3,8 @@
 use axum::extract::{Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
-use hub_core::sessions::{ClientInfo, SignInRefusal, SignupMode};
 use hub_core::HubError;
+use hub_core::sessions::{ClientInfo, SignInRefusal, SignupMode};
 use kernel::Secret;
 use serde::Deserialize;
 use serde_json::json;
@@ -23,11 +23,8 @@ fn already_signed_in(ctx: &Ctx) -> Option<Response> {
 }
 
 fn throttled(d: &super::Dashboard, secs: u64) -> Response {
-    let mut response = d.message(
-        StatusCode::TOO_MANY_REQUESTS,
-        "Too many attempts",
-        &format!("Wait {secs} seconds and try again."),
-    );
+    let mut response =
+        d.message(StatusCode::TOO_MANY_REQUESTS, "Too many attempts", &format!("Wait {secs} seconds and try again."));
     if let Ok(value) = HeaderValue::from_str(&secs.to_string()) {
         response.headers_mut().insert(header::RETRY_AFTER, value);
     }
@@ -68,9 +65,13 @@ pub(crate) async fn signup(State(d): Dash, request: Request) -> Response {
     let password = Secret::new(form.get("password").to_owned());
     match d.hub.sign_up(form.get("email"), &password).await {
         Ok(outcome) => check_mail(&d, &ctx, form.get("email"), outcome.mailed),
-        Err(e @ (HubError::Validation { .. } | HubError::InvalidField { .. })) => {
-            d.render(&ctx, StatusCode::UNPROCESSABLE_ENTITY, "signup.html", "", json!({ "form": form.with_error(&e).view() }))
-        }
+        Err(e @ (HubError::Validation { .. } | HubError::InvalidField { .. })) => d.render(
+            &ctx,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "signup.html",
+            "",
+            json!({ "form": form.with_error(&e).view() }),
+        ),
         Err(e) => d.error_page(Some(&ctx), &e),
     }
 }
@@ -186,13 +187,7 @@ pub(crate) async fn signin_form(State(d): Dash, headers: HeaderMap, Query(query)
     }
     let mut form = Form::default();
     form.values.insert("email".into(), query.email);
-    d.render(
-        &ctx,
-        StatusCode::OK,
-        "signin.html",
-        "",
-        json!({ "form": form.view(), "next": safe_next(&query.next) }),
-    )
+    d.render(&ctx, StatusCode::OK, "signin.html", "", json!({ "form": form.view(), "next": safe_next(&query.next) }))
 }
 
 pub(crate) async fn signin(State(d): Dash, request: Request) -> Response {

@@ -101,7 +101,11 @@ pub(crate) async fn docs(State(d): Dash, headers: HeaderMap, Path(slug): Path<St
 }
 
 /// Saves one part of the docs builder: `branding`, `theme`, `header` or `password`.
-pub(crate) async fn docs_save(State(d): Dash, Path((slug, part)): Path<(String, String)>, request: Request) -> Response {
+pub(crate) async fn docs_save(
+    State(d): Dash,
+    Path((slug, part)): Path<(String, String)>,
+    request: Request,
+) -> Response {
     let (headers, _, form) = match read_form(request).await {
         Ok(parts) => parts,
         Err(response) => return response,
@@ -294,7 +298,10 @@ pub(crate) async fn mock(
 
 fn number(form: &Form, name: &str) -> Value {
     let raw = form.get(name).trim();
-    raw.parse::<u64>().map(Value::from).or_else(|_| raw.parse::<f64>().map(Value::from)).unwrap_or_else(|_| Value::String(raw.to_owned()))
+    raw.parse::<u64>()
+        .map(Value::from)
+        .or_else(|_| raw.parse::<f64>().map(Value::from))
+        .unwrap_or_else(|_| Value::String(raw.to_owned()))
 }
 
 pub(crate) async fn mock_settings(State(d): Dash, Path(slug): Path<String>, request: Request) -> Response {
@@ -346,7 +353,14 @@ const OVERRIDE_TEMPLATE: &str = r#"{
   "response": { "status": 404, "body": { "message": "Pet {{request.params.id}} is out of stock" } }
 }"#;
 
-async fn override_page(d: &Dashboard, ctx: &Ctx, me: &Me, slug: &str, id: Option<&str>, form: Option<Form>) -> Response {
+async fn override_page(
+    d: &Dashboard,
+    ctx: &Ctx,
+    me: &Me,
+    slug: &str,
+    id: Option<&str>,
+    form: Option<Form>,
+) -> Response {
     let access = match d.hub.project_access(&me.principal, slug).await {
         Ok(access) => access,
         Err(e) => return d.error_page(Some(ctx), &e),
@@ -433,7 +447,10 @@ pub(crate) async fn override_save(
         Ok(stored) => d.redirect_with(
             &format!("/app/p/{slug}/mock"),
             "success",
-            &format!("Override {} saved.", if stored.spec.name.is_empty() { stored.id.as_str() } else { stored.spec.name.as_str() }),
+            &format!(
+                "Override {} saved.",
+                if stored.spec.name.is_empty() { stored.id.as_str() } else { stored.spec.name.as_str() }
+            ),
         ),
         Err(e @ (HubError::Validation { .. } | HubError::InvalidField { .. } | HubError::MockOverrideLimit { .. })) => {
             let message = e.to_string();
@@ -467,7 +484,11 @@ pub(crate) async fn override_action(
             .map(|o| format!("Override {} {}d.", o.spec.name, action)),
         "up" | "down" => match d.hub.get_mock_override(p, &slug, &id).await {
             Ok(current) => {
-                let priority = if action == "up" { current.spec.priority.saturating_sub(1) } else { current.spec.priority.saturating_add(1) };
+                let priority = if action == "up" {
+                    current.spec.priority.saturating_sub(1)
+                } else {
+                    current.spec.priority.saturating_add(1)
+                };
                 d.hub
                     .update_mock_override(p, &slug, &id, &json!({ "priority": priority }), Source::Dashboard)
                     .await
@@ -556,7 +577,8 @@ pub(crate) async fn overrides_import(
         return d.error_page(Some(&ctx), &e);
     }
     let back = format!("/app/p/{slug}/mock");
-    let Ok(mut multipart) = <axum::extract::Multipart as axum::extract::FromRequest<()>>::from_request(request, &()).await
+    let Ok(mut multipart) =
+        <axum::extract::Multipart as axum::extract::FromRequest<()>>::from_request(request, &()).await
     else {
         return d.redirect_with(&back, "error", "Send the bundle as a file upload.");
     };
@@ -570,19 +592,22 @@ pub(crate) async fn overrides_import(
         };
         match field.name() {
             Some("mode") => {
-                if field.text().await.is_ok_and(|t| t == "replace") {
-                    mode = ImportMode::Replace;
-                }
+                let replace = field.text().await.is_ok_and(|t| t == "replace");
+                mode = if replace { ImportMode::Replace } else { mode };
             }
             Some("bundle") => {
                 let mut field = field;
                 let mut data = Vec::new();
                 loop {
                     match field.chunk().await {
-                        Ok(Some(chunk)) if data.len() + chunk.len() <= MAX_BUNDLE_BYTES => data.extend_from_slice(&chunk),
+                        Ok(Some(chunk)) if data.len() + chunk.len() <= MAX_BUNDLE_BYTES => {
+                            data.extend_from_slice(&chunk)
+                        }
                         Ok(Some(_)) => return d.redirect_with(&back, "error", "The bundle is larger than 2 MiB."),
                         Ok(None) => break,
-                        Err(e) => return d.redirect_with(&back, "error", &format!("The upload could not be read: {e}")),
+                        Err(e) => {
+                            return d.redirect_with(&back, "error", &format!("The upload could not be read: {e}"));
+                        }
                     }
                 }
                 bytes = Some(data);
@@ -602,7 +627,10 @@ pub(crate) async fn overrides_import(
             "success",
             &format!(
                 "Imported {} overrides ({} skipped, {} headers dropped); the mock now has {}.",
-                report.imported, report.skipped.len(), report.dropped_headers, report.total
+                report.imported,
+                report.skipped.len(),
+                report.dropped_headers,
+                report.total
             ),
         ),
         Err(e @ (HubError::Validation { .. } | HubError::InvalidField { .. } | HubError::MockOverrideLimit { .. })) => {

@@ -13,6 +13,11 @@
 //!   `no-store` and `no-referrer` on every page;
 //! - a stranger's project answers 404, a viewer's forbidden action 403.
 
+#![allow(
+    clippy::result_large_err,
+    reason = "a refusal is a finished page (redirect, 403, form errors), built once on the refusal path"
+)]
+
 mod account;
 mod auth;
 mod builder;
@@ -175,7 +180,8 @@ fn asset_version() -> &'static str {
 /// reaches it (a custom domain not verified yet) finds nothing.
 async fn root(axum::extract::State(d): Dash, headers: HeaderMap) -> Response {
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or_default();
-    let name = host.rsplit_once(':').filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit())).map_or(host, |(n, _)| n);
+    let name =
+        host.rsplit_once(':').filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit())).map_or(host, |(n, _)| n);
     let own = d.web.public_url.split("://").nth(1).unwrap_or_default().split(['/', ':']).next().unwrap_or_default();
     let ours = name.is_empty()
         || name.eq_ignore_ascii_case(own)
@@ -294,9 +300,7 @@ impl Dashboard {
     /// the flash message to show once.
     async fn ctx(&self, headers: &HeaderMap) -> Result<Ctx, HubError> {
         let me = match self.web.cookies.get(headers, SESSION_COOKIE) {
-            Some(secret) => {
-                self.hub.session(secret).await?.map(|(principal, session)| Me { principal, session })
-            }
+            Some(secret) => self.hub.session(secret).await?.map(|(principal, session)| Me { principal, session }),
             None => None,
         };
         let issue = self.web.csrf.issue(headers);
@@ -357,9 +361,8 @@ impl Dashboard {
         if let (Some(target), Value::Object(extra)) = (context.as_object_mut(), page) {
             target.extend(extra);
         }
-        let html = environment()
-            .get_template(template)
-            .and_then(|t| t.render(minijinja::Value::from_serialize(&context)));
+        let html =
+            environment().get_template(template).and_then(|t| t.render(minijinja::Value::from_serialize(&context)));
         let mut response = match html {
             Ok(html) => (status, axum::response::Html(html)).into_response(),
             Err(err) => {
@@ -386,11 +389,9 @@ impl Dashboard {
     /// see, 403 for what their role forbids, 402 for a plan gate.
     fn error_page(&self, ctx: Option<&Ctx>, error: &HubError) -> Response {
         let (status, heading, message) = match error {
-            HubError::NotFound { .. } => (
-                StatusCode::NOT_FOUND,
-                "Not found",
-                "There is nothing here, or it is not shared with you.".to_owned(),
-            ),
+            HubError::NotFound { .. } => {
+                (StatusCode::NOT_FOUND, "Not found", "There is nothing here, or it is not shared with you.".to_owned())
+            }
             HubError::Forbidden { .. } => (StatusCode::FORBIDDEN, "Not allowed", error.to_string()),
             HubError::PlanRequired { .. } | HubError::ProjectLimitReached { .. } => {
                 (StatusCode::PAYMENT_REQUIRED, "Upgrade needed", error.to_string())

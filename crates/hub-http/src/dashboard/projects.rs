@@ -116,9 +116,14 @@ pub(crate) async fn create(State(d): Dash, request: Request) -> Response {
             "success",
             &format!("Project {} created. Push a spec to publish its docs.", project.name),
         ),
-        Err(e @ (HubError::Validation { .. } | HubError::Conflict { .. } | HubError::ProjectLimitReached { .. })) => {
-            d.render(&ctx, StatusCode::UNPROCESSABLE_ENTITY, "project_new.html", "projects", json!({ "form": form.with_error(&e).view() }))
-        }
+        Err(e @ (HubError::Validation { .. } | HubError::Conflict { .. } | HubError::ProjectLimitReached { .. })) => d
+            .render(
+                &ctx,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "project_new.html",
+                "projects",
+                json!({ "form": form.with_error(&e).view() }),
+            ),
         Err(e) => d.error_page(Some(&ctx), &e),
     }
 }
@@ -244,10 +249,12 @@ pub(crate) async fn upload(
     if let Err(e) = d.hub.authorize_project(&me.principal, &slug, Action::PushVersion).await {
         return d.error_page(Some(&ctx), &e);
     }
-    let multipart = match <axum::extract::Multipart as axum::extract::FromRequest<()>>::from_request(request, &()).await {
+    let multipart = match <axum::extract::Multipart as axum::extract::FromRequest<()>>::from_request(request, &()).await
+    {
         Ok(multipart) => multipart,
         Err(_) => {
-            let form = Form::default().with_message(Some("spec"), "Send the file as a form upload (multipart/form-data).");
+            let form =
+                Form::default().with_message(Some("spec"), "Send the file as a form upload (multipart/form-data).");
             return project_page(&d, &ctx, &me, &slug, 0, Some(form)).await;
         }
     };
@@ -281,7 +288,13 @@ pub(crate) async fn upload(
             }
             response
         }
-        Err(e @ (HubError::Validation { .. } | HubError::InvalidSpec(_) | HubError::TooLarge { .. } | HubError::Conflict { .. } | HubError::PreviewLimitReached { .. })) => {
+        Err(
+            e @ (HubError::Validation { .. }
+            | HubError::InvalidSpec(_)
+            | HubError::TooLarge { .. }
+            | HubError::Conflict { .. }
+            | HubError::PreviewLimitReached { .. }),
+        ) => {
             let form = Form::default().with_message(Some("spec"), e.to_string());
             project_page(&d, &ctx, &me, &slug, 0, Some(form)).await
         }
@@ -294,7 +307,9 @@ async fn read_upload(mut multipart: axum::extract::Multipart) -> Result<(String,
     let limit = hub_core::plans::fixed::MAX_SPEC_BYTES;
     let mut label = String::new();
     let mut body: Option<Vec<u8>> = None;
-    while let Some(mut field) = multipart.next_field().await.map_err(|e| format!("the upload could not be read: {e}"))? {
+    while let Some(mut field) =
+        multipart.next_field().await.map_err(|e| format!("the upload could not be read: {e}"))?
+    {
         match field.name() {
             Some("spec") => {
                 let mut bytes = Vec::new();
@@ -373,12 +388,21 @@ pub(crate) async fn version_action(
             };
             d.redirect_with(&back, "success", &text)
         }
-        Err(e @ (HubError::Conflict { .. } | HubError::Validation { .. })) => d.redirect_with(&back, "error", &e.to_string()),
+        Err(e @ (HubError::Conflict { .. } | HubError::Validation { .. })) => {
+            d.redirect_with(&back, "error", &e.to_string())
+        }
         Err(e) => d.error_page(Some(&ctx), &e),
     }
 }
 
-async fn settings_page(d: &Dashboard, ctx: &Ctx, me: &Me, slug: &str, form: Option<Form>, upload_token: Option<String>) -> Response {
+async fn settings_page(
+    d: &Dashboard,
+    ctx: &Ctx,
+    me: &Me,
+    slug: &str,
+    form: Option<Form>,
+    upload_token: Option<String>,
+) -> Response {
     let access = match d.hub.project_access(&me.principal, slug).await {
         Ok(access) => access,
         Err(e) => return d.error_page(Some(ctx), &e),
@@ -395,7 +419,16 @@ async fn settings_page(d: &Dashboard, ctx: &Ctx, me: &Me, slug: &str, form: Opti
         form
     });
     let status = if form.errors.is_empty() { StatusCode::OK } else { StatusCode::UNPROCESSABLE_ENTITY };
-    let hub_host = d.web.public_url.split("://").nth(1).unwrap_or(&d.web.public_url).split('/').next().unwrap_or_default().to_owned();
+    let hub_host = d
+        .web
+        .public_url
+        .split("://")
+        .nth(1)
+        .unwrap_or(&d.web.public_url)
+        .split('/')
+        .next()
+        .unwrap_or_default()
+        .to_owned();
     d.render(
         ctx,
         status,
@@ -546,7 +579,13 @@ pub(crate) async fn diff(
                     page.extend(diff_view(&result.report));
                 }
             }
-            Err(e @ (HubError::Validation { .. } | HubError::NotFound { .. } | HubError::PlanRequired { .. } | HubError::RateLimited { .. } | HubError::InvalidSpec(_))) => {
+            Err(
+                e @ (HubError::Validation { .. }
+                | HubError::NotFound { .. }
+                | HubError::PlanRequired { .. }
+                | HubError::RateLimited { .. }
+                | HubError::InvalidSpec(_)),
+            ) => {
                 if let Some(page) = page.as_object_mut() {
                     page.insert("form".into(), Form::default().with_error(&e).view());
                 }
@@ -560,12 +599,16 @@ pub(crate) async fn diff(
 /// The report grouped by kind, then by operation, with the semver advice.
 fn diff_view(report: &diff::Report) -> serde_json::Map<String, Value> {
     let mut groups: Vec<Value> = Vec::new();
-    for (kind, title) in [("breaking", "Breaking changes"), ("additive", "Additive changes"), ("cosmetic", "Cosmetic changes")] {
+    for (kind, title) in
+        [("breaking", "Breaking changes"), ("additive", "Additive changes"), ("cosmetic", "Cosmetic changes")]
+    {
         let changes: Vec<&diff::Change> = report
             .changes
             .iter()
             .take(DIFF_CHANGES_SHOWN)
-            .filter(|c| serde_json::to_value(c.kind).ok().and_then(|v| v.as_str().map(str::to_owned)).as_deref() == Some(kind))
+            .filter(|c| {
+                serde_json::to_value(c.kind).ok().and_then(|v| v.as_str().map(str::to_owned)).as_deref() == Some(kind)
+            })
             .collect();
         if changes.is_empty() {
             continue;
@@ -613,9 +656,13 @@ pub(crate) async fn diff_markdown(
     match d.hub.diff_versions(&me.principal, &slug, &query.from, &query.to).await {
         Ok(result) => {
             let title = format!("{slug}: {} → {}", result.from, result.to);
-            let file = format!("attachment; filename=\"{slug}-{}-{}.md\"", sanitize(&result.from), sanitize(&result.to));
+            let file =
+                format!("attachment; filename=\"{slug}-{}-{}.md\"", sanitize(&result.from), sanitize(&result.to));
             (
-                [(header::CONTENT_TYPE, "text/markdown; charset=utf-8".to_owned()), (header::CONTENT_DISPOSITION, file)],
+                [
+                    (header::CONTENT_TYPE, "text/markdown; charset=utf-8".to_owned()),
+                    (header::CONTENT_DISPOSITION, file),
+                ],
                 result.report.to_markdown(&title),
             )
                 .into_response()

@@ -56,11 +56,8 @@ impl<'a> Browser<'a> {
     }
 
     async fn get(&mut self, path: &str) -> TestResponse {
-        let request = Request::builder()
-            .uri(path)
-            .header(header::COOKIE, self.cookie_header())
-            .body(Body::empty())
-            .unwrap();
+        let request =
+            Request::builder().uri(path).header(header::COOKIE, self.cookie_header()).body(Body::empty()).unwrap();
         self.send(request).await
     }
 
@@ -164,7 +161,9 @@ async fn sign_up_verify_and_sign_in(app: TestApp) {
     assert_eq!(home.status, StatusCode::SEE_OTHER);
     assert_eq!(location(&home), "/app/signin?next=%2Fapp%2Ftokens");
 
-    let weak = browser.submit("/app/signup", "/app/signup", &[("email", "ada@example.com"), ("password", "password1234")]).await;
+    let weak = browser
+        .submit("/app/signup", "/app/signup", &[("email", "ada@example.com"), ("password", "password1234")])
+        .await;
     assert_eq!(weak.status, StatusCode::UNPROCESSABLE_ENTITY);
     let page = text(&weak);
     assert!(page.contains("less common password"), "{page}");
@@ -172,7 +171,8 @@ async fn sign_up_verify_and_sign_in(app: TestApp) {
     assert!(!page.contains("password1234"), "the password is never echoed");
     assert!(mails(&app).is_empty(), "no mail for a refused sign-up");
 
-    let done = browser.submit("/app/signup", "/app/signup", &[("email", "ada@example.com"), ("password", PASSWORD)]).await;
+    let done =
+        browser.submit("/app/signup", "/app/signup", &[("email", "ada@example.com"), ("password", PASSWORD)]).await;
     assert_eq!(done.status, StatusCode::OK, "{}", text(&done));
     assert!(text(&done).contains("Check your mail"));
     let sent = mails(&app);
@@ -187,7 +187,9 @@ async fn sign_up_verify_and_sign_in(app: TestApp) {
 
     // Signing up again with the same address answers the same and tells the owner.
     let mut other = Browser::new(&app);
-    let again = other.submit("/app/signup", "/app/signup", &[("email", "ada@example.com"), ("password", "another fine passphrase")]).await;
+    let again = other
+        .submit("/app/signup", "/app/signup", &[("email", "ada@example.com"), ("password", "another fine passphrase")])
+        .await;
     assert_eq!(again.status, StatusCode::OK);
     assert!(text(&again).contains("Check your mail"));
 
@@ -219,7 +221,9 @@ async fn sign_up_verify_and_sign_in(app: TestApp) {
     let page = text(&home);
     assert!(page.contains("No projects yet") && page.contains("ada@example.com"), "{page}");
     let csp = home.headers.get(header::CONTENT_SECURITY_POLICY).unwrap().to_str().unwrap();
-    assert!(csp.contains("frame-ancestors 'none'") && csp.contains("script-src 'self'") && !csp.contains("unsafe-inline"));
+    assert!(
+        csp.contains("frame-ancestors 'none'") && csp.contains("script-src 'self'") && !csp.contains("unsafe-inline")
+    );
     assert_eq!(home.headers.get(header::CACHE_CONTROL).unwrap(), "no-store");
 
     let out = browser.submit("/app", "/app/signout", &[]).await;
@@ -336,11 +340,15 @@ async fn viewers_see_no_controls_and_are_refused_and_strangers_get_404(app: Test
         assert!(!html.contains(control), "a viewer sees {control:?}: {html}");
     }
     let settings = text(&viewer.get("/app/p/shared/settings").await);
-    assert!(!settings.contains("Save settings") && !settings.contains("Delete project") && !settings.contains("Rotate"));
+    assert!(
+        !settings.contains("Save settings") && !settings.contains("Delete project") && !settings.contains("Rotate")
+    );
 
     // Posting the forms anyway: refused by the gate, nothing changes.
     let token = csrf_of(&html);
-    for action in ["/app/p/shared/versions/v2/promote", "/app/p/shared/versions/v1/delete", "/app/p/shared/upload-token"] {
+    for action in
+        ["/app/p/shared/versions/v2/promote", "/app/p/shared/versions/v1/delete", "/app/p/shared/upload-token"]
+    {
         let refused = viewer.post(action, &[("csrf_token", &token), ("confirm", "yes")]).await;
         assert_eq!(refused.status, StatusCode::FORBIDDEN, "{action}: {}", text(&refused));
     }
@@ -352,7 +360,8 @@ async fn viewers_see_no_controls_and_are_refused_and_strangers_get_404(app: Test
 
     // A stranger: every page and action of the project is 404.
     let mut stranger = signed_in(&app, "stranger@example.com", Plan::Free).await;
-    for path in ["/app/p/shared", "/app/p/shared/settings", "/app/p/shared/diff", "/app/p/shared/sdks", "/docs/shared"] {
+    for path in ["/app/p/shared", "/app/p/shared/settings", "/app/p/shared/diff", "/app/p/shared/sdks", "/docs/shared"]
+    {
         assert_eq!(stranger.get(path).await.status, StatusCode::NOT_FOUND, "{path}");
     }
     let token = csrf_of(&text(&stranger.get("/app").await));
@@ -388,12 +397,20 @@ async fn sessions_end_with_sign_out_everywhere_and_a_password_change(app: TestAp
 
     // A password change keeps this browser and ends the others.
     let bad = laptop
-        .submit("/app/account", "/app/account/password", &[("current_password", "wrong wrong wrong"), ("new_password", "fresh orange kayak")])
+        .submit(
+            "/app/account",
+            "/app/account/password",
+            &[("current_password", "wrong wrong wrong"), ("new_password", "fresh orange kayak")],
+        )
         .await;
     assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(text(&bad).contains("current password is not right"));
     let changed = laptop
-        .submit("/app/account", "/app/account/password", &[("current_password", PASSWORD), ("new_password", "fresh orange kayak")])
+        .submit(
+            "/app/account",
+            "/app/account/password",
+            &[("current_password", PASSWORD), ("new_password", "fresh orange kayak")],
+        )
         .await;
     assert_eq!(changed.status, StatusCode::SEE_OTHER, "{}", text(&changed));
     assert_eq!(laptop.get("/app").await.status, StatusCode::OK);
@@ -467,7 +484,8 @@ async fn the_docs_builder_and_the_mock_act_through_the_use_cases(app: TestApp) {
     let bad = browser.submit(page, "/app/p/built/docs/branding", &[("accent_color", "purple")]).await;
     assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(text(&bad).contains("id=\"e-accent_color\""), "{}", text(&bad));
-    let saved = browser.submit(page, "/app/p/built/docs/branding", &[("accent_color", "#ff5500"), ("logo_url", "")]).await;
+    let saved =
+        browser.submit(page, "/app/p/built/docs/branding", &[("accent_color", "#ff5500"), ("logo_url", "")]).await;
     assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", text(&saved));
     let branding = app.hub.branding(&principal(&app, email).await, "built").await.unwrap();
     assert_eq!(branding.accent_color.as_deref(), Some("#ff5500"));
@@ -475,13 +493,19 @@ async fn the_docs_builder_and_the_mock_act_through_the_use_cases(app: TestApp) {
         .submit(page, "/app/p/built/docs/theme", &[("light_primary", "#112233"), ("radius", "6"), ("lock", "dark")])
         .await;
     assert_eq!(theme.status, StatusCode::SEE_OTHER, "{}", text(&theme));
-    let header = browser.submit(page, "/app/p/built/docs/header", &[("header_title", "Built API"), ("header_search", "on")]).await;
+    let header = browser
+        .submit(page, "/app/p/built/docs/header", &[("header_title", "Built API"), ("header_search", "on")])
+        .await;
     assert_eq!(header.status, StatusCode::SEE_OTHER, "{}", text(&header));
     let docs = text(&browser.get("/docs/built").await);
     assert!(docs.contains("Built API"), "the docs show the saved header");
     let locked = browser.submit(page, "/app/p/built/docs/password", &[("docs_password", "open sesame please")]).await;
     assert_eq!(locked.status, StatusCode::SEE_OTHER);
-    assert_eq!(Browser::new(&app).get("/docs/built").await.status, StatusCode::UNAUTHORIZED, "a stranger meets the password");
+    assert_eq!(
+        Browser::new(&app).get("/docs/built").await.status,
+        StatusCode::UNAUTHORIZED,
+        "a stranger meets the password"
+    );
     let shown = text(&browser.get(page).await);
     assert!(shown.contains("<iframe src=\"/docs/built\""), "the preview is the real page");
     let opened = browser.submit(page, "/app/p/built/docs/password", &[("clear_password", "on")]).await;
@@ -490,11 +514,27 @@ async fn the_docs_builder_and_the_mock_act_through_the_use_cases(app: TestApp) {
 
     // Mock: settings, an override's life, the export and the log.
     let mock = "/app/p/built/mock";
-    let bad = browser.submit(mock, "/app/p/built/mock/settings", &[("latency_min", "0"), ("latency_max", "99999"), ("chaos_rate", "0"), ("chaos_status", "0")]).await;
+    let bad = browser
+        .submit(
+            mock,
+            "/app/p/built/mock/settings",
+            &[("latency_min", "0"), ("latency_max", "99999"), ("chaos_rate", "0"), ("chaos_status", "0")],
+        )
+        .await;
     assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(text(&bad).contains("30000"), "{}", text(&bad));
     let ok = browser
-        .submit(mock, "/app/p/built/mock/settings", &[("validate", "on"), ("latency_min", "0"), ("latency_max", "0"), ("chaos_rate", "0"), ("chaos_status", "0")])
+        .submit(
+            mock,
+            "/app/p/built/mock/settings",
+            &[
+                ("validate", "on"),
+                ("latency_min", "0"),
+                ("latency_max", "0"),
+                ("chaos_rate", "0"),
+                ("chaos_status", "0"),
+            ],
+        )
         .await;
     assert_eq!(ok.status, StatusCode::SEE_OTHER, "{}", text(&ok));
     assert!(app.hub.get_mock_settings(&principal(&app, email).await, "built").await.unwrap().validate_requests);
@@ -503,14 +543,19 @@ async fn the_docs_builder_and_the_mock_act_through_the_use_cases(app: TestApp) {
     let broken = browser.submit(new, "/app/p/built/mock/overrides", &[("json", "{not json")]).await;
     assert_eq!(broken.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(text(&broken).contains("not valid JSON"));
-    let json = r#"{"name":"Gone","matcher":{"method":"GET","path":"/pets"},"response":{"status":410,"body":{"gone":true}}}"#;
+    let json =
+        r#"{"name":"Gone","matcher":{"method":"GET","path":"/pets"},"response":{"status":410,"body":{"gone":true}}}"#;
     let created = browser.submit(new, "/app/p/built/mock/overrides", &[("json", json)]).await;
     assert_eq!(created.status, StatusCode::SEE_OTHER, "{}", text(&created));
     let answered = app.mock(axum::http::Method::GET, "/mock/built/pets", &[], None).await;
     assert_eq!(answered.status.as_u16(), 410, "the override answers");
     let id = app.hub.list_mock_overrides(&principal(&app, email).await, "built").await.unwrap()[0].id.clone();
     browser.submit(mock, &format!("/app/p/built/mock/overrides/{id}/disable"), &[]).await;
-    assert_eq!(app.mock(axum::http::Method::GET, "/mock/built/pets", &[], None).await.status, StatusCode::OK, "turned off");
+    assert_eq!(
+        app.mock(axum::http::Method::GET, "/mock/built/pets", &[], None).await.status,
+        StatusCode::OK,
+        "turned off"
+    );
     browser.submit(mock, &format!("/app/p/built/mock/overrides/{id}/duplicate"), &[]).await;
     assert_eq!(app.hub.list_mock_overrides(&principal(&app, email).await, "built").await.unwrap().len(), 2);
     let export = browser.get("/app/p/built/mock/export").await;
@@ -520,11 +565,28 @@ async fn the_docs_builder_and_the_mock_act_through_the_use_cases(app: TestApp) {
     assert_eq!(app.hub.list_mock_overrides(&principal(&app, email).await, "built").await.unwrap().len(), 1);
 
     // Every change above is audited as the dashboard's.
-    let actions: Vec<String> = app.hub.audit_log(email).await.unwrap().into_iter().skip(before).map(|e| {
-        assert_eq!(e.metadata["source"], "dashboard");
-        e.action
-    }).collect();
-    for code in ["BRANDING_UPDATED", "THEME_UPDATED", "CUSTOMIZATION_UPDATED", "PROJECT_UPDATED", "MOCK_SETTINGS_UPDATED", "MOCK_OVERRIDE_CREATED", "MOCK_OVERRIDE_UPDATED", "MOCK_OVERRIDE_DELETED"] {
+    let actions: Vec<String> = app
+        .hub
+        .audit_log(email)
+        .await
+        .unwrap()
+        .into_iter()
+        .skip(before)
+        .map(|e| {
+            assert_eq!(e.metadata["source"], "dashboard");
+            e.action
+        })
+        .collect();
+    for code in [
+        "BRANDING_UPDATED",
+        "THEME_UPDATED",
+        "CUSTOMIZATION_UPDATED",
+        "PROJECT_UPDATED",
+        "MOCK_SETTINGS_UPDATED",
+        "MOCK_OVERRIDE_CREATED",
+        "MOCK_OVERRIDE_UPDATED",
+        "MOCK_OVERRIDE_DELETED",
+    ] {
         assert!(actions.iter().any(|a| a == code), "{code} missing from {actions:?}");
     }
 }
