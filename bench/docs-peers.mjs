@@ -2,16 +2,16 @@
 // Scalar's standalone reference and Redoc's standalone build (served from a
 // local static server with the same description) in headless Chromium and
 // prints, side by side, the time until the operation's heading is visible
-// and the JavaScript heap then; then the weights of our pages.
+// and the JavaScript heap then; then the weights of our pages as the hub
+// sends them (raw, gzip, brotli).
 //
 // Usage: node docs-peers.mjs HUB_BASE SPEC_FILE   (WEIGH_ALL=0 skips
 // requesting every page of the document)
 
 import { createRequire } from 'node:module';
-import { createServer } from 'node:http';
+import { createServer, get as httpGet } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 
 const [hub, specFile] = process.argv.slice(2);
 const modules = join(process.env.DOCS_MODULES || '.', 'node_modules');
@@ -86,10 +86,22 @@ for (const r of rows) {
   console.log(`${r.name.padEnd(24)} ${t(r.median)} ${t(r.min)}   ${heap}${r.error ? `  (${r.error})` : ''}`);
 }
 
-console.log('\n== our page weights (raw / gzip)');
+console.log('\n== our page weights: raw, and as the hub sends them with Accept-Encoding gzip and br');
+// The bytes on the wire for one Accept-Encoding (fetch would decompress).
+const sent = (path, encoding) => new Promise((resolve, reject) => {
+  httpGet(`${hub}${path}`, { headers: { 'accept-encoding': encoding } }, (res) => {
+    let bytes = 0;
+    res.on('data', (chunk) => { bytes += chunk.length; });
+    res.on('end', () => resolve([bytes, res.headers['content-encoding'] || 'identity']));
+  }).on('error', reject);
+});
 const weigh = async (path) => {
-  const body = Buffer.from(await (await fetch(`${hub}${path}`)).arrayBuffer());
-  return `${(body.length / 1024).toFixed(1).padStart(7)} KB / ${(gzipSync(body).length / 1024).toFixed(1).padStart(6)} KB  ${path}`;
+  const [raw] = await sent(path, 'identity');
+  const [gzip, gzipAs] = await sent(path, 'gzip');
+  const [br, brAs] = await sent(path, 'br');
+  const kb = (n) => `${(n / 1024).toFixed(1).padStart(7)} KB`;
+  const note = gzipAs === 'gzip' && brAs === 'br' ? '' : `  (sent as ${gzipAs}, ${brAs})`;
+  return `${kb(raw)} /${kb(gzip)} /${kb(br)}  ${path}${note}`;
 };
 const html = await (await fetch(`${hub}/docs/github/bench/op/get-repos-owner-repo`)).text();
 const assets = [...html.matchAll(/(?:href|src)="(\/_docs\/[^"]+)"/g)].map((m) => m[1].replace(/&amp;/g, '&'));

@@ -4,8 +4,8 @@
 # headless Chromium for our hosted docs, for Scalar's standalone reference
 # (@scalar/api-reference) and for Redoc's standalone build (redoc), both
 # installed from the npm registry and served locally; the JavaScript heap
-# each page holds then; and the weights of our pages (HTML, CSS, JS, raw and
-# gzip-compressed).
+# each page holds then; and the weights of our pages (HTML, CSS, JS: raw, and
+# as the hub sends them gzip- and brotli-compressed).
 #
 # Usage: bench/docs-peers.sh [SPEC_FILE]   (default: GitHub's
 #        api.github.com.json, fetched as bench/docs.sh does). SVC_BIN=path
@@ -28,6 +28,11 @@ fi
 
 # shellcheck source=bench/docs-common.sh
 source "$ROOT/bench/docs-common.sh"
+# Published numbers are a release build's; say so when another is measured.
+case "$svc" in
+  */release/svc) echo "measuring the release build $svc" ;;
+  *) echo "measuring $svc (SVC_BIN): not the release build this script builds; do not publish these numbers as release ones" ;;
+esac
 # The first page waits for the parse the push started; the benchmark
 # measures pages of a prepared document, as a visitor meets them.
 curl -sf -o /dev/null "$base/docs/github/bench/op/get-repos-owner-repo"

@@ -1,5 +1,7 @@
-//! Syntax highlighting on the server, with syntect's compiled-in Sublime
-//! grammars (JSON, shell, JavaScript, Python, Go, Ruby, PHP, Java, ...).
+//! Syntax highlighting on the server, with syntect's Sublime grammars for
+//! the languages the pages show (JSON, shell, JavaScript, Python, Go, Ruby,
+//! PHP, Java) and those they embed, cut from syntect's default set at build
+//! time (`build.rs`): the binary carries and loads only that subset.
 //!
 //! syntect tokenizes; this module maps its scopes to a handful of one-letter
 //! classes (`p` property, `s` string, `n` number, `b` literal, `k` keyword,
@@ -19,9 +21,18 @@ use crate::escape;
 /// Longer code is shown without colours (keeps the heaviest pages fast).
 pub const MAX_BYTES: usize = 24 * 1024;
 
+/// The grammar subset `build.rs` wrote (a syntect dump; each grammar compressed on its own).
+const SYNTAXES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/syntaxes.packdump"));
+
+/// The names of the grammars in [`SYNTAXES`], one a line.
+pub const SYNTAX_NAMES: &str = include_str!(concat!(env!("OUT_DIR"), "/syntaxes.txt"));
+
 fn syntaxes() -> &'static SyntaxSet {
     static SET: OnceLock<SyntaxSet> = OnceLock::new();
-    SET.get_or_init(SyntaxSet::load_defaults_newlines)
+    // The dump is built from syntect's own data by the same syntect
+    // version, so it always reads; an empty set would only leave the code
+    // uncoloured.
+    SET.get_or_init(|| syntect::dumps::from_uncompressed_data(SYNTAXES).unwrap_or_else(|_| SyntaxSet::new()))
 }
 
 struct Classes {
@@ -161,6 +172,49 @@ mod tests {
         for lang in ["json", "sh", "js", "py", "go", "rb", "php", "java"] {
             assert!(knows(lang), "{lang}");
         }
+    }
+
+    #[test]
+    fn every_sample_language_gets_highlighted_spans() {
+        let spec = spec::parse(
+            br#"{"openapi": "3.0.3", "info": {"title": "T", "version": "1"},
+               "paths": {"/pets/{id}": {"post": {"operationId": "addPet",
+                 "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "integer"}}],
+                 "requestBody": {"content": {"application/json": {"schema": {"type": "object",
+                   "properties": {"name": {"type": "string"}, "age": {"type": "integer"}}}}}},
+                 "responses": {"200": {"description": "ok"}}}}}}"#,
+        )
+        .unwrap();
+        let operation = spec.operations.first().unwrap();
+        let samples = crate::samples::samples(&spec, operation, "https://api.example.com");
+        let ids: Vec<&str> = samples.iter().map(|s| s.id).collect();
+        assert_eq!(ids, ["curl", "js", "python", "go", "ruby", "php", "java"]);
+        for sample in &samples {
+            // More than one kind of token: the grammar really parsed it.
+            let kinds: std::collections::BTreeSet<&str> = ["p", "s", "n", "b", "k", "f", "c", "v"]
+                .into_iter()
+                .filter(|c| sample.html.contains(&format!("<span class=\"{c}\">")))
+                .collect();
+            assert!(kinds.len() >= 2, "{}: {kinds:?} in {}", sample.id, sample.html);
+            assert!(sample.html.contains("<span class=\"s\">"), "{}: strings are coloured: {}", sample.id, sample.html);
+        }
+        let json = html("{\"name\": \"Rex\", \"age\": 3, \"ok\": null}", "json");
+        for class in ["p", "s", "n", "b"] {
+            assert!(json.contains(&format!("<span class=\"{class}\">")), "{class}: {json}");
+        }
+    }
+
+    #[test]
+    fn only_the_needed_grammars_are_compiled_in() {
+        let names: Vec<&str> = SYNTAX_NAMES.lines().collect();
+        for needed in ["JSON", "Bourne Again Shell (bash)", "JavaScript", "Python", "Go", "Ruby", "PHP", "Java"] {
+            assert!(names.contains(&needed), "{needed} in {names:?}");
+        }
+        // syntect's default set has 75 grammars; unrelated ones stay out.
+        for unrelated in ["Rust", "LaTeX", "Haskell", "Makefile", "Markdown"] {
+            assert!(!names.contains(&unrelated), "{unrelated} in {names:?}");
+        }
+        assert_eq!(syntaxes().syntaxes().len(), names.len());
     }
 
     #[test]

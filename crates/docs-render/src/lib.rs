@@ -10,6 +10,7 @@
 //! [`assets`]: nothing comes from a CDN.
 
 pub mod assets;
+pub mod callbacks;
 pub mod examples;
 pub mod highlight;
 pub mod markdown;
@@ -849,39 +850,20 @@ fn status_class(status: &str) -> &'static str {
     }
 }
 
-fn operation_context(site: &Site, chrome: &Chrome, key: &str) -> Option<minijinja::Value> {
-    let operation = site.operation(key)?;
-    let spec = &site.spec;
-    let params: Vec<ParamView> = operation
-        .parameters
-        .iter()
-        .map(|p| ParamView {
-            name: p.name.clone(),
-            location: p.location.as_str(),
-            required: p.required,
-            deprecated: p.deprecated,
-            ty: p.schema.as_ref().map(|s| schema_view::type_label(spec, s)).unwrap_or_else(|| "string".to_owned()),
-            ref_name: p.schema.as_ref().and_then(|s| schema_view::ref_name(s)).map(str::to_owned),
-            description_html: md(p.description.as_ref()),
-            example: examples::parameter_example(spec, p),
-            value: examples::parameter_value(spec, p),
-            constraints: p
-                .schema
-                .as_ref()
-                .and_then(|s| spec.resolve_value(s))
-                .map(|s| schema_view::rows(spec, s).into_iter().next().map(|r| r.constraints).unwrap_or_default())
-                .unwrap_or_default(),
-            input: param_input(spec, p.schema.as_ref()),
-        })
-        .collect();
-    let body = operation.request_body.as_ref().map(|body| {
+/// The request body section of an operation page.
+fn body_view(spec: &Spec, operation: &Operation) -> Option<minijinja::Value> {
+    operation.request_body.as_ref().map(|body| {
         context! {
             description_html => md(body.description.as_ref()),
             required => body.required,
             media => media_views(spec, &body.content, mock::sample::Direction::Request),
         }
-    });
-    let responses: Vec<ResponseView> = operation
+    })
+}
+
+/// The responses of an operation, by status.
+fn response_views(spec: &Spec, operation: &Operation) -> Vec<ResponseView> {
+    operation
         .responses
         .iter()
         .map(|(status, response)| ResponseView {
@@ -908,7 +890,70 @@ fn operation_context(site: &Site, chrome: &Chrome, key: &str) -> Option<minijinj
                 .collect(),
             media: media_views(spec, &response.content, mock::sample::Direction::Response),
         })
+        .collect()
+}
+
+/// The callbacks of an operation, each with its operations (the runtime
+/// expression as the path), shown in place on the operation's page.
+fn callback_views(spec: &Spec, operation: &Operation) -> Vec<minijinja::Value> {
+    operation
+        .callbacks
+        .iter()
+        .enumerate()
+        .map(|(index, (name, callback))| {
+            let operations: Vec<minijinja::Value> = callbacks::operations(spec, callback)
+                .iter()
+                .map(|op| {
+                    context! {
+                        method => op.method.as_str(),
+                        path => op.path,
+                        summary => op.summary,
+                        deprecated => op.deprecated,
+                        description_html => md(op.description.as_ref()),
+                        params => op.parameters.iter().map(|p| context! {
+                            name => p.name,
+                            location => p.location.as_str(),
+                            required => p.required,
+                            ty => p.schema.as_ref().map(|s| schema_view::type_label(spec, s)).unwrap_or_else(|| "string".to_owned()),
+                            description_html => md(p.description.as_ref()),
+                        }).collect::<Vec<_>>(),
+                        body => body_view(spec, op),
+                        responses => response_views(spec, op),
+                    }
+                })
+                .collect();
+            context! { name => name, id => format!("callback-{}", index + 1), operations => operations }
+        })
+        .collect()
+}
+
+fn operation_context(site: &Site, chrome: &Chrome, key: &str) -> Option<minijinja::Value> {
+    let operation = site.operation(key)?;
+    let spec = &site.spec;
+    let params: Vec<ParamView> = operation
+        .parameters
+        .iter()
+        .map(|p| ParamView {
+            name: p.name.clone(),
+            location: p.location.as_str(),
+            required: p.required,
+            deprecated: p.deprecated,
+            ty: p.schema.as_ref().map(|s| schema_view::type_label(spec, s)).unwrap_or_else(|| "string".to_owned()),
+            ref_name: p.schema.as_ref().and_then(|s| schema_view::ref_name(s)).map(str::to_owned),
+            description_html: md(p.description.as_ref()),
+            example: examples::parameter_example(spec, p),
+            value: examples::parameter_value(spec, p),
+            constraints: p
+                .schema
+                .as_ref()
+                .and_then(|s| spec.resolve_value(s))
+                .map(|s| schema_view::rows(spec, s).into_iter().next().map(|r| r.constraints).unwrap_or_default())
+                .unwrap_or_default(),
+            input: param_input(spec, p.schema.as_ref()),
+        })
         .collect();
+    let body = body_view(spec, operation);
+    let responses = response_views(spec, operation);
     let security: Vec<Vec<SchemeView>> = spec
         .effective_security(operation)
         .iter()
@@ -1000,7 +1045,7 @@ fn operation_context(site: &Site, chrome: &Chrome, key: &str) -> Option<minijinj
         auth => auth_fields(spec, operation),
         examples => examples,
         try_params => operation.parameters.iter().any(|p| p.location != spec::ParameterLocation::Cookie),
-        callbacks => operation.callbacks.keys().collect::<Vec<_>>(),
+        callbacks => callback_views(spec, operation),
     })
 }
 

@@ -419,3 +419,93 @@ components:
     assert!(expanded.starts_with("<summary>Money fields <span class=\"count\">2</span></summary>"), "{expanded}");
     assert!(expanded.contains("<code>currency</code>") && expanded.contains("ISO code"), "{expanded}");
 }
+
+#[test]
+fn theme_tokens_recolour_the_highlighting() {
+    let plain = page(Page::Operation("listPets"));
+    assert!(!plain.contains("--hl-"), "no tokens, the stylesheet's palette");
+    let mut chrome = chrome();
+    chrome.theme = Some(Theme {
+        light: Palette { primary: Some("#b4005a".into()), ..Palette::default() },
+        dark: Palette { primary: Some("#ff9ecf".into()), ..Palette::default() },
+        ..Theme::default()
+    });
+    let html = render(&site(), &chrome, Page::Operation("listPets")).unwrap_or_default();
+    let style = html.split("<style>").nth(1).and_then(|s| s.split("</style>").next()).unwrap_or_default();
+    assert!(style.contains(":root{--primary:#b4005a;--hl-p:"), "{style}");
+    assert!(style.contains("--hl-k:#b4005a;"), "{style}");
+    assert!(style.contains(":root[data-theme=dark]{--primary:#ff9ecf;--hl-p:"), "{style}");
+    assert!(style.contains("--hl-k:#ff9ecf;"), "{style}");
+    // The code itself carries classes, not colours.
+    assert!(html.contains("<code class=\"hl lang-curl\">") && !html.contains("style=\"color"), "{html}");
+}
+
+/// The OpenAPI 3 callback example (OAI's `callback-example.yaml`).
+const CALLBACK_EXAMPLE: &str = r"
+openapi: 3.0.0
+info: {title: Callback Example, version: 1.0.0}
+paths:
+  /streams:
+    post:
+      description: subscribes a client to receive out-of-band data
+      parameters:
+        - name: callbackUrl
+          in: query
+          required: true
+          description: the location where data will be sent
+          schema: {type: string, format: uri, example: 'https://tonys-server.com'}
+      responses:
+        '201':
+          description: subscription successfully created
+          content:
+            application/json:
+              schema:
+                required: [subscriptionId]
+                properties:
+                  subscriptionId: {type: string, example: 2531329f-fb09-4ef7-887e-84e648214436}
+      callbacks:
+        onData:
+          '{$request.query.callbackUrl}/data':
+            post:
+              requestBody:
+                description: subscription payload
+                content:
+                  application/json:
+                    schema:
+                      type: object
+                      properties:
+                        timestamp: {type: string, format: date-time}
+                        userData: {type: string}
+              responses:
+                '202':
+                  description: Your server implementation should return this HTTP status code if the data was received successfully
+                '204':
+                  description: Your server should return this HTTP status code if no longer interested in further updates
+";
+
+#[test]
+fn callbacks_are_rendered_in_place_with_method_expression_body_and_responses() {
+    let site = Site::new(spec::parse(CALLBACK_EXAMPLE.as_bytes()).unwrap_or_else(|e| panic!("{e}")));
+    let key = site.operation_keys().first().cloned().unwrap_or_default();
+    let html = render(&site, &chrome(), Page::Operation(&key)).unwrap_or_else(|| panic!("no page"));
+    let section = html.split("id=\"callbacks\"").nth(1).unwrap_or_else(|| panic!("no callbacks section: {html}"));
+    assert!(section.contains("<code>onData</code>"), "{section}");
+    assert!(
+        section.contains(
+            "<span class=\"m m-post\">POST</span> <code class=\"expr\">{$request.query.callbackUrl}/data</code>"
+        ),
+        "{section}"
+    );
+    assert!(section.contains("subscription payload"), "{section}");
+    assert!(section.contains("<code>timestamp</code>") && section.contains("<code>userData</code>"), "{section}");
+    assert!(section.contains("string (date-time)") || section.contains("date-time"), "{section}");
+    assert!(section.contains(">202</span>") && section.contains(">204</span>"), "{section}");
+    assert!(section.contains("received successfully"), "{section}");
+    // The payload example is generated from the schema and highlighted.
+    assert!(
+        section.contains("Payload example") && section.contains("<span class=\"p\">&quot;userData&quot;</span>"),
+        "{section}"
+    );
+    // The callback is not an operation of its own: no page, no nav entry.
+    assert_eq!(site.operation_keys().len(), 1);
+}
