@@ -172,7 +172,8 @@ pub fn router(state: AppState) -> Router {
     let inner = api.merge(platform::http::ops_routes(db)).fallback(not_found);
     // Trailing slashes are stripped before routing.
     let outer = Router::new().fallback_service(inner).layer(axum::middleware::map_request(strip_trailing_slash));
-    platform::http::instrument(platform::http::catch_panics(outer, panic_response), "catalog")
+    // Served by `platform::http::serve` with [`panic_response`].
+    platform::http::instrument(outer, "catalog")
 }
 
 /// The answer to a request whose handler panicked: Spotify's 500 object.

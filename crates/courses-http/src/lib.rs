@@ -131,8 +131,8 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::extract::DefaultBodyLimit::max(platform::http::DEFAULT_BODY_LIMIT))
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state);
-    let router = platform::http::instrument(api.merge(platform::http::ops_routes(db)).fallback(not_found), "courses");
-    with_panic_envelope(router)
+    // Served by `platform::http::serve` with [`panic_response`].
+    platform::http::instrument(api.merge(platform::http::ops_routes(db)).fallback(not_found), "courses")
 }
 
 async fn not_found() -> ApiError {

@@ -580,6 +580,15 @@ impl Hub {
         Ok(theme)
     }
 
+    /// Checks theme tokens as [`Hub::update_theme`] would save them (same
+    /// role and plan gates, same validation), without saving: the docs
+    /// builder's live preview of unsaved changes.
+    pub async fn preview_theme(&self, principal: &Principal, slug: &str, body: &Value) -> HubResult<ThemeTokens> {
+        let found = self.authorize_project(principal, slug, Action::UpdateProject).await?;
+        require(found.owner_plan, Feature::Branding)?;
+        ThemeTokens::parse(body)
+    }
+
     pub async fn customization(&self, principal: &Principal, slug: &str) -> HubResult<Customization> {
         let found = self.authorize_project(principal, slug, Action::ViewProject).await?;
         Ok(self.store.docs_settings(&found.project.id).await?.1.unwrap_or_default())
@@ -666,15 +675,20 @@ impl Hub {
         query: &str,
         sections: impl FnOnce() -> Vec<SearchSection>,
     ) -> HubResult<Vec<SearchHit>> {
-        let terms = search_terms(query);
-        if terms.is_empty() {
+        if search_terms(query).is_empty() {
             return Ok(Vec::new());
         }
+        let groups = crate::search::query_groups(query);
         if !self.store.docs_indexed(spec_sha256).await? {
             let sections = sections();
             self.store.index_docs(spec_sha256, &sections, self.clock.now()).await?;
         }
-        self.store.search_docs(spec_sha256, &terms, MAX_SEARCH_HITS).await
+        let candidates = self.store.search_docs(spec_sha256, &groups, crate::search::CANDIDATES).await?;
+        Ok(crate::search::rank(&groups, candidates)
+            .into_iter()
+            .take(usize::try_from(MAX_SEARCH_HITS).unwrap_or(20))
+            .map(|c| SearchHit { target: c.target, title: c.title, body: c.body })
+            .collect())
     }
 }
 

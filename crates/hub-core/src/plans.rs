@@ -30,6 +30,8 @@ pub enum Feature {
     AuditCsvExport,
     RoleLayers,
     CustomDomain,
+    /// MCP `call_endpoint`: live calls to the project's API.
+    McpLiveCalls,
 }
 
 impl Feature {
@@ -49,6 +51,7 @@ impl Feature {
             Self::AuditCsvExport => "audit_csv_export",
             Self::RoleLayers => "role_layers",
             Self::CustomDomain => "custom_domain",
+            Self::McpLiveCalls => "mcp_live_calls",
         }
     }
 
@@ -63,7 +66,8 @@ impl Feature {
             | Self::Branding
             | Self::PreviewPushes
             | Self::DocsBuilder
-            | Self::RemoveWatermark => Plan::Pro,
+            | Self::RemoveWatermark
+            | Self::McpLiveCalls => Plan::Pro,
             Self::AuditLog | Self::AuditWebhook | Self::AuditCsvExport | Self::RoleLayers | Self::CustomDomain => {
                 Plan::Business
             }
@@ -98,6 +102,10 @@ pub mod fixed {
     pub const MAX_PROJECT_NAME_CHARS: usize = 200;
     pub const MAX_LABEL_CHARS: usize = 100;
     pub const MAX_TOKEN_NAME_CHARS: usize = 100;
+    /// MCP tool calls, per project per minute (the seed leaves it open).
+    pub const MCP_CALLS_PER_MINUTE: u32 = 600;
+    /// MCP `call_endpoint` live calls, per project per minute.
+    pub const MCP_LIVE_CALLS_PER_MINUTE: u32 = 30;
 }
 
 impl Plan {

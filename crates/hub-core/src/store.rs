@@ -860,6 +860,41 @@ impl Store {
         })
     }
 
+    /// Replaces a project's MCP token hash (the old token stops working).
+    pub async fn set_mcp_token_hash(
+        &self,
+        project_id: &str,
+        token_hash: &str,
+        now: Timestamp,
+        audit: Option<&AuditEvent>,
+    ) -> HubResult<()> {
+        let sql = "UPDATE projects SET mcp_token_hash = $2, updated_at = $3 WHERE id = $1";
+        self.set_project_token_hash(sql, project_id, token_hash, now, audit).await
+    }
+
+    pub async fn mcp_token_hash(&self, project_id: &str) -> HubResult<Option<String>> {
+        let row: Option<(Option<String>,)> = with_db!(&self.db, |pool| {
+            sqlx::query_as("SELECT mcp_token_hash FROM projects WHERE id = $1")
+                .bind(project_id)
+                .fetch_optional(pool)
+                .await
+                .map_err(store_error)
+        })?;
+        Ok(row.and_then(|(hash,)| hash))
+    }
+
+    /// Whether any project holds this MCP token hash.
+    pub async fn mcp_token_exists(&self, token_hash: &str) -> HubResult<bool> {
+        let row: Option<(String,)> = with_db!(&self.db, |pool| {
+            sqlx::query_as("SELECT id FROM projects WHERE mcp_token_hash = $1")
+                .bind(token_hash)
+                .fetch_optional(pool)
+                .await
+                .map_err(store_error)
+        })?;
+        Ok(row.is_some())
+    }
+
     /// Replaces a project's upload token hash (the old token stops working).
     pub async fn set_upload_token_hash(
         &self,
@@ -868,9 +903,23 @@ impl Store {
         now: Timestamp,
         audit: Option<&AuditEvent>,
     ) -> HubResult<()> {
+        let sql = "UPDATE projects SET upload_token_hash = $2, updated_at = $3 WHERE id = $1";
+        self.set_project_token_hash(sql, project_id, token_hash, now, audit).await
+    }
+
+    /// Runs one of the token-hash updates above with its audit row, in one
+    /// transaction.
+    async fn set_project_token_hash(
+        &self,
+        sql: &'static str,
+        project_id: &str,
+        token_hash: &str,
+        now: Timestamp,
+        audit: Option<&AuditEvent>,
+    ) -> HubResult<()> {
         with_db!(&self.db, |pool| {
             let mut tx = pool.begin().await.map_err(store_error)?;
-            let updated = sqlx::query("UPDATE projects SET upload_token_hash = $2, updated_at = $3 WHERE id = $1")
+            let updated = sqlx::query(sql)
                 .bind(project_id)
                 .bind(token_hash)
                 .bind(now.as_millis())

@@ -12,6 +12,8 @@ use crate::error::TokenRejection;
 pub const PAT_PREFIX: &str = "svc_pat_";
 /// Per-project upload tokens share the `svc_` family without `pat_`.
 pub const UPLOAD_PREFIX: &str = "svc_";
+/// Per-project MCP tokens.
+pub const MCP_PREFIX: &str = "svc_mcp_";
 const RANDOM_BYTES: usize = 32;
 /// Characters of the plaintext kept for display (`svc_pat_` plus four).
 const DISPLAY_CHARS: usize = 12;
@@ -37,7 +39,7 @@ pub fn mint_personal_token() -> MintedToken {
 pub fn mint_upload_token() -> MintedToken {
     loop {
         let body = random_token(RANDOM_BYTES);
-        if body.starts_with("pat_") {
+        if body.starts_with("pat_") || body.starts_with("mcp_") {
             continue;
         }
         let plaintext = format!("{UPLOAD_PREFIX}{body}");
@@ -47,6 +49,24 @@ pub fn mint_upload_token() -> MintedToken {
             plaintext: Secret::new(plaintext),
         };
     }
+}
+
+/// Mints a per-project MCP token: `svc_mcp_` and 32 random bytes.
+pub fn mint_mcp_token() -> MintedToken {
+    let plaintext = format!("{MCP_PREFIX}{}", random_token(RANDOM_BYTES));
+    MintedToken {
+        hash: sha256_hex(plaintext.as_bytes()),
+        display: format!("{}…", plaintext.get(..DISPLAY_CHARS).unwrap_or(MCP_PREFIX)),
+        plaintext: Secret::new(plaintext),
+    }
+}
+
+/// Whether an `Authorization` header carries an MCP token, and its hash.
+pub fn hash_mcp_bearer(header: &str) -> Option<String> {
+    let (scheme, token) = header.trim().split_once(' ')?;
+    let token = token.trim();
+    let body = token.strip_prefix(MCP_PREFIX).filter(|_| scheme.eq_ignore_ascii_case("bearer"))?;
+    is_token_body(body).then(|| sha256_hex(token.as_bytes()))
 }
 
 /// The hash of a per-project upload token from an `Authorization` header.

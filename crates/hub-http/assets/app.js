@@ -28,6 +28,67 @@
     check();
   });
 
+  // The docs builder's theme: unsaved tokens, checked and turned into the
+  // docs' own stylesheet by the server, are put into the preview frame
+  // (same origin) as they are typed. Saving publishes them.
+  document.querySelectorAll("form[data-theme-preview]").forEach(function (form) {
+    var frame = document.getElementById(form.getAttribute("data-frame"));
+    var note = document.getElementById(form.getAttribute("data-note"));
+    if (!frame || !window.fetch || !window.URLSearchParams) return;
+    var timer, latest = null, sent = 0;
+    function apply() {
+      var doc = frame.contentDocument;
+      if (!latest || !doc || !doc.head) return;
+      var style = doc.getElementById("unsaved-theme");
+      if (!style) {
+        // The saved theme's block gives way to the unsaved one.
+        doc.head.querySelectorAll("style").forEach(function (old) { old.remove(); });
+        style = doc.createElement("style");
+        style.id = "unsaved-theme";
+        doc.head.appendChild(style);
+      }
+      style.textContent = latest.css;
+      var root = doc.documentElement;
+      if (latest.lock) { root.setAttribute("data-theme", latest.lock); root.setAttribute("data-theme-locked", "true"); }
+      else if (root.getAttribute("data-theme-locked")) { root.removeAttribute("data-theme"); root.removeAttribute("data-theme-locked"); }
+    }
+    function update() {
+      var mine = ++sent;
+      fetch(form.getAttribute("data-theme-preview"), {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Accept": "application/json" },
+        body: new URLSearchParams(new FormData(form))
+      }).then(function (response) {
+        return response.json().then(function (body) { return { ok: response.ok, body: body }; });
+      }).then(function (result) {
+        if (mine !== sent) return;
+        if (!result.ok) { if (note) note.textContent = "Preview paused: " + result.body.message; return; }
+        latest = result.body;
+        apply();
+        if (note) note.textContent = "Showing your unsaved theme. Save it to publish.";
+      }).catch(function () { if (note) note.textContent = "Preview paused: the hub did not answer."; });
+    }
+    function later() { clearTimeout(timer); timer = setTimeout(update, 250); }
+    form.addEventListener("input", later);
+    form.addEventListener("change", later);
+    // Following a link inside the frame keeps the unsaved theme.
+    frame.addEventListener("load", apply);
+  });
+
+  // A form with a preview frame (endpoint markdown) previews as you type:
+  // its Preview button posts into the frame.
+  document.querySelectorAll("form[data-live-preview]").forEach(function (form) {
+    var button = document.getElementById(form.getAttribute("data-live-preview"));
+    if (!button || !form.requestSubmit) return;
+    var timer;
+    form.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () { form.requestSubmit(button); }, 400);
+    });
+    form.requestSubmit(button);
+  });
+
   document.querySelectorAll("form.upload").forEach(function (form) {
     var zone = form.querySelector(".drop");
     var input = form.querySelector("input[type=file]");

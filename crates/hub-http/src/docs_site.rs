@@ -42,7 +42,8 @@ pub struct DocsServer {
     /// One cell per document: concurrent first requests (and the
     /// preparation after a push) wait for a single parse.
     sites: Mutex<HashMap<String, Arc<tokio::sync::OnceCell<Arc<Site>>>>>,
-    pages: Mutex<HashMap<(String, u64, String), Arc<str>>>,
+    /// Rendered pages as `Bytes`: a hit is answered without copying the page.
+    pages: Mutex<HashMap<(String, u64, String), bytes::Bytes>>,
     /// Bytes held by `pages`: the cache is bounded by size, not entries.
     page_bytes: std::sync::atomic::AtomicUsize,
     /// Every password and token check: per client address and per project
@@ -108,6 +109,39 @@ impl DocsServer {
                 tracing::debug!(error = ?err, "preparing a pushed document for the docs failed");
             }
         });
+    }
+
+    /// The endpoints of a stored document as owner-written markdown keys
+    /// them (`GET /pets/{id}`, `query user`), each with its summary: what
+    /// the docs builder lists. The parse is the docs pages' own, cached.
+    pub(crate) async fn endpoints(&self, spec_sha256: &str) -> Result<Vec<(String, String)>, ApiError> {
+        let site = self.site_of(spec_sha256).await?;
+        let spec = site.spec();
+        let mut out: Vec<(String, String)> = spec
+            .operations
+            .iter()
+            .map(|op| (format!("{} {}", op.method, op.path), op.summary.clone().unwrap_or_default()))
+            .collect();
+        if let Some(model) = &spec.graphql {
+            for (kind, fields) in
+                [("query", &model.queries), ("mutation", &model.mutations), ("subscription", &model.subscriptions)]
+            {
+                out.extend(fields.iter().map(|field| {
+                    let summary = field
+                        .description
+                        .as_deref()
+                        .map(|d| docs_render::markdown::first_line(d, 120))
+                        .unwrap_or_default();
+                    (format!("{kind} {}", field.name), summary)
+                }));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The parsed description of a stored document (cached), for the MCP tools.
+    pub(crate) async fn site_for(&self, spec_sha256: &str) -> Result<Arc<Site>, ApiError> {
+        self.site_of(spec_sha256).await
     }
 
     async fn site_of(&self, spec_sha256: &str) -> Result<Arc<Site>, ApiError> {
@@ -511,12 +545,7 @@ async fn chrome(
     } else {
         std::collections::BTreeMap::new()
     };
-    let theme = site.theme.as_ref().map(|t| docs_render::Theme {
-        light: palette(&t.light),
-        dark: palette(&t.dark),
-        radius: t.radius,
-        lock: t.lock.clone(),
-    });
+    let theme = site.theme.as_ref().map(render_theme);
     Ok(Chrome {
         project_name: site.name.clone(),
         base: base_path(headers, &site.slug),
@@ -566,6 +595,12 @@ async fn chrome(
     })
 }
 
+/// Saved (or, in the builder's preview, unsaved) theme tokens as the
+/// renderer takes them.
+pub(crate) fn render_theme(t: &hub_core::docs::ThemeTokens) -> docs_render::Theme {
+    docs_render::Theme { light: palette(&t.light), dark: palette(&t.dark), radius: t.radius, lock: t.lock.clone() }
+}
+
 fn palette(p: &hub_core::docs::Palette) -> docs_render::Palette {
     docs_render::Palette {
         primary: p.primary.clone(),
@@ -586,8 +621,8 @@ fn fingerprint(chrome: &Chrome) -> u64 {
 /// A docs page. Pages of private or password-protected projects are
 /// `private, no-store`, so no shared cache keeps what a member or a
 /// password opened.
-fn html(body: Arc<str>, restricted: bool) -> Response {
-    let mut response = (StatusCode::OK, body.to_string()).into_response();
+fn html(body: bytes::Bytes, restricted: bool) -> Response {
+    let mut response = (StatusCode::OK, body).into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
     let cache = if restricted { "private, no-store" } else { "no-cache" };
@@ -644,10 +679,7 @@ async fn page(
     wanted: Wanted,
 ) -> Result<Response, ApiError> {
     let site = open(server, slug, headers).await?;
-    let version = site.version(label).ok_or_else(|| match label {
-        Some(label) => ApiError::new(Code::NotFound, format!("version `{label}` not found")),
-        None => ApiError::new(Code::NotFound, "this project has no published version yet"),
-    })?;
+    let version = version_of(&site, label)?;
     let prepared = server.site(version).await?;
     let with_markdown = matches!(wanted, Wanted::Operation(_) | Wanted::Field(..))
         || (matches!(wanted, Wanted::Overview) && prepared.spec().graphql.is_some());
@@ -661,7 +693,7 @@ async fn page(
         .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("docs render task failed: {e}"))))?
         .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("docs template failed: {e}"))))?
         .ok_or_else(|| ApiError::new(Code::NotFound, "no such page in these docs"))?;
-    let rendered: Arc<str> = Arc::from(rendered);
+    let rendered = bytes::Bytes::from(rendered);
     if let Ok(mut pages) = server.pages.lock() {
         use std::sync::atomic::Ordering;
         if pages.len() >= PAGE_CACHE || server.page_bytes.load(Ordering::Relaxed) + rendered.len() > PAGE_CACHE_BYTES {
@@ -743,7 +775,76 @@ pub async fn operation(
     Path((slug, label, key)): Path<(String, String, String)>,
     headers: HeaderMap,
 ) -> Response {
+    if let Some(key) = key.strip_suffix(".md") {
+        let what = Markdown::Operation(key.to_owned());
+        return respond(&server, &headers, markdown(&server, &headers, &slug, Some(&label), what).await);
+    }
     respond(&server, &headers, page(&server, &headers, &slug, Some(&label), Wanted::Operation(key)).await)
+}
+
+/// The version a page asks for (the default without a label), or 404.
+fn version_of<'s>(site: &'s DocsSite, label: Option<&str>) -> Result<&'s DocsVersion, ApiError> {
+    site.version(label).ok_or_else(|| match label {
+        Some(label) => ApiError::new(Code::NotFound, format!("version `{label}` not found")),
+        None => ApiError::new(Code::NotFound, "this project has no published version yet"),
+    })
+}
+
+/// A page for assistants: `llms.txt`, or the Markdown beside a page.
+enum Markdown {
+    Index,
+    /// By the page's key (`op/<key>`).
+    Operation(String),
+    Schema(String),
+}
+
+/// `/docs/<slug>/llms.txt` (the default version) and
+/// `/docs/<slug>/<version>/llms.txt`.
+pub async fn llms_txt(State(server): State<Arc<DocsServer>>, Path(slug): Path<String>, headers: HeaderMap) -> Response {
+    respond(&server, &headers, markdown(&server, &headers, &slug, None, Markdown::Index).await)
+}
+
+pub async fn version_llms_txt(
+    State(server): State<Arc<DocsServer>>,
+    Path((slug, label)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    respond(&server, &headers, markdown(&server, &headers, &slug, Some(&label), Markdown::Index).await)
+}
+
+/// The Markdown renditions (`crate::llms`): who may read them is who may
+/// read the page.
+async fn markdown(
+    server: &DocsServer,
+    headers: &HeaderMap,
+    slug: &str,
+    label: Option<&str>,
+    what: Markdown,
+) -> Result<Response, ApiError> {
+    let site = open(server, slug, headers).await?;
+    let version = version_of(&site, label)?;
+    let prepared = server.site(version).await?;
+    let base = format!("{}/{}", base_path(headers, &site.slug), docs_render::encode(&version.label));
+    let text = tokio::task::spawn_blocking(move || {
+        let spec = prepared.spec();
+        match what {
+            Markdown::Index => Some(crate::llms::index(&prepared, &base)),
+            Markdown::Operation(key) => prepared.operation(&key).map(|op| crate::llms::operation(spec, op)),
+            Markdown::Schema(name) => crate::llms::schema(spec, &name),
+        }
+    })
+    .await
+    .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("markdown task failed: {e}"))))?
+    .ok_or_else(|| ApiError::new(Code::NotFound, "no such page in these docs"))?;
+    let mut response = (StatusCode::OK, text).into_response();
+    let h = response.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/markdown; charset=utf-8"));
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static(if site.restricted { "private, no-store" } else { "no-cache" }),
+    );
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    Ok(response)
 }
 
 pub async fn tag(
@@ -767,6 +868,10 @@ pub async fn schema(
     Path((slug, label, name)): Path<(String, String, String)>,
     headers: HeaderMap,
 ) -> Response {
+    if let Some(name) = name.strip_suffix(".md") {
+        let what = Markdown::Schema(name.to_owned());
+        return respond(&server, &headers, markdown(&server, &headers, &slug, Some(&label), what).await);
+    }
     respond(&server, &headers, page(&server, &headers, &slug, Some(&label), Wanted::Schema(name)).await)
 }
 
@@ -884,7 +989,7 @@ async fn search_inner(
         .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("docs render task failed: {e}"))))?
         .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("docs template failed: {e}"))))?
         .ok_or_else(|| ApiError::new(Code::NotFound, "no such page in these docs"))?;
-    Ok(html(Arc::from(rendered), site.restricted))
+    Ok(html(bytes::Bytes::from(rendered), site.restricted))
 }
 
 /// `/docs/<slug>/embed.json?operation=<key>[&version=<label>]`: what the

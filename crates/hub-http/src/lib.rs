@@ -5,10 +5,13 @@
 //! the result to a wire type. Status codes and the error envelope live only
 //! here ([`error`]); SQL and business rules live only in `hub-core`.
 
+mod compression;
 pub mod dashboard;
 pub mod docs_site;
 pub mod error;
 pub mod extract;
+pub mod llms;
+pub mod mcp;
 pub mod mock_server;
 pub mod routes;
 pub mod wire;
@@ -104,7 +107,9 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         .route("/docs/{slug}/", get(docs_site::overview))
         .route("/docs/{slug}/_login", axum::routing::post(docs_site::login))
         .route("/docs/{slug}/embed.json", get(docs_site::embed).layer(tower_http::cors::CorsLayer::permissive()))
+        .route("/docs/{slug}/llms.txt", get(docs_site::llms_txt))
         .route("/docs/{slug}/{version}", get(docs_site::version_overview))
+        .route("/docs/{slug}/{version}/llms.txt", get(docs_site::version_llms_txt))
         .route("/docs/{slug}/{version}/", get(docs_site::version_overview))
         .route("/docs/{slug}/{version}/op/{key}", get(docs_site::operation))
         .route("/docs/{slug}/{version}/tags/{tag}", get(docs_site::tag))
@@ -117,16 +122,28 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         .route("/docs/{slug}/{version}/_tryit", post(docs_site::relay))
         .route("/_docs/{file}", get(docs_site::asset))
         .route("/widget.js", get(docs_site::widget))
+        .layer(compression::layer())
         .with_state(docs_state.clone());
     let domains = docs_site::Domains::new(state.hub.clone(), docs.clone(), &own_urls);
+    let mock_server = std::sync::Arc::new(
+        mock_server::MockServer::new(state.hub.clone(), mock_config, &state.web).with_domains(Some(domains.clone())),
+    );
     let mock = match &state.web.mock_public_url {
         // Tenant content has its own origin: the hub's only points there.
         Some(url) => Router::new().route("/mock/{*rest}", any(mock_server::redirect)).with_state(url.clone()),
         // Custom domains never serve the mock (it sits outside
         // `host_routing`): the mock refuses them itself, which costs one
         // Host check per request instead of a middleware.
-        None => mock_routes(&state, mock_config, Some(domains.clone())),
+        None => mock_routes(mock_server.clone()),
     };
+    // The per-project MCP server; its tools call the mock in-process.
+    let mcp = Router::new().route("/api/mcp/{target}", any(mcp::handle)).with_state(mcp::McpState::new(mcp::McpCore {
+        hub: state.hub.clone(),
+        docs: docs_state.clone(),
+        mock: mock_server,
+        outbound: state.outbound.clone(),
+        public_url: state.web.public_url.clone(),
+    }));
     let (state_hub, state_web) = (state.hub.clone(), (*state.web).clone());
     let mock_admin = "/api/v1/projects/{slug}/mock";
     let project = "/api/v1/projects/{slug}";
@@ -157,6 +174,7 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         .route(&format!("{project}/docs-password"), axum::routing::put(routes::docs_admin::put_password))
         .route("/api/v1/openapi.json", get(openapi_document))
         .route("/api/projects/{slug}/upload-token", post(routes::uploads::rotate))
+        .route(&format!("{project}/mcp-token"), post(routes::uploads::rotate_mcp))
         .route("/api/projects/{slug}/upload", post(routes::uploads::upload))
         .route("/api/projects/{slug}/spec", get(routes::uploads::default_spec))
         .route("/api/projects/{slug}/diff", get(routes::diffs::diff))
@@ -185,10 +203,12 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         // Any other buffering extractor stops at the same 1 MiB.
         .layer(axum::extract::DefaultBodyLimit::max(platform::http::DEFAULT_BODY_LIMIT))
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(compression::layer())
         .layer(axum::Extension(docs_state.clone()))
         .with_state(state);
-    let dashboard = dashboard::router(state_hub, state_web);
+    let dashboard = dashboard::router(state_hub, state_web, docs_state.clone());
     let app = api
+        .merge(mcp)
         .merge(docs)
         .merge(dashboard)
         .merge(platform::http::ops_routes(db))
@@ -198,23 +218,19 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
     // per-route metrics: at tens of thousands of requests a second they were
     // a quarter of its time (36% more throughput without them, measured).
     // It keeps its own request log and counts `mock_requests_total`.
-    platform::http::catch_panics(platform::http::instrument(app, "hub").merge(mock), internal_error)
+    // Served by `platform::http::serve` with [`panic_response`].
+    platform::http::instrument(app, "hub").merge(mock)
 }
 
 /// The hosted mock alone, for its own listener (`SVC_MOCK_LISTEN`): the
 /// tenant-content origin serves nothing that reads the hub's cookies.
 pub fn mock_router(state: &AppState, mock_config: mock_server::MockConfig) -> Router {
     let db = state.hub.db().clone();
-    platform::http::catch_panics(
-        mock_routes(state, mock_config, None).merge(platform::http::ops_routes(db)).fallback(not_found),
-        internal_error,
-    )
+    let mock_state = std::sync::Arc::new(mock_server::MockServer::new(state.hub.clone(), mock_config, &state.web));
+    mock_routes(mock_state).merge(platform::http::ops_routes(db)).fallback(not_found)
 }
 
-fn mock_routes(state: &AppState, mock_config: mock_server::MockConfig, domains: Option<docs_site::Domains>) -> Router {
-    let mock_state = std::sync::Arc::new(
-        mock_server::MockServer::new(state.hub.clone(), mock_config, &state.web).with_domains(domains),
-    );
+fn mock_routes(mock_state: std::sync::Arc<mock_server::MockServer>) -> Router {
     // Open CORS (preflight included) is the handler's own; no body limit
     // beyond the mock's own.
     Router::new()
@@ -223,7 +239,9 @@ fn mock_routes(state: &AppState, mock_config: mock_server::MockConfig, domains: 
         .with_state(mock_state)
 }
 
-fn internal_error() -> Response {
+/// The answer to a request whose handler panicked: the 500 envelope
+/// (`platform::http::serve` answers with it).
+pub fn panic_response() -> Response {
     ApiError::from(hub_core::HubError::Internal("a request handler panicked".into())).into_response()
 }
 

@@ -161,17 +161,24 @@ pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
 /// and trickles its headers holds it forever; here headers must arrive
 /// within [`HEADER_READ_TIMEOUT`]. Each request carries the peer address as
 /// axum's `ConnectInfo<SocketAddr>`.
+///
+/// A panic in a handler is answered by `on_panic` (each service's 500
+/// envelope) and logged, instead of dropping the connection. The guard wraps
+/// the router here, once, as a plain service: wrapping it inside a router
+/// (as [`catch_panics`] must) routes every request twice.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     router: Router,
+    on_panic: fn() -> Response,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    serve_with(listener, router, shutdown, HEADER_READ_TIMEOUT).await
+    serve_with(listener, router, on_panic, shutdown, HEADER_READ_TIMEOUT).await
 }
 
 async fn serve_with(
     listener: tokio::net::TcpListener,
     router: Router,
+    on_panic: fn() -> Response,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     header_read_timeout: Duration,
 ) -> std::io::Result<()> {
@@ -183,6 +190,7 @@ async fn serve_with(
     builder.http1().timer(TokioTimer::new()).header_read_timeout(header_read_timeout);
     builder.http2().timer(TokioTimer::new()).enable_connect_protocol();
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let app = tower::Layer::layer(&tower_http::catch_panic::CatchPanicLayer::custom(PanicAnswer(on_panic)), router);
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let (stream, peer) = tokio::select! {
@@ -198,14 +206,12 @@ async fn serve_with(
             () = &mut shutdown => break,
         };
         let _ = stream.set_nodelay(true);
-        let service = tower::ServiceExt::map_request(
-            router.clone(),
-            move |request: axum::http::Request<hyper::body::Incoming>| {
+        let service =
+            tower::ServiceExt::map_request(app.clone(), move |request: axum::http::Request<hyper::body::Incoming>| {
                 let mut request = request.map(Body::new);
                 request.extensions_mut().insert(axum::extract::ConnectInfo(peer));
                 request
-            },
-        );
+            });
         let connection =
             builder.serve_connection_with_upgrades(TokioIo::new(stream), TowerToHyperService::new(service));
         let connection = graceful.watch(connection.into_owned());
@@ -220,23 +226,31 @@ async fn serve_with(
     Ok(())
 }
 
-/// Turns a panic in a handler into `answer`'s response (each service's 500
-/// envelope) instead of a dropped connection, and logs it.
-///
-/// The layer wraps the router as one service (`Router::layer` would wrap
-/// each route, and every request would clone its whole stack once more).
-pub fn catch_panics(router: Router, answer: fn() -> Response) -> Router {
-    use tower::Layer as _;
-    let layer = tower_http::catch_panic::CatchPanicLayer::custom(move |panic: Box<dyn std::any::Any + Send>| {
+/// The answer to a panicking handler: logs the panic, answers the service's
+/// 500 envelope.
+#[derive(Clone, Copy)]
+struct PanicAnswer(fn() -> Response);
+
+impl tower_http::catch_panic::ResponseForPanic for PanicAnswer {
+    type ResponseBody = Body;
+
+    fn response_for_panic(&mut self, panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
         let message = panic
             .downcast_ref::<String>()
             .map(String::as_str)
             .or_else(|| panic.downcast_ref::<&str>().copied())
             .unwrap_or("(no message)");
         tracing::error!(panic = message, "a request handler panicked");
-        answer()
-    });
-    Router::new().fallback_service(layer.layer(router))
+        (self.0)()
+    }
+}
+
+/// `router` with a panic in any handler answered by `answer`, as a router,
+/// for tests and for routers that are not served by [`serve`] (which guards
+/// its router itself, without the second routing this costs).
+pub fn catch_panics(router: Router, answer: fn() -> Response) -> Router {
+    let layer = tower_http::catch_panic::CatchPanicLayer::custom(PanicAnswer(answer));
+    Router::new().fallback_service(tower::Layer::layer(&layer, router))
 }
 
 /// Headers of every response that carries bytes a tenant chose (hosted mock
@@ -272,12 +286,35 @@ mod tests {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let app = Router::new().route("/", get(|| async { "ok" }));
-        tokio::spawn(serve_with(listener, app, std::future::pending(), Duration::from_millis(200)));
+        tokio::spawn(serve_with(
+            listener,
+            app,
+            || StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+            std::future::pending(),
+            Duration::from_millis(200),
+        ));
         let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
         stream.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n").await.unwrap();
         let mut buf = Vec::new();
         let read = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut buf)).await;
         assert!(read.is_ok(), "the connection was closed by the server");
+    }
+
+    #[tokio::test]
+    async fn a_served_router_answers_a_panic_with_the_service_envelope() {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let app = Router::new().route("/", get(|| async { if true { panic!("boom") } else { "unreachable" } }));
+        let answer = || (StatusCode::INTERNAL_SERVER_ERROR, "{\"error\":\"internal\"}").into_response();
+        tokio::spawn(serve(listener, app, answer, std::future::pending()));
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        stream.write_all(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").await.unwrap();
+        let mut buf = Vec::new();
+        tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut buf)).await.unwrap().unwrap();
+        let text = String::from_utf8_lossy(&buf);
+        assert!(text.starts_with("HTTP/1.1 500"), "{text}");
+        assert!(text.ends_with("{\"error\":\"internal\"}"), "{text}");
     }
 
     #[tokio::test]

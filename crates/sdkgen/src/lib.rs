@@ -110,6 +110,18 @@ pub fn generate(spec: &Spec, language: Language) -> Result<String, SdkError> {
     })
 }
 
+pub use ts::TypesOf;
+
+/// TypeScript declarations for one schema or one operation of a REST
+/// description, as the generated SDK declares them, with the named schemas
+/// they reference. `Ok(None)` when it is not in the description.
+pub fn typescript_types(spec: &Spec, of: TypesOf<'_>) -> Result<Option<String>, SdkError> {
+    if !spec.format.is_rest() {
+        return Err(SdkError::GraphQl);
+    }
+    Ok(ts::types(spec, of))
+}
+
 /// The key of a named schema a reference points at directly
 /// (`#/components/schemas/Pet` -> `Pet`), if it is one.
 pub(crate) fn schema_key<'s>(spec: &'s Spec, reference: &str) -> Option<&'s str> {

@@ -190,3 +190,20 @@ fn file_names_and_languages() {
     assert_eq!(Language::Python.file_name("Swagger Petstore"), "swagger_petstore.py");
     assert_eq!(Language::Python.file_name("123"), "api_123.py");
 }
+
+#[test]
+fn typescript_types_of_one_schema_or_operation_bring_their_references() {
+    let spec = petstore();
+    let shape = typescript_types(&spec, TypesOf::Schema("Shape")).unwrap().unwrap();
+    assert!(shape.starts_with("export type Shape = "), "{shape}");
+    assert!(shape.contains("export type Circle = ") && shape.contains("export type Square = "), "{shape}");
+    assert!(!shape.contains("export type Pet ="), "only what it references: {shape}");
+    let list = typescript_types(&spec, TypesOf::Operation("GET", "/pets")).unwrap().unwrap();
+    assert!(list.contains("export interface ListPetsParams {") && list.contains("limit?: number;"), "{list}");
+    assert!(list.contains("export type ListPetsResponse = Pets;"), "{list}");
+    assert!(list.contains("export type Pets = ") && list.contains("export type Pet = "), "{list}");
+    let create = typescript_types(&spec, TypesOf::Operation("post", "/pets")).unwrap().unwrap();
+    assert!(create.contains("export type CreatePetBody = Pet;"), "{create}");
+    assert!(typescript_types(&spec, TypesOf::Schema("Nope")).unwrap().is_none());
+    assert!(typescript_types(&spec, TypesOf::Operation("GET", "/nope")).unwrap().is_none());
+}

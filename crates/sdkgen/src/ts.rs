@@ -484,3 +484,115 @@ impl Gen<'_> {
         )
     }
 }
+
+/// What [`types`] declares.
+#[derive(Debug, Clone, Copy)]
+pub enum TypesOf<'a> {
+    /// A named schema (`components.schemas` key).
+    Schema(&'a str),
+    /// An operation, by method and path template.
+    Operation(&'a str, &'a str),
+}
+
+/// Most schemas one declaration pulls in by reference.
+const MAX_REFERENCED: usize = 60;
+
+/// TypeScript declarations for one schema or one operation (its parameters,
+/// body and successful response), with every named schema they reference,
+/// exactly as the generated SDK declares them. `None` when the schema or
+/// operation is not in the description.
+pub(crate) fn types(spec: &Spec, of: TypesOf<'_>) -> Option<String> {
+    let gen_ = Gen::new(spec);
+    let mut out = String::new();
+    let mut roots: Vec<&Value> = Vec::new();
+    match of {
+        TypesOf::Schema(key) => {
+            let (key, schema) = spec.schemas.get_key_value(key)?;
+            let name = gen_.type_names.get(key.as_str())?;
+            let _ = writeln!(out, "export type {name} = {};\n", gen_.ty(schema, 0, 0));
+            roots.push(schema);
+        }
+        TypesOf::Operation(method, path) => {
+            let operation =
+                spec.operations.iter().find(|o| o.method.as_str().eq_ignore_ascii_case(method) && o.path == path)?;
+            let plan = plan::plan(spec, operation);
+            let base = names::pascal(&plan::operation_base_name(operation), "Operation");
+            if !plan.path_params.is_empty() || !plan.other_params.is_empty() {
+                let _ = writeln!(out, "export interface {base}Params {{");
+                for path_param in &plan.path_params {
+                    let ty = path_param.parameter.map_or_else(|| "string".to_owned(), |p| gen_.param_type(p, 1));
+                    let _ = writeln!(out, "  {}: {ty};", property_key(&path_param.name));
+                    if let Some(schema) = path_param.parameter.and_then(Gen::param_schema) {
+                        roots.push(schema);
+                    }
+                }
+                for parameter in &plan.other_params {
+                    if let Some(doc) = parameter.description.as_deref().and_then(doc_line) {
+                        let _ = writeln!(out, "  /** {doc} */");
+                    }
+                    let optional = if parameter.required { "" } else { "?" };
+                    let _ = writeln!(
+                        out,
+                        "  {}{optional}: {};",
+                        property_key(&parameter.name),
+                        gen_.param_type(parameter, 1)
+                    );
+                    if let Some(schema) = Gen::param_schema(parameter) {
+                        roots.push(schema);
+                    }
+                }
+                out.push_str("}\n\n");
+            }
+            if let Some(schema) =
+                operation.request_body.as_ref().and_then(|b| b.content.values().next()).and_then(|m| m.schema.as_ref())
+            {
+                let _ = writeln!(out, "export type {base}Body = {};\n", gen_.ty(schema, 0, 0));
+                roots.push(schema);
+            }
+            let success = operation
+                .responses
+                .iter()
+                .find(|(status, _)| status.starts_with('2'))
+                .and_then(|(_, r)| r.content.values().next())
+                .and_then(|m| m.schema.as_ref());
+            if let Some(schema) = success {
+                let _ = writeln!(out, "export type {base}Response = {};\n", gen_.ty(schema, 0, 0));
+                roots.push(schema);
+            }
+        }
+    }
+    // Every named schema reached by reference, once, in description order.
+    let mut wanted: Vec<&str> = Vec::new();
+    let mut queue: Vec<&Value> = roots;
+    let own = match of {
+        TypesOf::Schema(key) => Some(key),
+        TypesOf::Operation(..) => None,
+    };
+    while let Some(value) = queue.pop() {
+        match value {
+            Value::Object(map) => {
+                if let Some(key) = map.get("$ref").and_then(Value::as_str).and_then(|r| schema_key(spec, r))
+                    && Some(key) != own
+                    && !wanted.contains(&key)
+                    && wanted.len() < MAX_REFERENCED
+                {
+                    wanted.push(key);
+                    if let Some(schema) = spec.schemas.get(key) {
+                        queue.push(schema);
+                    }
+                }
+                queue.extend(map.values());
+            }
+            Value::Array(items) => queue.extend(items.iter()),
+            _ => {}
+        }
+    }
+    for (key, schema) in &spec.schemas {
+        if wanted.contains(&key.as_str())
+            && let Some(name) = gen_.type_names.get(key.as_str())
+        {
+            let _ = writeln!(out, "export type {name} = {};\n", gen_.ty(schema, 0, 0));
+        }
+    }
+    Some(out.trim_end().to_owned() + "\n")
+}

@@ -166,8 +166,8 @@ pub async fn serve_catalog(
     };
     // Forms' CSRF tokens are signed under the shared secret key, so every
     // node accepts every node's login page; the sign-in throttle believes
-    // `X-Forwarded-For` only from the configured proxies. The router
-    // answers a panicking handler with Spotify's 500 object.
+    // `X-Forwarded-For` only from the configured proxies. A panicking
+    // handler is answered with Spotify's 500 object.
     let secret_key =
         platform::secrets::SecretKey::load_or_create(&store.data_dir).context("could not load the secret key")?;
     let proxies = platform::net::TrustedProxies::from_env().context("invalid trusted proxies")?;
@@ -183,7 +183,9 @@ pub async fn serve_catalog(
                 }
             }
         };
-        platform::http::serve(listener, router, until).await.context("the catalog server failed")?;
+        platform::http::serve(listener, router, catalog_http::panic_response, until)
+            .await
+            .context("the catalog server failed")?;
         tracing::info!("catalog stopped: in-flight requests finished");
         pruner.await.ok();
         catalog.db().close().await;

@@ -245,8 +245,6 @@ pub async fn serve_courses(
             }
         })
     };
-    // `router` answers a panicking handler with the 500 envelope
-    // (`courses_http::with_panic_envelope`).
     let embed_limit = match std::env::var("SVC_COURSES_EMBED_RATE_LIMIT") {
         Ok(text) if !text.trim().is_empty() => text
             .trim()
@@ -265,7 +263,9 @@ pub async fn serve_courses(
                 }
             }
         };
-        platform::http::serve(listener, router, until).await.context("the courses server failed")?;
+        platform::http::serve(listener, router, courses_http::panic_response, until)
+            .await
+            .context("the courses server failed")?;
         tracing::info!("courses stopped: in-flight requests finished");
         pruner.await.ok();
         sender.await.ok();

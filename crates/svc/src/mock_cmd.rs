@@ -111,7 +111,13 @@ pub async fn run(args: MockArgs, out: &Output) -> anyhow::Result<()> {
             }
         })
     };
-    let served = platform::http::serve(listener, local_router(local), platform::http::shutdown_signal()).await;
+    let served = platform::http::serve(
+        listener,
+        local_router(local),
+        hub_http::panic_response,
+        platform::http::shutdown_signal(),
+    )
+    .await;
     watcher.abort();
     served.context("the mock server failed")
 }

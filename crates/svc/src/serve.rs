@@ -67,12 +67,14 @@ async fn serve_hub(
     let signup: hub_core::sessions::SignupMode =
         args.signup.parse().map_err(|e: String| anyhow::anyhow!(e)).context("SVC_SIGNUP")?;
     let hub = open_hub(store).await?;
-    let public_url = args
-        .public_url_hub
-        .clone()
-        .unwrap_or_else(|| format!("http://{}", args.hub_listen))
-        .trim_end_matches('/')
-        .to_owned();
+    let listener = tokio::net::TcpListener::bind(args.hub_listen)
+        .await
+        .with_context(|| format!("could not listen on {}", args.hub_listen))?;
+    let bound = listener.local_addr().context("could not read the bound address")?;
+    // Without a configured public URL, the address actually bound (port 0
+    // picks one) is where links lead.
+    let public_url =
+        args.public_url_hub.clone().unwrap_or_else(|| format!("http://{bound}")).trim_end_matches('/').to_owned();
     let cron_secret = match args.cron_secret.clone().filter(|s| !s.is_empty()) {
         Some(secret) => Secret::new(secret),
         None => {
@@ -102,10 +104,6 @@ async fn serve_hub(
             }),
         );
     }
-    let listener = tokio::net::TcpListener::bind(args.hub_listen)
-        .await
-        .with_context(|| format!("could not listen on {}", args.hub_listen))?;
-    let bound = listener.local_addr().context("could not read the bound address")?;
     // Mailed links need an address that reaches this hub, port included.
     let link_base = args
         .public_url_hub
@@ -236,13 +234,20 @@ async fn serve_hub(
                 &json!({ "service": "hub-mock", "listen": bound.to_string(), "url": url }),
             );
             let router = hub_http::mock_router(&state, mock_config);
-            Some(tokio::spawn(platform::http::serve(listener, router, until_stopped(stopped.clone()))))
+            Some(tokio::spawn(platform::http::serve(
+                listener,
+                router,
+                hub_http::panic_response,
+                until_stopped(stopped.clone()),
+            )))
         }
         None => None,
     };
     let router = hub_http::router_with(state, mock_config);
     Ok(async move {
-        platform::http::serve(listener, router, until_stopped(stopped)).await.context("the hub server failed")?;
+        platform::http::serve(listener, router, hub_http::panic_response, until_stopped(stopped))
+            .await
+            .context("the hub server failed")?;
         if let Some(mock_server) = mock_server {
             mock_server.await.context("the mock server task failed")?.context("the mock server failed")?;
         }

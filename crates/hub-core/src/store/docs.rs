@@ -8,7 +8,7 @@ use platform::db::store_error;
 use platform::{Db, with_db};
 
 use super::Store;
-use crate::docs::{Customization, DocsVersion, EndpointMarkdown, SearchHit, SearchSection, ThemeTokens};
+use crate::docs::{Customization, DocsVersion, EndpointMarkdown, SearchSection, ThemeTokens};
 use crate::error::{HubError, HubResult};
 use crate::model::AuditEvent;
 
@@ -31,6 +31,13 @@ pub struct DocsProjectRow {
     pub base_url: Option<String>,
     pub branding: String,
     pub owner_plan: String,
+}
+
+/// Which words of a section a search looks at.
+#[derive(Clone, Copy)]
+enum Field {
+    Title,
+    Body,
 }
 
 /// Which column of `docs_settings` a write replaces.
@@ -323,49 +330,127 @@ impl Store {
                 return Ok(());
             }
             for section in sections {
-                sqlx::query("INSERT INTO docs_search (spec_sha256, target, title, body) VALUES ($1, $2, $3, $4)")
-                    .bind(spec_sha256)
-                    .bind(&section.target)
-                    .bind(&section.title)
-                    .bind(&section.body)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(store_error)?;
+                let (title_terms, terms) = crate::search::section_terms(&section.title, &section.body);
+                sqlx::query(
+                    "INSERT INTO docs_search (spec_sha256, target, title, body, title_terms, terms) VALUES ($1, $2, $3, $4, $5, $6)",
+                )
+                .bind(spec_sha256)
+                .bind(&section.target)
+                .bind(&section.title)
+                .bind(&section.body)
+                .bind(title_terms)
+                .bind(terms)
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
             }
             tx.commit().await.map_err(store_error)?;
             Ok(())
         })
     }
 
-    /// The best sections of one document for `terms` (words only, already
-    /// lowercased; each matches as a prefix), best first.
-    pub async fn search_docs(&self, spec_sha256: &str, terms: &[String], limit: i64) -> HubResult<Vec<SearchHit>> {
+    /// The best sections of one document for a question's word groups
+    /// (`search::query_groups`: each group's words are alternatives; a
+    /// section matching more groups, in its title above all, ranks higher),
+    /// best first. The last group's first word also matches as a prefix, for
+    /// a search box that asks while the word is typed.
+    pub async fn search_docs(
+        &self,
+        spec_sha256: &str,
+        groups: &[Vec<String>],
+        limit: i64,
+    ) -> HubResult<Vec<crate::search::Candidate>> {
+        // Sections whose title words match come first (most answers are
+        // there, and titles are short, so ranking them is cheap); a few more
+        // found only in descriptions follow.
+        let body_limit = (limit / 4).max(1);
+        let mut found = self.search_docs_in(spec_sha256, groups, Field::Title, limit).await?;
+        for extra in self.search_docs_in(spec_sha256, groups, Field::Body, body_limit).await? {
+            if !found.iter().any(|c| c.target == extra.target) {
+                found.push(extra);
+            }
+        }
+        Ok(found)
+    }
+
+    async fn search_docs_in(
+        &self,
+        spec_sha256: &str,
+        groups: &[Vec<String>],
+        field: Field,
+        limit: i64,
+    ) -> HubResult<Vec<crate::search::Candidate>> {
+        let last = groups.len().saturating_sub(1);
         let rows = match &self.db {
             Db::Sqlite(pool) => {
-                let query = terms.iter().map(|t| format!("\"{}\"*", t.replace('"', ""))).collect::<Vec<_>>().join(" ");
-                sqlx::query_as::<_, SearchHit>(
-                    "SELECT target, title, snippet(docs_search, 3, '', '', '…', 16) AS body FROM docs_search
-                     WHERE docs_search MATCH $1 AND spec_sha256 = $2
-                     ORDER BY bm25(docs_search, 0.0, 0.0, 5.0, 1.0) LIMIT $3",
-                )
-                .bind(query)
-                .bind(spec_sha256)
-                .bind(limit)
-                .fetch_all(pool)
-                .await
+                let query = groups
+                    .iter()
+                    .enumerate()
+                    .map(|(i, group)| {
+                        let words: Vec<String> = group
+                            .iter()
+                            .enumerate()
+                            .map(|(j, w)| {
+                                let w = w.replace('"', "");
+                                if i == last && j == 0 { format!("\"{w}\"*") } else { format!("\"{w}\"") }
+                            })
+                            .collect();
+                        format!("({})", words.join(" OR "))
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" OR ");
+                let sql = match field {
+                    Field::Title => {
+                        "SELECT target, title, substr(body, 1, 240) AS body, title_terms, terms FROM docs_search
+                         WHERE docs_search MATCH '{title_terms} : (' || $1 || ')' AND spec_sha256 = $2
+                         ORDER BY bm25(docs_search, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0), title LIMIT $3"
+                    }
+                    Field::Body => {
+                        "SELECT target, title, substr(body, 1, 240) AS body, title_terms, terms FROM docs_search
+                         WHERE docs_search MATCH '{terms} : (' || $1 || ')' AND spec_sha256 = $2
+                         ORDER BY bm25(docs_search, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0), title LIMIT $3"
+                    }
+                };
+                sqlx::query_as::<_, crate::search::Candidate>(sql)
+                    .bind(query)
+                    .bind(spec_sha256)
+                    .bind(limit)
+                    .fetch_all(pool)
+                    .await
             }
             Db::Postgres(pool) => {
-                let query = terms
+                // `:A` matches title words only, `:B` description words.
+                let weight = match field {
+                    Field::Title => "A",
+                    Field::Body => "B",
+                };
+                let query = groups
                     .iter()
-                    .map(|t| format!("{}:*", t.replace(['\'', ':', '&', '|', '!', '(', ')', '\\'], "")))
+                    .enumerate()
+                    .map(|(i, group)| {
+                        let words: Vec<String> =
+                            group
+                                .iter()
+                                .map(|w| w.chars().filter(|c| c.is_alphanumeric()).collect::<String>())
+                                .enumerate()
+                                .filter(|(_, w)| !w.is_empty())
+                                .map(|(j, w)| {
+                                    if i == last && j == 0 { format!("{w}:*{weight}") } else { format!("{w}:{weight}") }
+                                })
+                                .collect();
+                        format!("({})", words.join(" | "))
+                    })
+                    .filter(|g| g != "()")
                     .collect::<Vec<_>>()
-                    .join(" & ");
-                sqlx::query_as::<_, SearchHit>(
-                    "SELECT target, title,
-                            ts_headline('simple', body, q, 'MaxWords=24, MinWords=8, StartSel=\"\", StopSel=\"\"') AS body
+                    .join(" | ");
+                if query.is_empty() {
+                    return Ok(Vec::new());
+                }
+                sqlx::query_as::<_, crate::search::Candidate>(
+                    "SELECT target, title, left(body, 240) AS body, title_terms, terms
                      FROM docs_search, to_tsquery('simple', $1) q
                      WHERE spec_sha256 = $2 AND document @@ q
-                     ORDER BY ts_rank(document, q) DESC, title LIMIT $3",
+                     ORDER BY ts_rank(document, q, 1) DESC, title LIMIT $3",
                 )
                 .bind(query)
                 .bind(spec_sha256)

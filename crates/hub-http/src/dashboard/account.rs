@@ -8,7 +8,7 @@ use hub_core::{HubError, Plan, Source};
 use kernel::Secret;
 use serde_json::{Value, json};
 
-use super::{Ctx, Dash, Dashboard, Form, Me, SESSION_COOKIE, read_form, when};
+use super::{Ctx, Dash, Dashboard, Form, Me, Posted, SESSION_COOKIE, when};
 
 /// The expiry choices of a new token, in days (0: never).
 const EXPIRY_OPTIONS: [(u32, &str); 5] =
@@ -56,12 +56,8 @@ pub(crate) async fn tokens(State(d): Dash, headers: HeaderMap) -> Response {
 }
 
 pub(crate) async fn create_token(State(d): Dash, request: Request) -> Response {
-    let (headers, _, form) = match read_form(request).await {
-        Ok(parts) => parts,
-        Err(response) => return response,
-    };
-    let (ctx, me) = match d.signed_post(&headers, &form).await {
-        Ok(found) => found,
+    let Posted { ctx, me, form } = match d.posted(request).await {
+        Ok(posted) => posted,
         Err(response) => return response,
     };
     let expires = match form.get("expires_in").parse::<u32>() {
@@ -85,12 +81,8 @@ pub(crate) async fn create_token(State(d): Dash, request: Request) -> Response {
 }
 
 pub(crate) async fn revoke_token(State(d): Dash, Path(id): Path<String>, request: Request) -> Response {
-    let (headers, _, form) = match read_form(request).await {
-        Ok(parts) => parts,
-        Err(response) => return response,
-    };
-    let (ctx, me) = match d.signed_post(&headers, &form).await {
-        Ok(found) => found,
+    let Posted { ctx, me, form: _ } = match d.posted(request).await {
+        Ok(posted) => posted,
         Err(response) => return response,
     };
     // By id only: a name could match a token created after the page was drawn.
@@ -174,12 +166,8 @@ pub(crate) async fn show(State(d): Dash, headers: HeaderMap) -> Response {
 }
 
 pub(crate) async fn profile(State(d): Dash, request: Request) -> Response {
-    let (headers, _, form) = match read_form(request).await {
-        Ok(parts) => parts,
-        Err(response) => return response,
-    };
-    let (ctx, me) = match d.signed_post(&headers, &form).await {
-        Ok(found) => found,
+    let Posted { ctx, me, form } = match d.posted(request).await {
+        Ok(posted) => posted,
         Err(response) => return response,
     };
     match d.hub.update_profile(&me.principal, form.get("display_name")).await {
@@ -190,12 +178,8 @@ pub(crate) async fn profile(State(d): Dash, request: Request) -> Response {
 }
 
 pub(crate) async fn password(State(d): Dash, request: Request) -> Response {
-    let (headers, _, form) = match read_form(request).await {
-        Ok(parts) => parts,
-        Err(response) => return response,
-    };
-    let (ctx, me) = match d.signed_post(&headers, &form).await {
-        Ok(found) => found,
+    let Posted { ctx, me, form } = match d.posted(request).await {
+        Ok(posted) => posted,
         Err(response) => return response,
     };
     let current = Secret::new(form.get("current_password").to_owned());
@@ -213,12 +197,8 @@ pub(crate) async fn password(State(d): Dash, request: Request) -> Response {
 }
 
 pub(crate) async fn plan(State(d): Dash, request: Request) -> Response {
-    let (headers, _, form) = match read_form(request).await {
-        Ok(parts) => parts,
-        Err(response) => return response,
-    };
-    let (ctx, me) = match d.signed_post(&headers, &form).await {
-        Ok(found) => found,
+    let Posted { ctx, me, form } = match d.posted(request).await {
+        Ok(posted) => posted,
         Err(response) => return response,
     };
     let Ok(plan) = form.get("plan").parse::<Plan>() else {
@@ -237,12 +217,8 @@ pub(crate) async fn plan(State(d): Dash, request: Request) -> Response {
 }
 
 pub(crate) async fn revoke_session(State(d): Dash, Path(id): Path<String>, request: Request) -> Response {
-    let (headers, _, form) = match read_form(request).await {
-        Ok(parts) => parts,
-        Err(response) => return response,
-    };
-    let (ctx, me) = match d.signed_post(&headers, &form).await {
-        Ok(found) => found,
+    let Posted { ctx, me, form: _ } = match d.posted(request).await {
+        Ok(posted) => posted,
         Err(response) => return response,
     };
     match d.hub.revoke_session(&me.principal, &id).await {
@@ -252,12 +228,8 @@ pub(crate) async fn revoke_session(State(d): Dash, Path(id): Path<String>, reque
 }
 
 pub(crate) async fn signout_everywhere(State(d): Dash, request: Request) -> Response {
-    let (headers, _, form) = match read_form(request).await {
-        Ok(parts) => parts,
-        Err(response) => return response,
-    };
-    let (ctx, me) = match d.signed_post(&headers, &form).await {
-        Ok(found) => found,
+    let Posted { ctx, me, form: _ } = match d.posted(request).await {
+        Ok(posted) => posted,
         Err(response) => return response,
     };
     match d.hub.sign_out_everywhere(&me.principal, Source::Dashboard).await {

@@ -10,7 +10,7 @@ use hub_core::{Action, HubError, Source};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::{Ctx, Dash, Dashboard, Form, Me, read_form, when};
+use super::{Ctx, Dash, Dashboard, Form, Me, Posted, override_form, when};
 
 /// Request-log rows read for the filters, and shown.
 const LOG_READ: u32 = 500;
@@ -33,6 +33,20 @@ fn palette(form: &Form, prefix: &str) -> Value {
         }
     }
     Value::Object(map)
+}
+
+/// The theme form as the use case's body.
+fn theme_body(form: &Form) -> Value {
+    let radius = match form.get("radius").trim() {
+        "" => Value::Null,
+        n => n.parse::<u64>().map_or_else(|_| Value::String(n.to_owned()), |n| json!(n)),
+    };
+    json!({
+        "light": palette(form, "light"),
+        "dark": palette(form, "dark"),
+        "radius": radius,
+        "lock": text_or_null(form.get("lock")),
+    })
 }
 
 async fn docs_page(d: &Dashboard, ctx: &Ctx, me: &Me, slug: &str, form: Option<Form>) -> Response {
@@ -106,12 +120,8 @@ pub(crate) async fn docs_save(
     Path((slug, part)): Path<(String, String)>,
     request: Request,
 ) -> Response {
-    let (headers, _, form) = match read_form(request).await {
-        Ok(parts) => parts,
-        Err(response) => return response,
-    };
-    let (ctx, me) = match d.signed_post(&headers, &form).await {
-        Ok(found) => found,
+    let Posted { ctx, me, form } = match d.posted(request).await {
+        Ok(posted) => posted,
         Err(response) => return response,
     };
     let p = &me.principal;
@@ -124,19 +134,7 @@ pub(crate) async fn docs_save(
             });
             d.hub.update_branding(p, &slug, &body, Source::Dashboard).await.map(|_| "Branding saved.")
         }
-        "theme" => {
-            let radius = match form.get("radius").trim() {
-                "" => Value::Null,
-                n => n.parse::<u64>().map_or_else(|_| Value::String(n.to_owned()), |n| json!(n)),
-            };
-            let body = json!({
-                "light": palette(&form, "light"),
-                "dark": palette(&form, "dark"),
-                "radius": radius,
-                "lock": text_or_null(form.get("lock")),
-            });
-            d.hub.update_theme(p, &slug, &body, Source::Dashboard).await.map(|_| "Theme saved.")
-        }
+        "theme" => d.hub.update_theme(p, &slug, &theme_body(&form), Source::Dashboard).await.map(|_| "Theme saved."),
         "header" => {
             let body = json!({
                 "header": {
@@ -169,6 +167,40 @@ pub(crate) async fn docs_save(
         }
         Err(e) => d.error_page(Some(&ctx), &e),
     }
+}
+
+/// The live preview of unsaved theme tokens: the theme form, checked by
+/// the same use case that saves it, answered as the docs page's theme
+/// stylesheet (`{css, lock}`), which the builder's script puts into the
+/// preview frame. Refusals are `{field, message}` with the use case's
+/// status.
+pub(crate) async fn theme_preview(State(d): Dash, Path(slug): Path<String>, request: Request) -> Response {
+    let Posted { me, form, .. } = match d.posted(request).await {
+        Ok(posted) => posted,
+        Err(response) => return response,
+    };
+    let mut response = match d.hub.preview_theme(&me.principal, &slug, &theme_body(&form)).await {
+        Ok(theme) => {
+            let css = docs_render::theme::css(&crate::docs_site::render_theme(&theme));
+            axum::Json(json!({ "css": css, "lock": theme.lock })).into_response()
+        }
+        Err(e) => {
+            let status = match &e {
+                HubError::Validation { .. } | HubError::InvalidField { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+                HubError::PlanRequired { .. } => StatusCode::PAYMENT_REQUIRED,
+                HubError::Forbidden { .. } => StatusCode::FORBIDDEN,
+                HubError::NotFound { .. } => StatusCode::NOT_FOUND,
+                _ => return d.error_page(None, &e),
+            };
+            let (field, message) = match dotted(e) {
+                HubError::InvalidField { field, message } => (Some(field), message),
+                other => (None, other.to_string()),
+            };
+            (status, axum::Json(json!({ "field": field, "message": message }))).into_response()
+        }
+    };
+    response.headers_mut().insert(header::CACHE_CONTROL, axum::http::HeaderValue::from_static("no-store"));
+    response
 }
 
 /// A use case names nested fields with dots (`light.primary`); the form's
@@ -305,12 +337,8 @@ fn number(form: &Form, name: &str) -> Value {
 }
 
 pub(crate) async fn mock_settings(State(d): Dash, Path(slug): Path<String>, request: Request) -> Response {
-    let (headers, _, form) = match read_form(request).await {
-        Ok(parts) => parts,
-        Err(response) => return response,
-    };
-    let (ctx, me) = match d.signed_post(&headers, &form).await {
-        Ok(found) => found,
+    let Posted { ctx, me, form } = match d.posted(request).await {
+        Ok(posted) => posted,
         Err(response) => return response,
     };
     let disabled: Vec<&str> = form.get("disabled").lines().map(str::trim).filter(|l| !l.is_empty()).collect();
@@ -350,9 +378,11 @@ const OVERRIDE_TEMPLATE: &str = r#"{
   "enabled": true,
   "priority": 0,
   "matcher": { "method": "GET", "path": "/pets/{id}" },
-  "response": { "status": 404, "body": { "message": "Pet {{request.params.id}} is out of stock" } }
+  "response": { "status": 404, "body": { "message": "Pet {{request.path.id}} is out of stock" } }
 }"#;
 
+/// The override editor: a field per part, and the whole as JSON (open
+/// when that is what was posted).
 async fn override_page(
     d: &Dashboard,
     ctx: &Ctx,
@@ -367,20 +397,27 @@ async fn override_page(
     };
     let form = match form {
         Some(form) => form,
-        None => {
-            let json = match id {
-                Some(id) => match d.hub.get_mock_override(&me.principal, slug, id).await {
-                    Ok(stored) => serde_json::to_string_pretty(&stored.spec).unwrap_or_default(),
-                    Err(e) => return d.error_page(Some(ctx), &e),
-                },
-                None => OVERRIDE_TEMPLATE.to_owned(),
-            };
-            let mut form = Form::default();
-            form.values.insert("json".into(), json);
-            form
-        }
+        None => match id {
+            Some(id) => match d.hub.get_mock_override(&me.principal, slug, id).await {
+                Ok(stored) => {
+                    let mut form = override_form::to_fields(&stored.spec);
+                    form.values.insert("json".into(), serde_json::to_string_pretty(&stored.spec).unwrap_or_default());
+                    form
+                }
+                Err(e) => return d.error_page(Some(ctx), &e),
+            },
+            None => {
+                let mut form = override_form::new_fields();
+                form.values.insert("json".into(), OVERRIDE_TEMPLATE.to_owned());
+                form
+            }
+        },
     };
     let status = if form.errors.is_empty() { StatusCode::OK } else { StatusCode::UNPROCESSABLE_ENTITY };
+    let action = match id {
+        Some(id) => format!("/app/p/{slug}/mock/overrides/{id}"),
+        None => format!("/app/p/{slug}/mock/overrides"),
+    };
     d.render(
         ctx,
         status,
@@ -390,8 +427,11 @@ async fn override_page(
             "project": super::projects::project_view(&access),
             "can": super::projects::abilities(&access),
             "tab": "mock",
+            "json_open": form.get("mode") == "json",
             "form": form.view(),
             "id": id,
+            "action": action,
+            "methods": override_form::METHODS,
         }),
     )
 }
@@ -416,7 +456,8 @@ pub(crate) async fn override_edit(
     override_page(&d, &ctx, &me, &slug, Some(&id), None).await
 }
 
-/// Creates (no id) or replaces an override from its JSON.
+/// Creates (no id) or replaces an override, from its fields or its JSON
+/// (`mode=json`), through the API's use case.
 pub(crate) async fn override_save(
     State(d): Dash,
     Path(params): Path<Vec<(String, String)>>,
@@ -424,19 +465,35 @@ pub(crate) async fn override_save(
 ) -> Response {
     let slug = params.iter().find(|(k, _)| k == "slug").map(|(_, v)| v.clone()).unwrap_or_default();
     let id = params.iter().find(|(k, _)| k == "id").map(|(_, v)| v.clone());
-    let (headers, _, form) = match read_form(request).await {
-        Ok(parts) => parts,
+    let Posted { ctx, me, mut form } = match d.posted(request).await {
+        Ok(posted) => posted,
         Err(response) => return response,
     };
-    let (ctx, me) = match d.signed_post(&headers, &form).await {
-        Ok(found) => found,
-        Err(response) => return response,
-    };
-    let body: Value = match serde_json::from_str(form.get("json")) {
-        Ok(body) => body,
-        Err(e) => {
-            let form = form.with_message(Some("json"), format!("This is not valid JSON: {e}"));
-            return override_page(&d, &ctx, &me, &slug, id.as_deref(), Some(form)).await;
+    let from_json = form.get("mode") == "json";
+    let body: Value = if from_json {
+        match serde_json::from_str::<Value>(form.get("json")) {
+            Ok(body) => {
+                // The fields follow the JSON when the page comes back.
+                if let Ok(spec) = serde_json::from_value::<mock::overrides::OverrideSpec>(body.clone()) {
+                    form.values.extend(override_form::to_fields(&spec).values);
+                }
+                body
+            }
+            Err(e) => {
+                let form = form.with_message(Some("json"), format!("This is not valid JSON: {e}"));
+                return override_page(&d, &ctx, &me, &slug, id.as_deref(), Some(form)).await;
+            }
+        }
+    } else {
+        match override_form::from_fields(&form) {
+            Ok(body) => {
+                form.values.insert("json".into(), serde_json::to_string_pretty(&body).unwrap_or_default());
+                body
+            }
+            Err(e) => {
+                let form = form.with_message(Some(e.field), e.message);
+                return override_page(&d, &ctx, &me, &slug, id.as_deref(), Some(form)).await;
+            }
         }
     };
     let saved = match &id {
@@ -452,9 +509,15 @@ pub(crate) async fn override_save(
                 if stored.spec.name.is_empty() { stored.id.as_str() } else { stored.spec.name.as_str() }
             ),
         ),
-        Err(e @ (HubError::Validation { .. } | HubError::InvalidField { .. } | HubError::MockOverrideLimit { .. })) => {
+        Err(HubError::InvalidField { field, message }) => {
+            let target = if from_json { Some("json") } else { override_form::form_field(&field) };
+            let message = if target.is_some() && !from_json { message } else { format!("{field}: {message}") };
+            override_page(&d, &ctx, &me, &slug, id.as_deref(), Some(form.with_message(target, message))).await
+        }
+        Err(e @ (HubError::Validation { .. } | HubError::MockOverrideLimit { .. })) => {
             let message = e.to_string();
-            override_page(&d, &ctx, &me, &slug, id.as_deref(), Some(form.with_message(Some("json"), message))).await
+            let target = from_json.then_some("json");
+            override_page(&d, &ctx, &me, &slug, id.as_deref(), Some(form.with_message(target, message))).await
         }
         Err(e) => d.error_page(Some(&ctx), &e),
     }
@@ -466,12 +529,8 @@ pub(crate) async fn override_action(
     Path((slug, id, action)): Path<(String, String, String)>,
     request: Request,
 ) -> Response {
-    let (headers, _, form) = match read_form(request).await {
-        Ok(parts) => parts,
-        Err(response) => return response,
-    };
-    let (ctx, me) = match d.signed_post(&headers, &form).await {
-        Ok(found) => found,
+    let Posted { ctx, me, form } = match d.posted(request).await {
+        Ok(posted) => posted,
         Err(response) => return response,
     };
     let back = format!("/app/p/{slug}/mock");
@@ -566,56 +625,18 @@ pub(crate) async fn overrides_import(
     request: Request,
 ) -> Response {
     let headers = request.headers().clone();
-    let (ctx, me) = match d.signed_in(&headers, &format!("/app/p/{slug}/mock")).await {
+    let back = format!("/app/p/{slug}/mock");
+    let (ctx, me) = match d.upload_gate(&headers, &back, &query.csrf_token, &slug, Action::UpdateProject).await {
         Ok(found) => found,
         Err(response) => return response,
     };
-    if let Err(response) = d.check_csrf(&headers, Some(&query.csrf_token)) {
-        return response;
-    }
-    if let Err(e) = d.hub.authorize_project(&me.principal, &slug, Action::UpdateProject).await {
-        return d.error_page(Some(&ctx), &e);
-    }
-    let back = format!("/app/p/{slug}/mock");
-    let Ok(mut multipart) =
-        <axum::extract::Multipart as axum::extract::FromRequest<()>>::from_request(request, &()).await
-    else {
-        return d.redirect_with(&back, "error", "Send the bundle as a file upload.");
+    let upload = match super::read_upload(request, "bundle", MAX_BUNDLE_BYTES, "The bundle is larger than 2 MiB.").await
+    {
+        Ok(upload) => upload,
+        Err(message) => return d.redirect_with(&back, "error", &message),
     };
-    let mut mode = ImportMode::Merge;
-    let mut bytes: Option<Vec<u8>> = None;
-    loop {
-        let field = match multipart.next_field().await {
-            Ok(Some(field)) => field,
-            Ok(None) => break,
-            Err(e) => return d.redirect_with(&back, "error", &format!("The upload could not be read: {e}")),
-        };
-        match field.name() {
-            Some("mode") => {
-                let replace = field.text().await.is_ok_and(|t| t == "replace");
-                mode = if replace { ImportMode::Replace } else { mode };
-            }
-            Some("bundle") => {
-                let mut field = field;
-                let mut data = Vec::new();
-                loop {
-                    match field.chunk().await {
-                        Ok(Some(chunk)) if data.len() + chunk.len() <= MAX_BUNDLE_BYTES => {
-                            data.extend_from_slice(&chunk)
-                        }
-                        Ok(Some(_)) => return d.redirect_with(&back, "error", "The bundle is larger than 2 MiB."),
-                        Ok(None) => break,
-                        Err(e) => {
-                            return d.redirect_with(&back, "error", &format!("The upload could not be read: {e}"));
-                        }
-                    }
-                }
-                bytes = Some(data);
-            }
-            _ => {}
-        }
-    }
-    let Some(bytes) = bytes.filter(|b| !b.is_empty()) else {
+    let mode = if upload.text("mode") == "replace" { ImportMode::Replace } else { ImportMode::Merge };
+    let Some(bytes) = upload.file.filter(|b| !b.is_empty()) else {
         return d.redirect_with(&back, "error", "Choose a bundle file (exported from a mock) to import.");
     };
     let Ok(bundle) = serde_json::from_slice::<Value>(&bytes) else {

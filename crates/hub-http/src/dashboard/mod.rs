@@ -21,6 +21,8 @@
 mod account;
 mod auth;
 mod builder;
+mod endpoints;
+mod override_form;
 mod projects;
 
 use std::collections::HashMap;
@@ -57,6 +59,8 @@ const JS: &str = include_str!("../../assets/app.js");
 pub struct Dashboard {
     hub: Hub,
     web: WebConfig,
+    /// The docs pages' cached parses (the builder lists a version's endpoints from them).
+    docs: Arc<crate::docs_site::DocsServer>,
     /// Password checks, per client address and per account.
     signins: platform::throttle::SignInThrottle,
     /// Mail-sending forms (sign-up, resend, reset), per client address.
@@ -75,10 +79,11 @@ const MAILS_PER_IP_PER_MINUTE: u32 = 10;
 type Dash = axum::extract::State<Arc<Dashboard>>;
 
 /// The dashboard's routes.
-pub fn router(hub: Hub, web: WebConfig) -> Router {
+pub fn router(hub: Hub, web: WebConfig, docs: Arc<crate::docs_site::DocsServer>) -> Router {
     let state = Arc::new(Dashboard {
         hub,
         web,
+        docs,
         signins: platform::throttle::SignInThrottle::default(),
         mails: platform::throttle::Throttle::per_minute(MAILS_PER_IP_PER_MINUTE),
     });
@@ -101,10 +106,15 @@ pub fn router(hub: Hub, web: WebConfig) -> Router {
         .route(&format!("{p}/settings"), get(projects::settings).post(projects::update))
         .route(&format!("{p}/delete"), post(projects::delete))
         .route(&format!("{p}/upload-token"), post(projects::rotate_upload_token))
+        .route(&format!("{p}/mcp-token"), post(projects::rotate_mcp_token))
         .route(&format!("{p}/diff"), get(projects::diff))
         .route(&format!("{p}/diff.md"), get(projects::diff_markdown))
         .route(&format!("{p}/docs"), get(builder::docs))
         .route(&format!("{p}/docs/{{part}}"), post(builder::docs_save))
+        .route(&format!("{p}/docs/theme/preview"), post(builder::theme_preview))
+        .route(&format!("{p}/docs/endpoints"), get(endpoints::list).post(endpoints::save))
+        .route(&format!("{p}/docs/endpoints/edit"), get(endpoints::edit))
+        .route(&format!("{p}/docs/endpoints/preview"), post(endpoints::preview))
         .route(&format!("{p}/mock"), get(builder::mock))
         .route(&format!("{p}/mock/settings"), post(builder::mock_settings))
         .route(&format!("{p}/mock/overrides"), post(builder::override_save))
@@ -152,6 +162,8 @@ fn environment() -> &'static Environment<'static> {
             ("project_docs.html", include_str!("../../templates/dashboard/project_docs.html")),
             ("project_mock.html", include_str!("../../templates/dashboard/project_mock.html")),
             ("override_edit.html", include_str!("../../templates/dashboard/override_edit.html")),
+            ("project_endpoints.html", include_str!("../../templates/dashboard/project_endpoints.html")),
+            ("endpoint_edit.html", include_str!("../../templates/dashboard/endpoint_edit.html")),
             ("tokens.html", include_str!("../../templates/dashboard/tokens.html")),
             ("account.html", include_str!("../../templates/dashboard/account.html")),
         ] {
@@ -233,6 +245,13 @@ struct Ctx {
     csrf: String,
     flash: Option<Flash>,
     set_cookies: Vec<String>,
+}
+
+/// A signed-in action's posted form, its session and CSRF token checked.
+pub(crate) struct Posted {
+    ctx: Ctx,
+    me: Me,
+    form: Form,
 }
 
 /// The fields of a form as posted, with its errors when it is re-rendered.
@@ -328,11 +347,32 @@ impl Dashboard {
         }
     }
 
-    /// Checks the session and the CSRF token of a posted form.
-    async fn signed_post(&self, headers: &HeaderMap, form: &Form) -> Result<(Ctx, Me), Response> {
-        let (ctx, me) = self.signed_in(headers, "/app").await?;
-        self.check_csrf(headers, Some(form.get(platform::web::CSRF_FIELD)))?;
+    /// The preamble of an upload: the session, the CSRF token (in the
+    /// query, so it is checked before the body) and the role gate, all
+    /// before a byte of the body is read.
+    async fn upload_gate(
+        &self,
+        headers: &HeaderMap,
+        back_to: &str,
+        csrf_token: &str,
+        slug: &str,
+        action: hub_core::Action,
+    ) -> Result<(Ctx, Me), Response> {
+        let (ctx, me) = self.signed_in(headers, back_to).await?;
+        self.check_csrf(headers, Some(csrf_token))?;
+        if let Err(e) = self.hub.authorize_project(&me.principal, slug, action).await {
+            return Err(self.error_page(Some(&ctx), &e));
+        }
         Ok((ctx, me))
+    }
+
+    /// Reads a posted form and checks its session and CSRF token: the
+    /// preamble of every signed-in action.
+    async fn posted(&self, request: Request) -> Result<Posted, Response> {
+        let (headers, _, form) = read_form(request).await?;
+        let (ctx, me) = self.signed_in(&headers, "/app").await?;
+        self.check_csrf(&headers, Some(form.get(platform::web::CSRF_FIELD)))?;
+        Ok(Posted { ctx, me, form })
     }
 
     fn check_csrf(&self, headers: &HeaderMap, token: Option<&str>) -> Result<(), Response> {
@@ -463,6 +503,55 @@ fn when(at: kernel::Timestamp) -> String {
         .unwrap_or_default()
 }
 
+/// A file upload's fields: short text fields, and the one file.
+pub(crate) struct Upload {
+    texts: HashMap<String, String>,
+    file: Option<Vec<u8>>,
+}
+
+impl Upload {
+    fn text(&self, name: &str) -> &str {
+        self.texts.get(name).map_or("", String::as_str)
+    }
+}
+
+/// Text fields of an upload are cut at this many characters.
+const UPLOAD_TEXT_CHARS: usize = 200;
+
+/// Reads a multipart upload: the field `file_field` streams and is refused
+/// as soon as it passes `limit` bytes (`too_large` says so); other fields
+/// are short texts. Errors are sentences for the person uploading.
+async fn read_upload(request: Request, file_field: &str, limit: usize, too_large: &str) -> Result<Upload, String> {
+    let mut multipart = <axum::extract::Multipart as axum::extract::FromRequest<()>>::from_request(request, &())
+        .await
+        .map_err(|_| "Send the file as a form upload (multipart/form-data).".to_owned())?;
+    let unreadable = |e: axum::extract::multipart::MultipartError| format!("The upload could not be read: {e}");
+    let mut upload = Upload { texts: HashMap::new(), file: None };
+    while let Some(mut field) = multipart.next_field().await.map_err(unreadable)? {
+        let Some(name) = field.name().map(str::to_owned) else { continue };
+        if name == file_field {
+            let mut bytes = Vec::new();
+            while let Some(chunk) = field.chunk().await.map_err(unreadable)? {
+                if bytes.len() + chunk.len() > limit {
+                    return Err(too_large.to_owned());
+                }
+                bytes.extend_from_slice(&chunk);
+            }
+            upload.file = Some(bytes);
+        } else if upload.texts.len() < 16 {
+            let mut text = String::new();
+            while let Some(chunk) = field.chunk().await.map_err(unreadable)? {
+                text.push_str(&String::from_utf8_lossy(&chunk));
+                if text.len() > UPLOAD_TEXT_CHARS * 4 {
+                    break;
+                }
+            }
+            upload.texts.insert(name, text.chars().take(UPLOAD_TEXT_CHARS).collect());
+        }
+    }
+    Ok(upload)
+}
+
 /// Reads a form body (the router's 1 MiB limit applies).
 async fn read_form(request: Request) -> Result<(HeaderMap, Option<ConnectInfo<SocketAddr>>, Form), Response> {
     let peer = request.extensions().get::<ConnectInfo<SocketAddr>>().cloned();
@@ -492,7 +581,7 @@ mod tests {
         for name in ["layout.html", "signup.html", "signin.html", "projects.html", "project.html", "account.html"] {
             assert!(env.get_template(name).is_ok(), "{name}");
         }
-        assert_eq!(env.templates().count(), 21);
+        assert_eq!(env.templates().count(), 23);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use kernel::PageRequest;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Ctx, Dash, Dashboard, Form, Me, read_form, when};
+use super::{Ctx, Dash, Dashboard, Form, Me, Posted, when};
 
 /// Projects per page of the list, versions per page of a project.
 const PER_PAGE: u32 = 25;
@@ -96,12 +96,8 @@ fn optional(value: &str) -> Option<String> {
 }
 
 pub(crate) async fn create(State(d): Dash, request: Request) -> Response {
-    let (headers, _, form) = match read_form(request).await {
-        Ok(parts) => parts,
-        Err(response) => return response,
-    };
-    let (ctx, me) = match d.signed_post(&headers, &form).await {
-        Ok(found) => found,
+    let Posted { ctx, me, form } = match d.posted(request).await {
+        Ok(posted) => posted,
         Err(response) => return response,
     };
     let input = CreateProject {
@@ -238,28 +234,21 @@ pub(crate) async fn upload(
     // redirect itself and use up the flash message: it gets the next
     // address in `X-Location` with a 200 instead.
     let scripted = headers.get("x-requested-with").is_some_and(|v| v == "XMLHttpRequest");
-    let (ctx, me) = match d.signed_in(&headers, &format!("/app/p/{slug}")).await {
-        Ok(found) => found,
-        Err(response) => return response,
-    };
-    if let Err(response) = d.check_csrf(&headers, Some(&query.csrf_token)) {
-        return response;
-    }
-    // The gate first: a viewer or a stranger is refused before the upload is read.
-    if let Err(e) = d.hub.authorize_project(&me.principal, &slug, Action::PushVersion).await {
-        return d.error_page(Some(&ctx), &e);
-    }
-    let multipart = match <axum::extract::Multipart as axum::extract::FromRequest<()>>::from_request(request, &()).await
-    {
-        Ok(multipart) => multipart,
-        Err(_) => {
-            let form =
-                Form::default().with_message(Some("spec"), "Send the file as a form upload (multipart/form-data).");
-            return project_page(&d, &ctx, &me, &slug, 0, Some(form)).await;
-        }
-    };
-    let (label, body) = match read_upload(multipart).await {
-        Ok(parts) => parts,
+    let (ctx, me) =
+        match d.upload_gate(&headers, &format!("/app/p/{slug}"), &query.csrf_token, &slug, Action::PushVersion).await {
+            Ok(found) => found,
+            Err(response) => return response,
+        };
+    let limit = hub_core::plans::fixed::MAX_SPEC_BYTES;
+    let too_large = format!("the file is larger than the {} MB spec limit", limit / 1_000_000);
+    let (label, body) = match super::read_upload(request, "spec", limit, &too_large).await {
+        Ok(upload) => match (upload.text("label").to_owned(), upload.file) {
+            (label, Some(bytes)) if !bytes.is_empty() => (label, bytes),
+            _ => {
+                let form = Form::default().with_message(Some("spec"), "Choose a spec file to upload.");
+                return project_page(&d, &ctx, &me, &slug, 0, Some(form)).await;
+            }
+        },
         Err(message) => {
             let form = Form::default().with_message(Some("spec"), message);
             return project_page(&d, &ctx, &me, &slug, 0, Some(form)).await;
@@ -302,49 +291,13 @@ pub(crate) async fn upload(
     }
 }
 
-/// The label and the file of an upload form, the file bounded by the spec limit.
-async fn read_upload(mut multipart: axum::extract::Multipart) -> Result<(String, Vec<u8>), String> {
-    let limit = hub_core::plans::fixed::MAX_SPEC_BYTES;
-    let mut label = String::new();
-    let mut body: Option<Vec<u8>> = None;
-    while let Some(mut field) =
-        multipart.next_field().await.map_err(|e| format!("the upload could not be read: {e}"))?
-    {
-        match field.name() {
-            Some("spec") => {
-                let mut bytes = Vec::new();
-                while let Some(chunk) = field.chunk().await.map_err(|e| format!("the upload could not be read: {e}"))? {
-                    if bytes.len() + chunk.len() > limit {
-                        return Err(format!("the file is larger than the {} MB spec limit", limit / 1_000_000));
-                    }
-                    bytes.extend_from_slice(&chunk);
-                }
-                body = Some(bytes);
-            }
-            Some("label") => {
-                let text = field.text().await.map_err(|e| format!("the label could not be read: {e}"))?;
-                label = text.chars().take(200).collect();
-            }
-            _ => {}
-        }
-    }
-    match body {
-        Some(bytes) if !bytes.is_empty() => Ok((label, bytes)),
-        _ => Err("Choose a spec file to upload.".to_owned()),
-    }
-}
-
 pub(crate) async fn version_action(
     State(d): Dash,
     Path((slug, label, action)): Path<(String, String, String)>,
     request: Request,
 ) -> Response {
-    let (headers, _, form) = match read_form(request).await {
-        Ok(parts) => parts,
-        Err(response) => return response,
-    };
-    let (ctx, me) = match d.signed_post(&headers, &form).await {
-        Ok(found) => found,
+    let Posted { ctx, me, form } = match d.posted(request).await {
+        Ok(posted) => posted,
         Err(response) => return response,
     };
     let back = format!("/app/p/{slug}");
@@ -401,7 +354,7 @@ async fn settings_page(
     me: &Me,
     slug: &str,
     form: Option<Form>,
-    upload_token: Option<String>,
+    shown: Option<NewToken>,
 ) -> Response {
     let access = match d.hub.project_access(&me.principal, slug).await {
         Ok(access) => access,
@@ -442,7 +395,9 @@ async fn settings_page(
             "form": form.view(),
             "custom_domain_allowed": access.owner_plan.allows(Feature::CustomDomain),
             "hub_host": hub_host,
-            "upload_token": upload_token,
+            "upload_token": match &shown { Some(NewToken::Upload(token)) => Some(token.as_str()), _ => None },
+            "mcp_token": match &shown { Some(NewToken::Mcp(token)) => Some(token.as_str()), _ => None },
+            "mcp_url": format!("{}/api/mcp/{slug}", d.web.public_url.trim_end_matches('/')),
         }),
     )
 }
@@ -456,12 +411,8 @@ pub(crate) async fn settings(State(d): Dash, headers: HeaderMap, Path(slug): Pat
 }
 
 pub(crate) async fn update(State(d): Dash, Path(slug): Path<String>, request: Request) -> Response {
-    let (headers, _, form) = match read_form(request).await {
-        Ok(parts) => parts,
-        Err(response) => return response,
-    };
-    let (ctx, me) = match d.signed_post(&headers, &form).await {
-        Ok(found) => found,
+    let Posted { ctx, me, form } = match d.posted(request).await {
+        Ok(posted) => posted,
         Err(response) => return response,
     };
     let access = match d.hub.project_access(&me.principal, &slug).await {
@@ -491,12 +442,8 @@ pub(crate) async fn update(State(d): Dash, Path(slug): Path<String>, request: Re
 }
 
 pub(crate) async fn delete(State(d): Dash, Path(slug): Path<String>, request: Request) -> Response {
-    let (headers, _, form) = match read_form(request).await {
-        Ok(parts) => parts,
-        Err(response) => return response,
-    };
-    let (ctx, me) = match d.signed_post(&headers, &form).await {
-        Ok(found) => found,
+    let Posted { ctx, me, form } = match d.posted(request).await {
+        Ok(posted) => posted,
         Err(response) => return response,
     };
     if form.get("confirm").trim() != slug {
@@ -513,17 +460,32 @@ pub(crate) async fn delete(State(d): Dash, Path(slug): Path<String>, request: Re
 }
 
 pub(crate) async fn rotate_upload_token(State(d): Dash, Path(slug): Path<String>, request: Request) -> Response {
-    let (headers, _, form) = match read_form(request).await {
-        Ok(parts) => parts,
-        Err(response) => return response,
-    };
-    let (ctx, me) = match d.signed_post(&headers, &form).await {
-        Ok(found) => found,
+    let Posted { ctx, me, form: _ } = match d.posted(request).await {
+        Ok(posted) => posted,
         Err(response) => return response,
     };
     match d.hub.rotate_upload_token(&me.principal, &slug, Source::Dashboard).await {
         // Shown once, on this response: never in a redirect or a cookie.
-        Ok(token) => settings_page(&d, &ctx, &me, &slug, None, Some(token.expose().to_owned())).await,
+        Ok(token) => settings_page(&d, &ctx, &me, &slug, None, Some(NewToken::Upload(token.expose().to_owned()))).await,
+        Err(e) => d.error_page(Some(&ctx), &e),
+    }
+}
+
+/// A token just minted, shown once on the settings page.
+enum NewToken {
+    Upload(String),
+    Mcp(String),
+}
+
+/// Mints a new MCP token for the project's MCP server; shown once.
+pub(crate) async fn rotate_mcp_token(State(d): Dash, Path(slug): Path<String>, request: Request) -> Response {
+    let Posted { ctx, me, form: _ } = match d.posted(request).await {
+        Ok(posted) => posted,
+        Err(response) => return response,
+    };
+    match d.hub.rotate_mcp_token(&me.principal, &slug, Source::Dashboard).await {
+        // Shown once, on this response: never in a redirect or a cookie.
+        Ok(token) => settings_page(&d, &ctx, &me, &slug, None, Some(NewToken::Mcp(token.expose().to_owned()))).await,
         Err(e) => d.error_page(Some(&ctx), &e),
     }
 }

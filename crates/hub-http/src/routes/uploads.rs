@@ -75,3 +75,20 @@ pub async fn default_spec(
     };
     Ok(([(axum::http::header::CONTENT_TYPE, content_type)], document).into_response())
 }
+
+/// `POST /api/v1/projects/{slug}/mcp-token`: mints a new MCP token for the
+/// project's MCP server (the previous one stops working); shown once.
+pub async fn rotate_mcp(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path(slug): Path<String>,
+) -> Result<Response, ApiError> {
+    let token = state.hub.rotate_mcp_token(&caller, &slug, Source::Api).await?;
+    let body = json!({
+        "project": slug,
+        "mcp_token": token.expose(),
+        "mcp_url": format!("{}/api/mcp/{slug}", state.web.public_url.trim_end_matches('/')),
+        "note": "store this token now: it is shown only once",
+    });
+    Ok((StatusCode::CREATED, Json(body)).into_response())
+}

@@ -160,6 +160,63 @@ try {
   await Promise.all([page.waitForNavigation(), page.click('text=Request the change')]);
   check('plan: the request is recorded', (await page.textContent('main')).includes('You asked for the pro plan'), await page.textContent('main'));
   execFileSync(process.env.SVC_BIN, ['--data-dir', process.env.SVC_DATA, 'hub', 'user', 'set-plan', '--email', email, '--plan', 'pro']);
+
+  // The docs builder: a theme token typed (not saved) recolours the real
+  // docs page in the preview frame.
+  await page.goto(`${base}/app/p/petstore/docs`);
+  await page.waitForFunction(() => { const f = document.getElementById('docs-preview'); return f && f.contentDocument && f.contentDocument.readyState === 'complete' && f.contentDocument.body; });
+  await page.fill('#f-light_primary', '#b00020');
+  const recoloured = await page.waitForFunction(() => {
+    const doc = document.getElementById('docs-preview').contentDocument;
+    return doc && getComputedStyle(doc.documentElement).getPropertyValue('--primary').trim() === '#b00020';
+  }, null, { timeout: 5000 }).then(() => true, () => false);
+  const primary = await page.evaluate(() => getComputedStyle(document.getElementById('docs-preview').contentDocument.documentElement).getPropertyValue('--primary'));
+  check('docs builder: an unsaved theme token recolours the preview', recoloured, `--primary is ${primary}; ${await page.textContent('#preview-note')}`);
+  check('docs builder: the note says the theme is unsaved', (await page.textContent('#preview-note')).includes('unsaved'), await page.textContent('#preview-note'));
+  await page.fill('#f-light_primary', 'red');
+  await page.waitForFunction(() => document.getElementById('preview-note').textContent.includes('paused'), null, { timeout: 5000 }).catch(() => {});
+  check('docs builder: an invalid token pauses the preview with the reason', (await page.textContent('#preview-note')).includes('Preview paused'), await page.textContent('#preview-note'));
+  await page.fill('#f-light_primary', '#b00020');
+  await page.waitForFunction(() => document.getElementById('preview-note').textContent.includes('unsaved'), null, { timeout: 5000 }).catch(() => {});
+  await look(page, '15-docs-builder');
+
+  // Endpoint pages: markdown previewed as it is typed, then saved.
+  await Promise.all([page.waitForNavigation(), page.click('text=Write endpoint pages')]);
+  await look(page, '16-endpoint-pages');
+  await Promise.all([page.waitForNavigation(), page.locator('a.mono', { hasText: /^GET \/pets$/ }).click()]);
+  await page.fill('#f-intro', '## Paging\n\nAsk for *fifty* pets at a time.');
+  const previewed = await page.waitForFunction(() => {
+    const f = document.querySelector('iframe[name=md-preview]');
+    try { return f.contentDocument && f.contentDocument.body.innerHTML.includes('<em>fifty</em>'); } catch (e) { return false; }
+  }, null, { timeout: 5000 }).then(() => true, () => false);
+  // The preview is sandboxed: when its document cannot be read from here,
+  // read it through the frame itself.
+  const md = page.frames().find((f) => f.name() === 'md-preview');
+  const mdHtml = md ? await md.content() : '';
+  check('endpoint page: the markdown preview follows the typing', previewed || mdHtml.includes('<em>fifty</em>'), mdHtml.slice(0, 300));
+  await look(page, '17-endpoint-editor');
+  await Promise.all([page.waitForNavigation(), page.click('button:text-is("Save")')]);
+  check('endpoint page: saved', (await page.textContent('.flash')).includes('Saved'), await page.textContent('main'));
+  const docsPage = await context.newPage();
+  await docsPage.goto(`${base}/docs/petstore/2.0/op/listPets`);
+  check('endpoint page: the docs page shows the markdown', (await docsPage.content()).includes('<em>fifty</em>'), docsPage.url());
+  await docsPage.close();
+
+  // An override written in its fields.
+  await page.goto(`${base}/app/p/petstore/mock/overrides/new`);
+  await page.fill('#f-name', 'Teapot');
+  await page.selectOption('#f-method', 'GET');
+  await page.fill('#f-path', '/pets');
+  await page.fill('#f-status', '418');
+  await page.fill('#f-response_headers', 'Set-Cookie: a=b');
+  await page.fill('#f-response_body', '{"teapot": true}');
+  await Promise.all([page.waitForNavigation(), page.click('text=Save override')]);
+  check('override: a forbidden header is refused beside its field', (await page.textContent('#e-response_headers') || '').includes('Set-Cookie'), await page.textContent('main'));
+  await look(page, '18-override-refused');
+  await page.fill('#f-response_headers', 'Retry-After: 5');
+  await Promise.all([page.waitForNavigation(), page.click('text=Save override')]);
+  check('override: saved from its fields', (await page.textContent('.flash')).includes('Override Teapot saved'), await page.textContent('main'));
+  check('override: listed with its status', (await page.textContent('main')).includes('418'), await page.textContent('main'));
   await page.goto(`${base}/app/p/petstore`);
 
   // The diff.

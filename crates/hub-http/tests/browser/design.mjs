@@ -162,6 +162,10 @@ try {
   // through the relay to a local API, and to the mock.
   await oauthFlow(browser);
 
+  // OAI's callback example under a custom theme: the callback's request in
+  // place, highlighting coloured from the theme's primary colour.
+  await callbacksAndTheme(browser);
+
   if (process.env.GITHUB_DOCS === '1') {
     const gh = `${base}/docs/github/v3`;
     await views(browser, 'github-overview', `${base}/docs/github`);
@@ -172,6 +176,41 @@ try {
   }
 } finally {
   await browser.close();
+}
+
+async function callbacksAndTheme(browser) {
+  const spec = {
+    openapi: '3.0.0',
+    info: { title: 'Callback Example', version: '1.0.0' },
+    paths: { '/streams': { post: {
+      operationId: 'subscribe',
+      summary: 'Subscribe to a stream',
+      description: 'subscribes a client to receive out-of-band data',
+      parameters: [{ name: 'callbackUrl', in: 'query', required: true, description: 'the location where data will be sent', schema: { type: 'string', format: 'uri', example: 'https://tonys-server.com' } }],
+      responses: { 201: { description: 'subscription successfully created', content: { 'application/json': { schema: { required: ['subscriptionId'], properties: { subscriptionId: { type: 'string', example: '2531329f-fb09-4ef7-887e-84e648214436' } } } } } } },
+      callbacks: { onData: { '{$request.query.callbackUrl}/data': { post: {
+        requestBody: { description: 'subscription payload', content: { 'application/json': { schema: { type: 'object', properties: { timestamp: { type: 'string', format: 'date-time' }, userData: { type: 'string' } } } } } },
+        responses: { 202: { description: 'Your server implementation should return this HTTP status code if the data was received successfully' }, 204: { description: 'Your server should return this HTTP status code if no longer interested in further updates' } },
+      } } } },
+    } } },
+  };
+  const headers = { authorization: `Bearer ${process.env.HUB_TOKEN}`, 'content-type': 'application/json' };
+  await fetch(`${base}/api/v1/projects`, { method: 'POST', headers, body: JSON.stringify({ name: 'Streams', slug: 'streams', is_public: true }) });
+  const pushed = await fetch(`${base}/api/v1/projects/streams/versions?label=1&makeDefault=true`, { method: 'POST', headers, body: JSON.stringify(spec) });
+  check('the callback example is pushed', pushed.ok, pushed.status);
+  const themed = await fetch(`${base}/api/v1/projects/streams/theme`, { method: 'PUT', headers, body: JSON.stringify({ light: { primary: '#b4005a' }, dark: { primary: '#ff9ecf' }, radius: null, lock: null }) });
+  check('the theme is saved', themed.ok, themed.status);
+  const url = `${base}/docs/streams/1/op/subscribe`;
+  {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    await page.goto(url);
+    const summary = await page.locator('.callback-op summary').first().textContent();
+    check('the callback shows its method and expression', /POST\s+\{\$request\.query\.callbackUrl\}\/data/.test(summary), summary);
+    const keyword = await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--hl-k').trim());
+    check('the theme colours the keywords', keyword === '#b4005a', keyword);
+    await page.close();
+  }
+  await views(browser, 'theme-callbacks', url, (page) => page.locator('.callback-op').first().evaluate((e) => e.scrollIntoView({ block: 'start' })));
 }
 
 async function oauthFlow(browser) {

@@ -18,6 +18,12 @@ chromium="${CHROMIUM:-/usr/bin/chromium}"
 artifacts="${DOCS_ARTIFACTS:-$target/docs-browser}"
 packages="$here/package.json"
 
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo -n "$@"; else return 1; fi; }
+if [ ! -x "$chromium" ]; then
+  echo "installing Debian's chromium"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null 2>&1 \
+    || { as_root apt-get update -q >/dev/null 2>&1 && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null 2>&1; } || true
+fi
 for tool in "$chromium" node npm python3; do
   if ! command -v "$tool" >/dev/null; then
     echo "skipping the dashboard browser flow: $tool is not installed"

@@ -21,6 +21,7 @@ on_both_stores!(
     a_reset_link_sets_the_password_once,
     tokens_made_in_the_dashboard_work_on_the_api_until_revoked,
     the_docs_builder_and_the_mock_act_through_the_use_cases,
+    the_builder_previews_unsaved_work_and_edits_endpoint_pages_and_overrides_by_field,
 );
 
 const PASSWORD: &str = "violet tractor wanders";
@@ -84,16 +85,35 @@ impl<'a> Browser<'a> {
     }
 
     async fn upload(&mut self, slug: &str, label: &str, spec: &str) -> TestResponse {
-        let page = self.get(&format!("/app/p/{slug}")).await;
-        let token = csrf_of(&text(&page));
+        let page = format!("/app/p/{slug}");
+        self.multipart(&page, &format!("/app/p/{slug}/versions"), &[("label", label)], "spec", spec).await
+    }
+
+    /// Posts a file form as the browser does: the CSRF token of `page` in
+    /// the query, `texts` and one file field.
+    async fn multipart(
+        &mut self,
+        page: &str,
+        action: &str,
+        texts: &[(&str, &str)],
+        file_field: &str,
+        content: &str,
+    ) -> TestResponse {
+        let form = self.get(page).await;
+        let token = csrf_of(&text(&form));
         let boundary = "----svc-test-boundary";
-        let body = format!(
-            "--{boundary}\r\nContent-Disposition: form-data; name=\"label\"\r\n\r\n{label}\r\n\
-             --{boundary}\r\nContent-Disposition: form-data; name=\"spec\"; filename=\"spec.yaml\"\r\nContent-Type: application/yaml\r\n\r\n{spec}\r\n--{boundary}--\r\n"
-        );
+        let mut body = String::new();
+        for (name, value) in texts {
+            body.push_str(&format!(
+                "--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n"
+            ));
+        }
+        body.push_str(&format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"{file_field}\"; filename=\"upload\"\r\nContent-Type: application/octet-stream\r\n\r\n{content}\r\n--{boundary}--\r\n"
+        ));
         let request = Request::builder()
             .method(Method::POST)
-            .uri(format!("/app/p/{slug}/versions?csrf_token={token}"))
+            .uri(format!("{action}?csrf_token={token}"))
             .header(header::COOKIE, self.cookie_header())
             .header(header::CONTENT_TYPE, format!("multipart/form-data; boundary={boundary}"))
             .body(Body::from(body))
@@ -507,7 +527,7 @@ async fn the_docs_builder_and_the_mock_act_through_the_use_cases(app: TestApp) {
         "a stranger meets the password"
     );
     let shown = text(&browser.get(page).await);
-    assert!(shown.contains("<iframe src=\"/docs/built\""), "the preview is the real page");
+    assert!(shown.contains("<iframe id=\"docs-preview\" src=\"/docs/built\""), "the preview is the real page");
     let opened = browser.submit(page, "/app/p/built/docs/password", &[("clear_password", "on")]).await;
     assert_eq!(opened.status, StatusCode::SEE_OTHER);
     assert_eq!(Browser::new(&app).get("/docs/built").await.status, StatusCode::OK, "open again");
@@ -540,12 +560,12 @@ async fn the_docs_builder_and_the_mock_act_through_the_use_cases(app: TestApp) {
     assert!(app.hub.get_mock_settings(&principal(&app, email).await, "built").await.unwrap().validate_requests);
 
     let new = "/app/p/built/mock/overrides/new";
-    let broken = browser.submit(new, "/app/p/built/mock/overrides", &[("json", "{not json")]).await;
+    let broken = browser.submit(new, "/app/p/built/mock/overrides", &[("mode", "json"), ("json", "{not json")]).await;
     assert_eq!(broken.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(text(&broken).contains("not valid JSON"));
     let json =
         r#"{"name":"Gone","matcher":{"method":"GET","path":"/pets"},"response":{"status":410,"body":{"gone":true}}}"#;
-    let created = browser.submit(new, "/app/p/built/mock/overrides", &[("json", json)]).await;
+    let created = browser.submit(new, "/app/p/built/mock/overrides", &[("mode", "json"), ("json", json)]).await;
     assert_eq!(created.status, StatusCode::SEE_OTHER, "{}", text(&created));
     let answered = app.mock(axum::http::Method::GET, "/mock/built/pets", &[], None).await;
     assert_eq!(answered.status.as_u16(), 410, "the override answers");
@@ -589,4 +609,157 @@ async fn the_docs_builder_and_the_mock_act_through_the_use_cases(app: TestApp) {
     ] {
         assert!(actions.iter().any(|a| a == code), "{code} missing from {actions:?}");
     }
+}
+
+/// Posts `fields` to `action` with the CSRF token of `page`, as the
+/// builder's script does (no navigation).
+async fn post_from(browser: &mut Browser<'_>, page: &str, action: &str, fields: &[(&str, &str)]) -> TestResponse {
+    browser.submit(page, action, fields).await
+}
+
+async fn the_builder_previews_unsaved_work_and_edits_endpoint_pages_and_overrides_by_field(app: TestApp) {
+    let email = "previews@example.com";
+    let mut browser = signed_in(&app, email, Plan::Business).await;
+    browser.submit("/app/new", "/app/new", &[("name", "Shown"), ("slug", "shown"), ("is_public", "on")]).await;
+    assert!(browser.upload("shown", "v1", &openapi_yaml("1")).await.status.is_redirection());
+    let me = principal(&app, email).await;
+
+    // Unsaved theme tokens come back as the docs' stylesheet, and stay unsaved.
+    let page = "/app/p/shown/docs";
+    let preview = "/app/p/shown/docs/theme/preview";
+    let css = post_from(
+        &mut browser,
+        page,
+        preview,
+        &[("light_primary", "#123456"), ("dark_background", "#000000"), ("lock", "dark")],
+    )
+    .await;
+    assert_eq!(css.status, StatusCode::OK, "{}", text(&css));
+    let body: serde_json::Value = serde_json::from_slice(&css.body).unwrap();
+    assert!(body["css"].as_str().unwrap().contains("--primary:#123456"), "{body}");
+    assert!(body["css"].as_str().unwrap().contains("--bg:#000000"), "{body}");
+    assert_eq!(body["lock"], "dark");
+    assert!(app.hub.theme(&me, "shown").await.unwrap().is_none(), "a preview saves nothing");
+    let bad = post_from(&mut browser, page, preview, &[("light_primary", "blue")]).await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let body: serde_json::Value = serde_json::from_slice(&bad.body).unwrap();
+    assert_eq!(body["field"], "light_primary", "{body}");
+    let forged = browser.post(preview, &[("light_primary", "#123456")]).await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN, "no CSRF token, no preview");
+
+    // Endpoint pages: the version's endpoints, an editor, a sandboxed preview, the save.
+    let list = text(&browser.get("/app/p/shown/docs/endpoints").await);
+    assert!(list.contains("GET /pets/{id}") && list.contains("GET /pets<"), "{list}");
+    let filtered = text(&browser.get("/app/p/shown/docs/endpoints?version=v1&q=%7Bid%7D").await);
+    assert!(filtered.contains("GET /pets/{id}") && !filtered.contains("GET /pets<"), "{filtered}");
+    assert_eq!(browser.get("/app/p/shown/docs/endpoints?version=nope").await.status, StatusCode::NOT_FOUND);
+    let editor = "/app/p/shown/docs/endpoints/edit?version=v1&endpoint=GET%20%2Fpets";
+    assert_eq!(browser.get(editor).await.status, StatusCode::OK);
+    assert_eq!(
+        browser.get("/app/p/shown/docs/endpoints/edit?version=v1&endpoint=DELETE%20%2Fnothing").await.status,
+        StatusCode::NOT_FOUND
+    );
+    let intro = "## Paging\n\nAsk for *fifty* at a time.<script>alert(1)</script>";
+    let shown =
+        post_from(&mut browser, editor, "/app/p/shown/docs/endpoints/preview", &[("intro", intro), ("extras", "")])
+            .await;
+    assert_eq!(shown.status, StatusCode::OK);
+    let csp = shown.headers.get(header::CONTENT_SECURITY_POLICY).unwrap().to_str().unwrap();
+    assert!(csp.starts_with("sandbox;") && csp.contains("frame-ancestors 'self'"), "{csp}");
+    let html = text(&shown);
+    assert!(html.contains("<em>fifty</em>") && html.contains("Paging"), "{html}");
+    assert!(!html.contains("<script"), "sanitised: {html}");
+    assert!(html.contains("Nothing here yet."), "the empty part says so");
+    let saved = post_from(
+        &mut browser,
+        editor,
+        "/app/p/shown/docs/endpoints",
+        &[("version", "v1"), ("endpoint", "GET /pets"), ("intro", intro), ("extras", "See also the **export**.")],
+    )
+    .await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", text(&saved));
+    let stored = app.hub.list_endpoint_markdown(&me, "shown", Some("v1")).await.unwrap();
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored[0].endpoint, "GET /pets");
+    assert!(text(&browser.get(editor).await).contains("Ask for *fifty* at a time."), "the editor shows what is saved");
+    let docs = text(&browser.get("/docs/shown/v1/op/listPets").await);
+    assert!(docs.contains("<em>fifty</em>") && docs.contains("<strong>export</strong>"), "{docs}");
+    assert!(text(&browser.get("/app/p/shown/docs/endpoints").await).contains("written"));
+    let removed = post_from(
+        &mut browser,
+        editor,
+        "/app/p/shown/docs/endpoints",
+        &[("version", "v1"), ("endpoint", "GET /pets"), ("intro", " "), ("extras", "")],
+    )
+    .await;
+    assert_eq!(removed.status, StatusCode::SEE_OTHER);
+    assert!(app.hub.list_endpoint_markdown(&me, "shown", Some("v1")).await.unwrap().is_empty(), "emptied: removed");
+
+    // Overrides by field: created, answering, shown again in its fields.
+    let new = "/app/p/shown/mock/overrides/new";
+    let fields = |headers: &'static str| {
+        vec![
+            ("mode", "fields"),
+            ("name", "Slow and gone"),
+            ("enabled", "on"),
+            ("priority", "1"),
+            ("method", "GET"),
+            ("path", "/pets/{id}"),
+            ("query", ""),
+            ("match_headers", ""),
+            ("match_body", ""),
+            ("operation_name", ""),
+            ("status", "410"),
+            ("response_headers", headers),
+            ("response_body", "{\"gone\": \"{{request.path.id}}\"}"),
+            ("latency_ms", "0"),
+        ]
+    };
+    let unreadable = browser.submit(new, "/app/p/shown/mock/overrides", &fields("Retry-After 5")).await;
+    assert_eq!(unreadable.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(text(&unreadable).contains("id=\"e-response_headers\""), "{}", text(&unreadable));
+    let refused = browser.submit(new, "/app/p/shown/mock/overrides", &fields("Set-Cookie: a=b")).await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let refused = text(&refused);
+    assert!(refused.contains("id=\"e-response_headers\"") && refused.contains("Set-Cookie"), "{refused}");
+    let created = browser.submit(new, "/app/p/shown/mock/overrides", &fields("Retry-After: 5")).await;
+    assert_eq!(created.status, StatusCode::SEE_OTHER, "{}", text(&created));
+    let answered = app.mock(axum::http::Method::GET, "/mock/shown/pets/7", &[], None).await;
+    assert_eq!(answered.status.as_u16(), 410);
+    assert_eq!(answered.headers.get("retry-after").unwrap(), "5");
+    assert_eq!(answered.json(), serde_json::json!({ "gone": "7" }));
+    let id = app.hub.list_mock_overrides(&me, "shown").await.unwrap()[0].id.clone();
+    let edit = text(&browser.get(&format!("/app/p/shown/mock/overrides/{id}")).await);
+    assert!(edit.contains("value=\"Slow and gone\"") && edit.contains("Retry-After: 5"), "{edit}");
+    assert!(edit.contains("<option value=\"GET\" selected>"), "{edit}");
+
+    // A bundle imported from a file, merged then replacing; an empty file
+    // and an empty spec upload are refused with a sentence.
+    let mock = "/app/p/shown/mock";
+    let bundle = text(&browser.get("/app/p/shown/mock/export").await);
+    let merged = browser.multipart(mock, "/app/p/shown/mock/import", &[("mode", "merge")], "bundle", &bundle).await;
+    assert_eq!(merged.status, StatusCode::SEE_OTHER);
+    assert_eq!(app.hub.list_mock_overrides(&me, "shown").await.unwrap().len(), 2, "merged beside the original");
+    let replaced = browser.multipart(mock, "/app/p/shown/mock/import", &[("mode", "replace")], "bundle", &bundle).await;
+    assert_eq!(replaced.status, StatusCode::SEE_OTHER);
+    assert_eq!(app.hub.list_mock_overrides(&me, "shown").await.unwrap().len(), 1, "replaced");
+    let flash = text(&browser.get(mock).await);
+    assert!(flash.contains("Imported 1 overrides"), "{flash}");
+    let empty = browser.multipart(mock, "/app/p/shown/mock/import", &[("mode", "merge")], "bundle", "").await;
+    assert_eq!(empty.status, StatusCode::SEE_OTHER);
+    assert!(text(&browser.get(mock).await).contains("Choose a bundle file"));
+    let no_spec = browser.multipart("/app/p/shown", "/app/p/shown/versions", &[("label", "v2")], "spec", "").await;
+    assert_eq!(no_spec.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(text(&no_spec).contains("Choose a spec file to upload."));
+
+    // The MCP token: minted on the settings page, shown once, audited.
+    let settings = "/app/p/shown/settings";
+    let minted = text(&browser.submit(settings, "/app/p/shown/mcp-token", &[]).await);
+    let start =
+        minted.find("<code id=\"mcp-token\">").expect("the new token is shown") + "<code id=\"mcp-token\">".len();
+    let token = minted[start..].split('<').next().unwrap().to_owned();
+    assert!(token.starts_with("svc_mcp_"), "{token}");
+    assert!(!text(&browser.get(settings).await).contains(&token), "shown once");
+    let audit = app.hub.audit_log(email).await.unwrap();
+    assert!(audit.iter().any(|e| e.action == "MCP_TOKEN_ROTATED" && e.metadata["source"] == "dashboard"));
 }

@@ -858,7 +858,124 @@ async fn custom_domains(app: TestApp) {
     assert_eq!(TestApp::send(&app.router, request).await.status, StatusCode::NOT_FOUND);
 }
 
+/// A mock answer large enough that it would be compressed if the mock
+/// were behind the compression layer.
+const BIG_MOCK: &str = r"
+openapi: 3.0.3
+info: {title: Big, version: '1.0'}
+paths:
+  /items:
+    get:
+      operationId: listItems
+      responses:
+        '200':
+          description: Many items
+          content:
+            application/json:
+              example: {items: [
+                {name: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa},
+                {name: bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb},
+                {name: cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc},
+                {name: dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd},
+                {name: eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee},
+                {name: ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff},
+                {name: gggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggg},
+                {name: hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh},
+                {name: iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiii},
+                {name: jjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjj},
+                {name: kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk},
+                {name: llllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllllll}]}
+";
+
+fn gunzip(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(bytes), &mut out).expect("valid gzip");
+    out
+}
+
+fn unbrotli(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut brotli_decompressor::Decompressor::new(bytes, 4096), &mut out)
+        .expect("valid brotli");
+    out
+}
+
+fn header<'a>(response: &'a test_kit::TestResponse, name: &str) -> Option<&'a str> {
+    response.headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Docs pages, assets and JSON answers are compressed as the client asks;
+/// tiny answers and the hosted mock are not.
+async fn answers_are_compressed_except_the_mock(app: TestApp) {
+    let (_, token) = app.user("owner@example.com", Plan::Free).await;
+    let slug = public_project(&app, &token, "Pets", HOSTILE).await;
+    let path = format!("/docs/{slug}/1.0/op/listPets");
+    let plain = get_with(&app, &path, &[]).await;
+    assert_eq!(plain.status, StatusCode::OK);
+    assert_eq!(header(&plain, "content-encoding"), None);
+    assert_eq!(header(&plain, "vary"), Some("accept-encoding"), "{:?}", plain.headers);
+    let html = text(&plain);
+
+    let gzipped = get_with(&app, &path, &[("accept-encoding", "gzip")]).await;
+    assert_eq!(gzipped.status, StatusCode::OK);
+    assert_eq!(header(&gzipped, "content-encoding"), Some("gzip"));
+    assert_eq!(header(&gzipped, "vary"), Some("accept-encoding"));
+    assert!(gzipped.body.len() * 3 < html.len(), "{} of {} bytes", gzipped.body.len(), html.len());
+    assert_eq!(gunzip(&gzipped.body), html);
+    // The page's security headers survive.
+    assert!(header(&gzipped, "content-security-policy").is_some_and(|v| v.contains("default-src 'self'")));
+
+    let brotli = get_with(&app, &path, &[("accept-encoding", "gzip, deflate, br")]).await;
+    assert_eq!(header(&brotli, "content-encoding"), Some("br"));
+    assert_eq!(unbrotli(&brotli.body), html);
+    let refused = get_with(&app, &path, &[("accept-encoding", "gzip;q=0, identity")]).await;
+    assert_eq!(header(&refused, "content-encoding"), None);
+    assert_eq!(text(&refused), html);
+
+    // Assets, the search index and API answers too.
+    for asset in ["/_docs/docs.css", "/_docs/docs.js", "/widget.js", "/api/v1/openapi.json"] {
+        let response = get_with(&app, asset, &[("accept-encoding", "gzip")]).await;
+        assert_eq!(response.status, StatusCode::OK, "{asset}");
+        assert_eq!(header(&response, "content-encoding"), Some("gzip"), "{asset}");
+    }
+    let listed = app.router.clone();
+    let request = axum::http::Request::builder()
+        .uri(format!("/api/v1/projects/{slug}/versions"))
+        .header("authorization", format!("Bearer {token}"))
+        .header("accept-encoding", "gzip")
+        .body(axum::body::Body::empty())
+        .unwrap();
+    let versions = TestApp::send(&listed, request).await;
+    assert_eq!(versions.status, StatusCode::OK);
+    // A short JSON answer is not worth compressing.
+    if versions.body.len() < 1024 {
+        assert_eq!(header(&versions, "content-encoding"), None, "{:?}", versions.headers);
+    }
+    let missing = get_with(&app, "/_docs/nope.js", &[("accept-encoding", "gzip")]).await;
+    assert_eq!((missing.status, header(&missing, "content-encoding")), (StatusCode::NOT_FOUND, None));
+
+    // The hosted mock answers as it is, whatever the client accepts.
+    let big = public_project(&app, &token, "Big", BIG_MOCK).await;
+    let mock = app.mock(Method::GET, &format!("/mock/{big}/items"), &[("accept-encoding", "gzip, br")], None).await;
+    assert_eq!(mock.status, StatusCode::OK);
+    assert!(mock.body.len() > 1024, "{} bytes", mock.body.len());
+    assert_eq!(header(&mock, "content-encoding"), None);
+    assert!(!header(&mock, "vary").is_some_and(|v| v.to_ascii_lowercase().contains("accept-encoding")));
+    assert!(text(&mock).contains("llllllll"));
+    let mock = TestApp::send(
+        &app.router,
+        axum::http::Request::builder()
+            .uri(format!("/mock/{big}/items"))
+            .header("accept-encoding", "gzip")
+            .body(axum::body::Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!((mock.status, header(&mock, "content-encoding")), (StatusCode::OK, None));
+}
+
 on_both_stores!(
+    answers_are_compressed_except_the_mock,
     custom_domains,
     downgrade_retention,
     password_protected_docs_and_mock,
@@ -872,4 +989,38 @@ on_both_stores!(
     search_finds_operations_and_schemas,
     quick_search_index_hits_and_download,
     embed_json_feeds_the_widget,
+    markdown_for_assistants_beside_every_page,
 );
+
+/// `llms.txt` and the `.md` beside operation and schema pages: real
+/// content, the page's visibility, plain text never rendered as HTML.
+async fn markdown_for_assistants_beside_every_page(app: TestApp) {
+    let (_, token) = app.user("llms@example.com", Plan::Free).await;
+    let slug = public_project(&app, &token, "Pets", HOSTILE).await;
+    let index = app.request(Method::GET, &format!("/docs/{slug}/llms.txt"), None, None).await;
+    assert_eq!(index.status, StatusCode::OK);
+    assert_eq!(index.headers.get("content-type").unwrap(), "text/markdown; charset=utf-8");
+    assert_eq!(index.headers.get("x-content-type-options").unwrap(), "nosniff");
+    let text = text(&index);
+    assert!(text.starts_with("# Pets"), "{text}");
+    let link = format!("](/docs/{slug}/1.0/op/");
+    let start = text.find(&link).unwrap_or_else(|| panic!("no operation link in {text}")) + 2;
+    let href = text[start..].split(')').next().unwrap().to_owned();
+    assert!(href.ends_with(".md"), "{href}");
+    assert!(text.contains(&format!("[Pet](/docs/{slug}/1.0/schemas/Pet.md)")), "{text}");
+    assert_eq!(text, self::text(&app.request(Method::GET, &format!("/docs/{slug}/1.0/llms.txt"), None, None).await));
+
+    let op = app.request(Method::GET, &href, None, None).await;
+    assert_eq!(op.status, StatusCode::OK, "{href}");
+    let op = self::text(&op);
+    assert!(op.contains("`GET /pets`") && op.contains("| `limit` | query | no | integer |"), "{op}");
+    let pet = self::text(&app.request(Method::GET, &format!("/docs/{slug}/1.0/schemas/Pet.md"), None, None).await);
+    assert!(pet.starts_with("# Pet") && pet.contains("| `name` | string | yes |"), "{pet}");
+    let missing = app.request(Method::GET, &format!("/docs/{slug}/1.0/op/nothing.md"), None, None).await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+
+    let secret = app.project(&token, "Hidden").await;
+    app.push(&secret, &token, "label=1.0", HOSTILE.to_owned()).await;
+    let hidden = app.request(Method::GET, &format!("/docs/{secret}/llms.txt"), None, None).await;
+    assert_eq!(hidden.status, StatusCode::NOT_FOUND, "as invisible as its pages");
+}

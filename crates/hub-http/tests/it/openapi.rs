@@ -41,7 +41,10 @@ async fn every_documented_operation_is_routed() {
             }
         }
     }
-    assert_eq!(operations, 31, "the seed's ten routes, the eleven of the mock, the SDK route and the nine of the docs");
+    assert_eq!(
+        operations, 32,
+        "the seed's ten routes, the eleven of the mock, the SDK route, the nine of the docs and the MCP token"
+    );
 }
 
 /// Checks `value` against a schema of our document: types, required

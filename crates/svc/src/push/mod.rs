@@ -116,20 +116,40 @@ pub async fn run(args: PushArgs, out: &Output) -> anyhow::Result<()> {
         .into());
     };
 
-    let version = upload(&url, &token, &query, document, out).await?;
-    let label = at(&version, "/version_label").as_str().unwrap_or("?");
-    out.emit(
-        &format!(
-            "pushed {} to {project} as {label} ({}, {} operations{}{})",
-            args.spec_file.display(),
-            at(&version, "/spec_format").as_str().unwrap_or("?"),
-            at(&version, "/operation_count"),
-            if *at(&version, "/is_default") == Value::Bool(true) { ", default" } else { "" },
-            at(&version, "/expires_at").as_str().map(|e| format!(", preview until {e}")).unwrap_or_default(),
-        ),
-        &version,
+    let mut version = upload(&url, &token, &query, document, out).await?;
+    let label = at(&version, "/version_label").as_str().unwrap_or("?").to_owned();
+    // Where the version is read: its docs, and its MCP server (a preview's
+    // lives as long as the preview).
+    let docs_url = hub_link(&settings.server, &["docs", &project, &label]);
+    let mcp_url = hub_link(&settings.server, &["api", "mcp", &format!("{project}@{label}")]);
+    let line = format!(
+        "pushed {} to {project} as {label} ({}, {} operations{}{})\n  docs: {docs_url}\n  mcp:  {mcp_url}",
+        args.spec_file.display(),
+        at(&version, "/spec_format").as_str().unwrap_or("?"),
+        at(&version, "/operation_count"),
+        if *at(&version, "/is_default") == Value::Bool(true) { ", default" } else { "" },
+        at(&version, "/expires_at").as_str().map(|e| format!(", preview until {e}")).unwrap_or_default(),
     );
+    if let Value::Object(map) = &mut version {
+        map.insert("docs_url".into(), Value::String(docs_url));
+        map.insert("mcp_url".into(), Value::String(mcp_url));
+    }
+    out.emit(&line, &version);
     Ok(())
+}
+
+/// `server` with `segments` appended, each percent-encoded as a path
+/// segment (a label may hold spaces or `#`).
+fn hub_link(server: &str, segments: &[&str]) -> String {
+    match url::Url::parse(server) {
+        Ok(mut url) => {
+            if let Ok(mut path) = url.path_segments_mut() {
+                path.pop_if_empty().extend(segments);
+            }
+            url.to_string()
+        }
+        Err(_) => format!("{}/{}", server.trim_end_matches('/'), segments.join("/")),
+    }
 }
 
 /// The document to upload and its content type, refused locally when the

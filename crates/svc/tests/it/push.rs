@@ -111,6 +111,11 @@ async fn both_token_kinds_and_previews_from_ci_variables() {
         &ci,
     );
     assert!(output.status.success(), "{}", stderr(&output));
+    // The preview's docs and its own MCP server are printed for the PR.
+    let printed = String::from_utf8_lossy(&output.stdout).to_string();
+    let base = server.trim_end_matches('/');
+    assert!(printed.contains(&format!("docs: {base}/docs/tokens/pr-17")), "{printed}");
+    assert!(printed.contains(&format!("mcp:  {base}/api/mcp/tokens@pr-17")), "{printed}");
     let preview = version(&hub, "tokens", "pr-17").await;
     assert_eq!((preview["is_preview"].clone(), preview["pr_number"].clone()), (Value::Bool(true), Value::from(17)));
     assert_eq!(
