@@ -307,39 +307,8 @@ fn knowledge_check(phrase: &str, phrases: &[String], related: &[String], seed: u
     })
 }
 
-/// An OpenAI-compatible chat completions endpoint.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LlmConfig {
-    /// The endpoint: a base URL (`.../v1`) or the full `.../chat/completions`.
-    pub url: String,
-    pub model: String,
-    pub api_key: Option<String>,
-    pub timeout_secs: u64,
-}
-
-impl LlmConfig {
-    /// `SVC_LLM_URL`, `SVC_LLM_MODEL` (default `gpt-4o-mini`),
-    /// `SVC_LLM_API_KEY` and `SVC_LLM_TIMEOUT_SECS` (default 60); `None`
-    /// without `SVC_LLM_URL`.
-    pub fn from_env() -> Option<Self> {
-        let url = std::env::var("SVC_LLM_URL").ok().filter(|u| !u.trim().is_empty())?;
-        Some(Self {
-            url: url.trim().to_owned(),
-            model: std::env::var("SVC_LLM_MODEL")
-                .ok()
-                .filter(|m| !m.is_empty())
-                .unwrap_or_else(|| "gpt-4o-mini".to_owned()),
-            api_key: std::env::var("SVC_LLM_API_KEY").ok().filter(|k| !k.is_empty()),
-            timeout_secs: std::env::var("SVC_LLM_TIMEOUT_SECS").ok().and_then(|t| t.parse().ok()).unwrap_or(60),
-        })
-    }
-
-    /// The chat completions URL.
-    pub fn endpoint(&self) -> String {
-        let base = self.url.trim_end_matches('/');
-        if base.ends_with("/chat/completions") { base.to_owned() } else { format!("{base}/chat/completions") }
-    }
-}
+/// The model endpoint, shared with the hub's docs assistant.
+pub use platform::llm::LlmConfig;
 
 /// The JSON Schema of a generated course (strict structured output: every
 /// property required, no others).

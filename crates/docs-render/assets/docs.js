@@ -1,8 +1,9 @@
 // Progressive enhancement of the docs pages: every page reads fine without
 // this file. Adds tabs (samples, response examples), copy buttons, the quick
 // search overlay (/ and Ctrl/Cmd-K), the Try-It panel (credentials,
-// parameter checks, JSON body check, response viewer, copy as curl, OAuth 2)
-// and the theme toggle. No dependencies; served by the hub itself.
+// parameter checks, JSON body check, response viewer, copy as curl, OAuth 2),
+// the docs assistant (AI answers in the search, the chat drawer) and the
+// theme toggle. No dependencies; served by the hub itself.
 (function () {
   "use strict";
 
@@ -73,11 +74,170 @@
     code.appendChild(document.createTextNode(source.slice(last)));
   }
 
+  // ---- Assistant answers: text, ``` code blocks, `code` and [n] links to
+  //      the cited pages, built as DOM nodes (never HTML from the server). ----
+  function answerInto(node, answer, citations) {
+    node.textContent = "";
+    var byN = {};
+    (citations || []).forEach(function (c) { byN[c.n] = c; });
+    var parts = String(answer || "").split("```");
+    parts.forEach(function (part, i) {
+      if (i % 2 === 1) {
+        var pre = el("pre", "code"), code = el("code", "", part.replace(/^[a-z]*\n/, "").replace(/\n$/, ""));
+        pre.appendChild(code);
+        node.appendChild(pre);
+        copyButton(pre);
+        return;
+      }
+      part.split(/\n{1,}/).forEach(function (line) {
+        if (!line.trim()) return;
+        var p = el(/^- /.test(line) ? "li" : "p");
+        line.replace(/^- /, "").split(/(`[^`]+`|\[\d+\])/).forEach(function (bit) {
+          if (!bit) return;
+          var cite = /^\[(\d+)\]$/.exec(bit), c = cite && byN[cite[1]];
+          if (/^`[^`]+`$/.test(bit)) p.appendChild(el("code", "", bit.slice(1, -1)));
+          else if (c) { var a = el("a", "cite", "[" + c.n + "]"); a.href = c.url; a.title = c.title; p.appendChild(a); }
+          else p.appendChild(document.createTextNode(bit));
+        });
+        node.appendChild(p);
+      });
+    });
+    if (citations && citations.length) {
+      var list = el("ol", "sources");
+      list.setAttribute("aria-label", "Sources");
+      citations.forEach(function (c) { var li = el("li"), a = el("a", "", c.title); a.href = c.url; li.value = c.n; li.appendChild(a); list.appendChild(li); });
+      node.appendChild(list);
+    }
+  }
+  function postJson(url, body) {
+    return fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body), credentials: "same-origin" });
+  }
+  function refusal(response) {
+    return response.json().then(function (d) { return (d.error && d.error.message) || "The assistant is unavailable."; }, function () { return "The assistant is unavailable (" + response.status + ")."; });
+  }
+
+  // ---- The chat drawer: a conversation with the docs assistant, answers
+  //      streamed as server-sent events, kept for this tab's session. ----
+  function chat(opener) {
+    var url = opener.getAttribute("data-chat"), key = "docs.chat." + opener.getAttribute("data-vbase");
+    var drawer, log, form, area, send, busy = false, saved = [];
+    try { saved = JSON.parse(get("sessionStorage", key) || "{}").messages || []; } catch (e) { saved = []; }
+    function conversation() { try { return JSON.parse(get("sessionStorage", key) || "{}").conversation || null; } catch (e) { return null; } }
+    function remember(id) { put("sessionStorage", key, JSON.stringify({ conversation: id, messages: saved.slice(-8) })); }
+    function bubble(role, textValue, citations) {
+      var item = el("div", "chat-msg chat-" + role);
+      item.appendChild(el("span", "visually-hidden", role === "user" ? "You said:" : "Assistant:"));
+      var body = el("div", "chat-body");
+      if (role === "user") body.appendChild(el("p", "", textValue)); else answerInto(body, textValue, citations);
+      item.appendChild(body);
+      log.appendChild(item);
+      log.scrollTop = log.scrollHeight;
+      return body;
+    }
+    function build() {
+      drawer = el("aside", "chat");
+      drawer.id = "chat";
+      drawer.hidden = true;
+      drawer.setAttribute("aria-label", "Ask AI about this API");
+      var head = el("div", "chat-head");
+      head.appendChild(el("h2", "", "Ask AI"));
+      var closer = el("button", "btn btn-ghost", "Close");
+      closer.type = "button";
+      closer.addEventListener("click", close);
+      head.appendChild(closer);
+      log = el("div", "chat-log");
+      log.setAttribute("role", "log");
+      log.setAttribute("aria-live", "polite");
+      form = el("form", "chat-form");
+      area = el("textarea");
+      area.name = "message";
+      area.rows = 2;
+      area.maxLength = 1000;
+      area.required = true;
+      area.placeholder = "How do I…?";
+      area.setAttribute("aria-label", "Your question");
+      send = el("button", "btn btn-solid", "Send");
+      send.type = "submit";
+      form.appendChild(area);
+      form.appendChild(send);
+      var note = el("p", "chat-note", "Answers come from this API's reference and cite it. Check the cited pages.");
+      drawer.appendChild(head); drawer.appendChild(log); drawer.appendChild(form); drawer.appendChild(note);
+      document.body.appendChild(drawer);
+      saved.forEach(function (m) { bubble(m.role, m.text, m.citations); });
+      form.addEventListener("submit", function (event) { event.preventDefault(); ask(); });
+      area.addEventListener("keydown", function (event) { if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); ask(); } });
+      drawer.addEventListener("keydown", function (event) { if (event.key === "Escape") close(); });
+    }
+    function open() {
+      if (!drawer) build();
+      drawer.hidden = false;
+      opener.setAttribute("aria-expanded", "true");
+      area.focus();
+    }
+    function close() {
+      drawer.hidden = true;
+      opener.setAttribute("aria-expanded", "false");
+      opener.focus();
+    }
+    function ask() {
+      var question = area.value.trim();
+      if (!question || busy) return;
+      busy = true;
+      send.disabled = true;
+      area.value = "";
+      bubble("user", question);
+      saved.push({ role: "user", text: question });
+      var body = bubble("assistant", "…"), answer = "", citations = [];
+      body.parentNode.setAttribute("aria-busy", "true");
+      function finish(message) {
+        if (message) body.appendChild(el("p", "chat-error", message));
+        body.parentNode.removeAttribute("aria-busy");
+        busy = false;
+        send.disabled = false;
+        area.focus();
+      }
+      postJson(url, { message: question, conversation: conversation() }).then(function (response) {
+        if (!response.ok) return refusal(response).then(function (message) { body.textContent = ""; saved.pop(); finish(message); });
+        var reader = response.body.getReader(), decoder = new TextDecoder(), buffer = "";
+        function handle(block) {
+          var name = "message", data = "";
+          block.split("\n").forEach(function (line) {
+            if (line.indexOf("event:") === 0) name = line.slice(6).trim();
+            else if (line.indexOf("data:") === 0) data += line.slice(5).replace(/^ /, "");
+          });
+          if (!data) return;
+          var d;
+          try { d = JSON.parse(data); } catch (e) { return; }
+          if (name === "meta") { citations = d.citations || []; remember(d.conversation); }
+          else if (name === "delta") { answer += d.text; answerInto(body, answer, citations); log.scrollTop = log.scrollHeight; }
+          else if (name === "error") body.appendChild(el("p", "chat-error", d.message));
+        }
+        function pump() {
+          return reader.read().then(function (step) {
+            if (step.done) {
+              saved.push({ role: "assistant", text: answer, citations: citations });
+              remember(conversation());
+              return finish();
+            }
+            buffer += decoder.decode(step.value, { stream: true });
+            var blocks = buffer.split("\n\n");
+            buffer = blocks.pop();
+            blocks.forEach(handle);
+            return pump();
+          });
+        }
+        return pump();
+      }).catch(function () { finish("The connection was lost; ask again."); });
+    }
+    opener.hidden = false;
+    opener.addEventListener("click", function () { if (drawer && !drawer.hidden) close(); else open(); });
+  }
+
   // ---- Quick search: / and Ctrl/Cmd-K. ----
   function quickSearch(opener) {
     var indexUrl = opener.getAttribute("data-index");
     var searchUrl = opener.getAttribute("data-search");
-    var vbase = opener.getAttribute("data-vbase");
+    var vbase = opener.getAttribute("data-vbase"), askUrl = opener.getAttribute("data-ask"), answerBox;
     var index = null, loading = null, overlay, input, list, results = [], active = 0, timer = null, serial = 0, last = null;
     function load() {
       if (!loading) loading = fetch(indexUrl).then(function (r) { return r.json(); }).then(function (d) { index = d; return d; }, function () { index = []; return index; });
@@ -104,11 +264,14 @@
       list.setAttribute("aria-label", "Results");
       var foot = el("div", "qs-foot");
       foot.innerHTML = "<span><kbd>↑</kbd> <kbd>↓</kbd> to move</span><span><kbd>Enter</kbd> to open</span><span><kbd>Esc</kbd> to close</span>";
-      box.appendChild(input); box.appendChild(list); box.appendChild(foot);
+      answerBox = el("div", "qs-answer");
+      answerBox.hidden = true;
+      answerBox.setAttribute("aria-live", "polite");
+      box.appendChild(input); box.appendChild(answerBox); box.appendChild(list); box.appendChild(foot);
       overlay.appendChild(box);
       document.body.appendChild(overlay);
       overlay.addEventListener("mousedown", function (event) { if (event.target === overlay) close(); });
-      input.addEventListener("input", function () { render(); remote(); });
+      input.addEventListener("input", function () { answerBox.hidden = true; render(); remote(); });
       input.addEventListener("keydown", function (event) {
         if (event.key === "ArrowDown" || event.key === "ArrowUp") {
           event.preventDefault();
@@ -117,7 +280,8 @@
           mark();
         } else if (event.key === "Enter") {
           event.preventDefault();
-          if (results[active]) location.href = results[active].href;
+          if (results[active] && results[active].ask) askAi();
+          else if (results[active]) location.href = results[active].href;
           else if (input.value.trim()) location.href = searchUrl + "?q=" + encodeURIComponent(input.value.trim());
         } else if (event.key === "Escape") {
           event.preventDefault();
@@ -175,6 +339,7 @@
         results = scored.slice(0, 40).map(function (p) { return { kind: p[1][0], title: p[1][1], sub: p[1][2], href: vbase + "/" + p[1][3] }; });
       }
       prose.forEach(function (hit) { if (!results.some(function (r) { return r.href === hit.href; })) results.push(hit); });
+      if (askUrl && ws.length) results.push({ kind: "AI", title: "Ask AI: " + input.value.trim(), href: "#", ask: true });
       active = 0;
       list.textContent = "";
       if (!ws.length) { list.appendChild(el("li", "qs-empty", "Type to search operations, schemas and descriptions.")); return; }
@@ -192,6 +357,7 @@
         if (r.sub) a.appendChild(highlight(el("span", "qs-sub"), r.sub, ws));
         li.appendChild(a);
         li.addEventListener("mousemove", function () { if (active !== i) { active = i; mark(); } });
+        if (r.ask) a.addEventListener("click", function (event) { event.preventDefault(); askAi(); });
         list.appendChild(li);
       });
       mark();
@@ -200,6 +366,18 @@
       list.querySelectorAll("[role=option]").forEach(function (a, i) { a.setAttribute("aria-selected", String(i === active)); });
       var current = document.getElementById("qs-" + active);
       if (current) { input.setAttribute("aria-activedescendant", current.id); current.scrollIntoView({ block: "nearest" }); }
+    }
+    // An answer from the docs assistant, above the results.
+    function askAi() {
+      var q = input.value.trim();
+      if (!q) return;
+      answerBox.hidden = false;
+      answerBox.setAttribute("aria-busy", "true");
+      answerBox.textContent = "Thinking…";
+      postJson(askUrl, { q: q }).then(function (response) {
+        if (!response.ok) return refusal(response).then(function (message) { answerBox.textContent = ""; answerBox.appendChild(el("p", "chat-error", message)); });
+        return response.json().then(function (d) { answerInto(answerBox, d.answer, d.citations); });
+      }).catch(function () { answerBox.textContent = "The connection was lost; ask again."; }).then(function () { answerBox.removeAttribute("aria-busy"); });
     }
     // The server's full-text index adds prose hits (descriptions, parameters).
     function remote() {
@@ -619,6 +797,8 @@
     document.querySelectorAll("form[data-tryit]").forEach(tryIt);
     var opener = document.querySelector("[data-qs]");
     if (opener) quickSearch(opener);
+    var chatOpener = document.querySelector("[data-chat]");
+    if (chatOpener && window.fetch && window.TextDecoder) chat(chatOpener);
     themeToggle();
   }
 

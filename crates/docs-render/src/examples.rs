@@ -4,7 +4,7 @@
 
 use mock::sample::{Direction, sample};
 use serde_json::Value;
-use spec::{MediaType, Parameter, Spec};
+use spec::{Parameter, Spec};
 
 /// Whether a media type carries JSON (`application/json`, `application/problem+json`, ...).
 #[must_use]
@@ -13,22 +13,7 @@ pub fn is_json(media: &str) -> bool {
     essence == "application/json" || essence.ends_with("+json") || essence == "*/*"
 }
 
-/// The example of a media type: `example`, the first of `examples`, else a
-/// generated sample when there is a schema.
-#[must_use]
-pub fn media_example(spec: &Spec, media: &MediaType, direction: Direction) -> Option<Value> {
-    if let Some(example) = &media.example {
-        return Some(example.clone());
-    }
-    if let Some(value) = media.examples.values().find_map(|e| e.value.clone()) {
-        return Some(value);
-    }
-    let schema = media.schema.as_ref()?;
-    if mock::sample::is_empty_schema(spec, schema) {
-        return None;
-    }
-    Some(sample(spec, schema, direction))
-}
+pub use mock::sample::media_example;
 
 /// A parameter's example as text (strings unquoted).
 #[must_use]

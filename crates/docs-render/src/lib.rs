@@ -134,6 +134,17 @@ pub struct Chrome {
     pub endpoint_markdown: BTreeMap<String, EndpointMarkdown>,
     /// Search hits, on the search page.
     pub search: Option<SearchResults>,
+    /// Which parts of the docs assistant the page offers.
+    pub assistant: Assistant,
+}
+
+/// The docs assistant on a page: AI answers in the quick search (`ask`,
+/// posted to `<version>/_ask`) and the chat drawer (`chat`, posted to
+/// `<version>/_chat`).
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Assistant {
+    pub ask: bool,
+    pub chat: bool,
 }
 
 /// What the search page shows.

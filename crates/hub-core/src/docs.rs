@@ -125,6 +125,8 @@ pub struct DocsVersion {
 #[derive(Clone, Debug)]
 pub struct DocsSite {
     pub project_id: String,
+    /// The account whose plan and AI quotas the project uses.
+    pub owner_id: String,
     pub slug: String,
     pub name: String,
     pub base_url: Option<String>,
@@ -498,6 +500,7 @@ impl Hub {
             apply(owner_plan, &branding, theme.as_ref(), customization.as_ref());
         Ok(Ok(DocsSite {
             project_id: row.id,
+            owner_id: row.owner_id,
             slug: row.slug,
             name: row.name,
             base_url: row.base_url,

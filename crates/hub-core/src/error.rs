@@ -55,6 +55,8 @@ pub enum HubError {
     PreviewLimitReached { limit: u32 },
     #[error("rate limit of {limit} requests per minute reached; retry in {retry_after_secs} s")]
     RateLimited { limit: u32, retry_after_secs: u64 },
+    #[error("{}", quota_message(*.quota, *.limit, *.retry_after_secs))]
+    QuotaExceeded { quota: crate::assistant::Quota, limit: u64, retry_after_secs: u64 },
     #[error("sign-up is closed on this hub; ask its operator for an account")]
     SignupClosed,
     #[error("the spec exceeds the {limit} byte upload limit")]
@@ -73,6 +75,26 @@ const fn token_message(reason: TokenRejection) -> &'static str {
         TokenRejection::Malformed => "the credential is not a personal access token (they start with svc_pat_)",
         TokenRejection::Unknown => "the token is invalid or has been revoked",
         TokenRejection::Expired => "the token has expired; create a new one",
+    }
+}
+
+fn quota_message(quota: crate::assistant::Quota, limit: u64, retry_after_secs: u64) -> String {
+    use crate::assistant::Quota;
+    let what = match quota {
+        Quota::ChatTokensPerDay => format!("the docs assistant has used today's {limit} chat tokens"),
+        Quota::AiSearchesPerMonth => format!("this month's {limit} AI searches are used"),
+        Quota::QuestionsPerVisitorHour => format!("you have asked {limit} questions in the last hour"),
+    };
+    format!("{what}; try again in {}", in_words(retry_after_secs))
+}
+
+/// `45 s`, `12 min`, `5 h`, `3 days`: how long until a window resets.
+fn in_words(secs: u64) -> String {
+    match secs {
+        0..60 => format!("{secs} s"),
+        60..3600 => format!("{} min", secs.div_ceil(60)),
+        3600..86_400 => format!("{} h", secs.div_ceil(3600)),
+        _ => format!("{} days", secs.div_ceil(86_400)),
     }
 }
 

@@ -8,6 +8,7 @@
 //! status codes and the wire envelope in one table.
 
 pub mod accounts;
+pub mod assistant;
 pub mod audit;
 pub mod demo;
 pub mod diffs;
@@ -66,6 +67,8 @@ pub struct Hub {
     passwords: platform::passwords::Passwords,
     /// Sign-up mode, mail and the public URL of mailed links.
     accounts: Arc<sessions::AccountsConfig>,
+    /// The operator's model for the docs assistant (`SVC_LLM_URL`).
+    llm: Option<Arc<platform::llm::LlmConfig>>,
 }
 
 impl Hub {
@@ -101,6 +104,7 @@ impl Hub {
             mock_generation: Arc::new(std::sync::atomic::AtomicU64::new(0)),
             passwords: platform::passwords::Passwords::default(),
             accounts: Arc::new(accounts),
+            llm: None,
         }
     }
 

@@ -26,6 +26,8 @@ use crate::tokens::{hash_mcp_bearer, mint_mcp_token};
 #[derive(Clone, Debug)]
 pub struct McpAccess {
     pub project_id: String,
+    /// The account whose plan and quotas the project uses.
+    pub owner_id: String,
     pub slug: String,
     pub name: String,
     pub owner_plan: Plan,
@@ -76,6 +78,7 @@ impl Hub {
         let owner_plan: Plan = row.owner_plan.parse().unwrap_or(Plan::Free);
         let mut access = McpAccess {
             project_id: row.id.clone(),
+            owner_id: row.owner_id.clone(),
             slug: row.slug.clone(),
             name: row.name.clone(),
             owner_plan,

@@ -32,6 +32,8 @@ pub enum Feature {
     CustomDomain,
     /// MCP `call_endpoint`: live calls to the project's API.
     McpLiveCalls,
+    /// The docs' chat drawer (plans with a daily chat token allowance).
+    DocsChat,
 }
 
 impl Feature {
@@ -52,6 +54,7 @@ impl Feature {
             Self::RoleLayers => "role_layers",
             Self::CustomDomain => "custom_domain",
             Self::McpLiveCalls => "mcp_live_calls",
+            Self::DocsChat => "docs_chat",
         }
     }
 
@@ -67,7 +70,8 @@ impl Feature {
             | Self::PreviewPushes
             | Self::DocsBuilder
             | Self::RemoveWatermark
-            | Self::McpLiveCalls => Plan::Pro,
+            | Self::McpLiveCalls
+            | Self::DocsChat => Plan::Pro,
             Self::AuditLog | Self::AuditWebhook | Self::AuditCsvExport | Self::RoleLayers | Self::CustomDomain => {
                 Plan::Business
             }
@@ -106,6 +110,10 @@ pub mod fixed {
     pub const MCP_CALLS_PER_MINUTE: u32 = 600;
     /// MCP `call_endpoint` live calls, per project per minute.
     pub const MCP_LIVE_CALLS_PER_MINUTE: u32 = 30;
+    /// Questions one visitor may ask a project's docs assistant per hour,
+    /// chat and AI search together (the seed names the limit, not its
+    /// value).
+    pub const ASSISTANT_QUESTIONS_PER_VISITOR_HOUR: u32 = 30;
 }
 
 impl Plan {
@@ -210,6 +218,8 @@ mod tests {
             Feature::Branding,
             Feature::PreviewPushes,
             Feature::DocsBuilder,
+            Feature::McpLiveCalls,
+            Feature::DocsChat,
         ];
         for feature in pro_and_up {
             assert!(!Plan::Free.allows(feature), "{feature:?}");
@@ -242,6 +252,10 @@ mod tests {
         assert_eq!((business.collaborator_seats, business.max_inboxes), (10, None));
         assert_eq!((business.chat_tokens_per_day, business.price_per_month), (200_000, 19));
         assert_eq!(fixed::MAX_SPEC_BYTES, 52_428_800);
+        // The chat drawer is offered exactly where the day has tokens.
+        for plan in Plan::ALL {
+            assert_eq!(plan.allows(Feature::DocsChat), plan.limits().chat_tokens_per_day > 0, "{plan}");
+        }
     }
 
     #[test]

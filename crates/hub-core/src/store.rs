@@ -1458,6 +1458,7 @@ mod tests {
     }
 }
 
+mod assistant;
 mod docs;
 mod mock;
 mod sessions;

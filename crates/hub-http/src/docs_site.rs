@@ -592,6 +592,9 @@ async fn chrome(
         show_badge: site.show_badge,
         endpoint_markdown,
         search: None,
+        // AI search on every plan (Free counts 5 a month), the chat drawer
+        // where the plan has chat tokens.
+        assistant: docs_render::Assistant { ask: true, chat: site.owner_plan.allows(Feature::DocsChat) },
     })
 }
 
@@ -956,16 +959,7 @@ async fn search_inner(
     let q: String = q.chars().take(200).collect();
     let hits = {
         let prepared = prepared.clone();
-        server
-            .hub
-            .docs_search(&version.spec_sha256, &q, move || {
-                prepared
-                    .sections()
-                    .into_iter()
-                    .map(|s| hub_core::docs::SearchSection { target: s.target, title: s.title, body: s.body })
-                    .collect()
-            })
-            .await?
+        server.hub.docs_search(&version.spec_sha256, &q, move || search_sections(&prepared)).await?
     };
     if format == SearchFormat::Json {
         let hits: Vec<serde_json::Value> = hits
@@ -1071,6 +1065,68 @@ async fn relay_inner(
     let bases = docs_render::api_bases(&prepared, &chrome);
     let relayed = hub_core::tryit::RelayRequest::parse(&body, &bases)?;
     Ok(hub_core::tryit::relay(&server.outbound, relayed).await?)
+}
+
+/// The search index's sections of a prepared version.
+pub(crate) fn search_sections(site: &Site) -> Vec<hub_core::docs::SearchSection> {
+    site.sections()
+        .into_iter()
+        .map(|s| hub_core::docs::SearchSection { target: s.target, title: s.title, body: s.body })
+        .collect()
+}
+
+/// A version of a project's docs opened for a JSON request of its pages.
+pub(crate) struct OpenedDocs {
+    pub(crate) site: DocsSite,
+    pub(crate) version: DocsVersion,
+    pub(crate) prepared: Arc<Site>,
+    /// The version's path (`/docs/<slug>/<label>`, or `/<label>` on a
+    /// custom domain): page links are relative to it.
+    pub(crate) vbase: String,
+    /// Who asks: the client address, as the trusted proxies tell it.
+    pub(crate) visitor: String,
+}
+
+impl DocsServer {
+    pub(crate) const fn hub(&self) -> &Hub {
+        &self.hub
+    }
+
+    /// Opens a version for a JSON request (the Try-It relay's rules: JSON
+    /// only, bounded, the pages' visibility) and reads its body.
+    pub(crate) async fn open_json(
+        &self,
+        slug: &str,
+        label: &str,
+        request: axum::extract::Request,
+        limit: usize,
+    ) -> Result<(OpenedDocs, serde_json::Value), ApiError> {
+        let visitor = self.client_ip(&request).map_or_else(|| "unknown".to_owned(), |ip| ip.to_string());
+        let (parts, body) = request.into_parts();
+        let json =
+            parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| {
+                v.split(';').next().is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
+            });
+        if !json {
+            return Err(crate::docs_assistant::json_body_required());
+        }
+        let body = platform::http::read_body_limited(&parts.headers, body, limit)
+            .await
+            .map_err(|_| crate::docs_assistant::body_too_large(limit))?;
+        let body: serde_json::Value =
+            serde_json::from_slice(&body).map_err(|e| ApiError::field("body", format!("the body is not JSON: {e}")))?;
+        if !body.is_object() {
+            return Err(ApiError::field("body", "the body is a JSON object"));
+        }
+        let site = open(self, slug, &parts.headers).await?;
+        let version = site
+            .version(Some(label))
+            .cloned()
+            .ok_or_else(|| ApiError::new(Code::NotFound, format!("version `{label}` not found")))?;
+        let prepared = self.site(&version).await?;
+        let vbase = format!("{}/{}", base_path(&parts.headers, slug), docs_render::encode(&version.label));
+        Ok((OpenedDocs { site, version, prepared, vbase, visitor }, body))
+    }
 }
 
 /// `/_docs/<file>` and `/widget.js`: the assets, compiled in.

@@ -26,6 +26,7 @@ pub enum Code {
     PasswordRequired,
     PayloadTooLarge,
     RateLimited,
+    QuotaExceeded,
     ServiceUnavailable,
     InternalError,
 }
@@ -47,6 +48,7 @@ impl Code {
             Self::PasswordRequired => (StatusCode::UNAUTHORIZED, "PASSWORD_REQUIRED"),
             Self::PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE"),
             Self::RateLimited => (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED"),
+            Self::QuotaExceeded => (StatusCode::TOO_MANY_REQUESTS, "QUOTA_EXCEEDED"),
             Self::ServiceUnavailable => (StatusCode::SERVICE_UNAVAILABLE, "SERVICE_UNAVAILABLE"),
             Self::InternalError => (StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR"),
         }
@@ -129,6 +131,14 @@ impl From<HubError> for ApiError {
                 retry_after_secs: Some(retry_after_secs),
                 ..Self::new(Code::RateLimited, message).with_details(json!({ "limit_per_minute": limit }))
             },
+            HubError::QuotaExceeded { quota, limit, retry_after_secs } => Self {
+                retry_after_secs: Some(retry_after_secs),
+                ..Self::new(Code::QuotaExceeded, message).with_details(json!({
+                    "quota": quota.as_str(),
+                    "limit": limit,
+                    "retry_after_secs": retry_after_secs,
+                }))
+            },
             HubError::SignupClosed => Self::new(Code::Forbidden, message),
             HubError::TooLarge { limit } => {
                 Self::new(Code::PayloadTooLarge, message).with_details(json!({ "limit_bytes": limit }))
@@ -183,7 +193,7 @@ impl ApiError {
         let title = match self.code {
             Code::NotFound => "Not found",
             Code::PasswordRequired => "Password required",
-            Code::RateLimited => "Too many requests",
+            Code::RateLimited | Code::QuotaExceeded => "Too many requests",
             Code::ServiceUnavailable => "Busy",
             Code::InternalError => "Something went wrong",
             _ => name,
@@ -227,6 +237,7 @@ mod tests {
             Code::PreviewLimitReached,
             Code::PayloadTooLarge,
             Code::RateLimited,
+            Code::QuotaExceeded,
             Code::ServiceUnavailable,
             Code::InternalError,
         ];

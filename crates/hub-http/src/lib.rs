@@ -7,6 +7,7 @@
 
 mod compression;
 pub mod dashboard;
+pub mod docs_assistant;
 pub mod docs_site;
 pub mod error;
 pub mod extract;
@@ -120,6 +121,8 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         .route("/docs/{slug}/{version}/search", get(docs_site::search))
         .route("/docs/{slug}/{version}/openapi", get(docs_site::download))
         .route("/docs/{slug}/{version}/_tryit", post(docs_site::relay))
+        .route("/docs/{slug}/{version}/_ask", post(docs_assistant::ask))
+        .route("/docs/{slug}/{version}/_chat", post(docs_assistant::chat))
         .route("/_docs/{file}", get(docs_site::asset))
         .route("/widget.js", get(docs_site::widget))
         .layer(compression::layer())

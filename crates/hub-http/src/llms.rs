@@ -62,11 +62,8 @@ pub fn index(site: &docs_render::Site, base: &str) -> String {
     out
 }
 
-/// The operation a search hit's title (`GET /pets`) names.
-pub(crate) fn operation_of<'s>(spec: &'s Spec, title: &str) -> Option<&'s Operation> {
-    let (method, path) = title.split_once(' ')?;
-    spec.operations.iter().find(|op| op.method.as_str() == method && op.path == path)
-}
+#[cfg(test)]
+use hub_core::assistant::operation_of;
 
 /// The Markdown rendition of an operation page.
 pub fn operation(spec: &Spec, op: &Operation) -> String {

@@ -49,6 +49,24 @@ const HARD_BUDGET: usize = 20_000;
 /// and values at [`HARD_BUDGET`], so this bounds the whole sample.
 pub const SAMPLE_BYTE_BUDGET: usize = 64 * 1024;
 
+/// The example of a media type: `example`, the first of `examples`, else a
+/// generated sample when there is a schema (the docs pages, their code
+/// samples and the docs assistant all show this one).
+#[must_use]
+pub fn media_example(spec: &Spec, media: &spec::MediaType, direction: Direction) -> Option<Value> {
+    if let Some(example) = &media.example {
+        return Some(example.clone());
+    }
+    if let Some(value) = media.examples.values().find_map(|e| e.value.clone()) {
+        return Some(value);
+    }
+    let schema = media.schema.as_ref()?;
+    if is_empty_schema(spec, schema) {
+        return None;
+    }
+    Some(sample(spec, schema, direction))
+}
+
 /// Generates a sample for `schema` as it appears in `spec`.
 #[must_use]
 pub fn sample(spec: &Spec, schema: &Value, direction: Direction) -> Value {

@@ -16,6 +16,7 @@ pub mod db;
 mod fuzz_tests;
 pub mod http;
 pub mod jobs;
+pub mod llm;
 pub mod mail;
 pub mod net;
 pub mod outbound;

@@ -351,6 +351,33 @@ impl Outbound {
         headers: &[(&str, String)],
         body: Vec<u8>,
     ) -> Result<OutboundResponse, OutboundError> {
+        let opened = self.open(method, url, headers, body).await?;
+        let (status, headers) = (opened.status, opened.headers.clone());
+        let mut response = opened.response;
+        let mut kept = Vec::new();
+        let mut truncated = false;
+        while let Ok(Some(chunk)) = response.chunk().await {
+            kept.extend_from_slice(&chunk);
+            if kept.len() > self.max_response {
+                truncated = true;
+                break;
+            }
+        }
+        kept.truncate(self.max_response);
+        Ok(OutboundResponse { status, headers, body: kept, truncated })
+    }
+
+    /// Sends a request like [`Outbound::send`] and hands back the response
+    /// as soon as its headers arrive, for bodies read as they stream (a
+    /// model's answer). The body stream ends with an error past the
+    /// client's `max_response` bytes.
+    pub async fn open(
+        &self,
+        method: &str,
+        url: &str,
+        headers: &[(&str, String)],
+        body: Vec<u8>,
+    ) -> Result<OpenedResponse, OutboundError> {
         let method = reqwest::Method::from_bytes(method.as_bytes())
             .map_err(|_| OutboundError::Request(format!("invalid method {method:?}")))?;
         let (parsed, addrs) = self.check(url).await?;
@@ -371,24 +398,74 @@ impl Outbound {
         for (name, value) in headers {
             request = request.header(*name, value.as_str());
         }
-        let mut response = request.send().await.map_err(|e| OutboundError::Request(error_chain(&e)))?;
+        let response = request.send().await.map_err(|e| OutboundError::Request(error_chain(&e)))?;
         let status = response.status().as_u16();
         let headers = response
             .headers()
             .iter()
             .map(|(name, value)| (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
             .collect();
-        let mut kept = Vec::new();
-        let mut truncated = false;
-        while let Ok(Some(chunk)) = response.chunk().await {
-            kept.extend_from_slice(&chunk);
-            if kept.len() > self.max_response {
-                truncated = true;
-                break;
+        Ok(OpenedResponse { status, headers, response, max_response: self.max_response })
+    }
+}
+
+/// A response whose headers have arrived and whose body has not been read.
+#[derive(Debug)]
+pub struct OpenedResponse {
+    pub status: u16,
+    /// Response headers in the order received (names lowercased).
+    pub headers: Vec<(String, String)>,
+    response: reqwest::Response,
+    max_response: usize,
+}
+
+impl OpenedResponse {
+    /// The first value of header `name` (lowercase).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+
+    /// The body as a stream of chunks; past `max_response` bytes in all it
+    /// yields one error and ends, so a peer that never stops cannot grow
+    /// the reader's memory.
+    pub fn bytes_stream(
+        self,
+    ) -> impl futures_util::Stream<Item = Result<bytes::Bytes, OutboundError>> + Send + 'static {
+        use futures_util::StreamExt as _;
+        let max = self.max_response;
+        self.response.bytes_stream().scan((0usize, false), move |(seen, over), chunk| {
+            if *over {
+                return futures_util::future::ready(None);
             }
+            let item = match chunk {
+                Ok(chunk) => {
+                    *seen = seen.saturating_add(chunk.len());
+                    if *seen > max {
+                        *over = true;
+                        Err(OutboundError::Request(format!("the response exceeded {max} bytes")))
+                    } else {
+                        Ok(chunk)
+                    }
+                }
+                Err(error) => {
+                    *over = true;
+                    Err(OutboundError::Request(error_chain(&error)))
+                }
+            };
+            futures_util::future::ready(Some(item))
+        })
+    }
+
+    /// The whole body, at most `max_response` bytes (an error past it).
+    pub async fn bytes(self) -> Result<Vec<u8>, OutboundError> {
+        use futures_util::StreamExt as _;
+        let stream = self.bytes_stream();
+        futures_util::pin_mut!(stream);
+        let mut kept = Vec::new();
+        while let Some(chunk) = stream.next().await {
+            kept.extend_from_slice(&chunk?);
         }
-        kept.truncate(self.max_response);
-        Ok(OutboundResponse { status, headers, body: kept, truncated })
+        Ok(kept)
     }
 }
 

@@ -116,6 +116,13 @@ async fn serve_hub(
         tracing::info!(dir = %store.data_dir.join("mail").display(), "SVC_SMTP_URL is not set: mail is written to files");
     }
     let hub = hub.with_accounts(hub_core::sessions::AccountsConfig { signup, public_url: link_base, mailer });
+    // The docs assistant answers with the operator's model when one is
+    // configured, else offline.
+    let llm = platform::llm::LlmConfig::from_env();
+    if let Some(llm) = &llm {
+        tracing::info!(model = %llm.model, "the docs assistant answers with SVC_LLM_URL");
+    }
+    let hub = hub.with_llm(llm);
     out.emit(
         &format!("hub listening on http://{bound} (API {public_url}/api/v1, OpenAPI {public_url}/api/v1/openapi.json)"),
         &json!({ "service": "hub", "listen": bound.to_string(), "url": public_url }),

@@ -107,6 +107,19 @@ impl TestApp {
         hub_http::router(state)
     }
 
+    /// A router over another configuration of this app's hub (a model for
+    /// the docs assistant, say), with the default web settings.
+    pub fn router_for(&self, hub: Hub) -> Router {
+        let allow = platform::outbound::AllowList::parse("127.0.0.1").expect("a valid allow list");
+        let state = AppState {
+            hub,
+            cron_secret: Secret::new(CRON_SECRET.to_owned()),
+            outbound: platform::outbound::Outbound::guarded(allow),
+            web: Arc::new(hub_http::WebConfig::default()),
+        };
+        hub_http::router(state)
+    }
+
     /// The SQLite file of this app, for tests that open it from a second
     /// handle as another process would.
     pub fn sqlite_path(&self) -> Option<std::path::PathBuf> {

@@ -24,6 +24,7 @@ macro_rules! stale_projects {
 #[derive(Debug, sqlx::FromRow)]
 pub struct DocsProjectRow {
     pub id: String,
+    pub owner_id: String,
     pub slug: String,
     pub name: String,
     pub is_public: bool,
@@ -81,7 +82,7 @@ impl Store {
     pub async fn docs_project_by_domain(&self, domain: &str) -> HubResult<Option<DocsProjectRow>> {
         Ok(with_db!(&self.db, |pool| {
             sqlx::query_as::<_, DocsProjectRow>(
-                "SELECT p.id, p.slug, p.name, p.is_public, p.password_hash, p.base_url, p.branding, u.plan AS owner_plan
+                "SELECT p.id, p.owner_id, p.slug, p.name, p.is_public, p.password_hash, p.base_url, p.branding, u.plan AS owner_plan
                  FROM projects p JOIN users u ON u.id = p.owner_id
                  WHERE p.custom_domain = $1 AND p.custom_domain_verified_at IS NOT NULL AND u.plan = 'business'",
             )
@@ -109,7 +110,7 @@ impl Store {
     pub async fn docs_project(&self, slug: &str) -> HubResult<Option<DocsProjectRow>> {
         Ok(with_db!(&self.db, |pool| {
             sqlx::query_as::<_, DocsProjectRow>(
-                "SELECT p.id, p.slug, p.name, p.is_public, p.password_hash, p.base_url,
+                "SELECT p.id, p.owner_id, p.slug, p.name, p.is_public, p.password_hash, p.base_url,
                         p.branding, u.plan AS owner_plan
                  FROM projects p JOIN users u ON u.id = p.owner_id WHERE p.slug = $1",
             )

@@ -479,13 +479,7 @@ async fn search(
     let sections_site = site.clone();
     Ok(core
         .hub
-        .docs_search(&version.spec_sha256, query, move || {
-            sections_site
-                .sections()
-                .into_iter()
-                .map(|s| hub_core::docs::SearchSection { target: s.target, title: s.title, body: s.body })
-                .collect()
-        })
+        .docs_search(&version.spec_sha256, query, move || crate::docs_site::search_sections(&sections_site))
         .await?)
 }
 
@@ -507,7 +501,7 @@ async fn search_endpoints(
         .take(limit)
         .map(|h| {
             let (method, path) = h.title.split_once(' ').unwrap_or(("", h.title.as_str()));
-            let summary = crate::llms::operation_of(spec, &h.title).and_then(|op| op.summary.clone());
+            let summary = hub_core::assistant::operation_of(spec, &h.title).and_then(|op| op.summary.clone());
             json!({
                 "method": method,
                 "path": path,
@@ -520,9 +514,10 @@ async fn search_endpoints(
     Ok(json!({ "query": query, "results": results }))
 }
 
-/// The offline answer: the best operations the index finds, described from
-/// the description alone (method and path, required parameters, a curl
-/// request, the response's shape), each cited with its docs page.
+/// The offline answer (`hub_core::assistant`): the best operations the
+/// index finds, described from the description alone, each cited with its
+/// docs page. An assistant calling this tool is a model itself, so the
+/// project's chat tokens are not spent on a second one.
 async fn ask_docs(
     core: &McpCore,
     scope: &Scope,
@@ -531,115 +526,26 @@ async fn ask_docs(
     args: &Map<String, Value>,
 ) -> ToolResult {
     let question = text(args, "question").ok_or_else(|| ToolError::new("`question` is required"))?;
-    let question: String = question.chars().take(1000).collect();
-    let spec = site.spec();
-    let hits = search(core, version, site, &question).await?;
-    let mut citations = Vec::new();
-    let mut answer = String::new();
-    for hit in hits.iter().filter(|h| h.target.starts_with("op/")).take(3) {
-        let Some(op) = crate::llms::operation_of(spec, &hit.title) else { continue };
-        let (method, path) = (op.method.as_str(), op.path.as_str());
-        let url = core.docs_url(&scope.access.slug, &version.label, &hit.target);
-        let n = citations.len() + 1;
-        if n == 1 {
-            answer.push_str(&format!(
-                "Use `{method} {path}`{} [{n}].\n",
-                op.summary.as_deref().map(|s| format!(": {s}")).unwrap_or_default()
-            ));
-            answer.push_str(&describe(spec, op, version.base_url.as_deref().or(scope.access.base_url.as_deref())));
-        } else {
-            if n == 2 {
-                answer.push_str("\nRelated:\n");
-            }
-            answer.push_str(&format!(
-                "- `{method} {path}`{} [{n}]\n",
-                op.summary.as_deref().map(|s| format!(": {s}")).unwrap_or_default()
-            ));
-        }
-        citations.push(json!({ "n": n, "title": hit.title, "url": url }));
-    }
-    if citations.is_empty() {
-        answer = format!(
-            "No endpoint of {} matches \"{question}\". list_endpoints shows every endpoint.",
-            if spec.title.is_empty() { "this API" } else { spec.title.as_str() }
-        );
-    }
-    Ok(json!({ "answer": answer, "citations": citations, "engine": "offline" }))
-}
-
-/// Required parameters, a curl request and the success response's shape.
-fn describe(spec: &Spec, op: &Operation, base_url: Option<&str>) -> String {
-    let mut out = String::new();
-    let required: Vec<String> = op
-        .parameters
-        .iter()
-        .filter(|p| p.required)
-        .map(|p| format!("`{}` ({})", p.name, p.location.as_str()))
-        .collect();
-    if !required.is_empty() {
-        out.push_str(&format!("Required parameters: {}.\n", required.join(", ")));
-    }
-    let base = base_url
-        .map(str::to_owned)
-        .or_else(|| spec.servers.first().map(|s| s.url.clone()))
-        .unwrap_or_else(|| "https://api.example.com".to_owned());
-    let mut curl = format!("curl -X {} '{}{}'", op.method, base.trim_end_matches('/'), op.path);
-    let body = op.request_body.as_ref().and_then(|b| b.content.iter().next()).and_then(|(media, content)| {
-        docs_render::examples::media_example(spec, content, mock::sample::Direction::Request)
-            .map(|e| (media.clone(), e))
-    });
-    if let Some((media, example)) = body {
-        let text = serde_json::to_string(&example).unwrap_or_default();
-        if text.len() < 2000 {
-            curl.push_str(&format!(" \\\n  -H 'Content-Type: {media}' \\\n  -d '{}'", text.replace('\'', "'\\''")));
-        }
-    }
-    out.push_str(&format!("```sh\n{curl}\n```\n"));
-    let success = op.responses.iter().find(|(status, _)| status.starts_with('2'));
-    if let Some((status, response)) = success {
-        let shape = response
-            .content
-            .values()
-            .next()
-            .and_then(|m| m.schema.as_ref())
-            .map(|schema| shape(spec, schema))
-            .unwrap_or_default();
-        out.push_str(&format!(
-            "It answers {status}{}{}.\n",
-            if response.description.is_empty() { String::new() } else { format!(" ({})", response.description.trim()) },
-            shape
-        ));
-    }
-    out
-}
-
-/// A schema's top level in a few words: `with an array of Pet`, `with
-/// fields id, name, status`.
-fn shape(spec: &Spec, schema: &Value) -> String {
-    let resolved = schema
-        .get("$ref")
-        .and_then(Value::as_str)
-        .and_then(|r| r.rsplit('/').next())
-        .and_then(|name| spec.schemas.get(name).map(|s| (name, s)));
-    let (name, schema) = match resolved {
-        Some((name, s)) => (Some(name), s),
-        None => (None, schema),
+    let ask = hub_core::assistant::AskScope {
+        project_id: &scope.access.project_id,
+        owner_id: &scope.access.owner_id,
+        owner_plan: scope.access.owner_plan,
+        spec_sha256: &version.spec_sha256,
+        spec: site.spec(),
+        base_url: version.base_url.as_deref().or(scope.access.base_url.as_deref()),
+        visitor: "mcp",
     };
-    if schema.get("type").and_then(Value::as_str) == Some("array") {
-        let item =
-            schema.get("items").and_then(|i| i.get("$ref")).and_then(Value::as_str).and_then(|r| r.rsplit('/').next());
-        return format!(" with an array of {}", item.unwrap_or("items"));
-    }
-    let fields: Vec<&String> =
-        schema.get("properties").and_then(Value::as_object).map(|p| p.keys().take(8).collect()).unwrap_or_default();
-    match (name, fields.is_empty()) {
-        (Some(name), true) => format!(" with a {name}"),
-        (Some(name), false) => {
-            format!(" with a {name}: {}", fields.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", "))
-        }
-        (None, false) => format!(" with {}", fields.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")),
-        (None, true) => String::new(),
-    }
+    let sections_site = site.clone();
+    let answer =
+        core.hub.ask_offline(&ask, question, move || crate::docs_site::search_sections(&sections_site)).await?;
+    let citations: Vec<Value> = answer
+        .citations
+        .iter()
+        .map(|c| {
+            json!({ "n": c.n, "title": c.title, "url": core.docs_url(&scope.access.slug, &version.label, &c.target) })
+        })
+        .collect();
+    Ok(json!({ "answer": answer.answer, "citations": citations, "engine": answer.engine }))
 }
 
 /// The request a call tool sends, from its arguments.
