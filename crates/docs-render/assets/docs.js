@@ -89,9 +89,10 @@
         copyButton(pre);
         return;
       }
+      var ul = null;
       part.split(/\n{1,}/).forEach(function (line) {
         if (!line.trim()) return;
-        var p = el(/^- /.test(line) ? "li" : "p");
+        var item = /^- /.test(line), p = el(item ? "li" : "p");
         line.replace(/^- /, "").split(/(`[^`]+`|\[\d+\])/).forEach(function (bit) {
           if (!bit) return;
           var cite = /^\[(\d+)\]$/.exec(bit), c = cite && byN[cite[1]];
@@ -99,7 +100,13 @@
           else if (c) { var a = el("a", "cite", "[" + c.n + "]"); a.href = c.url; a.title = c.title; p.appendChild(a); }
           else p.appendChild(document.createTextNode(bit));
         });
-        node.appendChild(p);
+        if (item) {
+          if (!ul) { ul = el("ul"); node.appendChild(ul); }
+          ul.appendChild(p);
+        } else {
+          ul = null;
+          node.appendChild(p);
+        }
       });
     });
     if (citations && citations.length) {

@@ -171,6 +171,8 @@ pub struct Usage {
     pub projects: u64,
     pub collaborators: u64,
     pub open_request: Option<PlanRequest>,
+    /// The docs assistant's quotas in their current windows.
+    pub ai: crate::assistant::AiUsage,
 }
 
 /// A sign-in that did not open a session.
@@ -616,6 +618,7 @@ impl Hub {
             projects: self.store.owned_project_count(&principal.user_id).await?,
             collaborators: self.store.collaborator_count(&principal.user_id).await?,
             open_request: self.store.open_plan_request(&principal.user_id).await?,
+            ai: self.ai_usage(&principal.user_id, principal.plan).await?,
         })
     }
 

@@ -118,6 +118,8 @@ async fn account_page(d: &Dashboard, ctx: &Ctx, me: &Me, form: Form) -> Response
     let rows = vec![
         json!({ "label": "Projects", "used": usage.projects, "allowed": allowed(limits.max_projects), "percent": percent(usage.projects, limits.max_projects) }),
         json!({ "label": "Collaborator seats", "used": usage.collaborators, "allowed": limits.collaborator_seats, "percent": percent(usage.collaborators, Some(limits.collaborator_seats)) }),
+        json!({ "label": "AI searches this month", "used": usage.ai.ai_searches_this_month, "allowed": allowed(usage.ai.ai_searches_per_month), "percent": percent(usage.ai.ai_searches_this_month, usage.ai.ai_searches_per_month) }),
+        json!({ "label": "Docs chat tokens today", "used": usage.ai.chat_tokens_today, "allowed": usage.ai.chat_tokens_per_day, "percent": percent(usage.ai.chat_tokens_today, Some(usage.ai.chat_tokens_per_day)) }),
         json!({ "label": "Preview versions per project", "used": "per project", "allowed": hub_core::plans::fixed::MAX_PREVIEWS_PER_PROJECT, "percent": null }),
         json!({ "label": "Mock overrides per project", "used": "per project", "allowed": mock::overrides::MAX_OVERRIDES, "percent": null }),
     ];

@@ -166,6 +166,11 @@ try {
   // place, highlighting coloured from the theme's primary colour.
   await callbacksAndTheme(browser);
 
+  // The docs assistant, offline (no model configured): an AI answer in the
+  // quick search, then a conversation in the chat drawer, streamed.
+  await assistant(browser, demo);
+  await views(browser, 'demo-chat', `${demo}/op/listBooks`, (page) => askInDrawer(page, 'how do I add a book?'));
+
   if (process.env.GITHUB_DOCS === '1') {
     const gh = `${base}/docs/github/v3`;
     await views(browser, 'github-overview', `${base}/docs/github`);
@@ -176,6 +181,58 @@ try {
   }
 } finally {
   await browser.close();
+}
+
+async function askInDrawer(page, question) {
+  if (!(await page.locator('.chat').isVisible())) await page.locator('.chat-open').click();
+  await page.locator('.chat textarea').waitFor({ state: 'visible' });
+  await page.locator('.chat textarea').focus();
+  const before = await page.locator('.chat-assistant').count();
+  await page.keyboard.type(question);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction((n) => {
+    const answers = document.querySelectorAll('.chat-assistant');
+    return answers.length > n && !answers[answers.length - 1].hasAttribute('aria-busy');
+  }, before, { timeout: 20000 });
+}
+
+async function assistant(browser, demo) {
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  await page.goto(`${demo}/op/listBooks`);
+  await page.keyboard.press('/');
+  await page.locator('.qs input').waitFor({ state: 'visible' });
+  await page.keyboard.type('add a new book');
+  await page.waitForFunction(() => [...document.querySelectorAll('.qs-list [role=option]')].some((o) => o.textContent.includes('Ask AI')), null, { timeout: 10000 });
+  await page.keyboard.press('ArrowUp');
+  const chosen = await page.locator('.qs-list [aria-selected=true]').textContent();
+  check('the quick search offers an AI answer as its last result', chosen.includes('Ask AI: add a new book'), chosen);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('.qs-answer .sources a'), null, { timeout: 20000 });
+  const answer = await page.locator('.qs-answer').textContent();
+  const cited = await page.locator('.qs-answer .sources a').first().getAttribute('href');
+  check('the AI answer names the operation and cites its page', /Use POST \/\S*books/.test(answer) && /\/op\//.test(cited), `${answer} | ${cited}`);
+  await page.keyboard.press('Escape');
+
+  const opener = page.locator('.chat-open');
+  check('the chat drawer opener is shown on a Pro project', await opener.isVisible(), '');
+  await askInDrawer(page, 'how do I add a book?');
+  const first = await page.locator('.chat-assistant').last().textContent();
+  check('the drawer streams an answer naming the operation', /POST \/\S*books/.test(first), first);
+  const link = await page.locator('.chat-assistant').last().locator('a.cite').first().getAttribute('href');
+  check('the answer links its citation to the docs page', /\/op\//.test(link || ''), link);
+  const code = await page.locator('.chat-assistant pre.code').count();
+  check('the request sample is a code block with a copy button', code > 0 && (await page.locator('.chat-assistant .copy').count()) > 0, code);
+  await askInDrawer(page, 'and how do I list them?');
+  check('a follow-up continues the conversation', (await page.locator('.chat-user').count()) === 2, await page.locator('.chat-user').count());
+  // The conversation survives a page change in the same tab.
+  await page.goto(`${demo}/op/createBook`);
+  await page.locator('.chat-open').click();
+  const kept = await page.locator('.chat-msg').count();
+  check('the drawer keeps the conversation across pages', kept === 4, kept);
+  await page.keyboard.press('Escape');
+  check('Escape closes the drawer and gives focus back', await page.locator('.chat').isHidden() && (await page.evaluate(() => document.activeElement.className)).includes('chat-open'), '');
+  await page.screenshot({ path: join(artifacts, 'assistant-answer-1440-light.png') });
+  await page.close();
 }
 
 async function callbacksAndTheme(browser) {

@@ -336,6 +336,10 @@ async fn every_dashboard_mutation_writes_its_audit_row_as_the_dashboard(app: Tes
     check(dashboard_actions(&app, email).await, &["PLAN_CHANGE_REQUESTED"]);
     let account = browser.get("/app/account").await;
     assert!(text(&account).contains("You asked for the <strong>pro</strong> plan"), "{}", text(&account));
+    // The docs assistant's quotas are counted on the plan page (this
+    // account is Business: unlimited AI searches, 200,000 tokens a day).
+    assert!(text(&account).contains("<td>AI searches this month</td><td>0</td><td>unlimited"), "{}", text(&account));
+    assert!(text(&account).contains("<td>Docs chat tokens today</td><td>0</td><td>200000"), "{}", text(&account));
     app.hub.set_plan(email, Plan::Pro).await.unwrap();
     assert!(!text(&browser.get("/app/account").await).contains("You asked for"), "the operator completed it");
 }
