@@ -682,11 +682,19 @@ impl Hub {
             return Ok(Vec::new());
         }
         let groups = crate::search::query_groups(query);
-        if !self.store.docs_indexed(spec_sha256).await? {
-            let sections = sections();
-            self.store.index_docs(spec_sha256, &sections, self.clock.now()).await?;
-        }
-        let candidates = self.store.search_docs(spec_sha256, &groups, crate::search::CANDIDATES).await?;
+        let known = match self.search_sections.get(spec_sha256) {
+            Some(known) => known,
+            None => {
+                if !self.store.docs_indexed(spec_sha256).await? {
+                    let sections = sections();
+                    self.store.index_docs(spec_sha256, &sections, self.clock.now()).await?;
+                }
+                let rows = self.store.docs_sections(spec_sha256).await?;
+                self.search_sections.insert(spec_sha256, rows)
+            }
+        };
+        let targets = self.store.search_docs(spec_sha256, &groups, crate::search::CANDIDATES).await?;
+        let candidates = targets.iter().filter_map(|target| known.get(target).cloned()).collect();
         Ok(crate::search::rank(&groups, candidates)
             .into_iter()
             .take(usize::try_from(MAX_SEARCH_HITS).unwrap_or(20))

@@ -221,6 +221,49 @@ pub struct Candidate {
     pub terms: String,
 }
 
+/// Sections' bytes kept per node by [`SectionCache`] (GitHub's REST
+/// description holds about 3 MB of them).
+const CACHED_SECTION_BYTES: usize = 48 * 1024 * 1024;
+
+/// The indexed sections of the documents this node searched lately, by
+/// target. A document's sections never change once indexed (documents are
+/// content-addressed), so the copy is exact on every node; a search asks
+/// the database's index only which targets match.
+#[derive(Debug, Default)]
+pub struct SectionCache {
+    documents: std::sync::Mutex<(std::collections::HashMap<String, Sections>, usize)>,
+}
+
+/// One document's sections, by target.
+pub type Sections = std::sync::Arc<std::collections::HashMap<String, Candidate>>;
+
+impl SectionCache {
+    pub fn get(&self, spec_sha256: &str) -> Option<Sections> {
+        self.documents.lock().ok().and_then(|d| d.0.get(spec_sha256).cloned())
+    }
+
+    /// Keeps a document's sections, forgetting the others when the bytes
+    /// kept would pass the bound.
+    pub fn insert(&self, spec_sha256: &str, rows: Vec<Candidate>) -> Sections {
+        let bytes: usize = rows
+            .iter()
+            .map(|c| c.target.len() + c.title.len() + c.body.len() + c.title_terms.len() + c.terms.len())
+            .sum();
+        let sections: Sections = std::sync::Arc::new(rows.into_iter().map(|c| (c.target.clone(), c)).collect());
+        if let Ok(mut documents) = self.documents.lock() {
+            if documents.1 + bytes > CACHED_SECTION_BYTES {
+                documents.0.clear();
+                documents.1 = 0;
+            }
+            if bytes <= CACHED_SECTION_BYTES {
+                documents.1 += bytes;
+                documents.0.insert(spec_sha256.to_owned(), sections.clone());
+            }
+        }
+        sections
+    }
+}
+
 /// How many candidates the index hands to [`rank`].
 pub const CANDIDATES: i64 = 200;
 

@@ -350,24 +350,38 @@ impl Store {
         })
     }
 
+    /// Every indexed section of a document, with the words it was indexed
+    /// under (descriptions cut to 240 characters, as search hits show them).
+    pub async fn docs_sections(&self, spec_sha256: &str) -> HubResult<Vec<crate::search::Candidate>> {
+        Ok(with_db!(&self.db, |pool| {
+            sqlx::query_as::<_, crate::search::Candidate>(
+                "SELECT target, title, substr(body, 1, 240) AS body, title_terms, terms
+                 FROM docs_search WHERE spec_sha256 = $1",
+            )
+            .bind(spec_sha256)
+            .fetch_all(pool)
+            .await
+            .map_err(store_error)
+        })?)
+    }
+
     /// The best sections of one document for a question's word groups
     /// (`search::query_groups`: each group's words are alternatives; a
     /// section matching more groups, in its title above all, ranks higher),
     /// best first. The last group's first word also matches as a prefix, for
     /// a search box that asks while the word is typed.
-    pub async fn search_docs(
-        &self,
-        spec_sha256: &str,
-        groups: &[Vec<String>],
-        limit: i64,
-    ) -> HubResult<Vec<crate::search::Candidate>> {
+    ///
+    /// Only the sections' targets are read: the ranking takes their words
+    /// from the node's copy of the document's sections ([`Store::docs_sections`]),
+    /// so a search moves a few hundred short strings, not their descriptions.
+    pub async fn search_docs(&self, spec_sha256: &str, groups: &[Vec<String>], limit: i64) -> HubResult<Vec<String>> {
         // Sections whose title words match come first (most answers are
         // there, and titles are short, so ranking them is cheap); a few more
         // found only in descriptions follow.
         let body_limit = (limit / 4).max(1);
         let mut found = self.search_docs_in(spec_sha256, groups, Field::Title, limit).await?;
         for extra in self.search_docs_in(spec_sha256, groups, Field::Body, body_limit).await? {
-            if !found.iter().any(|c| c.target == extra.target) {
+            if !found.contains(&extra) {
                 found.push(extra);
             }
         }
@@ -380,7 +394,7 @@ impl Store {
         groups: &[Vec<String>],
         field: Field,
         limit: i64,
-    ) -> HubResult<Vec<crate::search::Candidate>> {
+    ) -> HubResult<Vec<String>> {
         let last = groups.len().saturating_sub(1);
         let rows = match &self.db {
             Db::Sqlite(pool) => {
@@ -402,22 +416,17 @@ impl Store {
                     .join(" OR ");
                 let sql = match field {
                     Field::Title => {
-                        "SELECT target, title, substr(body, 1, 240) AS body, title_terms, terms FROM docs_search
+                        "SELECT target FROM docs_search
                          WHERE docs_search MATCH '{title_terms} : (' || $1 || ')' AND spec_sha256 = $2
                          ORDER BY bm25(docs_search, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0), title LIMIT $3"
                     }
                     Field::Body => {
-                        "SELECT target, title, substr(body, 1, 240) AS body, title_terms, terms FROM docs_search
+                        "SELECT target FROM docs_search
                          WHERE docs_search MATCH '{terms} : (' || $1 || ')' AND spec_sha256 = $2
                          ORDER BY bm25(docs_search, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0), title LIMIT $3"
                     }
                 };
-                sqlx::query_as::<_, crate::search::Candidate>(sql)
-                    .bind(query)
-                    .bind(spec_sha256)
-                    .bind(limit)
-                    .fetch_all(pool)
-                    .await
+                sqlx::query_scalar::<_, String>(sql).bind(query).bind(spec_sha256).bind(limit).fetch_all(pool).await
             }
             Db::Postgres(pool) => {
                 // `:A` matches title words only, `:B` description words.
@@ -447,8 +456,8 @@ impl Store {
                 if query.is_empty() {
                     return Ok(Vec::new());
                 }
-                sqlx::query_as::<_, crate::search::Candidate>(
-                    "SELECT target, title, left(body, 240) AS body, title_terms, terms
+                sqlx::query_scalar::<_, String>(
+                    "SELECT target
                      FROM docs_search, to_tsquery('simple', $1) q
                      WHERE spec_sha256 = $2 AND document @@ q
                      ORDER BY ts_rank(document, q, 1) DESC, title LIMIT $3",

@@ -54,7 +54,7 @@ fn github_description() -> Option<std::path::PathBuf> {
     let candidates = [
         std::env::var_os("SVC_GITHUB_SPEC").map(std::path::PathBuf::from),
         Some(cache.join("bench/api.github.com.json")),
-        Some(cache.join("spec-corpus/flat/octokit-openapi--generated_api.github.com.json")),
+        Some(cache.join("spec-corpus/flat/octokit-openapi--api.github.com.json")),
     ];
     let found = candidates.into_iter().flatten().find(|p| p.is_file());
     if found.is_none() {
