@@ -693,8 +693,7 @@ impl Hub {
                 self.search_sections.insert(spec_sha256, rows)
             }
         };
-        let targets = self.store.search_docs(spec_sha256, &groups, crate::search::CANDIDATES).await?;
-        let candidates = targets.iter().filter_map(|target| known.get(target).cloned()).collect();
+        let candidates = known.candidates(&groups, crate::search::CANDIDATES);
         Ok(crate::search::rank(&groups, candidates)
             .into_iter()
             .take(usize::try_from(MAX_SEARCH_HITS).unwrap_or(20))

@@ -15,9 +15,11 @@
 //!   remaining word brings its synonyms (`remove` asks for `delete` too,
 //!   `repo` for `repository`).
 //!
-//! The store ranks with the database's own full-text index (SQLite FTS5's
-//! BM25, PostgreSQL's `ts_rank`) over these words, so every node answers
-//! alike. This module does no I/O.
+//! The store keeps each document's sections with these words (one table on
+//! either database, so every node answers alike); a node builds an inverted
+//! index of a document in memory on its first search of it
+//! ([`DocumentIndex`]), so a search costs the same however many documents
+//! the hub holds. This module does no I/O.
 
 use std::sync::OnceLock;
 
@@ -221,51 +223,177 @@ pub struct Candidate {
     pub terms: String,
 }
 
-/// Sections' bytes kept per node by [`SectionCache`] (GitHub's REST
-/// description holds about 3 MB of them).
-const CACHED_SECTION_BYTES: usize = 48 * 1024 * 1024;
+/// Bytes of documents kept per node by [`SectionCache`] (GitHub's REST
+/// description, 2,192 sections, holds about 4 MB).
+const CACHED_INDEX_BYTES: usize = 64 * 1024 * 1024;
 
-/// The indexed sections of the documents this node searched lately, by
-/// target. A document's sections never change once indexed (documents are
-/// content-addressed), so the copy is exact on every node; a search asks
-/// the database's index only which targets match.
-#[derive(Debug, Default)]
-pub struct SectionCache {
-    documents: std::sync::Mutex<(std::collections::HashMap<String, Sections>, usize)>,
+/// One document's sections with an inverted index of the words they are
+/// indexed under (title words and description words apart), built on a
+/// node's first search of the document from the rows the store keeps.
+///
+/// Hand-written rather than a search engine crate's: the words are already
+/// normalised by this module, the index is per document and read-only, and
+/// what a search needs from it is which question groups each section holds
+/// (a bitmask per section), which a general engine's scoring does not give.
+#[derive(Debug)]
+pub struct DocumentIndex {
+    sections: Vec<Candidate>,
+    operation: Vec<bool>,
+    title_words: Vec<usize>,
+    /// Every word with its id, sorted, for exact and prefix lookups.
+    vocabulary: Vec<(String, usize)>,
+    title_postings: Vec<Vec<usize>>,
+    body_postings: Vec<Vec<usize>>,
+    bytes: usize,
 }
 
-/// One document's sections, by target.
-pub type Sections = std::sync::Arc<std::collections::HashMap<String, Candidate>>;
+impl DocumentIndex {
+    /// Indexes `sections` (in document order: ties keep it).
+    #[must_use]
+    pub fn new(sections: Vec<Candidate>) -> Self {
+        let mut ids: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let mut title_postings: Vec<Vec<usize>> = Vec::new();
+        let mut body_postings: Vec<Vec<usize>> = Vec::new();
+        let mut bytes = 0;
+        for (n, section) in sections.iter().enumerate() {
+            bytes += section.target.len() + section.title.len() + section.body.len();
+            bytes += section.title_terms.len() + section.terms.len();
+            for (text, title) in [(&section.title_terms, true), (&section.terms, false)] {
+                for word in text.split(' ').filter(|w| !w.is_empty()) {
+                    let next = ids.len();
+                    let id = *ids.entry(word.to_owned()).or_insert(next);
+                    if id == title_postings.len() {
+                        title_postings.push(Vec::new());
+                        body_postings.push(Vec::new());
+                    }
+                    let postings = if title { title_postings.get_mut(id) } else { body_postings.get_mut(id) };
+                    if let Some(postings) = postings
+                        && postings.last() != Some(&n)
+                    {
+                        postings.push(n);
+                        bytes += std::mem::size_of::<usize>();
+                    }
+                }
+            }
+        }
+        let mut vocabulary: Vec<(String, usize)> = ids.into_iter().collect();
+        vocabulary.sort_unstable();
+        bytes += vocabulary.iter().map(|(w, _)| w.len() + 32).sum::<usize>();
+        Self {
+            operation: sections.iter().map(|c| is_operation(&c.title)).collect(),
+            title_words: sections.iter().map(|c| c.title_terms.split(' ').filter(|w| !w.is_empty()).count()).collect(),
+            sections,
+            vocabulary,
+            title_postings,
+            body_postings,
+            bytes,
+        }
+    }
+
+    /// Roughly the memory the index holds.
+    #[must_use]
+    pub const fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// The ids of `word`, or of every word it begins when `prefix`.
+    fn ids<'a>(&'a self, word: &'a str, prefix: bool) -> impl Iterator<Item = usize> + 'a {
+        let from = self.vocabulary.partition_point(|(w, _)| w.as_str() < word);
+        self.vocabulary
+            .get(from..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(move |(w, _)| if prefix { w.starts_with(word) } else { w == word })
+            .map(|(_, id)| *id)
+    }
+
+    /// At most `limit` sections most likely to answer the question, for
+    /// [`rank`]: those holding a question word (any of its group, the last
+    /// group's first word also as a prefix) in their title or description,
+    /// the sections holding more groups in their titles first. Each search
+    /// touches only the postings of the question's words.
+    #[must_use]
+    pub fn candidates(&self, groups: &[Vec<String>], limit: usize) -> Vec<Candidate> {
+        let last = groups.len().saturating_sub(1);
+        let mut title = vec![0u8; self.sections.len()];
+        let mut body = vec![0u8; self.sections.len()];
+        // `query_groups` makes at most 8 groups: one bit each.
+        for (g, group) in groups.iter().enumerate().take(8) {
+            let bit = 1u8 << g;
+            for (j, word) in group.iter().enumerate() {
+                for id in self.ids(word, g == last && j == 0) {
+                    let mark = |postings: Option<&Vec<usize>>, held: &mut Vec<u8>| {
+                        for &n in postings.map(Vec::as_slice).unwrap_or_default() {
+                            if let Some(slot) = held.get_mut(n) {
+                                *slot |= bit;
+                            }
+                        }
+                    };
+                    mark(self.title_postings.get(id), &mut title);
+                    mark(self.body_postings.get(id), &mut body);
+                }
+            }
+        }
+        let all = u32::try_from(groups.len().min(8)).unwrap_or(8);
+        let mut scored: Vec<(i32, usize, usize)> = title
+            .iter()
+            .zip(&body)
+            .enumerate()
+            .filter(|(_, (t, b))| **t | **b != 0)
+            .map(|(n, (t, b))| {
+                let in_title = t.count_ones();
+                // In tenths, so the order is exact integer arithmetic.
+                let mut score = i32::try_from(30 * in_title + 10 * (b & !t).count_ones()).unwrap_or(0);
+                if in_title == all {
+                    score += 20;
+                }
+                if !self.operation.get(n).copied().unwrap_or(false) {
+                    score -= 15;
+                }
+                (score, self.title_words.get(n).copied().unwrap_or(0), n)
+            })
+            .collect();
+        scored.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        scored.into_iter().take(limit).filter_map(|(_, _, n)| self.sections.get(n).cloned()).collect()
+    }
+}
+
+/// The indexes of the documents this node searched lately. A document's
+/// sections never change once indexed (documents are content-addressed),
+/// so the copy is exact on every node.
+#[derive(Debug, Default)]
+pub struct SectionCache {
+    documents: std::sync::Mutex<(std::collections::HashMap<String, std::sync::Arc<DocumentIndex>>, usize)>,
+}
 
 impl SectionCache {
-    pub fn get(&self, spec_sha256: &str) -> Option<Sections> {
+    pub fn get(&self, spec_sha256: &str) -> Option<std::sync::Arc<DocumentIndex>> {
         self.documents.lock().ok().and_then(|d| d.0.get(spec_sha256).cloned())
     }
 
-    /// Keeps a document's sections, forgetting the others when the bytes
-    /// kept would pass the bound.
-    pub fn insert(&self, spec_sha256: &str, rows: Vec<Candidate>) -> Sections {
-        let bytes: usize = rows
-            .iter()
-            .map(|c| c.target.len() + c.title.len() + c.body.len() + c.title_terms.len() + c.terms.len())
-            .sum();
-        let sections: Sections = std::sync::Arc::new(rows.into_iter().map(|c| (c.target.clone(), c)).collect());
+    /// Indexes a document's sections and keeps the index, forgetting the
+    /// others when the bytes kept would pass the bound.
+    pub fn insert(&self, spec_sha256: &str, rows: Vec<Candidate>) -> std::sync::Arc<DocumentIndex> {
+        let index = std::sync::Arc::new(DocumentIndex::new(rows));
         if let Ok(mut documents) = self.documents.lock() {
-            if documents.1 + bytes > CACHED_SECTION_BYTES {
+            if documents.1 + index.bytes() > CACHED_INDEX_BYTES {
                 documents.0.clear();
                 documents.1 = 0;
             }
-            if bytes <= CACHED_SECTION_BYTES {
-                documents.1 += bytes;
-                documents.0.insert(spec_sha256.to_owned(), sections.clone());
+            if index.bytes() <= CACHED_INDEX_BYTES {
+                documents.1 += index.bytes();
+                documents.0.insert(spec_sha256.to_owned(), index.clone());
             }
         }
-        sections
+        index
     }
 }
 
+/// Characters of a section's description a search hit shows.
+pub const SNIPPET_CHARS: usize = 240;
+
 /// How many candidates the index hands to [`rank`].
-pub const CANDIDATES: i64 = 200;
+pub const CANDIDATES: usize = 250;
 
 fn is_operation(title: &str) -> bool {
     title
@@ -417,6 +545,25 @@ mod tests {
             vec![candidate("GET /pets/{id}", "Show a pet"), candidate("DELETE /pets/{id}", "Delete a pet")],
         );
         assert_eq!(found[0].title, "DELETE /pets/{id}");
+    }
+
+    #[test]
+    fn the_index_hands_over_sections_holding_the_question_words() {
+        let index = DocumentIndex::new(vec![
+            candidate("GET /repos/{owner}/{repo}/issues", "List repository issues"),
+            candidate("GET /gists", "List gists"),
+            candidate("issue", "Issues are a great way to keep track of tasks"),
+            candidate("POST /repos/{owner}/{repo}/forks", "Create a fork"),
+        ]);
+        let found = index.candidates(&query_groups("list the issues of a repository"), 10);
+        let titles: Vec<&str> = found.iter().map(|c| c.title.as_str()).collect();
+        assert_eq!(titles.first(), Some(&"GET /repos/{owner}/{repo}/issues"), "{titles:?}");
+        assert!(titles.contains(&"issue") && titles.contains(&"GET /gists"), "any question word admits: {titles:?}");
+        // The last word counts as a prefix while it is typed.
+        let typed = index.candidates(&query_groups("create a for"), 10);
+        assert_eq!(typed.first().map(|c| c.title.as_str()), Some("POST /repos/{owner}/{repo}/forks"));
+        assert!(index.candidates(&query_groups("zyzzyva"), 10).is_empty());
+        assert_eq!(index.candidates(&query_groups("list"), 1).len(), 1, "the limit holds");
     }
 
     #[test]

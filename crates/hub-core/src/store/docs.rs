@@ -1,11 +1,10 @@
 //! The hosted docs' tables: theme tokens and customization, per-endpoint
-//! markdown, and the full-text search index (FTS5 on SQLite, a `tsvector`
-//! with a GIN index on PostgreSQL: the only queries here that differ by
-//! backend).
+//! markdown, and each document's search sections with their normalised
+//! words (`hub_core::search` indexes them in memory).
 
 use kernel::Timestamp;
 use platform::db::store_error;
-use platform::{Db, with_db};
+use platform::with_db;
 
 use super::Store;
 use crate::docs::{Customization, DocsVersion, EndpointMarkdown, SearchSection, ThemeTokens};
@@ -32,13 +31,6 @@ pub struct DocsProjectRow {
     pub base_url: Option<String>,
     pub branding: String,
     pub owner_plan: String,
-}
-
-/// Which words of a section a search looks at.
-#[derive(Clone, Copy)]
-enum Field {
-    Title,
-    Body,
 }
 
 /// Which column of `docs_settings` a write replaces.
@@ -330,15 +322,20 @@ impl Store {
             if claimed == 0 {
                 return Ok(());
             }
-            for section in sections {
+            for (position, section) in sections.iter().enumerate() {
                 let (title_terms, terms) = crate::search::section_terms(&section.title, &section.body);
+                // The words come from the whole description; hits show its
+                // start only.
+                let shown: String = section.body.chars().take(crate::search::SNIPPET_CHARS).collect();
                 sqlx::query(
-                    "INSERT INTO docs_search (spec_sha256, target, title, body, title_terms, terms) VALUES ($1, $2, $3, $4, $5, $6)",
+                    "INSERT INTO docs_search (spec_sha256, position, target, title, body, title_terms, terms)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7)",
                 )
                 .bind(spec_sha256)
+                .bind(i64::try_from(position).unwrap_or(i64::MAX))
                 .bind(&section.target)
                 .bind(&section.title)
-                .bind(&section.body)
+                .bind(shown)
                 .bind(title_terms)
                 .bind(terms)
                 .execute(&mut *tx)
@@ -350,13 +347,14 @@ impl Store {
         })
     }
 
-    /// Every indexed section of a document, with the words it was indexed
-    /// under (descriptions cut to 240 characters, as search hits show them).
+    /// Every indexed section of a document in document order, with the
+    /// words it was indexed under (descriptions cut as search hits show
+    /// them).
     pub async fn docs_sections(&self, spec_sha256: &str) -> HubResult<Vec<crate::search::Candidate>> {
         Ok(with_db!(&self.db, |pool| {
             sqlx::query_as::<_, crate::search::Candidate>(
-                "SELECT target, title, substr(body, 1, 240) AS body, title_terms, terms
-                 FROM docs_search WHERE spec_sha256 = $1",
+                "SELECT target, title, body, title_terms, terms
+                 FROM docs_search WHERE spec_sha256 = $1 ORDER BY position",
             )
             .bind(spec_sha256)
             .fetch_all(pool)
@@ -365,110 +363,4 @@ impl Store {
         })?)
     }
 
-    /// The best sections of one document for a question's word groups
-    /// (`search::query_groups`: each group's words are alternatives; a
-    /// section matching more groups, in its title above all, ranks higher),
-    /// best first. The last group's first word also matches as a prefix, for
-    /// a search box that asks while the word is typed.
-    ///
-    /// Only the sections' targets are read: the ranking takes their words
-    /// from the node's copy of the document's sections ([`Store::docs_sections`]),
-    /// so a search moves a few hundred short strings, not their descriptions.
-    pub async fn search_docs(&self, spec_sha256: &str, groups: &[Vec<String>], limit: i64) -> HubResult<Vec<String>> {
-        // Sections whose title words match come first (most answers are
-        // there, and titles are short, so ranking them is cheap); a few more
-        // found only in descriptions follow.
-        let body_limit = (limit / 4).max(1);
-        let mut found = self.search_docs_in(spec_sha256, groups, Field::Title, limit).await?;
-        for extra in self.search_docs_in(spec_sha256, groups, Field::Body, body_limit).await? {
-            if !found.contains(&extra) {
-                found.push(extra);
-            }
-        }
-        Ok(found)
-    }
-
-    async fn search_docs_in(
-        &self,
-        spec_sha256: &str,
-        groups: &[Vec<String>],
-        field: Field,
-        limit: i64,
-    ) -> HubResult<Vec<String>> {
-        let last = groups.len().saturating_sub(1);
-        let rows = match &self.db {
-            Db::Sqlite(pool) => {
-                let query = groups
-                    .iter()
-                    .enumerate()
-                    .map(|(i, group)| {
-                        let words: Vec<String> = group
-                            .iter()
-                            .enumerate()
-                            .map(|(j, w)| {
-                                let w = w.replace('"', "");
-                                if i == last && j == 0 { format!("\"{w}\"*") } else { format!("\"{w}\"") }
-                            })
-                            .collect();
-                        format!("({})", words.join(" OR "))
-                    })
-                    .collect::<Vec<_>>()
-                    .join(" OR ");
-                let sql = match field {
-                    Field::Title => {
-                        "SELECT target FROM docs_search
-                         WHERE docs_search MATCH '{title_terms} : (' || $1 || ')' AND spec_sha256 = $2
-                         ORDER BY bm25(docs_search, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0), title LIMIT $3"
-                    }
-                    Field::Body => {
-                        "SELECT target FROM docs_search
-                         WHERE docs_search MATCH '{terms} : (' || $1 || ')' AND spec_sha256 = $2
-                         ORDER BY bm25(docs_search, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0), title LIMIT $3"
-                    }
-                };
-                sqlx::query_scalar::<_, String>(sql).bind(query).bind(spec_sha256).bind(limit).fetch_all(pool).await
-            }
-            Db::Postgres(pool) => {
-                // `:A` matches title words only, `:B` description words.
-                let weight = match field {
-                    Field::Title => "A",
-                    Field::Body => "B",
-                };
-                let query = groups
-                    .iter()
-                    .enumerate()
-                    .map(|(i, group)| {
-                        let words: Vec<String> =
-                            group
-                                .iter()
-                                .map(|w| w.chars().filter(|c| c.is_alphanumeric()).collect::<String>())
-                                .enumerate()
-                                .filter(|(_, w)| !w.is_empty())
-                                .map(|(j, w)| {
-                                    if i == last && j == 0 { format!("{w}:*{weight}") } else { format!("{w}:{weight}") }
-                                })
-                                .collect();
-                        format!("({})", words.join(" | "))
-                    })
-                    .filter(|g| g != "()")
-                    .collect::<Vec<_>>()
-                    .join(" | ");
-                if query.is_empty() {
-                    return Ok(Vec::new());
-                }
-                sqlx::query_scalar::<_, String>(
-                    "SELECT target
-                     FROM docs_search, to_tsquery('simple', $1) q
-                     WHERE spec_sha256 = $2 AND document @@ q
-                     ORDER BY ts_rank(document, q, 1) DESC, title LIMIT $3",
-                )
-                .bind(query)
-                .bind(spec_sha256)
-                .bind(limit)
-                .fetch_all(pool)
-                .await
-            }
-        };
-        Ok(rows.map_err(store_error)?)
-    }
 }
