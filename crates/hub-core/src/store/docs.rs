@@ -362,5 +362,4 @@ impl Store {
             .map_err(store_error)
         })?)
     }
-
 }
