@@ -381,7 +381,7 @@ impl Hub {
         // and the conversation keeps the whole answer.
         tokio::spawn(async move {
             let (text, tokens, failed) = match (engine, hub.llm.clone()) {
-                (Engine::Model, Some(llm)) => stream_to(&llm, &prompt, max_tokens, &events_tx).await,
+                (Engine::Model, Some(llm)) => stream_to(&llm, &prompt, max_tokens, Some(&events_tx)).await,
                 _ => {
                     for line in offline_text.split_inclusive('\n') {
                         let _ = events_tx.send(ChatEvent::Delta(line.to_owned())).await;
@@ -434,13 +434,14 @@ fn clip(text: &str) -> String {
     text.chars().take(MAX_QUESTION_CHARS).collect()
 }
 
-/// Streams a model answer to `events`; the text, the tokens to charge (the
-/// model's own count, else an estimate) and the failure, if any.
+/// Reads a model answer, passing each part to `events` when there is a
+/// listener; the text, the tokens to charge (the model's own count, else an
+/// estimate) and the failure, if any.
 async fn stream_to(
     llm: &LlmConfig,
     prompt: &[ChatMessage],
     max_tokens: u32,
-    events: &mpsc::Sender<ChatEvent>,
+    events: Option<&mpsc::Sender<ChatEvent>>,
 ) -> (String, u64, Option<String>) {
     use futures_util::StreamExt as _;
     let prompt_estimate: u64 = prompt.iter().map(|m| platform::llm::estimate_tokens(&m.content)).sum();
@@ -459,7 +460,9 @@ async fn stream_to(
         match chunk {
             Ok(ChatChunk::Delta(delta)) => {
                 text.push_str(&delta);
-                let _ = events.send(ChatEvent::Delta(delta)).await;
+                if let Some(events) = events {
+                    let _ = events.send(ChatEvent::Delta(delta)).await;
+                }
             }
             Ok(ChatChunk::Usage { prompt_tokens, completion_tokens }) => {
                 usage = Some(prompt_tokens.saturating_add(completion_tokens));
@@ -477,11 +480,7 @@ async fn stream_to(
 
 /// A whole model answer and the tokens it cost.
 async fn collect(llm: &LlmConfig, prompt: &[ChatMessage], max_tokens: u32) -> Result<(String, u64), String> {
-    let (events, mut sink) = mpsc::channel(256);
-    let drain = tokio::spawn(async move { while sink.recv().await.is_some() {} });
-    let (text, tokens, failed) = stream_to(llm, prompt, max_tokens, &events).await;
-    drop(events);
-    let _ = drain.await;
+    let (text, tokens, failed) = stream_to(llm, prompt, max_tokens, None).await;
     match failed {
         Some(error) => Err(error),
         None if text.trim().is_empty() => Err("the model answered nothing".to_owned()),
@@ -567,33 +566,29 @@ pub fn operation_of<'s>(spec: &'s Spec, title: &str) -> Option<&'s Operation> {
 pub fn offline_answer(spec: &Spec, hits: &[SearchHit], base_url: Option<&str>, question: &str) -> Answer {
     let mut citations = Vec::new();
     let mut answer = String::new();
+    let mut related = String::new();
     for hit in hits {
         let n = citations.len() + 1;
+        let first = citations.is_empty();
         let summary = |s: Option<&str>| s.map(|s| format!(": {}", s.trim())).unwrap_or_default();
         if let Some(op) = operation_of(spec, &hit.title) {
-            let (method, path) = (op.method.as_str(), op.path.as_str());
-            if answer.is_empty() {
-                let _ = writeln!(answer, "Use `{method} {path}`{} [{n}].", summary(op.summary.as_deref()));
+            let (method, path, summary) = (op.method.as_str(), op.path.as_str(), summary(op.summary.as_deref()));
+            if first {
+                let _ = writeln!(answer, "Use `{method} {path}`{summary} [{n}].");
                 answer.push_str(&describe(spec, op, base_url));
             } else {
-                if !answer.contains("\nRelated:\n") {
-                    answer.push_str("\nRelated:\n");
-                }
-                let _ = writeln!(answer, "- `{method} {path}`{} [{n}]", summary(op.summary.as_deref()));
+                let _ = writeln!(related, "- `{method} {path}`{summary} [{n}]");
             }
         } else if let Some(kind) = page_kind(&hit.target) {
             let title = hit.title.as_str();
-            if answer.is_empty() {
+            if first {
                 let _ = writeln!(answer, "The {kind} `{title}` [{n}] describes this.");
                 let snippet: String = hit.body.split_whitespace().take(60).collect::<Vec<_>>().join(" ");
                 if !snippet.is_empty() {
                     let _ = writeln!(answer, "{snippet}");
                 }
             } else {
-                if !answer.contains("\nRelated:\n") {
-                    answer.push_str("\nRelated:\n");
-                }
-                let _ = writeln!(answer, "- {kind} `{title}` [{n}]");
+                let _ = writeln!(related, "- {kind} `{title}` [{n}]");
             }
         } else {
             continue;
@@ -603,6 +598,8 @@ pub fn offline_answer(spec: &Spec, hits: &[SearchHit], base_url: Option<&str>, q
     if citations.is_empty() {
         let api = if spec.title.is_empty() { "this API" } else { spec.title.as_str() };
         answer = format!("No endpoint of {api} matches \"{}\". The reference lists every endpoint.", question.trim());
+    } else if !related.is_empty() {
+        let _ = write!(answer, "\nRelated:\n{related}");
     }
     Answer { answer, citations, engine: Engine::Offline }
 }

@@ -682,18 +682,18 @@ impl Hub {
             return Ok(Vec::new());
         }
         let groups = crate::search::query_groups(query);
-        let known = match self.search_sections.get(spec_sha256) {
-            Some(known) => known,
+        let index = match self.search_indexes.get(spec_sha256) {
+            Some(index) => index,
             None => {
                 if !self.store.docs_indexed(spec_sha256).await? {
                     let sections = sections();
                     self.store.index_docs(spec_sha256, &sections, self.clock.now()).await?;
                 }
                 let rows = self.store.docs_sections(spec_sha256).await?;
-                self.search_sections.insert(spec_sha256, rows)
+                self.search_indexes.insert(spec_sha256, rows)
             }
         };
-        let candidates = known.candidates(&groups, crate::search::CANDIDATES);
+        let candidates = index.candidates(&groups, crate::search::CANDIDATES);
         Ok(crate::search::rank(&groups, candidates)
             .into_iter()
             .take(usize::try_from(MAX_SEARCH_HITS).unwrap_or(20))

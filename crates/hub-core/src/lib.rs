@@ -69,8 +69,8 @@ pub struct Hub {
     accounts: Arc<sessions::AccountsConfig>,
     /// The operator's model for the docs assistant (`SVC_LLM_URL`).
     llm: Option<Arc<platform::llm::LlmConfig>>,
-    /// The sections of documents searched lately (see `search`).
-    search_sections: Arc<search::SectionCache>,
+    /// The in-memory indexes of documents searched lately (see `search`).
+    search_indexes: Arc<search::DocumentIndexes>,
 }
 
 impl Hub {
@@ -107,7 +107,7 @@ impl Hub {
             passwords: platform::passwords::Passwords::default(),
             accounts: Arc::new(accounts),
             llm: None,
-            search_sections: Arc::new(search::SectionCache::default()),
+            search_indexes: Arc::new(search::DocumentIndexes::default()),
         }
     }
 

@@ -223,7 +223,7 @@ pub struct Candidate {
     pub terms: String,
 }
 
-/// Bytes of documents kept per node by [`SectionCache`] (GitHub's REST
+/// Bytes of documents kept per node by [`DocumentIndexes`] (GitHub's REST
 /// description, 2,192 sections, holds about 4 MB).
 const CACHED_INDEX_BYTES: usize = 64 * 1024 * 1024;
 
@@ -362,11 +362,11 @@ impl DocumentIndex {
 /// sections never change once indexed (documents are content-addressed),
 /// so the copy is exact on every node.
 #[derive(Debug, Default)]
-pub struct SectionCache {
+pub struct DocumentIndexes {
     documents: std::sync::Mutex<(std::collections::HashMap<String, std::sync::Arc<DocumentIndex>>, usize)>,
 }
 
-impl SectionCache {
+impl DocumentIndexes {
     pub fn get(&self, spec_sha256: &str) -> Option<std::sync::Arc<DocumentIndex>> {
         self.documents.lock().ok().and_then(|d| d.0.get(spec_sha256).cloned())
     }

@@ -25,7 +25,7 @@ use hub_core::assistant::{AskScope, ChatEvent, Citation};
 use serde_json::{Value, json};
 
 use crate::docs_site::{DocsServer, OpenedDocs};
-use crate::error::{ApiError, Code};
+use crate::error::ApiError;
 
 /// Largest request body of both routes.
 const MAX_BODY_BYTES: usize = 16 * 1024;
@@ -155,13 +155,4 @@ impl OpenedDocs {
         let prepared = self.prepared.clone();
         move || crate::docs_site::search_sections(&prepared)
     }
-}
-
-/// A request refused for its body's type or size.
-pub(crate) fn json_body_required() -> ApiError {
-    ApiError::field("content-type", "send the request as application/json")
-}
-
-pub(crate) fn body_too_large(limit: usize) -> ApiError {
-    ApiError::new(Code::PayloadTooLarge, format!("the request is larger than {limit} bytes"))
 }

@@ -1044,18 +1044,8 @@ async fn relay_inner(
     let ip = server.client_ip(&request).unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED));
     server.relays.check(&ip).map_err(throttled)?;
     let (parts, body) = request.into_parts();
-    let json = parts
-        .headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(';').next().is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json")));
-    if !json {
-        return Err(ApiError::field("content-type", "send the relay request as application/json"));
-    }
     let limit = hub_core::tryit::MAX_BODY_BYTES * 2 + 64 * 1024;
-    let body = platform::http::read_body_limited(&parts.headers, body, limit)
-        .await
-        .map_err(|_| ApiError::new(Code::PayloadTooLarge, format!("the relay request is larger than {limit} bytes")))?;
+    let body = json_body(&parts.headers, body, limit, "the relay request").await?;
     let site = open(server, slug, &parts.headers).await?;
     let version = site
         .version(Some(label))
@@ -1103,16 +1093,7 @@ impl DocsServer {
     ) -> Result<(OpenedDocs, serde_json::Value), ApiError> {
         let visitor = self.client_ip(&request).map_or_else(|| "unknown".to_owned(), |ip| ip.to_string());
         let (parts, body) = request.into_parts();
-        let json =
-            parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| {
-                v.split(';').next().is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
-            });
-        if !json {
-            return Err(crate::docs_assistant::json_body_required());
-        }
-        let body = platform::http::read_body_limited(&parts.headers, body, limit)
-            .await
-            .map_err(|_| crate::docs_assistant::body_too_large(limit))?;
+        let body = json_body(&parts.headers, body, limit, "the request").await?;
         let body: serde_json::Value =
             serde_json::from_slice(&body).map_err(|e| ApiError::field("body", format!("the body is not JSON: {e}")))?;
         if !body.is_object() {
@@ -1127,6 +1108,28 @@ impl DocsServer {
         let vbase = format!("{}/{}", base_path(&parts.headers, slug), docs_render::encode(&version.label));
         Ok((OpenedDocs { site, version, prepared, vbase, visitor }, body))
     }
+}
+
+/// The body of a JSON request from a docs page (the Try-It relay, the
+/// assistant): `application/json` only, so a plain cross-site form cannot
+/// send one, and at most `limit` bytes. `what` names the request in the
+/// refusals.
+async fn json_body(
+    headers: &HeaderMap,
+    body: axum::body::Body,
+    limit: usize,
+    what: &str,
+) -> Result<bytes::Bytes, ApiError> {
+    let json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(';').next().is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json")));
+    if !json {
+        return Err(ApiError::field("content-type", format!("send {what} as application/json")));
+    }
+    platform::http::read_body_limited(headers, body, limit)
+        .await
+        .map_err(|_| ApiError::new(Code::PayloadTooLarge, format!("{what} is larger than {limit} bytes")))
 }
 
 /// `/_docs/<file>` and `/widget.js`: the assets, compiled in.
