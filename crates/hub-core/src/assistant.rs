@@ -38,6 +38,9 @@ pub const CONVERSATION_MESSAGES: usize = 8;
 pub const CONVERSATION_IDLE_MS: i64 = 24 * 60 * 60 * 1000;
 /// Characters of a question read; the rest is cut.
 pub const MAX_QUESTION_CHARS: usize = 1000;
+/// Characters of an answer a conversation keeps (a model's answer is read
+/// up to 1 MiB; what is kept and sent back to it stays small).
+pub const MAX_KEPT_ANSWER_CHARS: usize = 8000;
 /// Tokens a chat answer may use.
 pub const CHAT_ANSWER_TOKENS: u32 = 700;
 /// Tokens an AI search answer may use.
@@ -392,7 +395,10 @@ impl Hub {
                 }
             };
             history.push(Kept { role: "user".to_owned(), content: message });
-            history.push(Kept { role: "assistant".to_owned(), content: text });
+            history.push(Kept {
+                role: "assistant".to_owned(),
+                content: text.chars().take(MAX_KEPT_ANSWER_CHARS).collect(),
+            });
             let keep_from = history.len().saturating_sub(CONVERSATION_MESSAGES);
             history.drain(..keep_from);
             let now = hub.clock.now();
@@ -411,6 +417,16 @@ impl Hub {
             let _ = events_tx.send(last).await;
         });
         Ok(ChatReply { conversation, citations: offline.citations, engine, events })
+    }
+
+    /// Forgets counters whose windows have ended: rate windows (at most an
+    /// hour long) after a day, the ledger's days and months after 62 days.
+    /// Run hourly with the session pruning.
+    pub async fn prune_counters(&self) -> HubResult<u64> {
+        let now = self.clock.now().as_millis();
+        let windows_before = Timestamp::from_millis(now - DAY_MS);
+        let ledger_before = Timestamp::from_millis(now - 62 * DAY_MS);
+        self.store.prune_counters(windows_before, ledger_before).await
     }
 
     /// The kept messages of a conversation (oldest first), for tests and

@@ -184,6 +184,11 @@ async fn serve_hub(
                         Ok(n) => tracing::info!(removed = n, "pruned expired sessions and mail links"),
                         Err(err) => tracing::warn!(error = %err, "session pruning failed"),
                     }
+                    match hub.prune_counters().await {
+                        Ok(0) => {}
+                        Ok(n) => tracing::info!(removed = n, "pruned ended rate windows and usage windows"),
+                        Err(err) => tracing::warn!(error = %err, "counter pruning failed"),
+                    }
                 }
             },
         )

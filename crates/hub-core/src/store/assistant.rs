@@ -130,4 +130,28 @@ impl Store {
         })?;
         Ok(())
     }
+
+    /// Deletes rate windows that started before `windows_before` and ledger
+    /// windows that started before `ledger_before`: counters anonymous
+    /// callers create (one per visitor and hour) must not pile up.
+    pub async fn prune_counters(&self, windows_before: Timestamp, ledger_before: Timestamp) -> HubResult<u64> {
+        let removed = with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            let windows = sqlx::query("DELETE FROM rate_windows WHERE window_start < $1")
+                .bind(windows_before.as_millis())
+                .execute(&mut *tx)
+                .await
+                .map(|r| r.rows_affected())
+                .map_err(store_error)?;
+            let ledger = sqlx::query("DELETE FROM usage_ledger WHERE window_start < $1")
+                .bind(ledger_before.as_millis())
+                .execute(&mut *tx)
+                .await
+                .map(|r| r.rows_affected())
+                .map_err(store_error)?;
+            tx.commit().await.map_err(store_error)?;
+            Ok::<u64, kernel::StoreError>(windows + ledger)
+        })?;
+        Ok(removed)
+    }
 }

@@ -197,6 +197,20 @@ async fn offline_chat_streams_keeps_eight_messages_and_limits_each_visitor(app: 
     app.clock.advance_millis(86_400 * 1000);
     let later = events(&chat(&app.router, "chat-pets", "list pets", Some(&conversation)).await);
     assert_ne!(answer_of(&later).0["conversation"], conversation.as_str());
+    // The hourly job forgets visitor windows that started over a day ago
+    // (the first hour's); those of the last day and today's token count stay.
+    let before = rate_windows(&app).await;
+    assert_eq!(before, 4, "a window per project and hour asked in");
+    let today = app.hub.ai_usage(&owner, Plan::Pro).await.unwrap().chat_tokens_today;
+    assert!(app.hub.prune_counters().await.unwrap() >= 1);
+    assert_eq!(rate_windows(&app).await, 2);
+    assert_eq!(app.hub.ai_usage(&owner, Plan::Pro).await.unwrap().chat_tokens_today, today);
+}
+
+async fn rate_windows(app: &TestApp) -> i64 {
+    platform::with_db!(app.hub.db(), |pool| {
+        sqlx::query_as::<_, (i64,)>("SELECT COUNT(*) FROM rate_windows").fetch_one(pool).await.unwrap().0
+    })
 }
 
 /// What the fake model server received, and how it answers.
