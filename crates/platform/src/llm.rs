@@ -31,18 +31,22 @@ pub struct LlmConfig {
 
 impl LlmConfig {
     /// `SVC_LLM_URL`, `SVC_LLM_MODEL` (default `gpt-4o-mini`),
-    /// `SVC_LLM_API_KEY` and `SVC_LLM_TIMEOUT_SECS` (default 60); `None`
-    /// without `SVC_LLM_URL`.
+    /// `SVC_LLM_KEY` (the name the deployment contract gives; the older
+    /// `SVC_LLM_API_KEY` is read when it is unset) and
+    /// `SVC_LLM_TIMEOUT_SECS` (default 60); `None` without `SVC_LLM_URL`.
     pub fn from_env() -> Option<Self> {
-        let url = std::env::var("SVC_LLM_URL").ok().filter(|u| !u.trim().is_empty())?;
+        Self::from_vars(|name| std::env::var(name).ok())
+    }
+
+    /// [`LlmConfig::from_env`] over any source of variables.
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Option<Self> {
+        let set = |name: &str| var(name).filter(|v| !v.trim().is_empty());
+        let url = set("SVC_LLM_URL")?;
         Some(Self {
             url: url.trim().to_owned(),
-            model: std::env::var("SVC_LLM_MODEL")
-                .ok()
-                .filter(|m| !m.is_empty())
-                .unwrap_or_else(|| "gpt-4o-mini".to_owned()),
-            api_key: std::env::var("SVC_LLM_API_KEY").ok().filter(|k| !k.is_empty()),
-            timeout_secs: std::env::var("SVC_LLM_TIMEOUT_SECS").ok().and_then(|t| t.parse().ok()).unwrap_or(60),
+            model: set("SVC_LLM_MODEL").unwrap_or_else(|| "gpt-4o-mini".to_owned()),
+            api_key: set("SVC_LLM_KEY").or_else(|| set("SVC_LLM_API_KEY")),
+            timeout_secs: set("SVC_LLM_TIMEOUT_SECS").and_then(|t| t.trim().parse().ok()).unwrap_or(60),
         })
     }
 
@@ -204,6 +208,32 @@ mod tests {
         assert_eq!(config.endpoint(), "http://127.0.0.1:9/v1/chat/completions");
         let full = LlmConfig { url: "http://h/x/chat/completions".into(), ..config };
         assert_eq!(full.endpoint(), "http://h/x/chat/completions");
+    }
+
+    #[test]
+    fn settings_come_from_the_contracts_variables() {
+        let vars = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| (*v).to_owned())
+        };
+        assert_eq!(LlmConfig::from_vars(vars(&[("SVC_LLM_KEY", "k")])), None, "no URL, no model");
+        let config = LlmConfig::from_vars(vars(&[("SVC_LLM_URL", " http://m/v1 "), ("SVC_LLM_KEY", "k")]));
+        assert_eq!(
+            config,
+            Some(LlmConfig {
+                url: "http://m/v1".into(),
+                model: "gpt-4o-mini".into(),
+                api_key: Some("k".into()),
+                timeout_secs: 60
+            })
+        );
+        let older = LlmConfig::from_vars(vars(&[("SVC_LLM_URL", "http://m"), ("SVC_LLM_API_KEY", "old")]));
+        assert_eq!(older.and_then(|c| c.api_key), Some("old".to_owned()));
+        let both = LlmConfig::from_vars(vars(&[
+            ("SVC_LLM_URL", "http://m"),
+            ("SVC_LLM_KEY", "new"),
+            ("SVC_LLM_API_KEY", "old"),
+        ]));
+        assert_eq!(both.and_then(|c| c.api_key), Some("new".to_owned()));
     }
 
     #[test]
