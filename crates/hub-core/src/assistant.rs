@@ -239,14 +239,42 @@ impl Hub {
         Ok(cap - used)
     }
 
-    async fn charge_chat_tokens(&self, owner_id: &str, tokens: u64) -> HubResult<()> {
-        if tokens == 0 {
-            return Ok(());
-        }
+    /// Reserves up to `want` of the day's chat tokens before the model is
+    /// called: what is left under the cap, taken by one conditional upsert,
+    /// so concurrent answers on any number of nodes never pass the cap
+    /// together. `None` when nothing is left.
+    async fn reserve_chat_tokens(&self, owner_id: &str, cap: u64, want: u64) -> HubResult<Option<Reservation>> {
         let (start, _) = day_window(self.clock.now());
-        let amount = i64::try_from(tokens).unwrap_or(i64::MAX);
-        self.store.add_usage(owner_id, Quota::ChatTokensPerDay.meter(), start, amount).await?;
-        Ok(())
+        let meter = Quota::ChatTokensPerDay.meter();
+        let cap_i = i64::try_from(cap).unwrap_or(i64::MAX);
+        // Another answer may take tokens between the read and the upsert:
+        // read again and ask for what is left then, a few times.
+        for _ in 0..RESERVE_ATTEMPTS {
+            let used = u64::try_from(self.store.usage(owner_id, meter, start).await?).unwrap_or(0);
+            let left = cap.saturating_sub(used);
+            if left == 0 {
+                return Ok(None);
+            }
+            let amount = want.clamp(1, left);
+            let take = i64::try_from(amount).unwrap_or(i64::MAX);
+            if self.store.take_usage(owner_id, meter, start, take, cap_i).await?.is_some() {
+                return Ok(Some(Reservation { window_start: start, tokens: amount }));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Settles a reservation once the answer is done: an answer is charged
+    /// what it used, never more than it reserved, and the rest goes back to
+    /// the day it was taken from.
+    async fn settle_chat_tokens(&self, owner_id: &str, reservation: Reservation, used: u64) -> HubResult<u64> {
+        let charged = used.min(reservation.tokens);
+        let unused = reservation.tokens - charged;
+        if unused > 0 {
+            let refund = -i64::try_from(unused).unwrap_or(i64::MAX);
+            self.store.add_usage(owner_id, Quota::ChatTokensPerDay.meter(), reservation.window_start, refund).await?;
+        }
+        Ok(charged)
     }
 
     /// The sources of an answer: the search index's best operations (and
@@ -307,22 +335,32 @@ impl Hub {
         if hits.is_empty() {
             return Ok(offline);
         }
-        let paid = scope.owner_plan.limits().chat_tokens_per_day > 0;
-        if paid && self.chat_tokens_left(scope).await.is_err() {
-            return Ok(offline);
-        }
+        let cap = u64::from(scope.owner_plan.limits().chat_tokens_per_day);
         let messages = model_messages(scope.spec, &hits, scope.base_url, &[], &question);
-        let (text, tokens) = match collect(&llm, &messages, SEARCH_ANSWER_TOKENS).await {
-            Ok(done) => done,
+        let prompt_tokens = estimate_prompt(&messages);
+        let mut max_tokens = SEARCH_ANSWER_TOKENS;
+        let reservation = if cap > 0 {
+            let want = prompt_tokens + u64::from(SEARCH_ANSWER_TOKENS);
+            let Some(reservation) = self.reserve_chat_tokens(scope.owner_id, cap, want).await? else {
+                return Ok(offline);
+            };
+            max_tokens = answer_budget(reservation.tokens, prompt_tokens, SEARCH_ANSWER_TOKENS);
+            Some(reservation)
+        } else {
+            None
+        };
+        let collected = collect(&llm, &messages, max_tokens).await;
+        let used = collected.as_ref().map_or(0, |(_, tokens)| *tokens);
+        if let Some(reservation) = reservation {
+            self.settle_chat_tokens(scope.owner_id, reservation, used).await?;
+        }
+        match collected {
+            Ok((text, _)) => Ok(Answer { answer: text, citations: offline.citations, engine: Engine::Model }),
             Err(error) => {
                 tracing::warn!(%error, "the model failed; answering offline");
-                return Ok(offline);
+                Ok(offline)
             }
-        };
-        if paid {
-            self.charge_chat_tokens(scope.owner_id, tokens).await?;
         }
-        Ok(Answer { answer: text, citations: offline.citations, engine: Engine::Model })
     }
 
     /// The chat drawer: answers `message` in conversation `conversation`
@@ -343,7 +381,9 @@ impl Hub {
             return Err(HubError::PlanRequired { feature: Feature::DocsChat, current: scope.owner_plan });
         }
         self.count_visitor_question(scope).await?;
-        let tokens_left = self.chat_tokens_left(scope).await?;
+        // A spent day is refused before any work; the tokens themselves are
+        // reserved below, once the prompt is known.
+        self.chat_tokens_left(scope).await?;
         let now = self.clock.now();
         let since = Timestamp::from_millis(now.as_millis() - CONVERSATION_IDLE_MS);
         let known = match conversation.filter(|c| valid_conversation_id(c)) {
@@ -372,13 +412,29 @@ impl Hub {
             Engine::Model => model_messages(scope.spec, &hits, scope.base_url, &history, &message),
             Engine::Offline => Vec::new(),
         };
+        let offline_text = offline.answer;
+        let prompt_tokens = match engine {
+            Engine::Model => estimate_prompt(&prompt),
+            Engine::Offline => platform::llm::estimate_tokens(&message),
+        };
+        let want = match engine {
+            Engine::Model => prompt_tokens + u64::from(CHAT_ANSWER_TOKENS),
+            Engine::Offline => prompt_tokens + platform::llm::estimate_tokens(&offline_text),
+        };
+        let cap = u64::from(scope.owner_plan.limits().chat_tokens_per_day);
+        let (_, left_secs) = day_window(now);
+        let reservation =
+            self.reserve_chat_tokens(scope.owner_id, cap, want).await?.ok_or(HubError::QuotaExceeded {
+                quota: Quota::ChatTokensPerDay,
+                limit: cap,
+                retry_after_secs: left_secs,
+            })?;
+        let max_tokens = answer_budget(reservation.tokens, prompt_tokens, CHAT_ANSWER_TOKENS);
         let (events_tx, events) = mpsc::channel(64);
         let hub = self.clone();
         let owner_id = scope.owner_id.to_owned();
         let project_id = scope.project_id.to_owned();
         let id = conversation.clone();
-        let offline_text = offline.answer;
-        let max_tokens = u32::try_from(tokens_left.min(u64::from(CHAT_ANSWER_TOKENS))).unwrap_or(CHAT_ANSWER_TOKENS);
         // The answer is produced by its own task: a visitor who closes the
         // drawer mid-answer still has the tokens the model spent charged,
         // and the conversation keeps the whole answer.
@@ -407,9 +463,14 @@ impl Hub {
             if let Err(error) = hub.store.save_conversation(&id, &project_id, &kept, now, forget).await {
                 tracing::warn!(%error, "could not keep the conversation");
             }
-            if let Err(error) = hub.charge_chat_tokens(&owner_id, tokens).await {
-                tracing::error!(%error, tokens, "could not charge chat tokens");
-            }
+            let tokens = match hub.settle_chat_tokens(&owner_id, reservation, tokens).await {
+                Ok(charged) => charged,
+                Err(error) => {
+                    // The whole reservation stays charged: the cap holds.
+                    tracing::error!(%error, tokens, "could not settle chat tokens");
+                    reservation.tokens
+                }
+            };
             let last = match failed {
                 Some(error) => ChatEvent::Failed(error),
                 None => ChatEvent::Done { tokens },
@@ -492,6 +553,29 @@ async fn stream_to(
     }
     let tokens = usage.unwrap_or_else(|| prompt_estimate + platform::llm::estimate_tokens(&text));
     (text, tokens, failed)
+}
+
+/// Tries at reserving tokens against concurrent answers before giving up.
+const RESERVE_ATTEMPTS: usize = 8;
+
+/// Chat tokens taken from an account's day before an answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Reservation {
+    /// The day the tokens were taken from (refunds go back to it).
+    window_start: i64,
+    tokens: u64,
+}
+
+/// The tokens the prompt will cost, by the same estimate the ledger uses
+/// when the model reports none.
+fn estimate_prompt(prompt: &[ChatMessage]) -> u64 {
+    prompt.iter().map(|m| platform::llm::estimate_tokens(&m.content)).sum()
+}
+
+/// How many tokens the model may write within a reservation: what the
+/// prompt leaves, at most `ceiling`, at least one.
+fn answer_budget(reserved: u64, prompt_tokens: u64, ceiling: u32) -> u32 {
+    u32::try_from(reserved.saturating_sub(prompt_tokens).min(u64::from(ceiling))).unwrap_or(ceiling).max(1)
 }
 
 /// A whole model answer and the tokens it cost.

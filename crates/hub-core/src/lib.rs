@@ -71,6 +71,9 @@ pub struct Hub {
     llm: Option<Arc<platform::llm::LlmConfig>>,
     /// The in-memory indexes of documents searched lately (see `search`).
     search_indexes: Arc<search::DocumentIndexes>,
+    /// Work started off the request path (mail, and the lookups whose
+    /// timing would tell whether an address has an account).
+    background: tokio_util::task::TaskTracker,
 }
 
 impl Hub {
@@ -108,7 +111,24 @@ impl Hub {
             accounts: Arc::new(accounts),
             llm: None,
             search_indexes: Arc::new(search::DocumentIndexes::default()),
+            background: tokio_util::task::TaskTracker::new(),
         }
+    }
+
+    /// Runs `work` after the answer, off the request path. The work is
+    /// tracked: [`Hub::settle_background`] waits for it, and a graceful
+    /// shutdown waits before the process ends, so no mail is lost to a
+    /// restart.
+    pub(crate) fn in_background(&self, work: impl std::future::Future<Output = ()> + Send + 'static) {
+        self.background.spawn(work);
+    }
+
+    /// Waits until the work started off the request path so far is done
+    /// (graceful shutdown, and tests that read the mail it sends).
+    pub async fn settle_background(&self) {
+        self.background.close();
+        self.background.wait().await;
+        self.background.reopen();
     }
 
     /// The same hub with the operator's sign-up mode, mail and public URL.

@@ -157,11 +157,14 @@ pub struct PlanRequest {
     pub created_at: Timestamp,
 }
 
-/// What the sign-up did, for the page that follows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SignUp {
-    /// False when the mail could not be sent (the page offers a resend).
-    pub mailed: bool,
+/// A new password as the store writes it: its hash, the session of this
+/// browser to keep under a new secret hash (every other session ends), and
+/// whether every personal access token goes too.
+#[derive(Clone, Copy, Debug)]
+pub struct PasswordChange<'a> {
+    pub hash: &'a str,
+    pub rotate: Option<(&'a str, &'a str)>,
+    pub revoke_tokens: bool,
 }
 
 /// An account's use of its plan's limits.
@@ -248,22 +251,45 @@ impl Hub {
     }
 
     /// Creates an account (open sign-up) or claims a prepared one (invite),
-    /// and mails a verification link. An address that already has a
-    /// password gets the same answer (no account discovery); the mail it
-    /// receives says someone tried.
-    pub async fn sign_up(&self, email: &str, password: &Secret<String>) -> HubResult<SignUp> {
+    /// and mails a verification link.
+    ///
+    /// The answer and the work on the request path are the same for every
+    /// address, so neither the page nor its timing tells whether one has an
+    /// account: one password hash and one lookup, then what differs (a new
+    /// row, a mail) happens off the request path. An address that has an
+    /// account already is told by mail that someone tried, and nothing of
+    /// the account changes; in invite mode an address without an invitation
+    /// gets the same "check your mail" and no mail.
+    pub async fn sign_up(&self, email: &str, password: &Secret<String>) -> HubResult<()> {
         let mode = self.accounts.signup;
         if mode == SignupMode::Closed {
             return Err(HubError::SignupClosed);
         }
         let email = Email::parse(email)?;
         check_password(password.expose(), email.as_str())?;
-        let now = self.clock.now();
+        let hash = self.hash_password(password.expose()).await?;
         let existing = self.store.account_by_email(email.as_str()).await?;
+        let hub = self.clone();
+        self.in_background(async move {
+            if let Err(err) = hub.finish_sign_up(mode, email, existing, hash).await {
+                tracing::error!(error = %err, "sign-up not finished");
+            }
+        });
+        Ok(())
+    }
+
+    /// The part of a sign-up that depends on the address: off the request path.
+    async fn finish_sign_up(
+        &self,
+        mode: SignupMode,
+        email: Email,
+        existing: Option<Account>,
+        hash: String,
+    ) -> HubResult<()> {
         match existing {
             Some(account) if account.has_password() => {
                 // Someone may be trying to learn whether the address has an
-                // account: answer as for a new one, and tell the owner.
+                // account: they got the same page; the owner learns of it.
                 let mail = link_mail(
                     account.email.as_str(),
                     "Someone tried to sign up with your address",
@@ -271,44 +297,57 @@ impl Hub {
                      If it was you, sign in or reset your password.",
                     "Reset your password",
                     &format!("{}/app/reset", self.accounts.public_url),
-                    "If it was not you, you can ignore this mail.",
+                    "If it was not you, you can ignore this mail: nothing of your account changed.",
                 );
-                Ok(SignUp { mailed: self.deliver(&mail).await })
+                self.deliver(&mail).await;
             }
             Some(account) => {
                 // A prepared account without a password (made by the
                 // operator or an invitation): the person proves the address
                 // by choosing the password through a mailed link, so knowing
                 // an invited address is not enough to claim it.
-                Ok(SignUp { mailed: self.send_password_link(&account, true).await? })
+                self.send_password_link(&account, true).await?;
             }
-            None if mode == SignupMode::Invite => Err(HubError::validation(
-                "email",
-                "sign-up on this hub is by invitation; ask its operator or a project owner to invite this address",
-            )),
+            None if mode == SignupMode::Invite => {
+                tracing::info!("sign-up refused for an address without an invitation (invite mode)");
+            }
             None => {
-                let hash = self.hash_password(password.expose()).await?;
                 let id = uuid::Uuid::now_v7().to_string();
+                let now = self.clock.now();
                 match self.store.insert_unverified_user(&id, email.as_str(), &hash, Plan::Free, now).await {
-                    Ok(()) => Ok(SignUp { mailed: self.send_verification(&id, email.as_str()).await? }),
-                    // A concurrent sign-up with the same address won.
-                    Err(HubError::Conflict { .. }) => Ok(SignUp { mailed: true }),
-                    Err(err) => Err(err),
+                    Ok(()) => {
+                        self.send_verification(&id, email.as_str()).await?;
+                    }
+                    // A concurrent sign-up with the same address won; its
+                    // own mail is on its way.
+                    Err(HubError::Conflict { .. }) => {}
+                    Err(err) => return Err(err),
                 }
             }
         }
+        Ok(())
     }
 
     /// Mails a new verification link when the address has an unverified
-    /// account; does nothing otherwise (the page says the same either way).
+    /// account; does nothing otherwise. Everything but parsing happens off
+    /// the request path, so the answer takes as long for every address.
     pub async fn resend_verification(&self, email: &str) -> HubResult<()> {
         let Ok(email) = Email::parse(email) else { return Ok(()) };
-        if let Some(account) = self.store.account_by_email(email.as_str()).await?
-            && !account.is_verified()
-            && account.has_password()
-        {
-            self.send_verification(&account.id, &account.email).await?;
-        }
+        let hub = self.clone();
+        self.in_background(async move {
+            let result = async {
+                if let Some(account) = hub.store.account_by_email(email.as_str()).await?
+                    && !account.is_verified()
+                    && account.has_password()
+                {
+                    hub.send_verification(&account.id, &account.email).await?;
+                }
+                Ok::<(), HubError>(())
+            };
+            if let Err(err) = result.await {
+                tracing::error!(error = %err, "verification link not resent");
+            }
+        });
         Ok(())
     }
 
@@ -451,7 +490,10 @@ impl Hub {
     }
 
     /// Changes the caller's password after checking the current one; every
-    /// other session ends.
+    /// other session ends, and the session `keep_session` (this browser's)
+    /// gets a new secret, returned for its cookie: a copy of the old cookie
+    /// stops working too. The throttle in front of the current-password
+    /// check is the caller's, as for sign-in.
     pub async fn change_password(
         &self,
         principal: &Principal,
@@ -459,7 +501,7 @@ impl Hub {
         new: &Secret<String>,
         keep_session: Option<&str>,
         source: Source,
-    ) -> HubResult<()> {
+    ) -> HubResult<Option<Secret<String>>> {
         let account = self.account(principal).await?;
         let input: String = current.expose().chars().take(MAX_PASSWORD_CHARS).collect();
         if !self.verify_password(&input, account.password_hash.as_deref()).await? {
@@ -474,15 +516,31 @@ impl Hub {
             source,
             AuditDraft::new(AuditAction::PasswordChanged, "user", &account.id),
         );
-        self.store.replace_password(&account.id, &hash, keep_session, self.clock.now(), audit.as_ref()).await
+        let renewed = keep_session.map(|id| (id, platform::crypto::random_token(32)));
+        let rotate = renewed.as_ref().map(|(id, secret)| (*id, hash_secret(secret)));
+        let rotate = rotate.as_ref().map(|(id, hashed)| (*id, hashed.as_str()));
+        let change = PasswordChange { hash: &hash, rotate, revoke_tokens: false };
+        self.store.replace_password(&account.id, &change, self.clock.now(), audit.as_ref()).await?;
+        Ok(renewed.map(|(_, secret)| Secret::new(secret)))
     }
 
-    /// Mails a reset link when the address has an account; the answer is
-    /// the same either way.
+    /// Mails a reset link when the address has an account. The lookup and
+    /// the mail happen off the request path, so the answer and its timing
+    /// are the same for every address.
     pub async fn request_password_reset(&self, email: &str) -> HubResult<()> {
         let Ok(email) = Email::parse(email) else { return Ok(()) };
-        let Some(account) = self.store.account_by_email(email.as_str()).await? else { return Ok(()) };
-        self.send_password_link(&account, false).await?;
+        let hub = self.clone();
+        self.in_background(async move {
+            let result = async {
+                if let Some(account) = hub.store.account_by_email(email.as_str()).await? {
+                    hub.send_password_link(&account, false).await?;
+                }
+                Ok::<(), HubError>(())
+            };
+            if let Err(err) = result.await {
+                tracing::error!(error = %err, "reset link not sent");
+            }
+        });
         Ok(())
     }
 
@@ -531,9 +589,22 @@ impl Hub {
         self.store.mail_token_open(&hash_secret(secret), MailPurpose::Reset, self.clock.now()).await
     }
 
-    /// Uses a reset link: sets the password, verifies the address and ends
-    /// every session.
-    pub async fn reset_password(&self, secret: &str, new: &Secret<String>) -> HubResult<User> {
+    /// The personal access tokens of the account a reset link belongs to,
+    /// shown on the reset page so the person can revoke them with the new
+    /// password (a stolen session may have minted one); `None` when the
+    /// link does not work.
+    pub async fn reset_link_tokens(&self, secret: &str) -> HubResult<Option<Vec<crate::TokenInfo>>> {
+        if !self.reset_link_open(secret).await? {
+            return Ok(None);
+        }
+        let Some(owner) = self.store.mail_token_owner(&hash_secret(secret)).await? else { return Ok(None) };
+        Ok(Some(self.store.tokens_of_user(&owner).await?))
+    }
+
+    /// Uses a reset link: sets the password, verifies the address, ends
+    /// every session and, with `revoke_tokens`, deletes every personal
+    /// access token of the account, in one transaction.
+    pub async fn reset_password(&self, secret: &str, new: &Secret<String>, revoke_tokens: bool) -> HubResult<User> {
         let now = self.clock.now();
         if !self.reset_link_open(secret).await? {
             return Err(HubError::validation("token", "this link was used already or has expired; ask for a new one"));
@@ -562,9 +633,12 @@ impl Hub {
             account.plan,
             &account.id,
             Source::Dashboard,
-            AuditDraft::new(AuditAction::PasswordChanged, "user", &account.id).meta("via", "reset_link"),
+            AuditDraft::new(AuditAction::PasswordChanged, "user", &account.id)
+                .meta("via", "reset_link")
+                .meta("tokens_revoked", revoke_tokens),
         );
-        self.store.replace_password(&account.id, &hash, None, now, audit.as_ref()).await?;
+        let change = PasswordChange { hash: &hash, rotate: None, revoke_tokens };
+        self.store.replace_password(&account.id, &change, now, audit.as_ref()).await?;
         Ok(User { id: account.id, email: account.email, plan: account.plan, created_at: account.created_at })
     }
 

@@ -300,8 +300,11 @@ pub async fn host_routing(
 /// `__Host-` prefix). Its path is `/`, so the project's mock at
 /// `/mock/<slug>` receives it too when the mock shares the hub's origin.
 pub fn session_cookie_name(slug: &str) -> String {
-    format!("docs_session_{slug}")
+    format!("{SESSION_COOKIE_PREFIX}{slug}")
 }
+
+/// The start of every docs password session's cookie name.
+pub const SESSION_COOKIE_PREFIX: &str = "docs_session_";
 
 /// The docs session a request presents for `slug`, if any.
 pub fn session_cookie(cookies: &platform::web::CookiePolicy, headers: &HeaderMap, slug: &str) -> Option<String> {
@@ -341,7 +344,14 @@ async fn open(server: &DocsServer, slug: &str, headers: &HeaderMap) -> Result<Do
 /// Only docs pages are valid places to return to after a sign-in.
 fn safe_next(next: Option<&str>) -> String {
     match next {
-        Some(next) if next.starts_with("/docs/") && !next.contains("//") && !next.contains('\\') => next.to_owned(),
+        Some(next)
+            if next.starts_with("/docs/")
+                && !next.contains("//")
+                && !next.contains('\\')
+                && next.bytes().all(|b| b.is_ascii_graphic()) =>
+        {
+            next.to_owned()
+        }
         _ => "/docs/".to_owned(),
     }
 }
@@ -489,8 +499,11 @@ pub async fn login(
         Err(error) => return error.into_html_response(),
     };
     let home = format!("/docs/{slug}");
-    let next =
-        field(&form, "next").filter(|n| *n == home || n.starts_with(&format!("{home}/"))).unwrap_or(&home).to_owned();
+    let next = field(&form, "next")
+        .filter(|n| *n == home || n.starts_with(&format!("{home}/")))
+        .filter(|n| n.bytes().all(|b| b.is_ascii_graphic()))
+        .unwrap_or(&home)
+        .to_owned();
     if !server.web.csrf.verify(&headers, field(&form, platform::web::CSRF_FIELD)) {
         return password_page(
             &server,
@@ -1017,7 +1030,12 @@ async fn embed_inner(
     let chrome = chrome(server, headers, &site, version, false).await?;
     let value = docs_render::embed(&prepared, &chrome, key)
         .ok_or_else(|| ApiError::new(Code::NotFound, format!("operation `{key}` not found")))?;
-    Ok(Json(value).into_response())
+    let mut response = Json(value).into_response();
+    // As every docs route: what a member or a password opened is never
+    // kept by a shared cache.
+    let cache = if site.restricted { "private, no-store" } else { "no-cache" };
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    Ok(response)
 }
 
 /// `POST /docs/<slug>/<version>/_tryit`: the Try-It relay for APIs that do
@@ -1029,10 +1047,13 @@ pub async fn relay(
     Path((slug, label)): Path<(String, String)>,
     request: axum::extract::Request,
 ) -> Response {
-    match relay_inner(&server, &slug, &label, request).await {
+    let mut response = match relay_inner(&server, &slug, &label, request).await {
         Ok(value) => Json(value).into_response(),
         Err(error) => error.into_response(),
-    }
+    };
+    // A live call's answer, for one visitor: never stored.
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-store"));
+    response
 }
 
 async fn relay_inner(
@@ -1091,7 +1112,8 @@ impl DocsServer {
         request: axum::extract::Request,
         limit: usize,
     ) -> Result<(OpenedDocs, serde_json::Value), ApiError> {
-        let visitor = self.client_ip(&request).map_or_else(|| "unknown".to_owned(), |ip| ip.to_string());
+        let visitor =
+            self.client_ip(&request).map_or_else(|| "unknown".to_owned(), |ip| platform::net::rate_key(ip).to_string());
         let (parts, body) = request.into_parts();
         let body = json_body(&parts.headers, body, limit, "the request").await?;
         let body: serde_json::Value =

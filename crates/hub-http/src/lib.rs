@@ -65,7 +65,7 @@ impl WebConfig {
         let cookies = platform::web::CookiePolicy::for_public_url(public_url);
         Self {
             public_url: public_url.trim_end_matches('/').to_owned(),
-            csrf: platform::web::Csrf::new(key, cookies.clone()),
+            csrf: platform::web::Csrf::new(key, cookies.clone()).bound_to_session(dashboard::SESSION_COOKIE),
             cookies,
             proxies: platform::net::TrustedProxies::default(),
             mock_public_url: None,
@@ -84,6 +84,22 @@ impl Default for WebConfig {
     fn default() -> Self {
         Self::new("http://127.0.0.1", &platform::secrets::SecretKey::generate())
     }
+}
+
+/// Whether a cookie is one the hub sets on its own origin: the dashboard's
+/// session, CSRF and flash cookies, and the docs' member and password
+/// sessions (with or without the `__Host-` prefix). Tenant logic (the hosted
+/// mock, and every later route that serves what tenants write) never sees
+/// them: they are removed from a request before it is matched, templated,
+/// validated or logged, so no override can copy a visitor's session.
+#[must_use]
+pub fn is_hub_cookie(name: &str) -> bool {
+    let name = platform::web::unprefixed(name);
+    name == dashboard::SESSION_COOKIE
+        || name == dashboard::FLASH_COOKIE
+        || name == platform::web::CSRF_COOKIE
+        || name == docs_site::MEMBER_COOKIE
+        || name.starts_with(docs_site::SESSION_COOKIE_PREFIX)
 }
 
 /// The complete hub router (without the process-level layers the binary adds).

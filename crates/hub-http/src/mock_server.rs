@@ -431,7 +431,7 @@ async fn serve_inner(server: &MockServer, request: Request) -> Result<Response, 
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |info| info.0.ip());
     let ip = server.proxies.client_ip(peer, request.headers());
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     let full = parts.uri.path();
     let rest = full.strip_prefix("/mock/").unwrap_or("");
     // The path inside the project keeps its leading slash.
@@ -460,6 +460,10 @@ async fn serve_inner(server: &MockServer, request: Request) -> Result<Response, 
             }
         }
     };
+    // The docs password session (read above, for a protected project) was
+    // the last use of the hub's cookies: from here on the request is the
+    // tenant's, and no match, template, validation or log sees them.
+    platform::web::remove_cookies(&mut parts.headers, crate::is_hub_cookie);
     server.check_project_rate(&loaded.snapshot.project_id)?;
     let body = platform::http::read_body_limited(&parts.headers, body, MAX_BODY_BYTES)
         .await

@@ -76,6 +76,24 @@ impl TrustedProxies {
     }
 }
 
+/// The key a per-client limit counts under: an IPv4 address as it is (an
+/// IPv4-mapped IPv6 address as its IPv4 address), an IPv6 address by its
+/// /64. One subscriber of an IPv6 network usually holds a whole /64 (RFC
+/// 6177), so keying by the full address would give each client 2^64 keys.
+#[must_use]
+pub fn rate_key(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let network = u128::from(v6) & !((1_u128 << 64) - 1);
+                IpAddr::V6(std::net::Ipv6Addr::from(network))
+            }
+        },
+    }
+}
+
 /// The client address of a request, as the trusted proxies let it be known:
 /// the service stores one [`TrustedProxies`] in its state and asks here.
 #[must_use]
@@ -86,6 +104,16 @@ pub fn client_ip(proxies: &TrustedProxies, request_peer: Option<IpAddr>, headers
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn limits_key_ipv6_clients_by_their_64() {
+        let key = |text: &str| rate_key(text.parse().unwrap()).to_string();
+        assert_eq!(key("2001:db8:1:2:aaaa:bbbb:cccc:dddd"), "2001:db8:1:2::");
+        assert_eq!(key("2001:db8:1:2::1"), key("2001:db8:1:2:ffff::9"), "one /64, one key");
+        assert_ne!(key("2001:db8:1:2::1"), key("2001:db8:1:3::1"), "the next /64 is another client");
+        assert_eq!(key("203.0.113.9"), "203.0.113.9");
+        assert_eq!(key("::ffff:203.0.113.9"), "203.0.113.9", "a mapped IPv4 address is that address");
+    }
 
     fn headers(xff: &str) -> HeaderMap {
         let mut h = HeaderMap::new();

@@ -40,9 +40,10 @@ pub const MAX_RESPONSE_BYTES: usize = 64 * 1024;
 pub enum OutboundError {
     #[error("invalid URL: {0}")]
     InvalidUrl(String),
-    // The resolved address is kept for logs but never put in the message:
-    // a refusal shown to a tenant must not map the operator's network.
-    #[error("refused: {host} resolves to a {kind} address (allow it with {ALLOW_ENV})")]
+    // The resolved address and its kind are kept for logs but never put in
+    // the message: a refusal shown to a tenant must not map the operator's
+    // network (which names resolve, and to what kind of address).
+    #[error("refused: {host} is not an allowed destination (an operator can allow it with {ALLOW_ENV})")]
     Refused { host: String, ip: IpAddr, kind: &'static str },
     #[error("could not resolve {host}: {reason}")]
     Resolve { host: String, reason: String },
@@ -170,6 +171,14 @@ fn v6_kind(ip: Ipv6Addr) -> Option<&'static str> {
         let [a, b] = hi.to_be_bytes();
         let [c, d] = lo.to_be_bytes();
         v4_kind(Ipv4Addr::new(a, b, c, d)).map(|_| "6to4 of a non-public")
+    } else if ip.segments().get(..6) == Some(&[0, 0, 0, 0, 0xffff, 0]) {
+        // IPv4-translated (::ffff:0:0/96, SIIT): a translator on the path
+        // turns it into whatever IPv4 address it carries.
+        Some("IPv4-translated")
+    } else if ip.segments().get(..3) == Some(&[0x64, 0xff9b, 1]) {
+        // Local-use NAT64 (64:ff9b:1::/48, RFC 8215): the operator's own
+        // translator, with no rule about which IPv4 addresses it reaches.
+        Some("local-use NAT64")
     } else if ip.segments().get(..6) == Some(&[0x64, 0xff9b, 0, 0, 0, 0]) {
         // NAT64: judge the embedded IPv4 address.
         let [.., hi, lo] = ip.segments();
@@ -543,6 +552,10 @@ mod tests {
             ("2001:0:4136:e378::1", "Teredo tunnel"),
             ("fec0::1", "site-local"),
             ("100::1", "discard-only"),
+            ("::ffff:0:7f00:1", "IPv4-translated"),
+            ("::ffff:0:808:808", "IPv4-translated"),
+            ("64:ff9b:1::a00:1", "local-use NAT64"),
+            ("64:ff9b:1:ffff::808:808", "local-use NAT64"),
         ] {
             assert_eq!(non_public_kind(ip(addr)), Some(kind), "{addr}");
         }

@@ -12,17 +12,38 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use governor::clock::Clock as _;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
+/// What a throttle counts under. Client addresses are normalised by
+/// [`crate::net::rate_key`] (an IPv6 client by its /64) here, once, so no
+/// limit keyed by an address can forget it.
+pub trait ThrottleKey: Hash + Eq + Clone {
+    #[must_use]
+    fn rate_key(&self) -> Self {
+        self.clone()
+    }
+}
+
+impl ThrottleKey for String {}
+impl ThrottleKey for &str {}
+impl ThrottleKey for u64 {}
+impl ThrottleKey for i32 {}
+
+impl ThrottleKey for std::net::IpAddr {
+    fn rate_key(&self) -> Self {
+        crate::net::rate_key(*self)
+    }
+}
+
 /// Prune idle keys after this many checks.
 const PRUNE_EVERY: u64 = 4096;
 
 /// A per-minute limit per key.
-pub struct Throttle<K: Hash + Eq + Clone> {
+pub struct Throttle<K: ThrottleKey> {
     limiter: DefaultKeyedRateLimiter<K>,
     per_minute: u32,
     checks: AtomicU64,
 }
 
-impl<K: Hash + Eq + Clone> std::fmt::Debug for Throttle<K> {
+impl<K: ThrottleKey> std::fmt::Debug for Throttle<K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Throttle").field("per_minute", &self.per_minute).finish_non_exhaustive()
     }
@@ -36,7 +57,7 @@ pub struct RetryAfter {
     pub per_minute: u32,
 }
 
-impl<K: Hash + Eq + Clone> Throttle<K> {
+impl<K: ThrottleKey> Throttle<K> {
     /// `per_minute` attempts per key per minute, with a burst of as many.
     /// Zero means unlimited.
     #[must_use]
@@ -53,7 +74,7 @@ impl<K: Hash + Eq + Clone> Throttle<K> {
         if self.checks.fetch_add(1, Ordering::Relaxed) % PRUNE_EVERY == PRUNE_EVERY - 1 {
             self.prune();
         }
-        self.limiter.check_key(key).map_err(|not_until| RetryAfter {
+        self.limiter.check_key(&key.rate_key()).map_err(|not_until| RetryAfter {
             secs: not_until.wait_time_from(self.limiter.clock().now()).as_secs().max(1),
             per_minute: self.per_minute,
         })
@@ -132,6 +153,19 @@ mod tests {
         assert!((1..=20).contains(&refused.secs), "{refused:?}");
         assert_eq!(refused.per_minute, 3);
         throttle.check(&"b").unwrap();
+    }
+
+    #[test]
+    fn an_ipv6_client_has_one_budget_for_its_whole_64() {
+        let throttle = Throttle::per_minute(2);
+        let ip = |text: &str| text.parse::<std::net::IpAddr>().unwrap();
+        throttle.check(&ip("2001:db8:7:7::1")).unwrap();
+        throttle.check(&ip("2001:db8:7:7::2")).unwrap();
+        assert!(throttle.check(&ip("2001:db8:7:7:abcd::3")).is_err(), "a new address in the same /64");
+        throttle.check(&ip("2001:db8:7:8::1")).unwrap();
+        let signin = SignInThrottle::new(1, 100);
+        signin.check(Some(ip("2001:db8:9:9::1")), "a").unwrap();
+        assert!(signin.check(Some(ip("2001:db8:9:9::2")), "b").is_err());
     }
 
     #[test]

@@ -3,9 +3,12 @@
 //!
 //! `Secure` and the `__Host-` name prefix follow the configured public URL
 //! (https or not), never a request header a client could send. CSRF tokens
-//! are the signed double-submit pattern: a random value in a cookie, and in
-//! the form its HMAC under a key derived from the secret key. A site that
-//! can plant cookies (a sibling subdomain) still cannot mint the HMAC.
+//! are the signed double-submit pattern bound to the session: a random value
+//! in a cookie, and in the form the HMAC of that value and of the browser's
+//! session cookie (when it has one) under a key derived from the secret key.
+//! A site that can plant cookies (a sibling subdomain on plain HTTP) cannot
+//! mint the HMAC, and a pair it took from its own browser does not pass
+//! with another person's session, whose secret it does not know.
 
 use axum::http::HeaderMap;
 use axum::http::header;
@@ -76,6 +79,50 @@ pub fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
         .map(|(_, v)| v.trim())
 }
 
+/// Removes from `headers` every cookie whose name `is_ours` claims, keeping
+/// the others (a tenant's API may use cookies of its own). Every `Cookie`
+/// header is rewritten, as HTTP/2 clients send one per cookie; a header
+/// left empty is dropped. Returns how many cookies were removed.
+pub fn remove_cookies(headers: &mut HeaderMap, is_ours: impl Fn(&str) -> bool) -> usize {
+    if !headers.contains_key(header::COOKIE) {
+        return 0;
+    }
+    let mut removed = 0;
+    let mut kept: Vec<String> = Vec::new();
+    for value in headers.get_all(header::COOKIE) {
+        // A header that is not text cannot be parsed into pairs, so no pair
+        // of it can be judged ours or not: it is dropped whole.
+        let Ok(text) = value.to_str() else {
+            removed += 1;
+            continue;
+        };
+        for pair in text.split(';').map(str::trim).filter(|p| !p.is_empty()) {
+            let name = pair.split_once('=').map_or(pair, |(name, _)| name).trim();
+            if is_ours(name) {
+                removed += 1;
+            } else {
+                kept.push(pair.to_owned());
+            }
+        }
+    }
+    if removed == 0 {
+        return 0;
+    }
+    headers.remove(header::COOKIE);
+    if !kept.is_empty()
+        && let Ok(value) = axum::http::HeaderValue::from_str(&kept.join("; "))
+    {
+        headers.insert(header::COOKIE, value);
+    }
+    removed
+}
+
+/// A cookie name without the `__Host-` prefix the policy adds over https.
+#[must_use]
+pub fn unprefixed(name: &str) -> &str {
+    name.strip_prefix("__Host-").unwrap_or(name)
+}
+
 /// The name of the CSRF cookie (before the `__Host-` prefix).
 pub const CSRF_COOKIE: &str = "csrf";
 /// The name of the form field that carries the token.
@@ -87,6 +134,9 @@ const CSRF_COOKIE_MAX_AGE: i64 = 60 * 60 * 24;
 pub struct Csrf {
     key: [u8; 32],
     cookies: CookiePolicy,
+    /// The session cookie whose value every token is bound to, when the
+    /// browser sends one.
+    session_cookie: Option<&'static str>,
 }
 
 impl std::fmt::Debug for Csrf {
@@ -105,12 +155,26 @@ pub struct CsrfIssue {
 impl Csrf {
     #[must_use]
     pub fn new(key: &SecretKey, cookies: CookiePolicy) -> Self {
-        Self { key: key.derive("csrf"), cookies }
+        Self { key: key.derive("csrf"), cookies, session_cookie: None }
     }
 
-    fn sign(&self, nonce: &str) -> String {
+    /// The same tokens bound to the value of the session cookie `name`
+    /// (before the `__Host-` prefix): a token issued to one session does
+    /// not pass with another.
+    #[must_use]
+    pub const fn bound_to_session(mut self, name: &'static str) -> Self {
+        self.session_cookie = Some(name);
+        self
+    }
+
+    fn sign(&self, nonce: &str, headers: &HeaderMap) -> String {
         let Ok(mut mac) = <Hmac<Sha256> as Mac>::new_from_slice(&self.key) else { return String::new() };
+        let session = self.session_cookie.and_then(|name| self.cookies.get(headers, name)).unwrap_or_default();
+        // Length-prefixed, so no nonce and session can be shifted into
+        // another pair with the same bytes.
+        mac.update(&u64::try_from(nonce.len()).unwrap_or(u64::MAX).to_be_bytes());
         mac.update(nonce.as_bytes());
+        mac.update(session.as_bytes());
         hex::encode(mac.finalize().into_bytes())
     }
 
@@ -119,11 +183,11 @@ impl Csrf {
     #[must_use]
     pub fn issue(&self, headers: &HeaderMap) -> CsrfIssue {
         match self.cookies.get(headers, CSRF_COOKIE).filter(|n| n.len() >= 16 && n.len() <= 128) {
-            Some(nonce) => CsrfIssue { token: self.sign(nonce), set_cookie: None },
+            Some(nonce) => CsrfIssue { token: self.sign(nonce, headers), set_cookie: None },
             None => {
                 let nonce = crate::crypto::random_token(24);
                 CsrfIssue {
-                    token: self.sign(&nonce),
+                    token: self.sign(&nonce, headers),
                     set_cookie: Some(self.cookies.set(CSRF_COOKIE, &nonce, CSRF_COOKIE_MAX_AGE)),
                 }
             }
@@ -134,7 +198,7 @@ impl Csrf {
     #[must_use]
     pub fn verify(&self, headers: &HeaderMap, token: Option<&str>) -> bool {
         let (Some(nonce), Some(token)) = (self.cookies.get(headers, CSRF_COOKIE), token) else { return false };
-        crate::crypto::constant_time_eq(self.sign(nonce).as_bytes(), token.as_bytes())
+        crate::crypto::constant_time_eq(self.sign(nonce, headers).as_bytes(), token.as_bytes())
     }
 
     #[must_use]
@@ -181,5 +245,49 @@ mod tests {
         // A planted cookie with a token from another key does not pass.
         let other = Csrf::new(&SecretKey::generate(), CookiePolicy::for_public_url("https://hub.example"));
         assert!(!other.verify(&browser, Some(&first.token)));
+    }
+
+    #[test]
+    fn removing_cookies_keeps_the_others_across_every_cookie_header() {
+        let mut h = HeaderMap::new();
+        h.append(header::COOKIE, HeaderValue::from_static("session=s1; theirs=1; __Host-csrf=n"));
+        h.append(header::COOKIE, HeaderValue::from_static("flash=x"));
+        h.append(header::COOKIE, HeaderValue::from_static("api_key=k"));
+        let ours = |name: &str| matches!(unprefixed(name), "session" | "csrf" | "flash");
+        assert_eq!(remove_cookies(&mut h, ours), 3);
+        let left: Vec<_> = h.get_all(header::COOKIE).iter().map(|v| v.to_str().unwrap().to_owned()).collect();
+        assert_eq!(left, vec!["theirs=1; api_key=k".to_owned()]);
+        let mut only_ours = HeaderMap::new();
+        only_ours.insert(header::COOKIE, HeaderValue::from_static("session=s1"));
+        assert_eq!(remove_cookies(&mut only_ours, ours), 1);
+        assert!(only_ours.get(header::COOKIE).is_none(), "nothing left, no header");
+        let mut untouched = HeaderMap::new();
+        untouched.insert(header::COOKIE, HeaderValue::from_static("a=1;b=2"));
+        assert_eq!(remove_cookies(&mut untouched, ours), 0);
+        assert_eq!(untouched[header::COOKIE], "a=1;b=2", "left as sent when nothing is ours");
+    }
+
+    #[test]
+    fn bound_tokens_do_not_pass_with_another_session() {
+        let key = SecretKey::generate();
+        let csrf = Csrf::new(&key, CookiePolicy::for_public_url("http://hub.example")).bound_to_session("session");
+        let cookies = |pairs: &str| {
+            let mut h = HeaderMap::new();
+            h.insert(header::COOKIE, HeaderValue::from_str(pairs).unwrap());
+            h
+        };
+        // The attacker's own browser: its nonce, its session, its token.
+        let attacker = cookies("csrf=nonce-of-the-attacker-0001; session=attacker-secret");
+        let token = csrf.issue(&attacker).token;
+        assert!(csrf.verify(&attacker, Some(&token)));
+        // Planted in the victim's browser beside the victim's session.
+        let victim = cookies("csrf=nonce-of-the-attacker-0001; session=victim-secret");
+        assert!(!csrf.verify(&victim, Some(&token)), "a planted pair fails with another session");
+        // Signed out, the token binds to the nonce alone, and a sign-in
+        // changes it.
+        let signed_out = cookies("csrf=nonce-of-the-attacker-0001");
+        let before = csrf.issue(&signed_out).token;
+        assert!(csrf.verify(&signed_out, Some(&before)));
+        assert!(!csrf.verify(&attacker, Some(&before)));
     }
 }

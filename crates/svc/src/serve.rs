@@ -268,6 +268,9 @@ async fn serve_hub(
         log_pruner.await.ok();
         customization_pruner.await.ok();
         session_pruner.await.ok();
+        // Mail started after an answer (sign-up, reset) is sent before the
+        // store closes.
+        hub.settle_background().await;
         hub.db().close().await;
         Ok(())
     })

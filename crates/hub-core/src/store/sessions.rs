@@ -245,28 +245,43 @@ impl Store {
     pub async fn replace_password(
         &self,
         user_id: &str,
-        password_hash: &str,
-        keep: Option<&str>,
+        change: &crate::sessions::PasswordChange<'_>,
         now: Timestamp,
         audit: Option<&AuditEvent>,
     ) -> HubResult<()> {
+        let (keep, new_secret_hash) = change.rotate.unwrap_or(("", ""));
         with_db!(&self.db, |pool| {
             let mut tx = pool.begin().await.map_err(store_error)?;
             sqlx::query(
                 "UPDATE users SET password_hash = $2, email_verified_at = COALESCE(email_verified_at, $3) WHERE id = $1",
             )
             .bind(user_id)
-            .bind(password_hash)
+            .bind(change.hash)
             .bind(now.as_millis())
             .execute(&mut *tx)
             .await
             .map_err(store_error)?;
             sqlx::query("DELETE FROM sessions WHERE user_id = $1 AND id <> $2")
                 .bind(user_id)
-                .bind(keep.unwrap_or(""))
+                .bind(keep)
                 .execute(&mut *tx)
                 .await
                 .map_err(store_error)?;
+            // The kept session answers to a new secret only.
+            sqlx::query("UPDATE sessions SET token_hash = $3 WHERE user_id = $1 AND id = $2")
+                .bind(user_id)
+                .bind(keep)
+                .bind(new_secret_hash)
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
+            if change.revoke_tokens {
+                sqlx::query("DELETE FROM access_tokens WHERE user_id = $1")
+                    .bind(user_id)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(store_error)?;
+            }
             sqlx::query("DELETE FROM mail_tokens WHERE user_id = $1 AND purpose = 'reset' AND used_at IS NULL")
                 .bind(user_id)
                 .execute(&mut *tx)

@@ -56,7 +56,7 @@ pub(crate) async fn tokens(State(d): Dash, headers: HeaderMap) -> Response {
 }
 
 pub(crate) async fn create_token(State(d): Dash, request: Request) -> Response {
-    let Posted { ctx, me, form } = match d.posted(request).await {
+    let Posted { ctx, me, form, .. } = match d.posted(request).await {
         Ok(posted) => posted,
         Err(response) => return response,
     };
@@ -81,7 +81,7 @@ pub(crate) async fn create_token(State(d): Dash, request: Request) -> Response {
 }
 
 pub(crate) async fn revoke_token(State(d): Dash, Path(id): Path<String>, request: Request) -> Response {
-    let Posted { ctx, me, form: _ } = match d.posted(request).await {
+    let Posted { ctx, me, .. } = match d.posted(request).await {
         Ok(posted) => posted,
         Err(response) => return response,
     };
@@ -168,7 +168,7 @@ pub(crate) async fn show(State(d): Dash, headers: HeaderMap) -> Response {
 }
 
 pub(crate) async fn profile(State(d): Dash, request: Request) -> Response {
-    let Posted { ctx, me, form } = match d.posted(request).await {
+    let Posted { ctx, me, form, .. } = match d.posted(request).await {
         Ok(posted) => posted,
         Err(response) => return response,
     };
@@ -180,14 +180,30 @@ pub(crate) async fn profile(State(d): Dash, request: Request) -> Response {
 }
 
 pub(crate) async fn password(State(d): Dash, request: Request) -> Response {
-    let Posted { ctx, me, form } = match d.posted(request).await {
+    let Posted { ctx, me, form, ip } = match d.posted(request).await {
         Ok(posted) => posted,
         Err(response) => return response,
     };
+    // The current password is a password check like a sign-in: the same
+    // throttle, per address and per account.
+    if let Err(wait) = d.signins.check(ip, &me.principal.email) {
+        return super::auth::throttled(&d, wait.secs);
+    }
     let current = Secret::new(form.get("current_password").to_owned());
     let new = Secret::new(form.get("new_password").to_owned());
     match d.hub.change_password(&me.principal, &current, &new, Some(&me.session.id), Source::Dashboard).await {
-        Ok(()) => d.redirect_with("/app/account", "success", "Password changed. Every other session has ended."),
+        Ok(renewed) => {
+            let mut response =
+                d.redirect_with("/app/account", "success", "Password changed. Every other session has ended.");
+            // This browser's session continues under a new secret.
+            if let Some(secret) = renewed {
+                let max_age = (me.session.expires_at.as_millis() - d.hub.now().as_millis()) / 1000;
+                if let Ok(value) = HeaderValue::from_str(&d.web.cookies.set(SESSION_COOKIE, secret.expose(), max_age)) {
+                    response.headers_mut().append(header::SET_COOKIE, value);
+                }
+            }
+            response
+        }
         Err(HubError::Validation { field: Some("password"), message }) => {
             // The policy names the field `password`; on this form it is the new one.
             let form = form.with_message(Some("new_password"), message);
@@ -199,7 +215,7 @@ pub(crate) async fn password(State(d): Dash, request: Request) -> Response {
 }
 
 pub(crate) async fn plan(State(d): Dash, request: Request) -> Response {
-    let Posted { ctx, me, form } = match d.posted(request).await {
+    let Posted { ctx, me, form, .. } = match d.posted(request).await {
         Ok(posted) => posted,
         Err(response) => return response,
     };
@@ -219,7 +235,7 @@ pub(crate) async fn plan(State(d): Dash, request: Request) -> Response {
 }
 
 pub(crate) async fn revoke_session(State(d): Dash, Path(id): Path<String>, request: Request) -> Response {
-    let Posted { ctx, me, form: _ } = match d.posted(request).await {
+    let Posted { ctx, me, .. } = match d.posted(request).await {
         Ok(posted) => posted,
         Err(response) => return response,
     };
@@ -230,7 +246,7 @@ pub(crate) async fn revoke_session(State(d): Dash, Path(id): Path<String>, reque
 }
 
 pub(crate) async fn signout_everywhere(State(d): Dash, request: Request) -> Response {
-    let Posted { ctx, me, form: _ } = match d.posted(request).await {
+    let Posted { ctx, me, .. } = match d.posted(request).await {
         Ok(posted) => posted,
         Err(response) => return response,
     };

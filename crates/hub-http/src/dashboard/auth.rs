@@ -22,7 +22,7 @@ fn already_signed_in(ctx: &Ctx) -> Option<Response> {
     ctx.me.as_ref().map(|_| Redirect::to("/app").into_response())
 }
 
-fn throttled(d: &super::Dashboard, secs: u64) -> Response {
+pub(super) fn throttled(d: &super::Dashboard, secs: u64) -> Response {
     let mut response =
         d.message(StatusCode::TOO_MANY_REQUESTS, "Too many attempts", &format!("Wait {secs} seconds and try again."));
     if let Ok(value) = HeaderValue::from_str(&secs.to_string()) {
@@ -64,7 +64,7 @@ pub(crate) async fn signup(State(d): Dash, request: Request) -> Response {
     }
     let password = Secret::new(form.get("password").to_owned());
     match d.hub.sign_up(form.get("email"), &password).await {
-        Ok(outcome) => check_mail(&d, &ctx, form.get("email"), outcome.mailed),
+        Ok(()) => check_mail(&d, &ctx, form.get("email")),
         Err(e @ (HubError::Validation { .. } | HubError::InvalidField { .. })) => d.render(
             &ctx,
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -76,16 +76,13 @@ pub(crate) async fn signup(State(d): Dash, request: Request) -> Response {
     }
 }
 
-/// "Check your mail": the same page whether or not the address had an account.
-fn check_mail(d: &super::Dashboard, ctx: &Ctx, email: &str, mailed: bool) -> Response {
-    let lines = if mailed {
-        vec![
-            format!("We sent a link to {email}. Open it to continue; it works once."),
-            "No mail after a few minutes? Look in the spam folder, or sign in to get a new link.".to_owned(),
-        ]
-    } else {
-        vec!["The mail could not be sent just now. Try again in a minute, or tell the hub's operator.".to_owned()]
-    };
+/// "Check your mail": the same page whether or not the address had an
+/// account (the mail itself is sent off the request path).
+fn check_mail(d: &super::Dashboard, ctx: &Ctx, email: &str) -> Response {
+    let lines = [
+        format!("If {email} can receive a link from us, it is on its way. Open it to continue; it works once."),
+        "No mail after a few minutes? Look in the spam folder, or ask for a new link.".to_owned(),
+    ];
     d.render(
         ctx,
         StatusCode::OK,
@@ -164,7 +161,7 @@ pub(crate) async fn resend(State(d): Dash, request: Request) -> Response {
         return throttled(&d, wait.secs);
     }
     match d.hub.resend_verification(form.get("email")).await {
-        Ok(()) => check_mail(&d, &ctx, form.get("email"), true),
+        Ok(()) => check_mail(&d, &ctx, form.get("email")),
         Err(e) => d.error_page(Some(&ctx), &e),
     }
 }
@@ -293,7 +290,7 @@ pub(crate) async fn reset_request(State(d): Dash, request: Request) -> Response 
         return d.render(&ctx, StatusCode::UNPROCESSABLE_ENTITY, "reset.html", "", json!({ "form": form.view() }));
     }
     match d.hub.request_password_reset(form.get("email")).await {
-        Ok(()) => check_mail(&d, &ctx, form.get("email"), true),
+        Ok(()) => check_mail(&d, &ctx, form.get("email")),
         Err(e) => d.error_page(Some(&ctx), &e),
     }
 }
@@ -303,15 +300,15 @@ pub(crate) async fn reset_new_form(State(d): Dash, headers: HeaderMap, Query(que
         Ok(ctx) => ctx,
         Err(e) => return d.error_page(None, &e),
     };
-    match d.hub.reset_link_open(&query.token).await {
-        Ok(true) => d.render(
+    match d.hub.reset_link_tokens(&query.token).await {
+        Ok(Some(tokens)) => d.render(
             &ctx,
             StatusCode::OK,
             "reset_new.html",
             "",
-            json!({ "form": Form::default().view(), "token": query.token }),
+            json!({ "form": Form::default().view(), "token": query.token, "tokens": token_rows(&tokens), "revoke": true }),
         ),
-        Ok(false) => d.render(
+        Ok(None) => d.render(
             &ctx,
             StatusCode::BAD_REQUEST,
             "message.html",
@@ -341,19 +338,38 @@ pub(crate) async fn reset_new(State(d): Dash, request: Request) -> Response {
     }
     let token = form.get("token").to_owned();
     let password = Secret::new(form.get("password").to_owned());
-    match d.hub.reset_password(&token, &password).await {
+    let revoke = form.checked("revoke_tokens");
+    match d.hub.reset_password(&token, &password, revoke).await {
         Ok(user) => d.redirect_with(
             &format!("/app/signin?email={}", super::encode(&user.email)),
             "success",
             "Your password is saved. Sign in with it.",
         ),
-        Err(e @ HubError::Validation { field: Some("password"), .. }) => d.render(
-            &ctx,
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "reset_new.html",
-            "",
-            json!({ "form": form.with_error(&e).view(), "token": token }),
-        ),
+        Err(e @ HubError::Validation { field: Some("password"), .. }) => {
+            let tokens = d.hub.reset_link_tokens(&token).await.ok().flatten().unwrap_or_default();
+            d.render(
+                &ctx,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "reset_new.html",
+                "",
+                json!({ "form": form.with_error(&e).view(), "token": token, "tokens": token_rows(&tokens), "revoke": revoke }),
+            )
+        }
         Err(e) => d.error_page(Some(&ctx), &e),
     }
+}
+
+/// The tokens a reset page lists: names and prefixes, never a secret.
+fn token_rows(tokens: &[hub_core::TokenInfo]) -> Vec<serde_json::Value> {
+    tokens
+        .iter()
+        .map(|t| {
+            json!({
+                "name": t.name,
+                "display": t.display,
+                "created": super::when(t.created_at),
+                "last_used": t.last_used_at.map(super::when),
+            })
+        })
+        .collect()
 }

@@ -120,7 +120,7 @@ pub(crate) async fn docs_save(
     Path((slug, part)): Path<(String, String)>,
     request: Request,
 ) -> Response {
-    let Posted { ctx, me, form } = match d.posted(request).await {
+    let Posted { ctx, me, form, .. } = match d.posted(request).await {
         Ok(posted) => posted,
         Err(response) => return response,
     };
@@ -337,7 +337,7 @@ fn number(form: &Form, name: &str) -> Value {
 }
 
 pub(crate) async fn mock_settings(State(d): Dash, Path(slug): Path<String>, request: Request) -> Response {
-    let Posted { ctx, me, form } = match d.posted(request).await {
+    let Posted { ctx, me, form, .. } = match d.posted(request).await {
         Ok(posted) => posted,
         Err(response) => return response,
     };
@@ -465,7 +465,7 @@ pub(crate) async fn override_save(
 ) -> Response {
     let slug = params.iter().find(|(k, _)| k == "slug").map(|(_, v)| v.clone()).unwrap_or_default();
     let id = params.iter().find(|(k, _)| k == "id").map(|(_, v)| v.clone());
-    let Posted { ctx, me, mut form } = match d.posted(request).await {
+    let Posted { ctx, me, mut form, .. } = match d.posted(request).await {
         Ok(posted) => posted,
         Err(response) => return response,
     };
@@ -529,7 +529,7 @@ pub(crate) async fn override_action(
     Path((slug, id, action)): Path<(String, String, String)>,
     request: Request,
 ) -> Response {
-    let Posted { ctx, me, form } = match d.posted(request).await {
+    let Posted { ctx, me, form, .. } = match d.posted(request).await {
         Ok(posted) => posted,
         Err(response) => return response,
     };

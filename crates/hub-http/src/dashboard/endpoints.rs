@@ -232,7 +232,7 @@ fn text_or_null(value: &str) -> Value {
 /// `POST /app/p/{slug}/docs/endpoints`: saves (or, both parts empty,
 /// removes) one endpoint's markdown through the API's use case.
 pub(crate) async fn save(State(d): Dash, Path(slug): Path<String>, request: Request) -> Response {
-    let Posted { ctx, me, form } = match d.posted(request).await {
+    let Posted { ctx, me, form, .. } = match d.posted(request).await {
         Ok(posted) => posted,
         Err(response) => return response,
     };

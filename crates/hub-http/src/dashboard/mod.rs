@@ -46,7 +46,7 @@ use crate::WebConfig;
 /// read it too, so members see their private docs.
 pub const SESSION_COOKIE: &str = "session";
 /// The one-shot message shown by the next page.
-const FLASH_COOKIE: &str = "flash";
+pub(crate) const FLASH_COOKIE: &str = "flash";
 /// Every dashboard page: scripts, styles and images only from this origin,
 /// no inline code, no framing.
 const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
@@ -252,6 +252,8 @@ pub(crate) struct Posted {
     ctx: Ctx,
     me: Me,
     form: Form,
+    /// The client's address, for the throttles of password checks.
+    ip: Option<IpAddr>,
 }
 
 /// The fields of a form as posted, with its errors when it is re-rendered.
@@ -369,10 +371,11 @@ impl Dashboard {
     /// Reads a posted form and checks its session and CSRF token: the
     /// preamble of every signed-in action.
     async fn posted(&self, request: Request) -> Result<Posted, Response> {
-        let (headers, _, form) = read_form(request).await?;
+        let (headers, peer, form) = read_form(request).await?;
         let (ctx, me) = self.signed_in(&headers, "/app").await?;
         self.check_csrf(&headers, Some(form.get(platform::web::CSRF_FIELD)))?;
-        Ok(Posted { ctx, me, form })
+        let ip = client_ip(&self.web, &headers, peer.as_ref());
+        Ok(Posted { ctx, me, form, ip })
     }
 
     fn check_csrf(&self, headers: &HeaderMap, token: Option<&str>) -> Result<(), Response> {
@@ -488,7 +491,10 @@ fn encode(text: &str) -> String {
 
 /// Where to go after signing in: only a path on this origin.
 fn safe_next(next: &str) -> &str {
-    if next.starts_with("/app") && !next.starts_with("//") && !next.contains('\\') { next } else { "/app" }
+    // Only visible ASCII: a control character or a space could not be a
+    // `Location` header, and anything else would be sent percent-encoded.
+    let plain = next.bytes().all(|b| b.is_ascii_graphic());
+    if plain && next.starts_with("/app") && !next.starts_with("//") && !next.contains('\\') { next } else { "/app" }
 }
 
 /// The client's address, through the trusted proxies.
@@ -573,6 +579,10 @@ mod tests {
         assert_eq!(safe_next("//evil.example"), "/app");
         assert_eq!(safe_next("/app\\@evil"), "/app");
         assert_eq!(safe_next("/docs/x"), "/app");
+        assert_eq!(safe_next("/app/p/x\r\nSet-Cookie: a=1"), "/app", "control characters");
+        assert_eq!(safe_next("/app/\u{7f}"), "/app");
+        assert_eq!(safe_next("/app/p/caf\u{e9}"), "/app", "unencoded non-ASCII");
+        assert_eq!(safe_next("/app/p/a%20b?x=1"), "/app/p/a%20b?x=1");
     }
 
     #[test]

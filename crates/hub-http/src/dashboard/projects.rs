@@ -96,7 +96,7 @@ fn optional(value: &str) -> Option<String> {
 }
 
 pub(crate) async fn create(State(d): Dash, request: Request) -> Response {
-    let Posted { ctx, me, form } = match d.posted(request).await {
+    let Posted { ctx, me, form, .. } = match d.posted(request).await {
         Ok(posted) => posted,
         Err(response) => return response,
     };
@@ -296,7 +296,7 @@ pub(crate) async fn version_action(
     Path((slug, label, action)): Path<(String, String, String)>,
     request: Request,
 ) -> Response {
-    let Posted { ctx, me, form } = match d.posted(request).await {
+    let Posted { ctx, me, form, .. } = match d.posted(request).await {
         Ok(posted) => posted,
         Err(response) => return response,
     };
@@ -411,7 +411,7 @@ pub(crate) async fn settings(State(d): Dash, headers: HeaderMap, Path(slug): Pat
 }
 
 pub(crate) async fn update(State(d): Dash, Path(slug): Path<String>, request: Request) -> Response {
-    let Posted { ctx, me, form } = match d.posted(request).await {
+    let Posted { ctx, me, form, .. } = match d.posted(request).await {
         Ok(posted) => posted,
         Err(response) => return response,
     };
@@ -442,7 +442,7 @@ pub(crate) async fn update(State(d): Dash, Path(slug): Path<String>, request: Re
 }
 
 pub(crate) async fn delete(State(d): Dash, Path(slug): Path<String>, request: Request) -> Response {
-    let Posted { ctx, me, form } = match d.posted(request).await {
+    let Posted { ctx, me, form, .. } = match d.posted(request).await {
         Ok(posted) => posted,
         Err(response) => return response,
     };
@@ -460,7 +460,7 @@ pub(crate) async fn delete(State(d): Dash, Path(slug): Path<String>, request: Re
 }
 
 pub(crate) async fn rotate_upload_token(State(d): Dash, Path(slug): Path<String>, request: Request) -> Response {
-    let Posted { ctx, me, form: _ } = match d.posted(request).await {
+    let Posted { ctx, me, .. } = match d.posted(request).await {
         Ok(posted) => posted,
         Err(response) => return response,
     };
@@ -479,7 +479,7 @@ enum NewToken {
 
 /// Mints a new MCP token for the project's MCP server; shown once.
 pub(crate) async fn rotate_mcp_token(State(d): Dash, Path(slug): Path<String>, request: Request) -> Response {
-    let Posted { ctx, me, form: _ } = match d.posted(request).await {
+    let Posted { ctx, me, .. } = match d.posted(request).await {
         Ok(posted) => posted,
         Err(response) => return response,
     };

@@ -220,7 +220,7 @@ struct FakeModel {
 }
 
 /// An OpenAI-compatible chat completions server: streams a fixed answer in
-/// three chunks and reports 9,000 prompt and 1,000 completion tokens; the
+/// three chunks and reports 100 prompt and 20 completion tokens; the
 /// `/broken` endpoint answers 500.
 async fn fake_model() -> (String, FakeModel) {
     let fake = FakeModel::default();
@@ -238,7 +238,7 @@ async fn fake_model() -> (String, FakeModel) {
                     for event in [role, chunk("Use "), chunk("`GET /pets/{id}` "), chunk("[1].")] {
                         out.push_str(&format!("data: {event}\n\n"));
                     }
-                    let usage = json!({ "choices": [], "usage": { "prompt_tokens": 9000, "completion_tokens": 1000 } });
+                    let usage = json!({ "choices": [], "usage": { "prompt_tokens": 100, "completion_tokens": 20 } });
                     out.push_str(&format!("data: {usage}\n\ndata: [DONE]\n\n"));
                     ([(header::CONTENT_TYPE, "text/event-stream")], out).into_response()
                 }
@@ -268,7 +268,7 @@ async fn model_answers_stream_with_citations_within_the_days_tokens(app: TestApp
     assert_eq!(meta["engine"], "model");
     assert_eq!(text, "Use `GET /pets/{id}` [1].");
     assert_eq!(meta["citations"][0]["url"], "/docs/model-pets/1/op/getPet", "{meta}");
-    assert_eq!(done["tokens"], 10_000);
+    assert_eq!(done["tokens"], 120, "the model's own count, within what was reserved");
     let conversation = meta["conversation"].as_str().unwrap().to_owned();
     {
         let requests = fake.requests.lock().unwrap();
@@ -281,7 +281,7 @@ async fn model_answers_stream_with_citations_within_the_days_tokens(app: TestApp
     }
     // The follow-up carries the conversation so far.
     let second = events(&chat(&router, "model-pets", "and delete it?", Some(&conversation)).await);
-    assert_eq!(answer_of(&second).2["tokens"], 10_000);
+    assert_eq!(answer_of(&second).2["tokens"], 120);
     {
         let requests = fake.requests.lock().unwrap();
         let roles: Vec<&str> =
@@ -289,10 +289,22 @@ async fn model_answers_stream_with_citations_within_the_days_tokens(app: TestApp
         assert_eq!(roles, ["system", "user", "assistant", "user"]);
         assert_eq!(requests[1]["messages"][2]["content"], "Use `GET /pets/{id}` [1].");
     }
-    // Pro has 25,000 tokens a day: the third answer goes over, the fourth
-    // question is refused until midnight UTC.
-    events(&chat(&router, "model-pets", "list pets", Some(&conversation)).await);
-    assert_eq!(app.hub.ai_usage(&owner, Plan::Pro).await.unwrap().chat_tokens_today, 30_000);
+    assert_eq!(app.hub.ai_usage(&owner, Plan::Pro).await.unwrap().chat_tokens_today, 240);
+    // Pro has 25,000 tokens a day. With 50 left, the third answer reserves
+    // those 50 and is charged no more (the cap is never passed, whatever the
+    // model reports); the fourth question is refused until midnight UTC.
+    app.hub.store().add_usage(&owner, "chat_tokens", test_kit::START.as_millis(), 25_000 - 240 - 50).await.unwrap();
+    let third = events(&chat(&router, "model-pets", "list pets", Some(&conversation)).await);
+    assert_eq!(answer_of(&third).2["tokens"], 50);
+    {
+        let requests = fake.requests.lock().unwrap();
+        assert_eq!(
+            requests[2]["max_tokens"], 1,
+            "the model may write only what the reservation leaves: {}",
+            requests[2]
+        );
+    }
+    assert_eq!(app.hub.ai_usage(&owner, Plan::Pro).await.unwrap().chat_tokens_today, 25_000);
     let refused = chat(&router, "model-pets", "list pets", Some(&conversation)).await;
     assert_eq!((refused.status, refused.error_code().as_str()), (StatusCode::TOO_MANY_REQUESTS, "QUOTA_EXCEEDED"));
     assert_eq!(refused.json()["error"]["details"]["quota"], "chat_tokens_per_day");
@@ -308,7 +320,7 @@ async fn model_answers_stream_with_citations_within_the_days_tokens(app: TestApp
         (json!("model"), json!("Use `GET /pets/{id}` [1]."))
     );
     assert_eq!(next_day["citations"][0]["title"], "GET /pets/{id}");
-    assert_eq!(app.hub.ai_usage(&owner, Plan::Pro).await.unwrap().chat_tokens_today, 10_000);
+    assert_eq!(app.hub.ai_usage(&owner, Plan::Pro).await.unwrap().chat_tokens_today, 120);
 
     // A model that fails: the chat says so in the stream, AI search falls
     // back to the offline answer.

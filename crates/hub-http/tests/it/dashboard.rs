@@ -24,24 +24,24 @@ on_both_stores!(
     the_builder_previews_unsaved_work_and_edits_endpoint_pages_and_overrides_by_field,
 );
 
-const PASSWORD: &str = "violet tractor wanders";
+pub(crate) const PASSWORD: &str = "violet tractor wanders";
 
 /// A browser: a cookie jar and the last page.
-struct Browser<'a> {
+pub(crate) struct Browser<'a> {
     app: &'a TestApp,
-    cookies: HashMap<String, String>,
+    pub(crate) cookies: HashMap<String, String>,
 }
 
 impl<'a> Browser<'a> {
-    fn new(app: &'a TestApp) -> Self {
+    pub(crate) fn new(app: &'a TestApp) -> Self {
         Self { app, cookies: HashMap::new() }
     }
 
-    fn cookie_header(&self) -> String {
+    pub(crate) fn cookie_header(&self) -> String {
         self.cookies.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ")
     }
 
-    async fn send(&mut self, request: Request<Body>) -> TestResponse {
+    pub(crate) async fn send(&mut self, request: Request<Body>) -> TestResponse {
         let response = TestApp::send(&self.app.router, request).await;
         for value in response.headers.get_all(header::SET_COOKIE) {
             let text = value.to_str().unwrap();
@@ -56,13 +56,13 @@ impl<'a> Browser<'a> {
         response
     }
 
-    async fn get(&mut self, path: &str) -> TestResponse {
+    pub(crate) async fn get(&mut self, path: &str) -> TestResponse {
         let request =
             Request::builder().uri(path).header(header::COOKIE, self.cookie_header()).body(Body::empty()).unwrap();
         self.send(request).await
     }
 
-    async fn post(&mut self, path: &str, fields: &[(&str, &str)]) -> TestResponse {
+    pub(crate) async fn post(&mut self, path: &str, fields: &[(&str, &str)]) -> TestResponse {
         let body = serde_urlencoded::to_string(fields).unwrap();
         let request = Request::builder()
             .method(Method::POST)
@@ -75,7 +75,7 @@ impl<'a> Browser<'a> {
     }
 
     /// Opens `page` and posts its form to `action` with its CSRF token.
-    async fn submit(&mut self, page: &str, action: &str, fields: &[(&str, &str)]) -> TestResponse {
+    pub(crate) async fn submit(&mut self, page: &str, action: &str, fields: &[(&str, &str)]) -> TestResponse {
         let form = self.get(page).await;
         assert_eq!(form.status, StatusCode::OK, "{page}: {}", text(&form));
         let token = csrf_of(&text(&form));
@@ -121,28 +121,30 @@ impl<'a> Browser<'a> {
         self.send(request).await
     }
 
-    async fn sign_in(&mut self, email: &str, password: &str) -> TestResponse {
+    pub(crate) async fn sign_in(&mut self, email: &str, password: &str) -> TestResponse {
         self.submit("/app/signin", "/app/signin", &[("email", email), ("password", password), ("next", "/app")]).await
     }
 }
 
 /// The page, with the template engine's escaped slashes read back.
-fn text(response: &TestResponse) -> String {
+pub(crate) fn text(response: &TestResponse) -> String {
     String::from_utf8_lossy(&response.body).replace("&#x2f;", "/")
 }
 
-fn csrf_of(html: &str) -> String {
+pub(crate) fn csrf_of(html: &str) -> String {
     let marker = "name=\"csrf_token\" value=\"";
     let start = html.find(marker).unwrap_or_else(|| panic!("no CSRF field in: {html}")) + marker.len();
     html[start..].split('"').next().unwrap().to_owned()
 }
 
-fn location(response: &TestResponse) -> &str {
+pub(crate) fn location(response: &TestResponse) -> &str {
     response.headers.get(header::LOCATION).and_then(|v| v.to_str().ok()).unwrap_or_default()
 }
 
-/// Every mail the hub wrote, oldest first.
-fn mails(app: &TestApp) -> Vec<String> {
+/// Every mail the hub wrote, oldest first (mail leaves off the request
+/// path: what was started is waited for).
+pub(crate) async fn mails(app: &TestApp) -> Vec<String> {
+    app.hub.settle_background().await;
     let dir = app.mail_dir();
     let mut paths: Vec<_> = match std::fs::read_dir(&dir) {
         Ok(entries) => entries.map(|e| e.unwrap().path()).collect(),
@@ -153,7 +155,7 @@ fn mails(app: &TestApp) -> Vec<String> {
 }
 
 /// The token of the first link to `path` in the plain-text part of a mail.
-fn link_token(mail: &str, path: &str) -> String {
+pub(crate) fn link_token(mail: &str, path: &str) -> String {
     let unfolded = mail.replace("=\r\n", "").replace("=\n", "").replace("=3D", "=");
     let start = unfolded.find(&format!("{path}?token=")).unwrap_or_else(|| panic!("no {path} link in: {mail}"));
     let rest = &unfolded[start + path.len() + "?token=".len()..];
@@ -166,7 +168,7 @@ async fn principal(app: &TestApp, email: &str) -> hub_core::Principal {
 }
 
 /// A user with a password, signed in.
-async fn signed_in<'a>(app: &'a TestApp, email: &str, plan: Plan) -> Browser<'a> {
+pub(crate) async fn signed_in<'a>(app: &'a TestApp, email: &str, plan: Plan) -> Browser<'a> {
     app.hub.create_user(email, plan, Some(&Secret::new(PASSWORD.to_owned()))).await.unwrap();
     let mut browser = Browser::new(app);
     let response = browser.sign_in(email, PASSWORD).await;
@@ -189,13 +191,13 @@ async fn sign_up_verify_and_sign_in(app: TestApp) {
     assert!(page.contains("less common password"), "{page}");
     assert!(page.contains("aria-invalid=\"true\""), "the field is marked: {page}");
     assert!(!page.contains("password1234"), "the password is never echoed");
-    assert!(mails(&app).is_empty(), "no mail for a refused sign-up");
+    assert!(mails(&app).await.is_empty(), "no mail for a refused sign-up");
 
     let done =
         browser.submit("/app/signup", "/app/signup", &[("email", "ada@example.com"), ("password", PASSWORD)]).await;
     assert_eq!(done.status, StatusCode::OK, "{}", text(&done));
     assert!(text(&done).contains("Check your mail"));
-    let sent = mails(&app);
+    let sent = mails(&app).await;
     assert_eq!(sent.len(), 1);
     assert!(sent[0].contains("To: ada@example.com"), "{}", sent[0]);
     assert!(sent[0].contains("text/plain") && sent[0].contains("text/html"));
@@ -461,10 +463,10 @@ async fn a_reset_link_sets_the_password_once(app: TestApp) {
     // Unknown addresses get the same answer and no mail.
     let unknown = browser.submit("/app/reset", "/app/reset", &[("email", "nobody@example.com")]).await;
     assert!(text(&unknown).contains("Check your mail"));
-    assert!(mails(&app).is_empty());
+    assert!(mails(&app).await.is_empty());
     let asked = browser.submit("/app/reset", "/app/reset", &[("email", email)]).await;
     assert!(text(&asked).contains("Check your mail"));
-    let token = link_token(&mails(&app)[0], "/app/reset/new");
+    let token = link_token(&mails(&app).await[0], "/app/reset/new");
     let page = format!("/app/reset/new?token={token}");
     let weak = browser.submit(&page, "/app/reset/new", &[("token", &token), ("password", "123456789012")]).await;
     assert_eq!(weak.status, StatusCode::UNPROCESSABLE_ENTITY, "a refused password keeps the link");

@@ -8,6 +8,7 @@
     reason = "a test fails loudly on an unexpected shape; that is its job"
 )]
 
+mod account_safety;
 mod assistant;
 mod audit;
 mod auth;
