@@ -12,6 +12,7 @@
 
 pub mod error;
 pub mod extract;
+mod landing;
 pub mod routes;
 pub mod wire;
 
@@ -75,6 +76,7 @@ impl AppState {
 pub fn router(state: AppState) -> Router {
     let db = state.catalog.db().clone();
     let api = Router::new()
+        .route("/", get(landing::page))
         .route("/authorize", get(oauth::authorize_page).post(oauth::authorize_submit))
         .route("/api/token", post(oauth::token))
         .route("/images/{id}", get(c::image))

@@ -8,6 +8,7 @@
 
 pub mod error;
 pub mod extract;
+mod landing;
 pub mod list;
 pub mod mcp;
 pub mod openapi;
@@ -82,6 +83,7 @@ pub fn router(state: AppState) -> Router {
     use routes as r;
     let db = state.courses.db().clone();
     let api = Router::new()
+        .route("/", get(landing::page))
         .route("/v1/openapi.json", get(|| async { axum::Json(openapi::document()) }))
         .route("/v1/workspaces", get(r::list_workspaces))
         .route("/v1/workspaces/{id}", get(r::get_workspace).patch(r::update_workspace))

@@ -2,7 +2,7 @@
 //! panel: the document's own examples first, else a sample generated from
 //! the schema (the same generator the mock server answers with).
 
-use mock::sample::{Direction, sample};
+use mock::sample::Direction;
 use serde_json::Value;
 use spec::{Parameter, Spec};
 
@@ -60,7 +60,9 @@ pub fn parameter_value(spec: &Spec, parameter: &Parameter) -> Option<String> {
         if !parameter.required {
             return None;
         }
-        match sample(spec, parameter.schema.as_ref()?, Direction::Request) {
+        // Named by the parameter, as properties are: a path parameter
+        // `owner` starts as a user name, not the word "string".
+        match mock::sample::sample_named(spec, parameter.schema.as_ref()?, &parameter.name, Direction::Request) {
             Value::String(text) => Some(text),
             Value::Null | Value::Object(_) | Value::Array(_) => None,
             other => Some(other.to_string()),

@@ -509,3 +509,18 @@ fn callbacks_are_rendered_in_place_with_method_expression_body_and_responses() {
     // The callback is not an operation of its own: no page, no nav entry.
     assert_eq!(site.operation_keys().len(), 1);
 }
+
+#[test]
+fn try_it_starts_required_parameters_with_values_named_like_them() {
+    let yaml = "openapi: 3.0.3\ninfo: {title: R, version: '1'}\npaths:\n  /repos/{owner}/{repo}/issues/{number}:\n    get:\n      parameters:\n        - {name: owner, in: path, required: true, schema: {type: string}}\n        - {name: repo, in: path, required: true, schema: {type: string}}\n        - {name: number, in: path, required: true, schema: {type: integer}}\n        - {name: q, in: query, required: false, schema: {type: string}}\n      responses: {'200': {description: ok}}\n";
+    let spec = spec::parse(yaml.as_bytes()).unwrap();
+    let op = &spec.operations[0];
+    let value = |name: &str| {
+        let p = op.parameters.iter().find(|p| p.name == name).unwrap();
+        crate::examples::parameter_value(&spec, p)
+    };
+    assert_eq!(value("owner").as_deref(), Some("ada-lovelace"), "a user name, not the word string");
+    assert_eq!(value("repo").as_deref(), Some("hello-world"));
+    assert!(value("number").is_some_and(|n| n.parse::<i64>().is_ok()));
+    assert_eq!(value("q"), None, "optional parameters start empty");
+}

@@ -1356,22 +1356,30 @@ impl Store {
 fn plan_version_transition(current: &VersionRow, changes: &VersionChanges<'_>) -> HubResult<VersionTransition> {
     let becomes_active = changes.is_active.unwrap_or(current.is_active);
     let becomes_default = changes.is_default.unwrap_or(current.is_default);
+    // Seed 000's state table: "any write that would leave the project
+    // without a default" is 400 VALIDATION_ERROR; only deleting the default
+    // is 409 CONFLICT (see `delete_version`).
     if current.is_default && !becomes_default {
-        // A conflict with the project's state, like deleting the default:
-        // the same request is fine once another version is the default.
-        return Err(HubError::conflict(
+        return Err(HubError::validation(
+            "is_default",
             "this would leave the project without a default version; promote another version instead",
         ));
     }
     if current.is_default && !becomes_active {
-        return Err(HubError::conflict("the default version cannot be deactivated; promote another version first"));
+        return Err(HubError::validation(
+            "is_active",
+            "the default version cannot be deactivated: it would leave the project without a default; promote another version first",
+        ));
     }
     let promoted = becomes_default && !current.is_default;
     if promoted && current.is_preview {
         return Err(HubError::conflict("a preview version cannot become the default version"));
     }
     if promoted && !becomes_active {
-        return Err(HubError::conflict("an inactive version cannot become the default; set is_active too"));
+        return Err(HubError::validation(
+            "is_default",
+            "an inactive version cannot become the default; set is_active to true in the same request",
+        ));
     }
     Ok(VersionTransition {
         promoted,
@@ -1426,27 +1434,30 @@ mod tests {
 
     #[test]
     fn version_transitions_follow_the_state_table() {
-        // (default, active, preview) x (is_default, is_active) -> Ok(promoted, deactivated, reactivated) or a
-        // conflict with the version's state, named by a fragment of its message
+        // (default, active, preview) x (is_default, is_active) -> Ok(promoted, deactivated, reactivated), or
+        // the refusal's kind (the seed: leaving no default is a validation error) and a fragment of its message
         type State = (bool, bool, bool);
         type Patch = (Option<bool>, Option<bool>);
-        type Outcome = Result<(bool, bool, bool), &'static str>;
+        type Outcome = Result<(bool, bool, bool), (&'static str, &'static str)>;
         let cases: [(State, Patch, Outcome); 9] = [
             ((false, true, false), (Some(true), None), Ok((true, false, false))),
             ((true, true, false), (Some(true), None), Ok((false, false, false))),
-            ((true, true, false), (Some(false), None), Err("without a default version")),
-            ((true, true, false), (None, Some(false)), Err("cannot be deactivated")),
+            ((true, true, false), (Some(false), None), Err(("validation", "without a default version"))),
+            ((true, true, false), (None, Some(false)), Err(("validation", "cannot be deactivated"))),
             ((false, true, false), (None, Some(false)), Ok((false, true, false))),
             ((false, false, false), (None, Some(true)), Ok((false, false, true))),
-            ((false, false, false), (Some(true), None), Err("an inactive version")),
+            ((false, false, false), (Some(true), None), Err(("validation", "an inactive version"))),
             ((false, false, false), (Some(true), Some(true)), Ok((true, false, true))),
-            ((false, true, true), (Some(true), None), Err("a preview version")),
+            ((false, true, true), (Some(true), None), Err(("conflict", "a preview version"))),
         ];
         for ((d, a, p), (set_default, set_active), expected) in cases {
             let outcome = plan_version_transition(&version(d, a, p), &patch(set_default, set_active));
             match (outcome, expected) {
                 (Ok(t), Ok(want)) => assert_eq!((t.promoted, t.deactivated, t.reactivated), want),
-                (Err(HubError::Conflict { message }), Err(want)) => assert!(message.contains(want), "{message}"),
+                (Err(HubError::Conflict { message }), Err(("conflict", want)))
+                | (Err(HubError::Validation { message, .. }), Err(("validation", want))) => {
+                    assert!(message.contains(want), "{message}");
+                }
                 (other, want) => panic!("{d} {a} {p} {set_default:?} {set_active:?}: {other:?} vs {want:?}"),
             }
         }

@@ -97,7 +97,10 @@ pub fn hash_bearer(header: Option<&str>) -> Result<String, TokenRejection> {
     let token = token.trim();
     let body = token.strip_prefix(PAT_PREFIX).ok_or(TokenRejection::Malformed)?;
     if !is_token_body(body) {
-        return Err(TokenRejection::Malformed);
+        // A personal access token copied wrong (cut short, a character
+        // added) is a wrong token, not another kind of credential: no such
+        // token exists, as for any other that is not on record.
+        return Err(TokenRejection::Unknown);
     }
     Ok(sha256_hex(token.as_bytes()))
 }
@@ -138,8 +141,9 @@ mod tests {
         assert_eq!(hash_bearer(Some("Basic abc")), Err(TokenRejection::Malformed));
         assert_eq!(hash_bearer(Some("Bearer")), Err(TokenRejection::Malformed));
         assert_eq!(hash_bearer(Some("Bearer svc_abc")), Err(TokenRejection::Malformed));
-        assert_eq!(hash_bearer(Some("Bearer svc_pat_short")), Err(TokenRejection::Malformed));
+        // A personal access token of the wrong shape is a wrong token.
+        assert_eq!(hash_bearer(Some("Bearer svc_pat_short")), Err(TokenRejection::Unknown));
         let wrong_alphabet = format!("Bearer svc_pat_{}", "!".repeat(43));
-        assert_eq!(hash_bearer(Some(&wrong_alphabet)), Err(TokenRejection::Malformed));
+        assert_eq!(hash_bearer(Some(&wrong_alphabet)), Err(TokenRejection::Unknown));
     }
 }

@@ -304,7 +304,7 @@ pub fn session_cookie_name(slug: &str) -> String {
 }
 
 /// The start of every docs password session's cookie name.
-pub const SESSION_COOKIE_PREFIX: &str = "docs_session_";
+pub const SESSION_COOKIE_PREFIX: &str = "svc_docs_session_";
 
 /// The docs session a request presents for `slug`, if any.
 pub fn session_cookie(cookies: &platform::web::CookiePolicy, headers: &HeaderMap, slug: &str) -> Option<String> {
@@ -317,7 +317,7 @@ fn password_required(slug: &str) -> ApiError {
 }
 
 /// The cookie of a member's docs session (see `/docs/_signin`).
-pub const MEMBER_COOKIE: &str = "docs_member";
+pub const MEMBER_COOKIE: &str = "svc_docs_member";
 
 async fn open(server: &DocsServer, slug: &str, headers: &HeaderMap) -> Result<DocsSite, ApiError> {
     let session = session_cookie(&server.web.cookies, headers, slug);

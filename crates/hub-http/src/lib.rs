@@ -65,7 +65,9 @@ impl WebConfig {
         let cookies = platform::web::CookiePolicy::for_public_url(public_url);
         Self {
             public_url: public_url.trim_end_matches('/').to_owned(),
-            csrf: platform::web::Csrf::new(key, cookies.clone()).bound_to_session(dashboard::SESSION_COOKIE),
+            csrf: platform::web::Csrf::new(key, cookies.clone())
+                .with_cookie_name(CSRF_COOKIE)
+                .bound_to_session(dashboard::SESSION_COOKIE),
             cookies,
             proxies: platform::net::TrustedProxies::default(),
             mock_public_url: None,
@@ -86,20 +88,25 @@ impl Default for WebConfig {
     }
 }
 
-/// Whether a cookie is one the hub sets on its own origin: the dashboard's
-/// session, CSRF and flash cookies, and the docs' member and password
-/// sessions (with or without the `__Host-` prefix). Tenant logic (the hosted
-/// mock, and every later route that serves what tenants write) never sees
-/// them: they are removed from a request before it is matched, templated,
-/// validated or logged, so no override can copy a visitor's session.
+/// The start of the name of every cookie the hub sets (before the
+/// `__Host-` prefix): the dashboard's session, CSRF and flash cookies, the
+/// docs' member and password sessions. One prefix, so the rule below holds
+/// for cookies added later, and so a tenant API's own `session` cookie is
+/// not mistaken for ours.
+pub const COOKIE_PREFIX: &str = "svc_";
+
+/// The CSRF nonce cookie of the hub's forms.
+pub const CSRF_COOKIE: &str = "svc_csrf";
+
+/// Whether a cookie is one the hub sets on its own origin (its name starts
+/// with [`COOKIE_PREFIX`], with or without `__Host-`). Tenant logic (the
+/// hosted mock, and every later route that serves what tenants write) never
+/// sees them: they are removed from a request before it is matched,
+/// templated, validated or logged, so no override can copy a visitor's
+/// session.
 #[must_use]
 pub fn is_hub_cookie(name: &str) -> bool {
-    let name = platform::web::unprefixed(name);
-    name == dashboard::SESSION_COOKIE
-        || name == dashboard::FLASH_COOKIE
-        || name == platform::web::CSRF_COOKIE
-        || name == docs_site::MEMBER_COOKIE
-        || name.starts_with(docs_site::SESSION_COOKIE_PREFIX)
+    platform::web::unprefixed(name).starts_with(COOKIE_PREFIX)
 }
 
 /// The complete hub router (without the process-level layers the binary adds).

@@ -62,7 +62,8 @@ pub fn string_for(name: &str) -> Option<&'static str> {
         "title" | "subject" | "headline" => "Getting started with the API",
         "description" | "summary" | "bio" | "about" => "A short description written by its owner.",
         "body" | "content" | "text" | "comment" | "note" | "notes" => "Looks good to me, thanks for the quick fix!",
-        "message" => "Everything is working as expected.",
+        // Neutral: the same property is sampled for 2xx and error answers.
+        "message" => "A human-readable explanation of this response.",
         "reason" => "Requested by the account owner",
         "login" | "username" | "user" | "owner" | "author" | "handle" | "nickname" | "assignee" | "creator" => {
             "ada-lovelace"

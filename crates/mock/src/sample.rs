@@ -80,6 +80,24 @@ pub fn sample_with(spec: &Spec, schemas: &OnceLock<SchemaSet>, schema: &Value, d
     bounded_sample_with(spec, schemas, schema, direction).unwrap_or_else(over_budget_placeholder)
 }
 
+/// A sample of a value called `name` (a parameter, say): the name picks a
+/// plausible value where the schema says nothing more specific, as it does
+/// for properties.
+#[must_use]
+pub fn sample_named(spec: &Spec, schema: &Value, name: &str, direction: Direction) -> Value {
+    let walker = Walker {
+        spec,
+        direction,
+        spent: std::cell::Cell::new(0),
+        schemas: &OnceLock::new(),
+        unmet: std::cell::Cell::new(false),
+        bytes: std::cell::Cell::new(0),
+        over_budget: std::cell::Cell::new(false),
+    };
+    let value = walker.walk(schema, 0, Some(name));
+    if walker.over_budget.get() { over_budget_placeholder() } else { value }
+}
+
 /// [`sample_with`], or `None` when the schema asks for more than
 /// [`SAMPLE_BYTE_BUDGET`] bytes of strings.
 #[must_use]

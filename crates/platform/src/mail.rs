@@ -113,16 +113,24 @@ impl Mailer {
                 let n = sequence.fetch_add(1, Ordering::Relaxed);
                 let stamp =
                     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());
-                let path = dir.join(format!("{stamp}-{n:04}-{}.eml", std::process::id()));
+                let stem = format!("{stamp}-{n:04}-{}", std::process::id());
+                let path = dir.join(format!("{stem}.eml"));
+                // The .eml's text part is quoted-printable (a link breaks at
+                // `=3D` and soft line ends); its twin holds the text as
+                // written, so a link copied from it works.
+                let twin = dir.join(format!("{stem}.txt"));
+                let readable = format!("To: {}\nSubject: {}\n\n{}", mail.to, mail.subject, mail.text);
                 let write = async {
                     tokio::fs::create_dir_all(dir).await?;
-                    tokio::fs::write(&path, &bytes).await
+                    tokio::fs::write(&path, &bytes).await?;
+                    tokio::fs::write(&twin, readable.as_bytes()).await
                 };
                 write.await.map_err(|cause| MailError::File { path: path.display().to_string(), cause })?;
                 tracing::info!(
                     to = %mail.to,
                     subject = %mail.subject,
                     file = %path.display(),
+                    text_file = %twin.display(),
                     text = %mail.text,
                     "mail written to a file (SVC_SMTP_URL is not set)"
                 );
@@ -161,9 +169,16 @@ mod tests {
         let mailer = Mailer::from_config(None, "Hub <noreply@hub.test>", dir.path()).unwrap();
         assert!(!mailer.uses_smtp());
         mailer.send(&sample()).await.unwrap();
-        let files: Vec<_> = std::fs::read_dir(dir.path().join("mail")).unwrap().map(|e| e.unwrap().path()).collect();
-        assert_eq!(files.len(), 1);
+        let mut files: Vec<_> =
+            std::fs::read_dir(dir.path().join("mail")).unwrap().map(|e| e.unwrap().path()).collect();
+        files.sort();
+        assert_eq!(files.len(), 2, "the .eml and its plain-text twin");
         let eml = std::fs::read_to_string(&files[0]).unwrap();
+        assert!(files[0].extension().is_some_and(|e| e == "eml") && files[1].extension().is_some_and(|e| e == "txt"));
+        // The twin holds the link whole, as written.
+        let twin = std::fs::read_to_string(&files[1]).unwrap();
+        assert!(twin.contains("Open http://hub.test/app/verify?token=abc"), "{twin}");
+        assert!(twin.starts_with("To: ada@example.com\nSubject: Verify your address\n"), "{twin}");
         assert!(eml.contains("To: ada@example.com"), "{eml}");
         assert!(eml.contains("From: Hub <noreply@hub.test>"), "{eml}");
         assert!(eml.contains("Subject: Verify your address"), "{eml}");

@@ -137,6 +137,8 @@ pub struct Csrf {
     /// The session cookie whose value every token is bound to, when the
     /// browser sends one.
     session_cookie: Option<&'static str>,
+    /// The nonce cookie's name (before the `__Host-` prefix).
+    cookie_name: &'static str,
 }
 
 impl std::fmt::Debug for Csrf {
@@ -155,7 +157,15 @@ pub struct CsrfIssue {
 impl Csrf {
     #[must_use]
     pub fn new(key: &SecretKey, cookies: CookiePolicy) -> Self {
-        Self { key: key.derive("csrf"), cookies, session_cookie: None }
+        Self { key: key.derive("csrf"), cookies, session_cookie: None, cookie_name: CSRF_COOKIE }
+    }
+
+    /// The same tokens with the nonce in the cookie `name` (a service that
+    /// names all its cookies alike).
+    #[must_use]
+    pub const fn with_cookie_name(mut self, name: &'static str) -> Self {
+        self.cookie_name = name;
+        self
     }
 
     /// The same tokens bound to the value of the session cookie `name`
@@ -182,13 +192,13 @@ impl Csrf {
     /// browser's CSRF cookie, which is created when missing.
     #[must_use]
     pub fn issue(&self, headers: &HeaderMap) -> CsrfIssue {
-        match self.cookies.get(headers, CSRF_COOKIE).filter(|n| n.len() >= 16 && n.len() <= 128) {
+        match self.cookies.get(headers, self.cookie_name).filter(|n| n.len() >= 16 && n.len() <= 128) {
             Some(nonce) => CsrfIssue { token: self.sign(nonce, headers), set_cookie: None },
             None => {
                 let nonce = crate::crypto::random_token(24);
                 CsrfIssue {
                     token: self.sign(&nonce, headers),
-                    set_cookie: Some(self.cookies.set(CSRF_COOKIE, &nonce, CSRF_COOKIE_MAX_AGE)),
+                    set_cookie: Some(self.cookies.set(self.cookie_name, &nonce, CSRF_COOKIE_MAX_AGE)),
                 }
             }
         }
@@ -197,7 +207,7 @@ impl Csrf {
     /// Whether a submitted `token` belongs to the browser that sent `headers`.
     #[must_use]
     pub fn verify(&self, headers: &HeaderMap, token: Option<&str>) -> bool {
-        let (Some(nonce), Some(token)) = (self.cookies.get(headers, CSRF_COOKIE), token) else { return false };
+        let (Some(nonce), Some(token)) = (self.cookies.get(headers, self.cookie_name), token) else { return false };
         crate::crypto::constant_time_eq(self.sign(nonce, headers).as_bytes(), token.as_bytes())
     }
 

@@ -17,6 +17,34 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The global store flags, which commands that need no store (`push`,
+/// `diff`, `mock`, `sdk`) leave out of their `--help`.
+const STORE_FLAGS: [&str; 4] = ["data_dir", "hub_database_url", "catalog_database_url", "courses_database_url"];
+
+/// The command line as clap reads it, with the store flags hidden from the
+/// help of the commands that do not use them.
+#[must_use]
+pub fn command() -> clap::Command {
+    let mut command = <Cli as clap::CommandFactory>::command();
+    // Global flags reach the subcommands when the command is built.
+    command.build();
+    for name in ["push", "diff", "mock", "sdk"] {
+        // `mut_args` edits in place (`mut_arg` would move the flag after
+        // the built `--help`).
+        command = command.mut_subcommand(name, |sub| {
+            sub.mut_args(|arg| if STORE_FLAGS.contains(&arg.get_id().as_str()) { arg.hide(true) } else { arg })
+        });
+    }
+    command
+}
+
+/// Parses the process's arguments (exits with clap's message on a mistake).
+#[must_use]
+pub fn parse() -> Cli {
+    let matches = command().get_matches();
+    <Cli as clap::FromArgMatches>::from_arg_matches(&matches).unwrap_or_else(|err| err.exit())
+}
+
 /// Where the services keep their data; shared by `serve` and the admin
 /// commands so the latter act on the store of a running server.
 #[derive(Args, Debug, Clone)]
@@ -135,9 +163,15 @@ pub struct DiffArgs {
 /// `svc.json`/`.svcrc.json` (walking up) and `SVC_SERVER`/`SVC_TOKEN`.
 #[derive(Args, Debug)]
 pub struct PushArgs {
+    /// The description to push: OpenAPI 3.x or Swagger 2.0 (JSON or YAML),
+    /// or GraphQL SDL; checked locally first.
     pub spec_file: PathBuf,
+    /// The project's slug (else `SVC_PROJECT` or "project" in svc.json).
     #[arg(long)]
     pub project: Option<String>,
+    /// The version's label (else "label" in svc.json, else the
+    /// description's info.version; a label is made up, with a warning,
+    /// when it has none).
     #[arg(long)]
     pub label: Option<String>,
     /// Make the pushed version the project's default.
@@ -147,16 +181,21 @@ pub struct PushArgs {
     /// branch are read from the CI environment when not given.
     #[arg(long)]
     pub preview: bool,
+    /// The pull request the preview belongs to (with --preview).
     #[arg(long, requires = "preview")]
     pub pr: Option<i64>,
+    /// The commit hash the preview was built from (with --preview).
     #[arg(long, requires = "preview")]
     pub commit: Option<String>,
+    /// The branch the preview was built from (with --preview).
     #[arg(long, requires = "preview")]
     pub branch: Option<String>,
-    /// Hub base URL (default http://127.0.0.1:8080).
+    /// Hub base URL (else `SVC_SERVER` or "server" in svc.json, else
+    /// http://127.0.0.1:8080).
     #[arg(long)]
     pub server: Option<String>,
-    /// `svc_pat_...` or a project upload token `svc_...`.
+    /// `svc_pat_...` or a project upload token `svc_...` (else `SVC_TOKEN`
+    /// or "tokenEnv" in svc.json).
     #[arg(long)]
     pub token: Option<String>,
     /// Refuse to push when the spec has breaking changes against the
@@ -200,8 +239,9 @@ pub struct ServeArgs {
     /// Bearer credential of `/api/cron/*`; random per start when unset.
     #[arg(long, env = "CRON_SECRET", hide_env_values = true)]
     pub cron_secret: Option<String>,
-    /// Do not create the demo account on an empty store.
-    #[arg(long, env = "SVC_NO_DEMO")]
+    /// Do not create the demo account on an empty store (`SVC_NO_DEMO`
+    /// takes 1/0, true/false, yes/no, on/off).
+    #[arg(long, env = "SVC_NO_DEMO", value_parser = clap::builder::BoolishValueParser::new())]
     pub no_demo: bool,
     /// Catalog: Web API calls per app per 30 seconds before 429 (0: unlimited).
     #[arg(long, env = "SVC_CATALOG_RATE_LIMIT", default_value_t = catalog_core::limits::DEFAULT_REQUESTS)]
@@ -303,4 +343,39 @@ pub enum TokenCommand {
         #[arg(long)]
         token: String,
     },
+}
+
+#[cfg(test)]
+mod help_tests {
+    use super::*;
+
+    fn help(sub: &str) -> String {
+        let mut command = command();
+        let sub = command.find_subcommand_mut(sub).expect("the subcommand exists");
+        sub.render_long_help().to_string()
+    }
+
+    #[test]
+    fn push_help_describes_every_flag_and_hides_the_store() {
+        let text = help("push");
+        for flag in
+            ["--project", "--label", "--default", "--preview", "--pr", "--commit", "--branch", "--server", "--token"]
+        {
+            let line =
+                text.lines().find(|l| l.trim_start().starts_with(flag)).unwrap_or_else(|| panic!("{flag}: {text}"));
+            let described = line.trim_start().len() > flag.len() + 12
+                || text.lines().skip_while(|l| l != &line).nth(1).is_some_and(|next| !next.trim().is_empty());
+            assert!(described, "{flag} has no description: {text}");
+        }
+        for hidden in ["--data-dir", "--hub-database-url", "--catalog-database-url"] {
+            assert!(!text.contains(hidden), "{hidden} shown in push --help: {text}");
+        }
+        assert!(help("serve").contains("--hub-database-url"), "serve still shows the store flags");
+    }
+
+    #[test]
+    fn the_command_line_still_parses_store_flags_everywhere() {
+        let matches = command().try_get_matches_from(["svc", "push", "spec.yaml", "--data-dir", "/tmp/x"]);
+        assert!(matches.is_ok(), "a hidden flag is still accepted: {matches:?}");
+    }
 }

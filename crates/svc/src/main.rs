@@ -19,8 +19,6 @@ mod serve;
 
 use std::process::ExitCode;
 
-use clap::Parser as _;
-
 use crate::cli::{Cli, Command};
 use crate::output::Output;
 
@@ -35,7 +33,7 @@ use crate::output::Output;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = cli::parse();
     let out = Output::new(cli.json);
     // `svc diff` is local, synchronous work: starting the multi-thread
     // runtime (a worker thread per core) and the TLS provider would only

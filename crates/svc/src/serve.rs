@@ -87,7 +87,7 @@ async fn serve_hub(
     if let Some(demo) = demo {
         out.emit(
             &format!(
-                "Created a demo account on this empty store.\n  login:    {} / {}\n  token:    {}\n  project:  {public_url}/api/v1/projects/{}\n  docs:     {public_url}/docs/{}\n  try:      curl -H 'Authorization: Bearer {}' {public_url}/api/v1/projects",
+                "Created a demo account on this empty store.\n  dashboard: {public_url}/app (sign in with the login below)\n  login:     {} / {}\n  token:     {}\n  project:   {public_url}/api/v1/projects/{}\n  docs:      {public_url}/docs/{}\n  try:       curl -H 'Authorization: Bearer {}' {public_url}/api/v1/projects",
                 demo.email,
                 demo.password.expose(),
                 demo.token.expose(),
@@ -100,6 +100,7 @@ async fn serve_hub(
                     "email": demo.email, "password": demo.password.expose(), "token": demo.token.expose(),
                     "project": demo.project_slug,
                     "docs": format!("{public_url}/docs/{}", demo.project_slug),
+                    "dashboard": format!("{public_url}/app"),
                 }
             }),
         );

@@ -9,6 +9,7 @@
 )]
 
 mod catalog_reads;
+mod landing;
 mod library;
 mod limits;
 mod oauth;

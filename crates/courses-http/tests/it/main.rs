@@ -13,6 +13,7 @@ mod auth;
 mod content;
 mod embed;
 mod generate;
+mod landing;
 mod learners;
 mod mcp;
 mod openapi;

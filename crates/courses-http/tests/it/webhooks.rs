@@ -109,7 +109,12 @@ async fn private_and_loopback_receivers_are_refused(app: TestApp) {
         assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{url}");
         assert_eq!(refused.issue_paths(), vec!["url"]);
         let message = refused.json()["issues"][0]["message"].as_str().unwrap().to_owned();
-        assert!(message.contains(&format!("a {kind} address")) && message.contains("SVC_OUTBOUND_ALLOW"), "{message}");
+        // The refusal names the destination, never what kind of address it is.
+        assert!(
+            message.contains("is not an allowed destination") && message.contains("SVC_OUTBOUND_ALLOW"),
+            "{message}"
+        );
+        assert!(!message.contains(kind), "{message}");
     }
     // ...and a host name by the addresses it resolves to, when sending.
     let port = receiver.url.rsplit(':').next().unwrap().to_owned();

@@ -44,9 +44,9 @@ use crate::WebConfig;
 
 /// The session cookie (before the `__Host-` prefix over https); the docs
 /// read it too, so members see their private docs.
-pub const SESSION_COOKIE: &str = "session";
+pub const SESSION_COOKIE: &str = "svc_session";
 /// The one-shot message shown by the next page.
-pub(crate) const FLASH_COOKIE: &str = "flash";
+pub(crate) const FLASH_COOKIE: &str = "svc_flash";
 /// Every dashboard page: scripts, styles and images only from this origin,
 /// no inline code, no framing.
 const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \

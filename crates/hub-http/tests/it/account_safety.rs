@@ -30,9 +30,9 @@ on_both_stores!(
 
 /// Every cookie the hub sets, as a signed-in browser holding a docs
 /// password session sends them, beside a cookie of the tenant's own API.
-const VISITOR_COOKIES: &str = "session=victim-session-secret; csrf=victim-csrf-nonce-0001; flash=k%3Dinfo; \
-     docs_member=victim-member; docs_session_other=victim-docs; __Host-session=victim-https-session; \
-     api_session=tenants-own";
+const VISITOR_COOKIES: &str = "svc_session=victim-session-secret; svc_csrf=victim-csrf-nonce-0001; \
+     svc_flash=k%3Dinfo; svc_docs_member=victim-member; svc_docs_session_other=victim-docs; \
+     __Host-svc_session=victim-https-session; session=tenants-own";
 
 const SECRETS: [&str; 6] =
     ["victim-session-secret", "victim-csrf-nonce", "victim-member", "victim-docs", "victim-https-session", "k%3Dinfo"];
@@ -66,7 +66,7 @@ fn assert_no_secret(response: &TestResponse, origin: &str) {
         assert!(!location.contains(secret), "{origin}: the Location carries {secret}: {location}");
         assert!(!body.contains(secret), "{origin}: the body carries {secret}: {body}");
     }
-    assert!(location.contains("api_session=tenants-own"), "{origin}: the tenant's own cookie stays: {location}");
+    assert!(location.contains("session=tenants-own"), "{origin}: the tenant's own cookie stays: {location}");
 }
 
 async fn a_mock_override_cannot_copy_the_visitors_cookies(app: TestApp) {
@@ -148,7 +148,7 @@ async fn a_mock_override_cannot_copy_the_visitors_cookies(app: TestApp) {
         .await;
     assert_eq!(login.status, StatusCode::SEE_OTHER, "{}", text(&login));
     let cookie = browser.cookie_header();
-    assert!(cookie.contains(&format!("docs_session_{guarded}=")), "{cookie}");
+    assert!(cookie.contains(&format!("svc_docs_session_{guarded}=")), "{cookie}");
     let opened = app.mock(Method::GET, &format!("/mock/{guarded}/pets"), &[("cookie", &cookie)], None).await;
     assert_eq!(opened.status, StatusCode::OK, "{}", String::from_utf8_lossy(&opened.body));
     assert_eq!(opened.json()["cookie"], Value::Null, "the docs session opened the mock and was then removed");
@@ -289,11 +289,11 @@ async fn a_csrf_pair_from_one_browser_fails_with_another_session(app: TestApp) {
     let mut attacker = signed_in(&app, "attacker@example.com", Plan::Free).await;
     let page = attacker.get("/app/new").await;
     let token = csrf_of(&text(&page));
-    let nonce = attacker.cookies.get("csrf").cloned().expect("a csrf cookie");
+    let nonce = attacker.cookies.get("svc_csrf").cloned().expect("a csrf cookie");
     // The pair works in the attacker's own browser...
     let mut victim = signed_in(&app, "victim@example.com", Plan::Free).await;
     // ...planted beside the victim's session (plain HTTP, sibling subdomain).
-    victim.cookies.insert("csrf".to_owned(), nonce);
+    victim.cookies.insert("svc_csrf".to_owned(), nonce);
     let forged = victim.post("/app/new", &[("name", "Planted"), ("csrf_token", &token)]).await;
     assert_eq!(forged.status, StatusCode::FORBIDDEN, "{}", text(&forged));
     let user = app.hub.user_by_email("victim@example.com").await.unwrap();
@@ -313,7 +313,7 @@ async fn a_csrf_pair_from_one_browser_fails_with_another_session(app: TestApp) {
 async fn a_password_change_renews_this_browsers_session_and_is_throttled(app: TestApp) {
     let email = "renew@example.com";
     let mut browser = signed_in(&app, email, Plan::Free).await;
-    let old = browser.cookies.get("session").cloned().unwrap();
+    let old = browser.cookies.get("svc_session").cloned().unwrap();
     let changed = browser
         .submit(
             "/app/account",
@@ -322,12 +322,12 @@ async fn a_password_change_renews_this_browsers_session_and_is_throttled(app: Te
         )
         .await;
     assert_eq!(changed.status, StatusCode::SEE_OTHER, "{}", text(&changed));
-    let new = browser.cookies.get("session").cloned().unwrap();
+    let new = browser.cookies.get("svc_session").cloned().unwrap();
     assert_ne!(old, new, "a new secret for this browser");
     assert_eq!(browser.get("/app/account").await.status, StatusCode::OK, "this browser stays signed in");
     // A copy of the old cookie no longer opens anything.
     let mut copy = Browser::new(&app);
-    copy.cookies.insert("session".to_owned(), old);
+    copy.cookies.insert("svc_session".to_owned(), old);
     assert_eq!(copy.get("/app").await.status, StatusCode::SEE_OTHER);
 
     // Wrong current passwords meet the sign-in throttle: 10 password checks

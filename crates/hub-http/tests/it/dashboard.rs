@@ -147,7 +147,9 @@ pub(crate) async fn mails(app: &TestApp) -> Vec<String> {
     app.hub.settle_background().await;
     let dir = app.mail_dir();
     let mut paths: Vec<_> = match std::fs::read_dir(&dir) {
-        Ok(entries) => entries.map(|e| e.unwrap().path()).collect(),
+        Ok(entries) => {
+            entries.map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "eml")).collect()
+        }
         Err(_) => Vec::new(),
     };
     paths.sort();
@@ -235,7 +237,7 @@ async fn sign_up_verify_and_sign_in(app: TestApp) {
         .get_all(header::SET_COOKIE)
         .iter()
         .map(|v| v.to_str().unwrap().to_owned())
-        .find(|c| c.starts_with("session="))
+        .find(|c| c.starts_with("svc_session="))
         .expect("a session cookie");
     assert!(session.contains("HttpOnly") && session.contains("SameSite=Lax"), "{session}");
     let home = browser.get("/app").await;

@@ -186,7 +186,7 @@ pub(crate) async fn csrf_for(router: &axum::Router, path: &str) -> (String, Stri
         .get_all("set-cookie")
         .iter()
         .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_owned())
-        .find(|pair| pair.contains("csrf="))
+        .find(|pair| pair.contains("svc_csrf="))
         .expect("a CSRF cookie");
     (cookie, token)
 }
@@ -266,7 +266,7 @@ async fn private_projects_open_to_members(app: TestApp) {
         signin(&app, &format!("token={token}&next=%2Fdocs%2F{slug}%2F1.0"), &[("x-forwarded-proto", "https")]).await;
     assert_eq!(signed_in.headers["location"], format!("/docs/{slug}/1.0"));
     let set = signed_in.headers["set-cookie"].to_str().unwrap().to_owned();
-    assert!(!set.contains("Secure") && set.starts_with("docs_member="), "{set}");
+    assert!(!set.contains("Secure") && set.starts_with("svc_docs_member="), "{set}");
     let cookie = set.split(';').next().unwrap().to_owned();
     // Without the form's token the sign-in is refused, cookie or not.
     let (csrf_cookie, _) = csrf_for(&app.router, "/docs/_signin").await;
@@ -289,12 +289,12 @@ async fn private_projects_open_to_members(app: TestApp) {
     .await;
     assert!(form_page.headers["content-security-policy"].to_str().unwrap().contains("frame-ancestors 'none'"));
     let (https_csrf, https_token) = csrf_for(&https, "/docs/_signin").await;
-    assert!(https_csrf.starts_with("__Host-csrf="), "{https_csrf}");
+    assert!(https_csrf.starts_with("__Host-svc_csrf="), "{https_csrf}");
     let secure =
         post_form(&https, "/docs/_signin", &format!("token={token}&csrf_token={https_token}"), &https_csrf, &[]).await;
     let secure_set = secure.headers["set-cookie"].to_str().unwrap().to_owned();
     assert!(
-        secure_set.starts_with("__Host-docs_member=")
+        secure_set.starts_with("__Host-svc_docs_member=")
             && secure_set.contains("; Secure")
             && secure_set.contains("Path=/;"),
         "{secure_set}"
@@ -352,7 +352,7 @@ async fn relay(app: &TestApp, path: &str, content_type: &str, body: serde_json::
         .method(Method::POST)
         .uri(path)
         .header("content-type", content_type)
-        .header("cookie", "docs_member=secret")
+        .header("cookie", "svc_docs_member=secret")
         .body(axum::body::Body::from(body.to_string()))
         .unwrap();
     TestApp::send(&app.router, request).await
@@ -409,7 +409,7 @@ async fn tryit_relay_reaches_only_the_documented_api(app: TestApp) {
     let private =
         relay(&app, &path, "application/json", json!({"method": "GET", "url": "http://10.1.2.3/v1/pets"})).await;
     assert_eq!(private.status, StatusCode::BAD_REQUEST);
-    assert!(text(&private).contains("private"), "{}", text(&private));
+    assert!(text(&private).contains("10.1.2.3 is not an allowed destination"), "{}", text(&private));
 
     // An API that does not answer is reported, not an error of the relay.
     let closed = {

@@ -88,15 +88,29 @@ async fn default_version_is_protected(app: TestApp) {
     let delete_default = app.delete(&format!("/api/v1/projects/{slug}/versions/v1"), &token).await;
     assert_eq!(delete_default.status, StatusCode::CONFLICT);
     assert_eq!(delete_default.error_code(), "CONFLICT");
+    // Seed 000: "any write that would leave the project without a default
+    // -> 400 VALIDATION_ERROR"; only the DELETE above is 409.
     let undefault =
         app.patch_json(&format!("/api/v1/projects/{slug}/versions/v1"), &token, &json!({ "is_default": false })).await;
-    assert_eq!(undefault.status, StatusCode::CONFLICT);
-    assert_eq!(undefault.error_code(), "CONFLICT");
+    assert_eq!((undefault.status, undefault.error_code().as_str()), (StatusCode::BAD_REQUEST, "VALIDATION_ERROR"));
     assert!(undefault.json()["error"]["message"].as_str().unwrap().contains("without a default version"));
+    assert_eq!(undefault.json()["error"]["details"]["field"], "is_default");
     let deactivate_default =
         app.patch_json(&format!("/api/v1/projects/{slug}/versions/v1"), &token, &json!({ "is_active": false })).await;
-    assert_eq!(deactivate_default.status, StatusCode::CONFLICT);
+    assert_eq!(
+        (deactivate_default.status, deactivate_default.error_code().as_str()),
+        (StatusCode::BAD_REQUEST, "VALIDATION_ERROR")
+    );
     assert!(deactivate_default.json()["error"]["message"].as_str().unwrap().contains("cannot be deactivated"));
+    assert_eq!(deactivate_default.json()["error"]["details"]["field"], "is_active");
+    let both = app
+        .patch_json(
+            &format!("/api/v1/projects/{slug}/versions/v1"),
+            &token,
+            &json!({ "is_default": false, "is_active": false }),
+        )
+        .await;
+    assert_eq!((both.status, both.error_code().as_str()), (StatusCode::BAD_REQUEST, "VALIDATION_ERROR"));
     let delete_other = app.delete(&format!("/api/v1/projects/{slug}/versions/v2"), &token).await;
     assert_eq!(delete_other.status, StatusCode::NO_CONTENT);
     assert_eq!(app.get(&format!("/api/v1/projects/{slug}/versions/v2"), &token).await.status, StatusCode::NOT_FOUND);
@@ -117,7 +131,10 @@ async fn soft_deactivation_and_reactivation(app: TestApp) {
     let listed = app.get(&format!("/api/v1/projects/{slug}/versions"), &token).await.json();
     assert_eq!(listed["pagination"]["total"], 2, "an inactive version remains stored and listed");
     let promote_inactive = app.patch_json(&path, &token, &json!({ "is_default": true })).await;
-    assert_eq!(promote_inactive.status, StatusCode::CONFLICT);
+    assert_eq!(
+        (promote_inactive.status, promote_inactive.error_code().as_str()),
+        (StatusCode::BAD_REQUEST, "VALIDATION_ERROR")
+    );
     let repush_default_inactive = app.push(&slug, &token, "label=v2&makeDefault=true", openapi_yaml("2")).await;
     assert_eq!(repush_default_inactive.status, StatusCode::BAD_REQUEST);
     let both = app.patch_json(&path, &token, &json!({ "is_active": true, "is_default": true })).await.json();

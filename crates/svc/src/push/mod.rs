@@ -118,6 +118,15 @@ pub async fn run(args: PushArgs, out: &Output) -> anyhow::Result<()> {
 
     let mut version = upload(&url, &token, &query, document, out).await?;
     let label = at(&version, "/version_label").as_str().unwrap_or("?").to_owned();
+    // Without --label the hub labels a version by the description's
+    // info.version; when it had none to use, say the label was made up.
+    if settings.label.is_none() && label != parsed.api_version.trim() {
+        eprintln!(
+            "warning: {} has no usable info.version, so the hub labelled this version {label}; \
+             pass --label (or \"label\" in svc.json) to choose one",
+            args.spec_file.display()
+        );
+    }
     // Where the version is read: its docs, and its MCP server (a preview's
     // lives as long as the preview).
     let docs_url = hub_link(&settings.server, &["docs", &project, &label]);
@@ -194,7 +203,7 @@ async fn refuse_breaking(
         .bearer_auth(token)
         .send()
         .await
-        .map_err(|e| Failure::Transient(format!("could not reach {url}: {e}")))?;
+        .map_err(|e| Failure::Transient(unreachable_message(&url, &e)))?;
     let status = response.status();
     if status == reqwest::StatusCode::NOT_FOUND {
         let body: Value = response.json().await.unwrap_or(Value::Null);
@@ -314,7 +323,7 @@ async fn upload(
                 retry_after
             }
             Err(err) => {
-                last = format!("could not reach {url}: {err}");
+                last = unreachable_message(url, &err);
                 None
             }
         };
@@ -325,6 +334,31 @@ async fn upload(
         }
     }
     Err(Failure::Transient(format!("{last}; gave up after {ATTEMPTS} attempts, try again later")).into())
+}
+
+/// Why a request did not reach the hub, cause included (reqwest's own
+/// message names only the URL), and the setting that names the server.
+fn unreachable_message(url: &str, err: &reqwest::Error) -> String {
+    let mut causes: Vec<String> = Vec::new();
+    let mut source = std::error::Error::source(err);
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        // Layers often repeat the layer below word for word.
+        if !text.is_empty() && !causes.iter().any(|c| c.contains(&text)) {
+            causes.push(text);
+        }
+        source = cause.source();
+    }
+    let cause = if err.is_timeout() {
+        "timed out".to_owned()
+    } else if causes.is_empty() {
+        err.to_string()
+    } else {
+        causes.join(": ")
+    };
+    format!(
+        "could not reach {url}: {cause} (is the hub running there? set the server with --server, SVC_SERVER or `server` in svc.json)"
+    )
 }
 
 /// The value at a JSON pointer, or null: server answers are read leniently.

@@ -50,12 +50,17 @@ async fn serve_seeds_a_demo_that_answers_and_shuts_down_gracefully() {
         .unwrap();
     let stdout = child.stdout.take().unwrap();
     let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stdout));
-    let (mut token, mut url) = (None, None);
+    let (mut token, mut url, mut login) = (None, None, None);
     while url.is_none() {
         let line: serde_json::Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
         if let Some(demo) = line.get("demo") {
             token = Some(demo["token"].as_str().unwrap().to_owned());
             assert_eq!(demo["email"], "demo@example.com");
+            login = Some((
+                demo["dashboard"].as_str().unwrap().to_owned(),
+                demo["email"].as_str().unwrap().to_owned(),
+                demo["password"].as_str().unwrap().to_owned(),
+            ));
         }
         if line["service"] == "hub" {
             url = Some(format!("http://{}", line["listen"].as_str().unwrap()));
@@ -64,6 +69,50 @@ async fn serve_seeds_a_demo_that_answers_and_shuts_down_gracefully() {
     let (token, url) = (token.expect("demo token printed"), url.unwrap());
     let server = Server { child, url };
     let client = http();
+
+    // The printed dashboard address and login sign a person in.
+    let (dashboard, email, password) = login.expect("the demo's dashboard and login printed");
+    assert_eq!(dashboard, format!("{}/app", server.url));
+    let no_redirects = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    let form = no_redirects.get(format!("{dashboard}/signin")).send().await.unwrap();
+    let cookies: Vec<String> = form
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_owned())
+        .collect();
+    let html = form.text().await.unwrap();
+    let marker = "name=\"csrf_token\" value=\"";
+    let start = html.find(marker).expect("a CSRF field") + marker.len();
+    let csrf = html[start..].split('"').next().unwrap().to_owned();
+    let signed = no_redirects
+        .post(format!("{dashboard}/signin"))
+        .header("cookie", cookies.join("; "))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(
+            url::form_urlencoded::Serializer::new(String::new())
+                .extend_pairs([
+                    ("email", email.as_str()),
+                    ("password", password.as_str()),
+                    ("csrf_token", csrf.as_str()),
+                ])
+                .finish(),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(signed.status(), 303, "{:?}", signed.text().await);
+    let session = signed
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_owned())
+        .find(|c| c.starts_with("svc_session="))
+        .expect("a session cookie");
+    let home = no_redirects.get(&dashboard).header("cookie", session).send().await.unwrap();
+    assert_eq!(home.status(), 200);
+    let page = home.text().await.unwrap();
+    assert!(page.contains("demo@example.com") && page.contains("bookshelf"), "{page}");
     let project: serde_json::Value = client
         .get(format!("{}/api/v1/projects/bookshelf", server.url))
         .bearer_auth(&token)
@@ -106,4 +155,33 @@ async fn serve_seeds_a_demo_that_answers_and_shuts_down_gracefully() {
     assert_eq!(response.status(), 201);
     assert!(status.success(), "graceful exit: {status:?}");
     for _ in lines {}
+}
+
+#[test]
+fn switches_from_the_environment_take_the_words_scripts_use() {
+    for (value, demo) in [("1", false), ("yes", false), ("ON", false), ("true", false), ("0", true), ("off", true)] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = svc()
+            .args(["--json", "serve", "hub", "--hub-listen", "127.0.0.1:0", "--data-dir"])
+            .arg(dir.path())
+            .env("SVC_NO_DEMO", value)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (mut seeded, mut started) = (false, false);
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)) {
+            let line: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+            seeded |= line.get("demo").is_some();
+            if line["service"] == "hub" {
+                started = true;
+                break;
+            }
+        }
+        assert!(started, "SVC_NO_DEMO={value} was refused");
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(seeded, demo, "SVC_NO_DEMO={value}");
+    }
 }

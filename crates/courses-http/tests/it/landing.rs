@@ -1,0 +1,18 @@
+//! `/` tells a person what the courses service is and where to go.
+
+use axum::http::{Method, StatusCode};
+
+use crate::on_both_stores;
+use crate::support::TestApp;
+
+on_both_stores!(the_root_says_what_the_service_is);
+
+async fn the_root_says_what_the_service_is(app: TestApp) {
+    let page = app.send(Method::GET, "/", None, None).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.headers["content-type"].to_str().unwrap().starts_with("text/html"));
+    let html = page.text();
+    assert!(html.contains("href=\"/v1/openapi.json\"") && html.contains("SCORM"), "{html}");
+    let csp = page.headers["content-security-policy"].to_str().unwrap();
+    assert!(csp.starts_with("default-src 'none'") && !csp.contains("unsafe-inline"), "{csp}");
+}
