@@ -72,12 +72,6 @@ impl std::fmt::Debug for DocsServer {
 impl DocsServer {
     #[must_use]
     pub fn new(hub: Hub, outbound: platform::outbound::Outbound, web: crate::WebConfig) -> Self {
-        // The highlighter's grammars load once per process, off the request
-        // path, so the first operation page does not wait for them.
-        static WARM: std::sync::Once = std::sync::Once::new();
-        WARM.call_once(|| {
-            let _ = std::thread::Builder::new().name("docs-warm".to_owned()).spawn(docs_render::highlight::warm);
-        });
         Self {
             hub,
             sites: Mutex::new(HashMap::new()),

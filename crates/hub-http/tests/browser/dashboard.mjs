@@ -105,6 +105,15 @@ try {
   check('sign-up: asks to check the mail', (await page.textContent('h1')).includes('Check your mail'), await page.textContent('main'));
   await look(page, '03-check-mail');
 
+  // Signing in before verifying says so once, with the resend button.
+  await page.goto(`${base}/app/signin`);
+  await page.fill('#f-email', email);
+  await page.fill('#f-password', password);
+  await Promise.all([page.waitForNavigation(), page.press('#f-password', 'Enter')]);
+  const unverifiedText = await page.textContent('main');
+  check('sign-in before verifying: the message shows once', unverifiedText.split('Verify your address first').length - 1 === 1, unverifiedText);
+  await look(page, '03b-signin-unverified');
+
   // The verification link, from the SMTP receiver.
   const mail = await waitForMail(1);
   check('mail: the SMTP receiver got the verification mail', mail.includes(email) && mail.includes('/app/verify?token='), mail.slice(0, 400));
@@ -130,6 +139,18 @@ try {
   await look(page, '07-project-new');
   await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
   check('new project: its page opens', /\/app\/p\/petstore$/.test(page.url()), page.url());
+  const emptyVersions = await page.textContent('.empty');
+  check('new project: the empty state reads as text (no Markdown backticks)', emptyVersions.includes('svc push') && !emptyVersions.includes('`'), emptyVersions);
+  await look(page, '07b-project-empty');
+
+  // The mock tab of a private project says the hosted mock serves public
+  // projects, and offers making it public or the local mock.
+  await page.goto(`${base}/app/p/petstore/mock`);
+  const mockNote = await page.textContent('#mock-private');
+  check('mock tab: a private project is told the mock serves public projects', mockNote.includes('serves public projects only') && mockNote.includes('svc mock'), mockNote);
+  check('mock tab: it offers making the project public', await page.locator('#mock-private a', { hasText: 'Make the project public' }).count() === 1, mockNote);
+  await look(page, '07c-mock-private');
+  await page.goto(`${base}/app/p/petstore`);
 
   // Drop a spec: choosing the file uploads it (progress, then the page).
   await page.fill('#f-label', '1.0');
@@ -156,6 +177,8 @@ try {
   // Diffs are a Pro feature: ask for the plan on the account page, and the
   // operator completes the request with the command line.
   await page.goto(`${base}/app/account`);
+  const planOptions = await page.locator('#f-plan option').allTextContents();
+  check('plan: prices carry their currency', planOptions.some((o) => o.includes('pro · US$9 a month')) && planOptions.some((o) => o.includes('free · free')), planOptions.join(' | '));
   await page.selectOption('#f-plan', 'pro');
   await Promise.all([page.waitForNavigation(), page.click('text=Request the change')]);
   check('plan: the request is recorded', (await page.textContent('main')).includes('You asked for the pro plan'), await page.textContent('main'));
@@ -240,6 +263,9 @@ try {
   check('token: it works on /api/v1', api.status === 200 && JSON.stringify(listed).includes('petstore'), `${api.status} ${JSON.stringify(listed).slice(0, 200)}`);
   await page.goto(`${base}/app/tokens`);
   check('token: the list does not show the plaintext again', !(await page.content()).includes(token), 'plaintext visible');
+  const prefix = await page.locator('td[data-label=Token]').first().textContent();
+  check('token: the prefix ends in one ellipsis', prefix.endsWith('…') && !prefix.includes('……'), prefix);
+  await look(page, '12b-token-list');
   await Promise.all([page.waitForNavigation(), page.locator('tr', { hasText: 'laptop' }).locator('button', { hasText: 'Revoke' }).click()]);
   const refused = await fetch(`${base}/api/v1/projects`, { headers: { Authorization: `Bearer ${token}` } });
   const envelope = await refused.json();

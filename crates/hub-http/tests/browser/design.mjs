@@ -152,6 +152,8 @@ try {
     await context.close();
   }
 
+  await visualFaults(browser, demo);
+
   await views(browser, 'demo-overview', `${base}/docs/bookshelf`);
   await views(browser, 'demo-operation', `${demo}/op/createBook`);
   await views(browser, 'demo-schema', `${demo}/schemas/Book`);
@@ -233,6 +235,87 @@ async function assistant(browser, demo) {
   check('Escape closes the drawer and gives focus back', await page.locator('.chat').isHidden() && (await page.evaluate(() => document.activeElement.className)).includes('chat-open'), '');
   await page.screenshot({ path: join(artifacts, 'assistant-answer-1440-light.png') });
   await page.close();
+}
+
+/** The visual faults a new user found (issue 24), each checked where it
+ *  showed, at 1440 and 375 px in light and dark, with a screenshot. */
+async function visualFaults(browser, demo) {
+  // Path parameters without examples, and a private project's docs.
+  const spec = {
+    openapi: '3.0.3',
+    info: { title: 'Repos', version: '1' },
+    servers: [{ url: 'https://api.repos.example' }],
+    paths: { '/repos/{owner}/{repo}': { get: {
+      operationId: 'getRepo',
+      parameters: [
+        { name: 'owner', in: 'path', required: true, schema: { type: 'string' } },
+        { name: 'repo', in: 'path', required: true, schema: { type: 'string' } },
+      ],
+      responses: {
+        200: { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { full_name: { type: 'string' } } } } } },
+        404: { description: 'missing', content: { 'application/json': { schema: { type: 'object', required: ['message'], properties: { message: { type: 'string' } } } } } },
+      },
+    } } },
+  };
+  const headers = { authorization: `Bearer ${process.env.HUB_TOKEN}`, 'content-type': 'application/json' };
+  await fetch(`${base}/api/v1/projects`, { method: 'POST', headers, body: JSON.stringify({ name: 'Repos', slug: 'repos', is_public: true }) });
+  await fetch(`${base}/api/v1/projects`, { method: 'POST', headers, body: JSON.stringify({ name: 'Hidden', slug: 'hidden', is_public: false }) });
+  for (const slug of ['repos', 'hidden']) {
+    const pushed = await fetch(`${base}/api/v1/projects/${slug}/versions?label=1&makeDefault=true`, { method: 'POST', headers, body: JSON.stringify(spec) });
+    check(`the path parameter example is pushed to ${slug}`, pushed.ok, pushed.status);
+  }
+  for (const scheme of schemes) {
+    for (const width of [1440, 375]) {
+      const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme: scheme });
+      const page = await context.newPage();
+      await page.goto(`${demo}/op/createBook`);
+      await page.locator('.code-wrap .copy').first().waitFor({ state: 'attached' });
+      // No line of code runs under its Copy button.
+      const overlaps = await page.evaluate(() => [...document.querySelectorAll('.code-wrap')].filter((wrap) => {
+        const button = wrap.querySelector('.copy');
+        const pre = wrap.querySelector('pre');
+        if (!button || !pre || !button.offsetParent) return false;
+        const b = button.getBoundingClientRect();
+        const firstLine = pre.getBoundingClientRect().top + parseFloat(getComputedStyle(pre).paddingTop);
+        return firstLine < b.bottom;
+      }).length);
+      check(`${width}px ${scheme}: no code line runs under its Copy button`, overlaps === 0, `${overlaps} blocks overlap`);
+      // The response disclosure markers sit inside their cards.
+      const markers = await page.evaluate(() => [...document.querySelectorAll('details.response > summary')].map((s) => getComputedStyle(s).listStylePosition));
+      check(`${width}px ${scheme}: response markers inside their cards`, markers.length > 0 && markers.every((m) => m === 'inside'), markers.join(','));
+      // Cards below the fold are laid out when they near the viewport
+      // (content-visibility): scroll each into view, then take the page.
+      await page.locator('.code-wrap').first().evaluate((e) => e.scrollIntoView({ block: 'center' }));
+      await page.waitForTimeout(100);
+      await page.screenshot({ path: join(artifacts, `fault-copy-${width}-${scheme}.png`) });
+      await page.locator('details.response[open]').first().evaluate((e) => e.scrollIntoView({ block: 'center' }));
+      await page.waitForTimeout(100);
+      await page.screenshot({ path: join(artifacts, `fault-response-${width}-${scheme}.png`) });
+
+      await page.goto(`${base}/docs/repos/1/op/getRepo`);
+      const values = await page.evaluate(() => ['owner', 'repo'].map((n) => (document.querySelector(`[data-name="${n}"]`) || {}).value));
+      check(`${width}px ${scheme}: path parameters start with values named like them`, values.every((v) => v && v !== 'string'), values.join(','));
+      const example = await page.textContent('.resp-examples') || '';
+      check(`${width}px ${scheme}: an error example does not say everything works`, !example.includes('working as expected'), example.slice(0, 200));
+      await page.locator('.tryit-panel').evaluate((e) => e.scrollIntoView({ block: 'start' }));
+      await page.waitForTimeout(100);
+      await page.screenshot({ path: join(artifacts, `fault-tryit-${width}-${scheme}.png`) });
+
+      // A private project's docs (read by its owner) say why there is no mock.
+      await page.goto(`${base}/docs/_signin?next=/docs/hidden`);
+      await page.fill('input[name=token]', process.env.HUB_TOKEN);
+      await Promise.all([page.waitForNavigation(), page.press('input[name=token]', 'Enter')]);
+      await page.goto(`${base}/docs/hidden/1/op/getRepo`);
+      const note = await page.textContent('.tryit-note') || '';
+      check(`${width}px ${scheme}: a private project's Try-It says the mock serves public projects`, note.includes('public projects') && note.includes('svc mock'), note);
+      const options = await page.locator('#t-target option').allTextContents();
+      check(`${width}px ${scheme}: no mock target is offered for a private project`, !options.some((o) => o.includes('Mock')), options.join(','));
+      await page.locator('.tryit-panel').evaluate((e) => e.scrollIntoView({ block: 'start' }));
+      await page.waitForTimeout(100);
+      await page.screenshot({ path: join(artifacts, `fault-private-tryit-${width}-${scheme}.png`) });
+      await context.close();
+    }
+  }
 }
 
 async function callbacksAndTheme(browser) {
