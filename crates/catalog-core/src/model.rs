@@ -147,7 +147,8 @@ pub struct Playlist {
 pub struct PlaylistItem {
     pub added_at: Timestamp,
     pub added_by: String,
-    pub track: Track,
+    /// A track, or a podcast episode (Spotify lets playlists hold both).
+    pub item: Playable,
 }
 
 #[derive(Clone, Debug)]

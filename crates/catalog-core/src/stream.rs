@@ -33,6 +33,10 @@ pub struct StreamLink {
 pub struct StreamFile {
     pub path: PathBuf,
     pub mime: String,
+    pub duration_ms: u64,
+    /// Set when a browser cannot play the file and ffmpeg is installed: the
+    /// file is then sent as MP3 encoded on the fly (see [`crate::transcode`]).
+    pub transcode: Option<crate::transcode::Ffmpeg>,
 }
 
 /// The answer to a `Range` header over a body of `len` bytes.
@@ -119,7 +123,13 @@ impl Catalog {
             return Err(CatalogError::Forbidden("the stream link expired".to_owned()));
         }
         let file = self.store.track_file(track_id).await?.ok_or(CatalogError::NotFound("track"))?;
-        Ok(StreamFile { path: PathBuf::from(file.path), mime: file.mime })
+        let transcode = self.ffmpeg().filter(|_| crate::transcode::needs_transcoding(&file.mime)).cloned();
+        Ok(StreamFile {
+            path: PathBuf::from(file.path),
+            mime: file.mime,
+            duration_ms: u64::try_from(file.duration_ms).unwrap_or(0),
+            transcode,
+        })
     }
 }
 

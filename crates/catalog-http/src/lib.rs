@@ -66,8 +66,14 @@ impl AppState {
         self
     }
 
+    /// Wire objects for a request that named no market.
     pub fn wire(&self) -> Wire<'_> {
-        Wire { base: &self.public_url }
+        Wire { base: &self.public_url, markets: self.catalog.markets(), market: None }
+    }
+
+    /// Wire objects for the caller's request: `is_playable` follows its market.
+    pub fn wire_at<'a>(&'a self, access: &'a catalog_core::Access) -> Wire<'a> {
+        Wire { market: access.market.as_deref(), ..self.wire() }
     }
 }
 

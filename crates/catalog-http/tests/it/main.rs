@@ -9,6 +9,8 @@
 )]
 
 mod catalog_reads;
+mod fidelity;
+mod formats;
 mod library;
 mod limits;
 mod oauth;
