@@ -20,6 +20,7 @@ pub mod oauth;
 pub mod playback;
 pub mod player;
 pub mod playlists;
+pub mod preview;
 pub mod related;
 pub mod scan;
 pub mod scopes;

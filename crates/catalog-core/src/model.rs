@@ -52,6 +52,8 @@ pub struct Track {
     pub duration_ms: u64,
     pub explicit: bool,
     pub isrc: Option<String>,
+    /// The file's content type (what it streams as, and whether it has a preview).
+    pub mime: String,
     pub popularity: u32,
 }
 

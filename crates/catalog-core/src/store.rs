@@ -95,6 +95,7 @@ struct TrackRow {
     duration_ms: i64,
     explicit: bool,
     isrc: Option<String>,
+    mime: String,
     plays: i64,
 }
 
@@ -333,7 +334,7 @@ pub struct AlbumUpsert {
     pub image: Option<(String, String, Vec<u8>)>,
 }
 
-const TRACK_SELECT: &str = "SELECT t.id, t.album_id, t.name, t.disc_number, t.track_number, t.duration_ms, t.explicit, t.isrc, \
+const TRACK_SELECT: &str = "SELECT t.id, t.album_id, t.name, t.disc_number, t.track_number, t.duration_ms, t.explicit, t.isrc, t.mime, \
      (SELECT COUNT(*) FROM plays p WHERE p.track_id = t.id) AS plays FROM tracks t";
 
 const ALBUM_SELECT: &str = "SELECT a.id, a.name, a.album_type, a.release_date, a.release_date_precision, a.label, a.genres, a.image_id, a.created_at, \
@@ -969,6 +970,7 @@ impl Store {
                         duration_ms: to_u64(r.duration_ms),
                         explicit: r.explicit,
                         isrc: r.isrc,
+                        mime: r.mime,
                         popularity: popularity(r.plays),
                     },
                 ))

@@ -97,7 +97,7 @@ fn sign(key: &[u8], track_id: &str, expires: i64) -> CatalogResult<String> {
 }
 
 impl Catalog {
-    async fn stream_key(&self) -> CatalogResult<&[u8]> {
+    pub(crate) async fn stream_key(&self) -> CatalogResult<&[u8]> {
         let key = self
             .stream_key
             .get_or_try_init(|| async { self.store.secret("stream-link-key", &random_token(32)).await })
@@ -131,6 +131,12 @@ impl Catalog {
             transcode,
         })
     }
+}
+
+/// A stream link's signature, for tests elsewhere in the crate.
+#[cfg(test)]
+pub(crate) fn tests_sign(key: &[u8], track_id: &str, expires: i64) -> String {
+    sign(key, track_id, expires).unwrap_or_default()
 }
 
 #[cfg(test)]

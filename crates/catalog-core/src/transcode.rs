@@ -103,17 +103,20 @@ impl Ffmpeg {
     }
 
     /// The command that encodes `path` as constant-bitrate MP3 from
-    /// `start_second` on, written to its standard output.
-    pub fn mp3_command(&self, path: &Path, start_second: f64) -> Command {
+    /// `start_second` on (for `seconds`, else to the end), written to its
+    /// standard output.
+    pub fn mp3_command(&self, path: &Path, start_second: f64, seconds: Option<f64>) -> Command {
         let mut command = Command::new(&self.program);
         command.args(["-nostdin", "-v", "error"]);
         if start_second > 0.0 {
             // Before `-i`: a fast seek in the input.
             command.args(["-ss", &format!("{start_second:.3}")]);
         }
+        command.arg("-i").arg(path);
+        if let Some(seconds) = seconds {
+            command.args(["-t", &format!("{seconds:.3}")]);
+        }
         command
-            .arg("-i")
-            .arg(path)
             .args(["-vn", "-map_metadata", "-1", "-c:a", "libmp3lame", "-b:a", "192k", "-ar", "44100"])
             // No ID3 tag or Xing header: the stream is frames only, so byte
             // offsets map to time.

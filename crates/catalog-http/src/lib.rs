@@ -68,7 +68,7 @@ impl AppState {
 
     /// Wire objects for a request that named no market.
     pub fn wire(&self) -> Wire<'_> {
-        Wire { base: &self.public_url, markets: self.catalog.markets(), market: None }
+        Wire { base: &self.public_url, markets: self.catalog.markets(), market: None, catalog: &self.catalog }
     }
 
     /// Wire objects for the caller's request: `is_playable` follows its market.
@@ -155,6 +155,7 @@ pub fn router(state: AppState) -> Router {
         .route("/connect/devices/{id}", delete(d::unregister))
         .route("/connect/devices/{id}/state", get(d::state).put(d::report))
         .route("/stream/{id}", get(d::stream))
+        .route("/preview/{id}", get(d::preview))
         .route("/player", get(d::page))
         .route("/player/player.js", get(d::script))
         // Playlists

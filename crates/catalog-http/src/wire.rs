@@ -27,6 +27,8 @@ pub struct Wire<'a> {
     pub markets: &'a Markets,
     /// The request's `market` (upper case), which decides `is_playable`.
     pub market: Option<&'a str>,
+    /// Signs `preview_url`s (without I/O: the `Auth` extractor loaded the key).
+    pub catalog: &'a catalog_core::Catalog,
 }
 
 pub fn iso(at: Timestamp) -> String {
@@ -57,6 +59,14 @@ impl Wire<'_> {
             map.insert("restrictions".to_owned(), json!({ "reason": "market" }));
         }
         v
+    }
+
+    /// 30 seconds of the track (`/preview/{id}`), or null where its format
+    /// cannot be cut without an ffmpeg that is not installed.
+    fn preview_url(&self, t: &Track) -> Value {
+        self.catalog
+            .preview_signature(&t.id, &t.mime)
+            .map_or(Value::Null, |sig| json!(format!("{}/preview/{}?signature={sig}", self.base, t.id)))
     }
 
     fn href(&self, plural: &str, id: &str) -> String {
@@ -157,7 +167,7 @@ impl Wire<'_> {
             "id": t.id,
             "is_playable": self.is_playable(),
             "name": t.name,
-            "preview_url": null,
+            "preview_url": self.preview_url(t),
             "track_number": t.track_number,
             "type": "track",
             "uri": format!("spotify:track:{}", t.id),

@@ -16,9 +16,11 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use catalog_core::ids::{ItemKind, parse_id};
 use catalog_core::player::{DeviceReport, MAX_WAIT};
+use catalog_core::preview::PreviewSource;
 use catalog_core::stream::{ByteRange, StreamFile, StreamLink, byte_range};
 use catalog_core::transcode::{self, Ffmpeg};
 use catalog_core::{CatalogError, oauth::WEB_PLAYER_CLIENT_ID};
+use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncSeekExt as _};
 
@@ -177,7 +179,28 @@ fn transcoded(ffmpeg: &Ffmpeg, file: &StreamFile, headers: &HeaderMap) -> Result
         ByteRange::Partial { start, end } => (StatusCode::PARTIAL_CONTENT, start, end - start + 1),
         ByteRange::Unsatisfiable => return Ok(unsatisfiable(len)),
     };
-    let mut command = tokio::process::Command::from(ffmpeg.mp3_command(&file.path, transcode::start_second(start)));
+    let command = ffmpeg.mp3_command(&file.path, transcode::start_second(start), None);
+    let mut response = Response::new(encoded_body(command, count)?);
+    *response.status_mut() = status;
+    let h = response.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(transcode::TRANSCODED_MIME));
+    h.insert(header::CONTENT_LENGTH, HeaderValue::from(count));
+    h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, max-age=3600"));
+    platform::http::tenant_content_headers(h);
+    if status == StatusCode::PARTIAL_CONTENT
+        && let Ok(value) = HeaderValue::from_str(&format!("bytes {start}-{}/{len}", start + count - 1))
+    {
+        h.insert(header::CONTENT_RANGE, value);
+    }
+    Ok(response)
+}
+
+/// The output of an encoding `command`, exactly `count` bytes long: cut
+/// when ffmpeg writes more, padded with zero bytes (which MP3 decoders
+/// skip) when it writes less. ffmpeg is killed when the body is dropped.
+fn encoded_body(command: std::process::Command, count: u64) -> Result<Body, ApiError> {
+    let mut command = tokio::process::Command::from(command);
     command.kill_on_drop(true);
     let mut child = command.spawn().map_err(|e| CatalogError::Audio(format!("ffmpeg could not start: {e}")))?;
     let stdout = child.stdout.take().ok_or_else(|| CatalogError::Internal("ffmpeg has no output".to_owned()))?;
@@ -200,19 +223,45 @@ fn transcoded(ffmpeg: &Ffmpeg, file: &StreamFile, headers: &HeaderMap) -> Result
         let sent = u64::try_from(n).unwrap_or(left);
         Some((Ok::<_, std::io::Error>(Bytes::from(buf)), (out, left.saturating_sub(sent), child)))
     });
-    let mut response = Response::new(Body::from_stream(chunks));
-    *response.status_mut() = status;
+    Ok(Body::from_stream(chunks))
+}
+
+/// `GET /preview/{id}?signature=`: 30 seconds of the track (its
+/// `preview_url`), cut from a WAV or MP3 file or encoded as MP3 by ffmpeg;
+/// always whole (no ranges: a preview is small).
+pub async fn preview(State(s): State<AppState>, Path(id): Path<String>, q: Query) -> Result<Response, ApiError> {
+    let id = parse_id(&id, ItemKind::Track)?;
+    let file = s.catalog.open_preview(&id, q.get("signature").unwrap_or("")).await?;
+    let (body, len, mime) = match file.source {
+        PreviewSource::Wav { header, offset, len } => {
+            let mut handle = tokio::fs::File::open(&file.path).await.map_err(not_found)?;
+            handle.seek(std::io::SeekFrom::Start(offset)).await.map_err(CatalogError::Io)?;
+            let head_len = u64::try_from(header.len()).unwrap_or(0);
+            let head = futures_util::stream::once(async move { Ok::<_, std::io::Error>(Bytes::from(header)) });
+            let body = Body::from_stream(
+                head.chain(file_body(handle, len).into_data_stream().map(|r| r.map_err(std::io::Error::other))),
+            );
+            (body, head_len + len, "audio/wav".to_owned())
+        }
+        PreviewSource::Bytes { offset, len, mime } => {
+            let mut handle = tokio::fs::File::open(&file.path).await.map_err(not_found)?;
+            handle.seek(std::io::SeekFrom::Start(offset)).await.map_err(CatalogError::Io)?;
+            (file_body(handle, len), len, mime)
+        }
+        PreviewSource::Transcode { ffmpeg, start_ms, len_ms } => {
+            let len = transcode::transcoded_len(len_ms);
+            let command = ffmpeg.mp3_command(&file.path, start_ms as f64 / 1_000.0, Some(len_ms as f64 / 1_000.0));
+            (encoded_body(command, len)?, len, transcode::TRANSCODED_MIME.to_owned())
+        }
+    };
+    let mut response = Response::new(body);
     let h = response.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(transcode::TRANSCODED_MIME));
-    h.insert(header::CONTENT_LENGTH, HeaderValue::from(count));
-    h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, max-age=3600"));
-    platform::http::tenant_content_headers(h);
-    if status == StatusCode::PARTIAL_CONTENT
-        && let Ok(value) = HeaderValue::from_str(&format!("bytes {start}-{}/{len}", start + count - 1))
-    {
-        h.insert(header::CONTENT_RANGE, value);
+    if let Ok(mime) = HeaderValue::from_str(&mime) {
+        h.insert(header::CONTENT_TYPE, mime);
     }
+    h.insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, max-age=86400"));
+    platform::http::tenant_content_headers(h);
     Ok(response)
 }
 

@@ -235,6 +235,10 @@ check(explicit["explicit"] is True and sp.track(tid)["explicit"] is False, "expl
 # Related artists: the demo's three artists share no genre; sound relates them.
 related = [a["name"] for a in sp.artist_related_artists(artist_id)["artists"]]
 check(sorted(related) == ["Metronome Trio", "The Harmonics"], f"related artists {related}")
+# preview_url: 30 seconds of the track (the whole 16-second demo track), no token needed.
+preview = requests.get(sp.track(tid)["preview_url"], timeout=10)
+check(preview.status_code == 200 and preview.headers["content-type"] == "audio/wav", f"preview_url plays ({preview.status_code})")
+check(preview.content[:4] == b"RIFF" and len(preview.content) > 16 * 44100, "the preview is a WAV of the track")
 # A bare JSON array of ids as the body (what Spotify's TypeScript SDK sends).
 sp._put("me/tracks", payload=[ids[2]])
 check(sp.current_user_saved_tracks_contains([ids[2]]) == [True], "save with a bare array body")

@@ -240,6 +240,8 @@ check(in_de.is_playable is False and in_de.restrictions.reason == "market", "not
 check(sp.track(tid, market="US").is_playable is True, "playable in US")
 (explicit,) = sp.search('track:"Minor Detour"', types=("track",))
 check(explicit.items[0].explicit is True and sp.track(tid).explicit is False, "explicit from tags")
+preview = httpx.get(sp.track(tid).preview_url, timeout=10)
+check(preview.status_code == 200 and preview.content[:4] == b"RIFF", "preview_url plays a WAV cut")
 related = sorted(a.name for a in sp.artist_related_artists(artist.id))
 check(related == ["Metronome Trio", "The Harmonics"], f"related artists {related}")
 

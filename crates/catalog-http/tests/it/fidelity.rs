@@ -19,6 +19,7 @@ on_both_stores!(
     related_artists_rank_sessions_above_sound,
     library_routes_take_a_bare_array_of_ids,
     playlists_hold_podcast_episodes,
+    previews_are_thirty_seconds_of_the_track,
 );
 
 const ALL: &str = "user-library-read user-library-modify user-follow-read user-follow-modify playlist-read-private \
@@ -349,4 +350,50 @@ async fn playlists_hold_podcast_episodes(app: TestApp) {
     let now = app.get(&items_url, &token).await.json();
     assert_eq!(now["total"], 1);
     assert_eq!(now["items"][0]["track"]["id"], second_episode);
+}
+
+async fn previews_are_thirty_seconds_of_the_track(app: TestApp) {
+    // A 40-second track: its preview lasts 30 seconds and ends with the track.
+    let spec = catalog_core::synth::SongSpec { seconds: 40.0, ..catalog_core::synth::SongSpec::demo(0) };
+    let path = app.library().join("Long Player/Long Album/01 Long Song.wav");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let tags =
+        [("INAM", "Long Song".to_owned()), ("IART", "Long Player".to_owned()), ("IPRD", "Long Album".to_owned())];
+    catalog_core::synth::write_wav(&path, &catalog_core::synth::song(&spec), spec.rate, &tags).unwrap();
+    app.catalog.scan(&app.library(), |_| {}).await.unwrap();
+    let token = app.user_token("ada", ALL).await;
+    let track = track_named(&app, &token, "Long Song").await;
+    let url = track["preview_url"].as_str().unwrap_or_else(|| panic!("no preview: {track}")).to_owned();
+    assert!(
+        url.starts_with(&format!("{}/preview/{}?signature=", crate::support::BASE, track["id"].as_str().unwrap())),
+        "{url}"
+    );
+    // The same link in every answer (clients cache it).
+    let again = app.get(&format!("/v1/tracks/{}", track["id"].as_str().unwrap()), &token).await.json();
+    assert_eq!(again["preview_url"], url.as_str());
+
+    // No token needed (an <audio> element plays it); a WAV cut with its own header.
+    let preview = app.request(Method::GET, url.trim_start_matches(crate::support::BASE), None, None).await;
+    assert_eq!(preview.status, StatusCode::OK);
+    assert_eq!(preview.headers["content-type"], "audio/wav");
+    let layout = catalog_core::preview::wav_layout(&mut std::io::Cursor::new(preview.body.to_vec())).unwrap();
+    // 22,050 Hz mono 16-bit: 44,100 bytes a second, 30 seconds.
+    assert_eq!((layout.byte_rate, layout.data_len), (44_100, 1_323_000));
+    assert_eq!(preview.body.len() as u64, layout.data_offset + layout.data_len);
+    let file = std::fs::read(&path).unwrap();
+    // A third in (13.3 s) would run past the end, so the window is the last 30 seconds.
+    let start = 44 + 10_000 * 44_100 / 1_000;
+    let found = file.windows(100).position(|w| w == &preview.body[44..144]);
+    assert_eq!(found, Some(start), "the window starts at 10 s (duration {})", track["duration_ms"]);
+    // A changed signature, or another track's, is refused.
+    let forged = format!("{}0", url.trim_start_matches(crate::support::BASE));
+    app.request(Method::GET, &forged, None, None).await.spotify_error(403);
+    let other = track_named(&app, &token, "Dawn Oscillator").await;
+    let other_url = other["preview_url"].as_str().unwrap().trim_start_matches(crate::support::BASE).to_owned();
+    let swapped = other_url.replace(other["id"].as_str().unwrap(), track["id"].as_str().unwrap());
+    app.request(Method::GET, &swapped, None, None).await.spotify_error(403);
+    // A track shorter than 30 seconds previews whole.
+    let short = app.request(Method::GET, &other_url, None, None).await;
+    let layout = catalog_core::preview::wav_layout(&mut std::io::Cursor::new(short.body.to_vec())).unwrap();
+    assert_eq!(layout.data_len, 4 * 44_100);
 }

@@ -134,6 +134,18 @@ async fn other_formats_scan_and_stream(app: TestApp) {
         .await;
     assert_eq!(raw.headers["content-type"], "audio/ogg");
     assert!(raw.body.starts_with(b"OggS"));
+    // A preview of a format that cannot be cut is encoded by ffmpeg (a 4-second
+    // track previews whole), and without ffmpeg there is none.
+    let preview_url = aiff["preview_url"].as_str().unwrap().trim_start_matches(crate::support::BASE).to_owned();
+    let preview = app.request(Method::GET, &preview_url, None, None).await;
+    assert_eq!(preview.status, StatusCode::OK);
+    assert_eq!(preview.headers["content-type"], "audio/mpeg");
+    assert_eq!(preview.body.len() as u64, transcode::transcoded_len(aiff["duration_ms"].as_u64().unwrap()));
+    assert!(mp3_frame_at(&preview.body, 0));
+    let aiff_id = aiff["id"].as_str().unwrap().to_owned();
+    let app = app.with_ffmpeg(None);
+    let token = app.token_for("ada", "").await;
+    assert_eq!(app.get(&format!("/v1/tracks/{aiff_id}"), &token).await.json()["preview_url"], Value::Null);
 }
 
 /// Whether an MPEG audio frame header starts at `at` (11 sync bits).
