@@ -29,6 +29,8 @@ pub const MAX_COVER_BYTES: usize = 256 * 1024;
 pub const MAX_ITEMS_PER_REQUEST: usize = 100;
 /// Items a playlist may hold.
 pub const MAX_PLAYLIST_ITEMS: usize = 10_000;
+/// Playlists an operator may curate for one browse category.
+pub const MAX_CURATED: usize = 50;
 
 pub fn snapshot_id(version: i64) -> String {
     URL_SAFE_NO_PAD.encode(format!("snapshot:{version}"))
@@ -329,14 +331,45 @@ impl Catalog {
     }
 
     /// A browse category's playlists (a category is one of the library's
-    /// genres): the public playlists holding its tracks.
+    /// genres): the operator's curated ones first, then the public
+    /// playlists holding its tracks.
     pub async fn category_playlists(&self, category: &str, window: Window) -> CatalogResult<Slice<Playlist>> {
-        let rows = self.store.genre_playlists(&category.to_lowercase(), window).await?;
+        let rows = self.store.category_playlists(&category.to_lowercase(), window).await?;
         let mut items = Vec::with_capacity(rows.items.len());
         for row in rows.items {
             items.push(self.playlist_of_row(row).await?);
         }
         Ok(Slice { items, total: rows.total })
+    }
+
+    /// The operator's use case: curates `category`'s playlists (replacing
+    /// its list; empty clears it). The category must be one of the library's
+    /// genres, and each playlist public; at most [`MAX_CURATED`], no repeats.
+    pub async fn set_category_playlists(&self, category: &str, playlist_ids: &[String]) -> CatalogResult<()> {
+        let category = category.trim().to_lowercase();
+        if !self.genre_seeds().await?.contains(&category) {
+            return Err(CatalogError::NotFound("category"));
+        }
+        if playlist_ids.len() > MAX_CURATED {
+            return Err(CatalogError::invalid(format!("a category holds at most {MAX_CURATED} curated playlists")));
+        }
+        let mut seen = std::collections::HashSet::new();
+        for id in playlist_ids {
+            if !seen.insert(id.as_str()) {
+                return Err(CatalogError::invalid(format!("playlist {id} is named twice")));
+            }
+            match self.store.playlist(id).await? {
+                Some(row) if row.public => {}
+                Some(_) => return Err(CatalogError::invalid(format!("playlist {id} is not public"))),
+                None => return Err(CatalogError::NotFound("playlist")),
+            }
+        }
+        Ok(self.store.set_category_playlists(&category, playlist_ids).await?)
+    }
+
+    /// The playlists the operator curated for `category`, in order.
+    pub async fn curated_category_playlists(&self, category: &str) -> CatalogResult<Vec<String>> {
+        Ok(self.store.curated_playlist_ids(&category.trim().to_lowercase()).await?)
     }
 
     pub async fn public_playlists(&self, window: Window) -> CatalogResult<Slice<Playlist>> {

@@ -1561,21 +1561,53 @@ impl Store {
         Ok(Slice { items: rows, total: total.first().map_or(0, |c| to_u64(c.n)) })
     }
 
-    /// A browse category's playlists: public playlists holding tracks of
-    /// the genre `genre` (lowercased), those with the most such tracks
-    /// first, then the most followed.
-    pub async fn genre_playlists(&self, genre: &str, window: Window) -> StoreResult<Slice<PlaylistRow>> {
+    /// A browse category's playlists: those the operator curated for it
+    /// (in their order), then the public playlists holding tracks of the
+    /// genre `category` (lowercased), those with the most such tracks first,
+    /// then the most followed. Only public playlists are listed.
+    pub async fn category_playlists(&self, category: &str, window: Window) -> StoreResult<Slice<PlaylistRow>> {
+        let curated = "(SELECT c.position FROM category_playlists c WHERE c.category = $1 AND c.playlist_id = l.id)";
         let of_genre = "(SELECT COUNT(*) FROM playlist_items i JOIN tracks t ON t.id = i.track_id \
              WHERE i.playlist_id = l.id AND LOWER(t.genre) = $1)";
+        let filter = format!("WHERE l.public AND ({curated} IS NOT NULL OR {of_genre} > 0)");
         let sql = format!(
-            "{PLAYLIST_SELECT} WHERE l.public AND {of_genre} > 0 ORDER BY {of_genre} DESC, followers DESC, l.created_at DESC, l.id LIMIT {} OFFSET {}",
+            "{PLAYLIST_SELECT} {filter} ORDER BY COALESCE({curated}, 1000000000), {of_genre} DESC, followers DESC, l.created_at DESC, l.id \
+             LIMIT {} OFFSET {}",
             window.limit, window.offset
         );
-        let binds = [genre.to_owned()];
+        let binds = [category.to_owned()];
         let rows = fetch_all_binds!(&self.db, PlaylistRow, sql, &binds)?;
-        let count = format!("SELECT COUNT(*) AS n FROM playlists l WHERE l.public AND {of_genre} > 0");
+        let count = format!("SELECT COUNT(*) AS n FROM playlists l {filter}");
         let total: Vec<Count> = fetch_all_binds!(&self.db, Count, count, &binds)?;
         Ok(Slice { items: rows, total: total.first().map_or(0, |c| to_u64(c.n)) })
+    }
+
+    /// Replaces the playlists curated for `category`, in order.
+    pub async fn set_category_playlists(&self, category: &str, playlist_ids: &[String]) -> StoreResult<()> {
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            sqlx::query("DELETE FROM category_playlists WHERE category = $1")
+                .bind(category)
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
+            for (position, id) in playlist_ids.iter().enumerate() {
+                sqlx::query("INSERT INTO category_playlists (category, playlist_id, position) VALUES ($1, $2, $3)")
+                    .bind(category)
+                    .bind(id)
+                    .bind(i64::try_from(position).unwrap_or(i64::MAX))
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(store_error)?;
+            }
+            tx.commit().await.map_err(store_error)
+        })
+    }
+
+    /// The playlists curated for `category`, in order.
+    pub async fn curated_playlist_ids(&self, category: &str) -> StoreResult<Vec<String>> {
+        let sql = "SELECT playlist_id AS id FROM category_playlists WHERE category = $1 ORDER BY position".to_owned();
+        Ok(fetch_all_binds!(&self.db, IdRow, sql, &[category.to_owned()])?.into_iter().map(|r| r.id).collect())
     }
 
     /// Public playlists, most followed first (featured and category lists).

@@ -108,7 +108,7 @@ async fn category_playlists_hold_their_genre(app: TestApp) {
     add(synths.clone(), vec![&electronic]).await;
     add(mixed.clone(), vec![&electronic, &jazz]).await;
     add(club.clone(), vec![&jazz, &jazz_two]).await;
-    add(hidden, vec![&jazz]).await;
+    add(hidden.clone(), vec![&jazz]).await;
 
     let ids = |body: &Value| -> Vec<String> {
         body["playlists"]["items"].as_array().unwrap().iter().map(|p| p["id"].as_str().unwrap().to_owned()).collect()
@@ -121,11 +121,38 @@ async fn category_playlists_hold_their_genre(app: TestApp) {
     let electronic_lists = app.get("/v1/browse/categories/electronic/playlists", &token).await.json();
     let mut got = ids(&electronic_lists);
     got.sort();
-    let mut want = vec![synths, mixed];
+    let mut want = vec![synths.clone(), mixed.clone()];
     want.sort();
     assert_eq!(got, want);
     assert_eq!(app.get("/v1/browse/categories/rock/playlists", &token).await.json()["playlists"]["total"], 0);
     app.get("/v1/browse/categories/polka/playlists", &token).await.spotify_error(404);
+
+    // The operator's curated playlists come first, in their order.
+    app.catalog.set_category_playlists("Jazz", std::slice::from_ref(&mixed)).await.unwrap();
+    let curated = app.get("/v1/browse/categories/jazz/playlists", &token).await.json();
+    assert_eq!(ids(&curated), vec![mixed.clone(), club.clone()], "{curated}");
+    assert_eq!(curated["playlists"]["total"], 2);
+    let for_rock = [club.clone(), synths.clone()];
+    app.catalog.set_category_playlists("rock", &for_rock).await.unwrap();
+    let rock = app.get("/v1/browse/categories/rock/playlists?limit=1&offset=1", &token).await.json();
+    assert_eq!(ids(&rock), vec![synths.clone()], "curated order, paged");
+    assert_eq!(rock["playlists"]["total"], 2);
+    assert_eq!(app.catalog.curated_category_playlists("rock").await.unwrap(), for_rock.to_vec());
+    // Refused, changing nothing: a private playlist, a repeat, an unknown category.
+    let refused = app.catalog.set_category_playlists("rock", std::slice::from_ref(&hidden)).await;
+    assert!(matches!(refused, Err(catalog_core::CatalogError::Invalid(_))), "{refused:?}");
+    let twice = app.catalog.set_category_playlists("rock", &[club.clone(), club.clone()]).await;
+    assert!(matches!(twice, Err(catalog_core::CatalogError::Invalid(_))), "{twice:?}");
+    let unknown = app.catalog.set_category_playlists("polka", std::slice::from_ref(&club)).await;
+    assert!(matches!(unknown, Err(catalog_core::CatalogError::NotFound(_))), "{unknown:?}");
+    assert_eq!(app.catalog.curated_category_playlists("rock").await.unwrap(), for_rock.to_vec());
+    // A curated playlist made private leaves the list; clearing empties it.
+    let private =
+        app.send_json(Method::PUT, &format!("/v1/playlists/{synths}"), &token, &json!({ "public": false })).await;
+    assert_eq!(private.status, StatusCode::OK);
+    assert_eq!(ids(&app.get("/v1/browse/categories/rock/playlists", &token).await.json()), vec![club.clone()]);
+    app.catalog.set_category_playlists("rock", &[]).await.unwrap();
+    assert_eq!(app.get("/v1/browse/categories/rock/playlists", &token).await.json()["playlists"]["total"], 0);
 }
 
 async fn markets_come_from_configuration(app: TestApp) {
