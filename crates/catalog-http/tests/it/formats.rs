@@ -16,12 +16,13 @@ use crate::support::TestApp;
 
 on_both_stores!(other_formats_scan_and_stream);
 
-/// (file name, ffmpeg arguments after the input, content type recorded)
-const FORMATS: &[(&str, &[&str], &str)] = &[
-    ("Keep/Formats/01 Aiff Song.aiff", &["-write_id3v2", "1"], "audio/aiff"),
-    ("Keep/Formats/02 Wavpack Song.wv", &["-metadata", "EXPLICIT=1"], "audio/wavpack"),
-    ("Keep/Formats/03 Opus Song.opus", &["-c:a", "libopus", "-metadata", "ITUNESADVISORY=1"], "audio/ogg"),
-    ("Keep/Formats/04 Alac Song.m4a", &["-c:a", "alac"], transcode::ALAC_MIME),
+/// (file name, ffmpeg arguments after the inputs, whether it embeds the
+/// cover: ffmpeg's AIFF and MP4 muxers take one, its WavPack and Ogg ones not)
+const FORMATS: &[(&str, &[&str], bool)] = &[
+    ("Keep/Formats/01 Aiff Song.aiff", &["-write_id3v2", "1"], true),
+    ("Keep/Formats/02 Wavpack Song.wv", &["-metadata", "EXPLICIT=1"], false),
+    ("Keep/Formats/03 Opus Song.opus", &["-c:a", "libopus", "-metadata", "ITUNESADVISORY=1"], false),
+    ("Keep/Formats/04 Alac Song.m4a", &["-c:a", "alac"], true),
 ];
 
 fn ffmpeg() -> Option<Ffmpeg> {
@@ -36,22 +37,30 @@ async fn other_formats_scan_and_stream(app: TestApp) {
     let Some(ffmpeg) = ffmpeg() else { return };
     let source = app.library().join("Sine Collective/First Light/01 Dawn Oscillator.wav");
     let dir = app.library().parent().unwrap().join("formats");
-    for (name, args, _) in FORMATS {
+    std::fs::create_dir_all(&dir).unwrap();
+    // A 16x16 JPEG cover (kept outside the scanned folder).
+    let cover = app.library().parent().unwrap().join("cover.jpg");
+    let made = std::process::Command::new(ffmpeg.program())
+        .args(["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=red:s=16x16", "-frames:v", "1"])
+        .arg(&cover)
+        .status()
+        .unwrap();
+    assert!(made.success(), "ffmpeg made the cover");
+    let cover_bytes = std::fs::read(&cover).unwrap();
+    for (name, args, with_cover) in FORMATS {
         let target = dir.join(name);
         std::fs::create_dir_all(target.parent().unwrap()).unwrap();
         let title =
             name.rsplit('/').next().unwrap().trim_end_matches(|c: char| c != '.').trim_end_matches('.')[3..].to_owned();
-        let status = std::process::Command::new(ffmpeg.program())
-            .args(["-nostdin", "-v", "error", "-y", "-i"])
-            .arg(&source)
-            .args([
-                "-metadata",
-                &format!("title={title}"),
-                "-metadata",
-                "artist=Format Band",
-                "-metadata",
-                "album=Kept",
-            ])
+        let mut command = std::process::Command::new(ffmpeg.program());
+        command.args(["-nostdin", "-v", "error", "-y", "-i"]).arg(&source);
+        if *with_cover {
+            command.arg("-i").arg(&cover).args(["-map", "0:a", "-map", "1:v", "-c:v", "copy"]);
+            command.args(["-disposition:v", "attached_pic"]);
+        }
+        let status = command
+            .args(["-metadata", &format!("title={title}"), "-metadata", "artist=Format Band"])
+            .args(["-metadata", &format!("album=Kept {title}")])
             .args(*args)
             .arg(&target)
             .status()
@@ -85,7 +94,7 @@ async fn other_formats_scan_and_stream(app: TestApp) {
     };
     for (name, explicit) in [("Aiff Song", false), ("Wavpack Song", true), ("Opus Song", true), ("Alac Song", false)] {
         let track = by_name(name);
-        assert_eq!(track["album"]["name"], "Kept", "{name}");
+        assert_eq!(track["album"]["name"], format!("Kept {name}"), "{name}");
         assert_eq!(track["explicit"], explicit, "{name}");
         let ms = track["duration_ms"].as_u64().unwrap();
         assert!((3_900..=4_100).contains(&ms), "{name}: {ms} ms");
@@ -95,6 +104,18 @@ async fn other_formats_scan_and_stream(app: TestApp) {
         assert_eq!(features.status, StatusCode::OK, "{name}: {}", String::from_utf8_lossy(&features.body));
         let tempo = features.json()["tempo"].as_f64().unwrap();
         assert!((110.0..=130.0).contains(&tempo), "{name}: tempo {tempo}");
+    }
+
+    // Embedded artwork becomes the album's image, byte for byte.
+    for name in ["Aiff Song", "Alac Song"] {
+        let image = by_name(name)["album"]["images"][0]["url"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{name}: no image"))
+            .to_owned();
+        let served = app.request(Method::GET, image.trim_start_matches(crate::support::BASE), None, None).await;
+        assert_eq!(served.status, StatusCode::OK, "{name}");
+        assert_eq!(served.headers["content-type"], "image/jpeg", "{name}");
+        assert_eq!(served.body.as_ref(), cover_bytes.as_slice(), "{name}");
     }
 
     // AIFF streams as MP3 encoded on the fly, with byte ranges.
