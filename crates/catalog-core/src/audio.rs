@@ -37,7 +37,7 @@ pub struct Pcm {
 }
 
 /// Spotify's audio-features fields this catalog computes.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct AudioFeatures {
     pub acousticness: f64,
     pub danceability: f64,

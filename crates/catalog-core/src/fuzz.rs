@@ -91,7 +91,7 @@ proptest! {
             prop_assert_eq!(sorted, items.clone(), "a reorder neither loses nor adds items");
         }
         let names: Vec<String> = items.iter().map(|i| (i % 3).to_string()).collect();
-        let removal = Removal { track_id: "1".to_owned(), positions: Some(positions) };
+        let removal = Removal { item_id: "1".to_owned(), positions: Some(positions) };
         if let Ok(left) = remove_items(names.clone(), std::slice::from_ref(&removal), String::as_str) {
             prop_assert!(left.len() <= names.len());
         }

@@ -14,11 +14,14 @@ pub mod error;
 pub mod ids;
 pub mod library;
 pub mod limits;
+pub mod markets;
 pub mod model;
 pub mod oauth;
 pub mod playback;
 pub mod player;
 pub mod playlists;
+pub mod preview;
+pub mod related;
 pub mod scan;
 pub mod scopes;
 pub mod search;
@@ -26,6 +29,7 @@ pub mod spoken;
 pub mod store;
 pub mod stream;
 pub mod synth;
+pub mod transcode;
 
 #[cfg(test)]
 mod fuzz;
@@ -67,6 +71,10 @@ pub struct Catalog {
     stream_key: Arc<tokio::sync::OnceCell<String>>,
     /// argon2id on the blocking pool behind a semaphore.
     passwords: Passwords,
+    /// The markets the catalog serves (`SVC_CATALOG_MARKETS`).
+    markets: Arc<markets::Markets>,
+    /// The optional `ffmpeg` (decoding Opus and WavPack, transcoding streams).
+    ffmpeg: Option<Arc<transcode::Ffmpeg>>,
     /// Password attempts per client address and per account.
     signin: Arc<SignInThrottle>,
 }
@@ -81,6 +89,8 @@ impl Catalog {
             player_signal: Arc::new(tokio::sync::Notify::new()),
             stream_key: Arc::new(tokio::sync::OnceCell::new()),
             passwords: Passwords::default(),
+            markets: Arc::new(markets::Markets::default()),
+            ffmpeg: None,
             signin: Arc::new(SignInThrottle::default()),
         }
     }
@@ -90,6 +100,29 @@ impl Catalog {
     pub fn with_signin_throttle(mut self, throttle: SignInThrottle) -> Self {
         self.signin = Arc::new(throttle);
         self
+    }
+
+    /// The same catalog serving other markets.
+    #[must_use]
+    pub fn with_markets(mut self, markets: markets::Markets) -> Self {
+        self.markets = Arc::new(markets);
+        self
+    }
+
+    pub fn markets(&self) -> &markets::Markets {
+        &self.markets
+    }
+
+    /// The same catalog using `ffmpeg` where its own decoders and browsers
+    /// fall short (see [`transcode`]).
+    #[must_use]
+    pub fn with_ffmpeg(mut self, ffmpeg: Option<transcode::Ffmpeg>) -> Self {
+        self.ffmpeg = ffmpeg.map(Arc::new);
+        self
+    }
+
+    pub fn ffmpeg(&self) -> Option<&transcode::Ffmpeg> {
+        self.ffmpeg.as_deref()
     }
 
     /// The same catalog with another rate limit per app.

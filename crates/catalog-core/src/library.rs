@@ -89,6 +89,16 @@ pub fn time_range_start(now: Timestamp, range: &str) -> CatalogResult<Timestamp>
     Ok(now.plus_days(-days))
 }
 
+/// A page of the listening history, newest first.
+#[derive(Clone, Debug)]
+pub struct History {
+    pub plays: Vec<Play>,
+    /// Every play the cursor (`after` or `before`) selects, not only this page.
+    pub total: u64,
+    /// Whether plays older than this page's oldest exist (a `next` page).
+    pub older: bool,
+}
+
 impl Catalog {
     pub async fn track(&self, id: &str) -> CatalogResult<Track> {
         self.store.tracks(&[id.to_owned()]).await?.into_iter().flatten().next().ok_or(CatalogError::NotFound("track"))
@@ -144,20 +154,28 @@ impl Catalog {
     }
 
     /// Artists sharing the most genres with `id` (at most 20).
-    pub async fn related_artists(&self, id: &str) -> CatalogResult<Vec<Artist>> {
+    /// Artists related to `id` by shared genres, by `user`'s listening
+    /// sessions (when a user calls) and by sound; see [`crate::related`].
+    pub async fn related_artists(&self, id: &str, user: Option<&str>) -> CatalogResult<Vec<Artist>> {
         let artist = self.artist(id).await?;
-        let mine: BTreeSet<&String> = artist.genres.iter().collect();
-        let mut scored: Vec<(usize, String)> = self
-            .store
-            .artist_genres()
-            .await?
-            .into_iter()
-            .filter(|(other, _)| other != id)
-            .map(|(other, genres)| (genres.iter().filter(|g| mine.contains(g)).count(), other))
-            .filter(|(shared, _)| *shared > 0)
-            .collect();
-        scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        let ids: Vec<String> = scored.into_iter().take(20).map(|(_, id)| id).collect();
+        let others = self.store.artist_genres().await?;
+        let sessions = match user {
+            Some(user) => {
+                let plays = self.store.played_artists(user, crate::related::SESSION_PLAYS).await?;
+                crate::related::sessions_with(id, &plays)
+            }
+            None => HashMap::new(),
+        };
+        let mut per_artist: HashMap<String, Vec<AudioFeatures>> = HashMap::new();
+        for (artist_id, json) in self.store.artist_features().await? {
+            if let Ok(f) = serde_json::from_str::<AudioFeatures>(&json) {
+                per_artist.entry(artist_id).or_default().push(f);
+            }
+        }
+        let sounds: HashMap<String, [f64; 5]> =
+            per_artist.iter().filter_map(|(a, fs)| crate::related::sound_of(fs).map(|s| (a.clone(), s))).collect();
+        let target = crate::related::Target { id, genres: &artist.genres, sound: sounds.get(id).copied() };
+        let ids = crate::related::rank(&target, &others, &sessions, &sounds);
         Ok(self.store.artists(&ids).await?.into_iter().flatten().collect())
     }
 
@@ -239,10 +257,18 @@ impl Catalog {
             });
         }
         for id in &request.seed_artists {
-            self.artist(id).await?;
+            let seed = self.artist(id).await?;
             let theirs = self.store.tracks_of_artists(std::slice::from_ref(id)).await?;
             seed_vectors.extend(theirs.iter().filter_map(|t| features.get(t)));
-            pool.extend(self.related_artists(id).await?.into_iter().map(|a| a.id));
+            // Artists sharing a genre with the seed rank higher.
+            pool.extend(
+                self.store
+                    .artist_genres()
+                    .await?
+                    .into_iter()
+                    .filter(|(other, genres)| other != id && genres.iter().any(|g| seed.genres.contains(g)))
+                    .map(|(other, _)| other),
+            );
             seed_info.push(RecommendationSeed {
                 kind: "ARTIST",
                 id: id.clone(),
@@ -413,14 +439,20 @@ impl Catalog {
         after: Option<i64>,
         before: Option<i64>,
         limit: u32,
-    ) -> CatalogResult<Vec<Play>> {
+    ) -> CatalogResult<History> {
         if after.is_some() && before.is_some() {
             return Err(CatalogError::invalid("only one of after and before may be given"));
         }
         let rows = self.store.plays(user_id, after, before, limit).await?;
+        // `total` counts every play the cursor selects, not the page.
+        let total = self.store.count_plays(user_id, after, before).await?;
+        let older = match rows.last() {
+            Some(oldest) => self.store.count_plays(user_id, None, Some(oldest.played_at)).await? > 0,
+            None => false,
+        };
         let ids: Vec<String> = rows.iter().map(|r| r.track_id.clone()).collect();
         let tracks = self.store.tracks(&ids).await?;
-        Ok(rows
+        let plays = rows
             .into_iter()
             .zip(tracks)
             .filter_map(|(row, track)| {
@@ -430,7 +462,8 @@ impl Catalog {
                     track,
                 })
             })
-            .collect())
+            .collect();
+        Ok(History { plays, total, older })
     }
 
     pub async fn top_tracks(&self, user_id: &str, range: &str, window: Window) -> CatalogResult<Slice<Track>> {

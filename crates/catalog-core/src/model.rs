@@ -52,6 +52,8 @@ pub struct Track {
     pub duration_ms: u64,
     pub explicit: bool,
     pub isrc: Option<String>,
+    /// The file's content type (what it streams as, and whether it has a preview).
+    pub mime: String,
     pub popularity: u32,
 }
 
@@ -147,7 +149,8 @@ pub struct Playlist {
 pub struct PlaylistItem {
     pub added_at: Timestamp,
     pub added_by: String,
-    pub track: Track,
+    /// A track, or a podcast episode (Spotify lets playlists hold both).
+    pub item: Playable,
 }
 
 #[derive(Clone, Debug)]

@@ -143,7 +143,7 @@ impl Catalog {
             id: derived_id("user", &username.to_lowercase()),
             username: username.to_owned(),
             display_name: username.to_owned(),
-            country: "US".to_owned(),
+            country: self.markets.first().to_owned(),
             followers: 0,
             created_at: self.clock.now(),
         };

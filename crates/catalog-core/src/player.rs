@@ -307,14 +307,13 @@ impl Catalog {
                 self.album(&uri.id).await?;
                 Ok(tracks(self.album_tracks(&uri.id, all).await?.items))
             }
-            ItemKind::Playlist => Ok(tracks(
-                self.playlist_items_for_player(&uri.id, user_id, all)
-                    .await?
-                    .items
-                    .into_iter()
-                    .map(|i| i.track)
-                    .collect(),
-            )),
+            ItemKind::Playlist => Ok(self
+                .playlist_items_for_player(&uri.id, user_id, all)
+                .await?
+                .items
+                .into_iter()
+                .map(|i| i.item)
+                .collect()),
             ItemKind::Artist => {
                 self.artist(&uri.id).await?;
                 Ok(tracks(self.artist_top_tracks(&uri.id).await?))

@@ -18,7 +18,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 use crate::Catalog;
 use crate::error::{CatalogError, CatalogResult};
-use crate::model::{Access, Playlist, PlaylistItem, Slice, Window};
+use crate::ids::{ItemKind, ItemUri};
+use crate::model::{Access, Playable, Playlist, PlaylistItem, Slice, Window};
 use crate::scopes::Scopes;
 use crate::store::{PlaylistDetails, PlaylistItemRow, PlaylistRow};
 
@@ -28,6 +29,8 @@ pub const MAX_COVER_BYTES: usize = 256 * 1024;
 pub const MAX_ITEMS_PER_REQUEST: usize = 100;
 /// Items a playlist may hold.
 pub const MAX_PLAYLIST_ITEMS: usize = 10_000;
+/// Playlists an operator may curate for one browse category.
+pub const MAX_CURATED: usize = 50;
 
 pub fn snapshot_id(version: i64) -> String {
     URL_SAFE_NO_PAD.encode(format!("snapshot:{version}"))
@@ -53,22 +56,22 @@ pub fn check_snapshot(snapshot: Option<&str>, current: i64) -> CatalogResult<()>
     }
 }
 
-/// One removal: every occurrence of `track_id`, or only those at `positions`
-/// (each of which must hold that track).
+/// One removal: every occurrence of the track or episode `item_id`, or
+/// only those at `positions` (each of which must hold that item).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Removal {
-    pub track_id: String,
+    pub item_id: String,
     pub positions: Option<Vec<usize>>,
 }
 
-/// Removes items from a list of track ids, as Spotify defines it.
+/// Removes items from a list of item ids, as Spotify defines it.
 pub fn remove_items<T>(items: Vec<T>, removals: &[Removal], track_of: impl Fn(&T) -> &str) -> CatalogResult<Vec<T>> {
     for removal in removals {
         for &position in removal.positions.iter().flatten() {
-            if items.get(position).map(&track_of) != Some(removal.track_id.as_str()) {
+            if items.get(position).map(&track_of) != Some(removal.item_id.as_str()) {
                 return Err(CatalogError::invalid(format!(
-                    "Could not remove tracks: the item at position {position} is not spotify:track:{}",
-                    removal.track_id
+                    "Could not remove tracks: the item at position {position} is not {}",
+                    removal.item_id
                 )));
             }
         }
@@ -77,7 +80,7 @@ pub fn remove_items<T>(items: Vec<T>, removals: &[Removal], track_of: impl Fn(&T
         .into_iter()
         .enumerate()
         .filter(|(i, item)| {
-            !removals.iter().any(|r| r.track_id == track_of(item) && r.positions.as_ref().is_none_or(|p| p.contains(i)))
+            !removals.iter().any(|r| r.item_id == track_of(item) && r.positions.as_ref().is_none_or(|p| p.contains(i)))
         })
         .map(|(_, item)| item)
         .collect())
@@ -311,6 +314,64 @@ impl Catalog {
         Ok(Slice { items, total: rows.total })
     }
 
+    /// Public playlists matching a search, by name (see `Store::search_playlist_ids`).
+    pub async fn search_playlists(
+        &self,
+        q: &crate::search::SearchQuery,
+        window: Window,
+    ) -> CatalogResult<Slice<Playlist>> {
+        let ids = self.store.search_playlist_ids(q, window).await?;
+        let mut items = Vec::with_capacity(ids.items.len());
+        for id in &ids.items {
+            if let Some(row) = self.store.playlist(id).await? {
+                items.push(self.playlist_of_row(row).await?);
+            }
+        }
+        Ok(Slice { items, total: ids.total })
+    }
+
+    /// A browse category's playlists (a category is one of the library's
+    /// genres): the operator's curated ones first, then the public
+    /// playlists holding its tracks.
+    pub async fn category_playlists(&self, category: &str, window: Window) -> CatalogResult<Slice<Playlist>> {
+        let rows = self.store.category_playlists(&category.to_lowercase(), window).await?;
+        let mut items = Vec::with_capacity(rows.items.len());
+        for row in rows.items {
+            items.push(self.playlist_of_row(row).await?);
+        }
+        Ok(Slice { items, total: rows.total })
+    }
+
+    /// The operator's use case: curates `category`'s playlists (replacing
+    /// its list; empty clears it). The category must be one of the library's
+    /// genres, and each playlist public; at most [`MAX_CURATED`], no repeats.
+    pub async fn set_category_playlists(&self, category: &str, playlist_ids: &[String]) -> CatalogResult<()> {
+        let category = category.trim().to_lowercase();
+        if !self.genre_seeds().await?.contains(&category) {
+            return Err(CatalogError::NotFound("category"));
+        }
+        if playlist_ids.len() > MAX_CURATED {
+            return Err(CatalogError::invalid(format!("a category holds at most {MAX_CURATED} curated playlists")));
+        }
+        let mut seen = std::collections::HashSet::new();
+        for id in playlist_ids {
+            if !seen.insert(id.as_str()) {
+                return Err(CatalogError::invalid(format!("playlist {id} is named twice")));
+            }
+            match self.store.playlist(id).await? {
+                Some(row) if row.public => {}
+                Some(_) => return Err(CatalogError::invalid(format!("playlist {id} is not public"))),
+                None => return Err(CatalogError::NotFound("playlist")),
+            }
+        }
+        Ok(self.store.set_category_playlists(&category, playlist_ids).await?)
+    }
+
+    /// The playlists the operator curated for `category`, in order.
+    pub async fn curated_category_playlists(&self, category: &str) -> CatalogResult<Vec<String>> {
+        Ok(self.store.curated_playlist_ids(&category.trim().to_lowercase()).await?)
+    }
+
     pub async fn public_playlists(&self, window: Window) -> CatalogResult<Slice<Playlist>> {
         let rows = self.store.public_playlists(window).await?;
         let mut items = Vec::with_capacity(rows.items.len());
@@ -345,49 +406,85 @@ impl Catalog {
 
     async fn items_page(&self, id: &str, window: Window) -> CatalogResult<Slice<PlaylistItem>> {
         let rows = self.store.playlist_items(id, window).await?;
-        let ids: Vec<String> = rows.items.iter().map(|r| r.track_id.clone()).collect();
-        let tracks = self.store.tracks(&ids).await?;
+        let track_ids: Vec<String> = rows.items.iter().filter_map(|r| r.track_id.clone()).collect();
+        let episode_ids: Vec<String> = rows.items.iter().filter_map(|r| r.episode_id.clone()).collect();
+        let tracks: std::collections::HashMap<String, crate::model::Track> =
+            self.store.tracks(&track_ids).await?.into_iter().flatten().map(|t| (t.id.clone(), t)).collect();
+        let episodes: std::collections::HashMap<String, crate::model::Episode> =
+            self.store.episodes(&episode_ids).await?.into_iter().flatten().map(|e| (e.id.clone(), e)).collect();
         let items = rows
             .items
             .into_iter()
-            .zip(tracks)
-            .filter_map(|(row, track)| {
-                track.map(|track| PlaylistItem {
+            .filter_map(|row| {
+                // Cloned, not taken: an item may appear several times.
+                let item = match (&row.track_id, &row.episode_id) {
+                    (Some(t), _) => tracks.get(t).cloned().map(Playable::Track),
+                    (None, Some(e)) => episodes.get(e).cloned().map(Playable::Episode),
+                    (None, None) => None,
+                }?;
+                Some(PlaylistItem {
                     added_at: kernel::Timestamp::from_millis(row.added_at),
                     added_by: row.added_by,
-                    track,
+                    item,
                 })
             })
             .collect();
         Ok(Slice { items, total: rows.total })
     }
 
-    async fn check_tracks(&self, track_ids: &[String]) -> CatalogResult<()> {
-        if self.store.tracks(track_ids).await?.iter().any(Option::is_none) {
-            return Err(CatalogError::invalid("Payload contains a non-existing ID"));
+    /// The rows for `items` (tracks and podcast episodes that exist),
+    /// added by `user_id` at `at`.
+    async fn item_rows(&self, items: &[ItemUri], user_id: &str, at: i64) -> CatalogResult<Vec<PlaylistItemRow>> {
+        let missing = || CatalogError::invalid("Payload contains a non-existing ID");
+        let mut rows = Vec::with_capacity(items.len());
+        for uri in items {
+            let (track_id, episode_id) = match uri.kind {
+                ItemKind::Track => {
+                    self.store
+                        .tracks(std::slice::from_ref(&uri.id))
+                        .await?
+                        .into_iter()
+                        .flatten()
+                        .next()
+                        .ok_or_else(missing)?;
+                    (Some(uri.id.clone()), None)
+                }
+                // Spotify's playlists hold podcast episodes, not audiobook chapters.
+                ItemKind::Episode => {
+                    let found = self.store.episodes(std::slice::from_ref(&uri.id)).await?.into_iter().flatten().next();
+                    if !found.is_some_and(|e| e.kind() == ItemKind::Episode) {
+                        return Err(missing());
+                    }
+                    (None, Some(uri.id.clone()))
+                }
+                other => {
+                    return Err(CatalogError::invalid(format!(
+                        "only track and episode uris can be added to a playlist, not {}",
+                        other.as_str()
+                    )));
+                }
+            };
+            rows.push(PlaylistItemRow { track_id, episode_id, added_by: user_id.to_owned(), added_at: at });
         }
-        Ok(())
+        Ok(rows)
     }
 
-    /// Adds tracks at `position` (the end when `None`); returns the snapshot.
+    /// Adds tracks and episodes at `position` (the end when `None`);
+    /// returns the snapshot.
     pub async fn add_playlist_items(
         &self,
         id: &str,
         access: &Access,
-        track_ids: &[String],
+        items: &[ItemUri],
         position: Option<usize>,
     ) -> CatalogResult<String> {
-        if track_ids.is_empty() || track_ids.len() > MAX_ITEMS_PER_REQUEST {
+        if items.is_empty() || items.len() > MAX_ITEMS_PER_REQUEST {
             return Err(CatalogError::invalid(format!("add 1 to {MAX_ITEMS_PER_REQUEST} items per request")));
         }
         self.editable(id, access).await?;
         let user_id = access.user(&[])?.to_owned();
-        self.check_tracks(track_ids).await?;
         let now = self.clock.now();
-        let new: Vec<PlaylistItemRow> = track_ids
-            .iter()
-            .map(|t| PlaylistItemRow { track_id: t.clone(), added_by: user_id.clone(), added_at: now.as_millis() })
-            .collect();
+        let new = self.item_rows(items, &user_id, now.as_millis()).await?;
         let version = self
             .store
             .edit_playlist_items(id, now, move |_, mut items| {
@@ -426,30 +523,21 @@ impl Catalog {
             .store
             .edit_playlist_items(id, self.clock.now(), move |current, items| {
                 check_snapshot(snapshot.as_deref(), current)?;
-                remove_items(items, &removals, |item| item.track_id.as_str())
+                remove_items(items, &removals, PlaylistItemRow::item_id)
             })
             .await?;
         Ok(snapshot_id(version))
     }
 
-    /// Replaces all items with `track_ids`.
-    pub async fn replace_playlist_items(
-        &self,
-        id: &str,
-        access: &Access,
-        track_ids: &[String],
-    ) -> CatalogResult<String> {
-        if track_ids.len() > MAX_ITEMS_PER_REQUEST {
+    /// Replaces all items with `items` (tracks and episodes).
+    pub async fn replace_playlist_items(&self, id: &str, access: &Access, items: &[ItemUri]) -> CatalogResult<String> {
+        if items.len() > MAX_ITEMS_PER_REQUEST {
             return Err(CatalogError::invalid(format!("at most {MAX_ITEMS_PER_REQUEST} items per request")));
         }
         self.editable(id, access).await?;
         let user_id = access.user(&[])?.to_owned();
-        self.check_tracks(track_ids).await?;
         let now = self.clock.now();
-        let new: Vec<PlaylistItemRow> = track_ids
-            .iter()
-            .map(|t| PlaylistItemRow { track_id: t.clone(), added_by: user_id.clone(), added_at: now.as_millis() })
-            .collect();
+        let new = self.item_rows(items, &user_id, now.as_millis()).await?;
         let version = self.store.edit_playlist_items(id, now, move |_, _| Ok(new)).await?;
         Ok(snapshot_id(version))
     }
@@ -529,7 +617,7 @@ mod tests {
     #[test]
     fn removals_by_track_or_checked_positions() {
         let list = || vec!["a", "b", "a", "c"];
-        let rm = |t: &str, p: Option<Vec<usize>>| Removal { track_id: t.to_owned(), positions: p };
+        let rm = |t: &str, p: Option<Vec<usize>>| Removal { item_id: t.to_owned(), positions: p };
         assert_eq!(remove_items(list(), &[rm("a", None)], |s| s).unwrap(), vec!["b", "c"]);
         assert_eq!(remove_items(list(), &[rm("a", Some(vec![2]))], |s| s).unwrap(), vec!["a", "b", "c"]);
         let err = remove_items(list(), &[rm("a", Some(vec![1]))], |s| s).unwrap_err();

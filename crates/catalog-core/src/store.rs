@@ -95,6 +95,7 @@ struct TrackRow {
     duration_ms: i64,
     explicit: bool,
     isrc: Option<String>,
+    mime: String,
     plays: i64,
 }
 
@@ -231,6 +232,7 @@ pub struct FileStateRow {
 pub struct TrackFileRow {
     pub path: String,
     pub mime: String,
+    pub duration_ms: i64,
 }
 
 #[derive(sqlx::FromRow)]
@@ -255,9 +257,18 @@ pub struct PlaylistRow {
 
 #[derive(sqlx::FromRow)]
 pub struct PlaylistItemRow {
-    pub track_id: String,
+    /// Exactly one of `track_id` and `episode_id` is set (a table constraint).
+    pub track_id: Option<String>,
+    pub episode_id: Option<String>,
     pub added_by: String,
     pub added_at: i64,
+}
+
+impl PlaylistItemRow {
+    /// The track's or the episode's id (ids of the two kinds never collide).
+    pub fn item_id(&self) -> &str {
+        self.track_id.as_deref().or(self.episode_id.as_deref()).unwrap_or_default()
+    }
 }
 
 #[derive(sqlx::FromRow)]
@@ -295,6 +306,8 @@ pub struct TrackUpsert {
     pub disc_number: u32,
     pub track_number: u32,
     pub duration_ms: u64,
+    /// From the file's parental-advisory tag (see `scan::advisory_is_explicit`).
+    pub explicit: bool,
     pub isrc: Option<String>,
     pub genre: Option<String>,
     pub year: Option<i64>,
@@ -321,7 +334,7 @@ pub struct AlbumUpsert {
     pub image: Option<(String, String, Vec<u8>)>,
 }
 
-const TRACK_SELECT: &str = "SELECT t.id, t.album_id, t.name, t.disc_number, t.track_number, t.duration_ms, t.explicit, t.isrc, \
+const TRACK_SELECT: &str = "SELECT t.id, t.album_id, t.name, t.disc_number, t.track_number, t.duration_ms, t.explicit, t.isrc, t.mime, \
      (SELECT COUNT(*) FROM plays p WHERE p.track_id = t.id) AS plays FROM tracks t";
 
 const ALBUM_SELECT: &str = "SELECT a.id, a.name, a.album_type, a.release_date, a.release_date_precision, a.label, a.genres, a.image_id, a.created_at, \
@@ -338,7 +351,12 @@ const USER_SELECT: &str = "SELECT u.id, u.username, u.display_name, u.password_h
 
 const PLAYLIST_SELECT: &str = "SELECT l.id, l.owner_id, l.name, l.description, l.public, l.collaborative, l.version, l.image_id, \
      (SELECT COUNT(*) FROM playlist_items i WHERE i.playlist_id = l.id) AS total_items, \
-     (SELECT COUNT(*) FROM saved_items s WHERE s.item_type = 'playlist' AND s.item_id = l.id) AS followers FROM playlists l";
+     (SELECT COUNT(*) FROM saved_items s WHERE s.item_type = 'playlist' AND s.item_id = l.id AND s.user_id <> l.owner_id) AS followers FROM playlists l";
+
+/// What playlist search matches: the name and description, lowercased.
+fn playlist_search_text(name: &str, description: Option<&str>) -> String {
+    format!("{} {}", name, description.unwrap_or_default()).to_lowercase()
+}
 
 /// Runs a dynamic `query_as` with string binds on either backend.
 macro_rules! fetch_all_binds {
@@ -644,13 +662,15 @@ impl Store {
 
     pub async fn track_file(&self, track_id: &str) -> StoreResult<Option<TrackFileRow>> {
         // Episodes and chapters stream like tracks.
-        with_db!(&self.db, |pool| sqlx::query_as(
-            "SELECT path, mime FROM tracks WHERE id = $1 UNION ALL SELECT path, mime FROM episodes WHERE id = $1"
+        with_db!(&self.db, |pool| {
+            sqlx::query_as(
+            "SELECT path, mime, duration_ms FROM tracks WHERE id = $1 UNION ALL SELECT path, mime, duration_ms FROM episodes WHERE id = $1"
         )
         .bind(track_id)
         .fetch_optional(pool)
         .await
-        .map_err(store_error))
+        .map_err(store_error)
+        })
     }
 
     /// Writes one scanned file: its artists, album (with artwork) and track,
@@ -733,9 +753,9 @@ impl Store {
             }
             sqlx::query(
                 "INSERT INTO tracks (id, album_id, name, disc_number, track_number, duration_ms, explicit, isrc, genre, year, path, file_size, file_mtime, mime, features, analysis, search_text, artist_text, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, FALSE, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $19, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) \
                  ON CONFLICT (id) DO UPDATE SET album_id = excluded.album_id, name = excluded.name, disc_number = excluded.disc_number, \
-                 track_number = excluded.track_number, duration_ms = excluded.duration_ms, isrc = excluded.isrc, genre = excluded.genre, \
+                 track_number = excluded.track_number, duration_ms = excluded.duration_ms, explicit = excluded.explicit, isrc = excluded.isrc, genre = excluded.genre, \
                  year = excluded.year, file_size = excluded.file_size, file_mtime = excluded.file_mtime, mime = excluded.mime, \
                  features = COALESCE(excluded.features, tracks.features), analysis = COALESCE(excluded.analysis, tracks.analysis), \
                  search_text = excluded.search_text, artist_text = excluded.artist_text",
@@ -758,6 +778,7 @@ impl Store {
             .bind(&search)
             .bind(&artist_text)
             .bind(now)
+            .bind(t.explicit)
             .execute(&mut *tx)
             .await
             .map_err(store_error)?;
@@ -949,6 +970,7 @@ impl Store {
                         duration_ms: to_u64(r.duration_ms),
                         explicit: r.explicit,
                         isrc: r.isrc,
+                        mime: r.mime,
                         popularity: popularity(r.plays),
                     },
                 ))
@@ -1028,6 +1050,45 @@ impl Store {
              ORDER BY (SELECT COUNT(*) FROM plays p WHERE p.track_id = t.id) DESC, t.name LIMIT {limit}"
         );
         Ok(fetch_all_binds!(&self.db, IdRow, sql, &[artist_id.to_owned()])?.into_iter().map(|r| r.id).collect())
+    }
+
+    /// Each artist's analysed tracks' feature JSON (related artists' sound).
+    pub async fn artist_features(&self) -> StoreResult<Vec<(String, String)>> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            artist_id: String,
+            features: String,
+        }
+        let rows: Vec<Row> = with_db!(&self.db, |pool| {
+            sqlx::query_as(
+            "SELECT ta.artist_id, t.features FROM track_artists ta JOIN tracks t ON t.id = ta.track_id WHERE t.features IS NOT NULL"
+        )
+        .fetch_all(pool)
+        .await
+        .map_err(store_error)
+        })?;
+        Ok(rows.into_iter().map(|r| (r.artist_id, r.features)).collect())
+    }
+
+    /// The artists of a user's most recent `limit` plays, with when each was played.
+    pub async fn played_artists(&self, user_id: &str, limit: u32) -> StoreResult<Vec<(i64, String)>> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            played_at: i64,
+            artist_id: String,
+        }
+        let rows: Vec<Row> = with_db!(&self.db, |pool| {
+            sqlx::query_as(
+            "SELECT p.played_at, ta.artist_id FROM (SELECT track_id, played_at FROM plays WHERE user_id = $1 ORDER BY played_at DESC LIMIT $2) p \
+             JOIN track_artists ta ON ta.track_id = p.track_id"
+        )
+        .bind(user_id)
+        .bind(i64::from(limit))
+        .fetch_all(pool)
+        .await
+        .map_err(store_error)
+        })?;
+        Ok(rows.into_iter().map(|r| (r.played_at, r.artist_id)).collect())
     }
 
     /// Every artist with their genres (for related artists and genre seeds).
@@ -1435,22 +1496,35 @@ impl Store {
 
     // ----- playlists -----------------------------------------------------
 
+    /// Inserts a playlist and its owner's follow of it, in one transaction.
     pub async fn insert_playlist(&self, row: &PlaylistRow, now: Timestamp) -> StoreResult<()> {
+        let search = playlist_search_text(&row.name, row.description.as_deref());
         with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
             sqlx::query(
-            "INSERT INTO playlists (id, owner_id, name, description, public, collaborative, version, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $7)"
-        )
-        .bind(&row.id)
-        .bind(&row.owner_id)
-        .bind(&row.name)
-        .bind(&row.description)
-        .bind(row.public)
-        .bind(row.collaborative)
-        .bind(now.as_millis())
-        .execute(pool)
-        .await
-        .map(drop)
-        .map_err(store_error)
+                "INSERT INTO playlists (id, owner_id, name, description, public, collaborative, version, created_at, updated_at, search_text) VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $7, $8)"
+            )
+            .bind(&row.id)
+            .bind(&row.owner_id)
+            .bind(&row.name)
+            .bind(&row.description)
+            .bind(row.public)
+            .bind(row.collaborative)
+            .bind(now.as_millis())
+            .bind(&search)
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?;
+            sqlx::query(
+                "INSERT INTO saved_items (user_id, item_type, item_id, added_at) VALUES ($1, 'playlist', $2, $3) ON CONFLICT DO NOTHING",
+            )
+            .bind(&row.owner_id)
+            .bind(&row.id)
+            .bind(now.as_millis())
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?;
+            tx.commit().await.map_err(store_error)
         })
     }
 
@@ -1459,8 +1533,8 @@ impl Store {
         Ok(fetch_all_binds!(&self.db, PlaylistRow, sql, &[id.to_owned()])?.into_iter().next())
     }
 
-    /// Playlists a user owns or follows, newest first; `public_only` for
-    /// another user's list.
+    /// Playlists a user follows (a creator follows what they create),
+    /// newest first; `public_only` for another user's list.
     pub async fn playlists_of(
         &self,
         user_id: &str,
@@ -1475,7 +1549,7 @@ impl Store {
             " AND (l.public OR l.owner_id = $1 OR EXISTS (SELECT 1 FROM playlist_collaborators c WHERE c.playlist_id = l.id AND c.user_id = $1))"
         };
         let filter = format!(
-            " WHERE (l.owner_id = $1 OR EXISTS (SELECT 1 FROM saved_items s WHERE s.user_id = $1 AND s.item_type = 'playlist' AND s.item_id = l.id)){visible}"
+            " WHERE EXISTS (SELECT 1 FROM saved_items s WHERE s.user_id = $1 AND s.item_type = 'playlist' AND s.item_id = l.id){visible}"
         );
         let sql = format!(
             "{PLAYLIST_SELECT}{filter} ORDER BY l.created_at DESC, l.id LIMIT {} OFFSET {}",
@@ -1485,6 +1559,55 @@ impl Store {
         let count = format!("SELECT COUNT(*) AS n FROM playlists l{filter}");
         let total: Vec<Count> = fetch_all_binds!(&self.db, Count, count, &[user_id.to_owned()])?;
         Ok(Slice { items: rows, total: total.first().map_or(0, |c| to_u64(c.n)) })
+    }
+
+    /// A browse category's playlists: those the operator curated for it
+    /// (in their order), then the public playlists holding tracks of the
+    /// genre `category` (lowercased), those with the most such tracks first,
+    /// then the most followed. Only public playlists are listed.
+    pub async fn category_playlists(&self, category: &str, window: Window) -> StoreResult<Slice<PlaylistRow>> {
+        let curated = "(SELECT c.position FROM category_playlists c WHERE c.category = $1 AND c.playlist_id = l.id)";
+        let of_genre = "(SELECT COUNT(*) FROM playlist_items i JOIN tracks t ON t.id = i.track_id \
+             WHERE i.playlist_id = l.id AND LOWER(t.genre) = $1)";
+        let filter = format!("WHERE l.public AND ({curated} IS NOT NULL OR {of_genre} > 0)");
+        let sql = format!(
+            "{PLAYLIST_SELECT} {filter} ORDER BY COALESCE({curated}, 1000000000), {of_genre} DESC, followers DESC, l.created_at DESC, l.id \
+             LIMIT {} OFFSET {}",
+            window.limit, window.offset
+        );
+        let binds = [category.to_owned()];
+        let rows = fetch_all_binds!(&self.db, PlaylistRow, sql, &binds)?;
+        let count = format!("SELECT COUNT(*) AS n FROM playlists l {filter}");
+        let total: Vec<Count> = fetch_all_binds!(&self.db, Count, count, &binds)?;
+        Ok(Slice { items: rows, total: total.first().map_or(0, |c| to_u64(c.n)) })
+    }
+
+    /// Replaces the playlists curated for `category`, in order.
+    pub async fn set_category_playlists(&self, category: &str, playlist_ids: &[String]) -> StoreResult<()> {
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            sqlx::query("DELETE FROM category_playlists WHERE category = $1")
+                .bind(category)
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
+            for (position, id) in playlist_ids.iter().enumerate() {
+                sqlx::query("INSERT INTO category_playlists (category, playlist_id, position) VALUES ($1, $2, $3)")
+                    .bind(category)
+                    .bind(id)
+                    .bind(i64::try_from(position).unwrap_or(i64::MAX))
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(store_error)?;
+            }
+            tx.commit().await.map_err(store_error)
+        })
+    }
+
+    /// The playlists curated for `category`, in order.
+    pub async fn curated_playlist_ids(&self, category: &str) -> StoreResult<Vec<String>> {
+        let sql = "SELECT playlist_id AS id FROM category_playlists WHERE category = $1 ORDER BY position".to_owned();
+        Ok(fetch_all_binds!(&self.db, IdRow, sql, &[category.to_owned()])?.into_iter().map(|r| r.id).collect())
     }
 
     /// Public playlists, most followed first (featured and category lists).
@@ -1503,7 +1626,8 @@ impl Store {
         with_db!(&self.db, |pool| {
             sqlx::query(
             "UPDATE playlists SET name = COALESCE($2, name), description = COALESCE($3, description), public = COALESCE($4, public), \
-             collaborative = COALESCE($5, collaborative), updated_at = $6 WHERE id = $1"
+             collaborative = COALESCE($5, collaborative), updated_at = $6, \
+             search_text = lower(COALESCE($2, name) || ' ' || COALESCE($3, description, '')) WHERE id = $1"
         )
         .bind(id)
         .bind(&details.name)
@@ -1521,7 +1645,7 @@ impl Store {
     pub async fn playlist_items(&self, id: &str, window: Window) -> StoreResult<Slice<PlaylistItemRow>> {
         let rows: Vec<PlaylistItemRow> = with_db!(&self.db, |pool| {
             sqlx::query_as(
-            "SELECT track_id, added_by, added_at FROM playlist_items WHERE playlist_id = $1 ORDER BY position LIMIT $2 OFFSET $3"
+            "SELECT track_id, episode_id, added_by, added_at FROM playlist_items WHERE playlist_id = $1 ORDER BY position LIMIT $2 OFFSET $3"
         )
         .bind(id)
         .bind(i64::from(window.limit))
@@ -1568,7 +1692,7 @@ impl Store {
                 return Err(crate::error::CatalogError::NotFound("playlist"));
             };
             let current: Vec<PlaylistItemRow> = sqlx::query_as(
-                "SELECT track_id, added_by, added_at FROM playlist_items WHERE playlist_id = $1 ORDER BY position",
+                "SELECT track_id, episode_id, added_by, added_at FROM playlist_items WHERE playlist_id = $1 ORDER BY position",
             )
             .bind(id)
             .fetch_all(&mut *tx)
@@ -1581,12 +1705,13 @@ impl Store {
                 .await
                 .map_err(store_error)?;
             for (position, item) in next.iter().enumerate() {
-                sqlx::query("INSERT INTO playlist_items (playlist_id, position, track_id, added_by, added_at) VALUES ($1, $2, $3, $4, $5)")
+                sqlx::query("INSERT INTO playlist_items (playlist_id, position, track_id, episode_id, added_by, added_at) VALUES ($1, $2, $3, $6, $4, $5)")
                     .bind(id)
                     .bind(i64::try_from(position).unwrap_or(i64::MAX))
                     .bind(&item.track_id)
                     .bind(&item.added_by)
                     .bind(item.added_at)
+                    .bind(&item.episode_id)
                     .execute(&mut *tx)
                     .await
                     .map_err(store_error)?;
@@ -1698,6 +1823,8 @@ impl Store {
     }
 
     /// Plays newest first, strictly before `before` and after `after` (ms).
+    /// With `after`, the page is the `limit` plays right after that instant
+    /// (the next page forward in time); otherwise the newest before `before`.
     pub async fn plays(
         &self,
         user_id: &str,
@@ -1705,18 +1832,38 @@ impl Store {
         before: Option<i64>,
         limit: u32,
     ) -> StoreResult<Vec<PlayRow>> {
-        with_db!(&self.db, |pool| {
-            sqlx::query_as(
-            "SELECT track_id, played_at, context_uri FROM plays WHERE user_id = $1 AND played_at > $2 AND played_at < $3 ORDER BY played_at DESC LIMIT $4"
-        )
-        .bind(user_id)
-        .bind(after.unwrap_or(i64::MIN))
-        .bind(before.unwrap_or(i64::MAX))
-        .bind(i64::from(limit))
-        .fetch_all(pool)
-        .await
-        .map_err(store_error)
-        })
+        let order = if after.is_some() { "ASC" } else { "DESC" };
+        let sql = format!(
+            "SELECT track_id, played_at, context_uri FROM plays WHERE user_id = $1 AND played_at > $2 AND played_at < $3 ORDER BY played_at {order} LIMIT $4"
+        );
+        let mut rows: Vec<PlayRow> = with_db!(&self.db, |pool| {
+            sqlx::query_as(AssertSqlSafe(sql.clone()))
+                .bind(user_id)
+                .bind(after.unwrap_or(i64::MIN))
+                .bind(before.unwrap_or(i64::MAX))
+                .bind(i64::from(limit))
+                .fetch_all(pool)
+                .await
+                .map_err(store_error)
+        })?;
+        if after.is_some() {
+            rows.reverse();
+        }
+        Ok(rows)
+    }
+
+    /// How many plays lie strictly between `after` and `before` (ms).
+    pub async fn count_plays(&self, user_id: &str, after: Option<i64>, before: Option<i64>) -> StoreResult<u64> {
+        let row: Count = with_db!(&self.db, |pool| {
+            sqlx::query_as("SELECT COUNT(*) AS n FROM plays WHERE user_id = $1 AND played_at > $2 AND played_at < $3")
+                .bind(user_id)
+                .bind(after.unwrap_or(i64::MIN))
+                .bind(before.unwrap_or(i64::MAX))
+                .fetch_one(pool)
+                .await
+                .map_err(store_error)
+        })?;
+        Ok(to_u64(row.n))
     }
 
     /// Track ids with their play counts since `since`, most played first.
@@ -2274,6 +2421,42 @@ impl Store {
     /// episode's name and its show's), ordered by name. Words are answered
     /// from the full-text index; `year:` filters episodes by release date;
     /// any other field filter matches nothing, as these types lack the field.
+    /// One page of public playlists whose name or description holds every
+    /// word, ordered by name, answered from the full-text index. Field
+    /// filters match nothing: playlists have no artist, album or year.
+    pub async fn search_playlist_ids(&self, q: &SearchQuery, window: Window) -> StoreResult<Slice<String>> {
+        let postgres = matches!(self.db, Db::Postgres(_));
+        let mut binds: Vec<String> = Vec::new();
+        let mut conds: Vec<String> = vec!["l.public".to_owned()];
+        if !q.terms.is_empty() {
+            conds.push(text_condition(
+                postgres,
+                ("l", "playlists"),
+                &[TextMatch::new("search_text", &q.terms)],
+                &mut binds,
+            ));
+        }
+        if q.artist.is_some()
+            || q.album.is_some()
+            || q.has_track_fields()
+            || q.genre.is_some()
+            || q.tag_new
+            || q.years.is_some()
+        {
+            conds.push("1 = 0".to_owned());
+        }
+        let plan = SearchPlan {
+            alias: "l",
+            table: "playlists",
+            index: "playlists_name".to_owned(),
+            order: "l.name, l.id",
+            conds,
+            count: None,
+            walk: None,
+        };
+        self.search_page(&plan, &binds, window).await
+    }
+
     pub async fn search_spoken_ids(
         &self,
         kind: crate::ids::ItemKind,

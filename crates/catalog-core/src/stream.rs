@@ -33,6 +33,10 @@ pub struct StreamLink {
 pub struct StreamFile {
     pub path: PathBuf,
     pub mime: String,
+    pub duration_ms: u64,
+    /// Set when a browser cannot play the file and ffmpeg is installed: the
+    /// file is then sent as MP3 encoded on the fly (see [`crate::transcode`]).
+    pub transcode: Option<crate::transcode::Ffmpeg>,
 }
 
 /// The answer to a `Range` header over a body of `len` bytes.
@@ -93,7 +97,7 @@ fn sign(key: &[u8], track_id: &str, expires: i64) -> CatalogResult<String> {
 }
 
 impl Catalog {
-    async fn stream_key(&self) -> CatalogResult<&[u8]> {
+    pub(crate) async fn stream_key(&self) -> CatalogResult<&[u8]> {
         let key = self
             .stream_key
             .get_or_try_init(|| async { self.store.secret("stream-link-key", &random_token(32)).await })
@@ -119,8 +123,20 @@ impl Catalog {
             return Err(CatalogError::Forbidden("the stream link expired".to_owned()));
         }
         let file = self.store.track_file(track_id).await?.ok_or(CatalogError::NotFound("track"))?;
-        Ok(StreamFile { path: PathBuf::from(file.path), mime: file.mime })
+        let transcode = self.ffmpeg().filter(|_| crate::transcode::needs_transcoding(&file.mime)).cloned();
+        Ok(StreamFile {
+            path: PathBuf::from(file.path),
+            mime: file.mime,
+            duration_ms: u64::try_from(file.duration_ms).unwrap_or(0),
+            transcode,
+        })
     }
+}
+
+/// A stream link's signature, for tests elsewhere in the crate.
+#[cfg(test)]
+pub(crate) fn tests_sign(key: &[u8], track_id: &str, expires: i64) -> String {
+    sign(key, track_id, expires).unwrap_or_default()
 }
 
 #[cfg(test)]

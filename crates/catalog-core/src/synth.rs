@@ -186,6 +186,20 @@ pub fn write_wav(path: &Path, samples: &[f32], rate: u32, tags: &[(&str, String)
     file.write_all(&out)
 }
 
+/// The demo track tagged explicit, so a client sees `explicit: true` on a
+/// fresh catalog.
+pub const EXPLICIT_DEMO_TITLE: &str = "Minor Detour";
+
+/// Adds an ID3v2 chunk holding iTunes' parental advisory (`TXXX:ITUNESADVISORY`
+/// = 1) to a WAV file, beside its INFO list, as taggers such as Mp3tag do.
+pub fn mark_explicit(path: &Path) -> std::io::Result<()> {
+    use lofty::config::WriteOptions;
+    use lofty::tag::{ItemKey, Tag, TagExt as _, TagType};
+    let mut tag = Tag::new(TagType::Id3v2);
+    tag.insert_text(ItemKey::ParentalAdvisory, "1".to_owned());
+    tag.save_to_path(path, WriteOptions::default()).map_err(std::io::Error::other)
+}
+
 /// Writes the demo library under `dir` (one folder per artist and album).
 pub fn write_demo_library(dir: &Path) -> std::io::Result<usize> {
     write_library(dir, SongSpec::demo(0).seconds)
@@ -207,6 +221,9 @@ pub fn write_library(dir: &Path, seconds: f64) -> std::io::Result<usize> {
             ("ITRK", spec.track.to_string()),
         ];
         write_wav(&path, &song(&spec), spec.rate, &tags)?;
+        if spec.title == EXPLICIT_DEMO_TITLE {
+            mark_explicit(&path)?;
+        }
     }
     Ok(SongSpec::demo_count() + write_spoken(dir, seconds)?)
 }

@@ -26,7 +26,10 @@ impl FromRequestParts<AppState> for Auth {
         let query = parts.uri.query().unwrap_or("");
         let pairs = serde_urlencoded::from_str::<Vec<(String, String)>>(query).unwrap_or_default();
         let market = Query { path: String::new(), pairs }.market().map(str::to_owned);
-        Ok(Self(state.catalog.admit(header, market.as_deref()).await?))
+        let access = state.catalog.admit(header, market.as_deref()).await?;
+        // Answers sign `preview_url`s without I/O; the key is read once per process.
+        state.catalog.warm_link_key().await?;
+        Ok(Self(access))
     }
 }
 

@@ -67,8 +67,14 @@ impl AppState {
         self
     }
 
+    /// Wire objects for a request that named no market.
     pub fn wire(&self) -> Wire<'_> {
-        Wire { base: &self.public_url }
+        Wire { base: &self.public_url, markets: self.catalog.markets(), market: None, catalog: &self.catalog }
+    }
+
+    /// Wire objects for the caller's request: `is_playable` follows its market.
+    pub fn wire_at<'a>(&'a self, access: &'a catalog_core::Access) -> Wire<'a> {
+        Wire { market: access.market.as_deref(), ..self.wire() }
     }
 }
 
@@ -151,6 +157,7 @@ pub fn router(state: AppState) -> Router {
         .route("/connect/devices/{id}", delete(d::unregister))
         .route("/connect/devices/{id}/state", get(d::state).put(d::report))
         .route("/stream/{id}", get(d::stream))
+        .route("/preview/{id}", get(d::preview))
         .route("/player", get(d::page))
         .route("/player/player.js", get(d::script))
         // Playlists

@@ -9,6 +9,7 @@
 //! `linked_from`, and the `external_ids` the catalog does not know.
 
 use catalog_core::audio::{AudioAnalysis, AudioFeatures};
+use catalog_core::markets::Markets;
 use catalog_core::player::{Device, NowPlaying};
 use catalog_core::{
     Album, Artist, ArtistRef, Episode, ItemKind, Playable, Playlist, PlaylistItem, Show, Track, User, Window,
@@ -18,13 +19,16 @@ use serde_json::{Value, json};
 
 use crate::extract::Query;
 
-/// Markets every item is available in (the catalog does not restrict by country).
-pub const MARKETS: &[&str] = &["US"];
-
 /// Builds wire objects with absolute links on the catalog's public origin.
 #[derive(Clone, Copy, Debug)]
 pub struct Wire<'a> {
     pub base: &'a str,
+    /// The configured markets: every item's `available_markets`.
+    pub markets: &'a Markets,
+    /// The request's `market` (upper case), which decides `is_playable`.
+    pub market: Option<&'a str>,
+    /// Signs `preview_url`s (without I/O: the `Auth` extractor loaded the key).
+    pub catalog: &'a catalog_core::Catalog,
 }
 
 pub fn iso(at: Timestamp) -> String {
@@ -37,6 +41,34 @@ pub fn iso(at: Timestamp) -> String {
 }
 
 impl Wire<'_> {
+    fn available_markets(&self) -> Value {
+        json!(self.markets.codes())
+    }
+
+    fn is_playable(&self) -> bool {
+        self.markets.is_playable(self.market)
+    }
+
+    /// Adds Spotify's `restrictions` (reason `market`) to an object that is
+    /// not playable in the request's market; Spotify leaves the key out
+    /// otherwise.
+    fn restrict(&self, mut v: Value) -> Value {
+        if !self.is_playable()
+            && let Some(map) = v.as_object_mut()
+        {
+            map.insert("restrictions".to_owned(), json!({ "reason": "market" }));
+        }
+        v
+    }
+
+    /// 30 seconds of the track (`/preview/{id}`), or null where its format
+    /// cannot be cut without an ffmpeg that is not installed.
+    fn preview_url(&self, t: &Track) -> Value {
+        self.catalog
+            .preview_signature(&t.id, &t.mime)
+            .map_or(Value::Null, |sig| json!(format!("{}/preview/{}?signature={sig}", self.base, t.id)))
+    }
+
     fn href(&self, plural: &str, id: &str) -> String {
         format!("{}/v1/{plural}/{id}", self.base)
     }
@@ -79,10 +111,10 @@ impl Wire<'_> {
     }
 
     pub fn album_simple(&self, a: &Album) -> Value {
-        json!({
+        self.restrict(json!({
             "album_type": a.album_type,
             "total_tracks": a.total_tracks,
-            "available_markets": MARKETS,
+            "available_markets": self.available_markets(),
             "external_urls": self.external("album", &a.id),
             "href": self.href("albums", &a.id),
             "id": a.id,
@@ -93,8 +125,8 @@ impl Wire<'_> {
             "type": "album",
             "uri": format!("spotify:album:{}", a.id),
             "artists": a.artists.iter().map(|r| self.artist_simple(r)).collect::<Vec<_>>(),
-            "is_playable": true,
-        })
+            "is_playable": self.is_playable(),
+        }))
     }
 
     /// An album in an artist's discography, with `album_group`.
@@ -124,23 +156,23 @@ impl Wire<'_> {
     }
 
     pub fn track_simple(&self, t: &Track) -> Value {
-        json!({
+        self.restrict(json!({
             "artists": t.artists.iter().map(|r| self.artist_simple(r)).collect::<Vec<_>>(),
-            "available_markets": MARKETS,
+            "available_markets": self.available_markets(),
             "disc_number": t.disc_number,
             "duration_ms": t.duration_ms,
             "explicit": t.explicit,
             "external_urls": self.external("track", &t.id),
             "href": self.href("tracks", &t.id),
             "id": t.id,
-            "is_playable": true,
+            "is_playable": self.is_playable(),
             "name": t.name,
-            "preview_url": null,
+            "preview_url": self.preview_url(t),
             "track_number": t.track_number,
             "type": "track",
             "uri": format!("spotify:track:{}", t.id),
             "is_local": false,
-        })
+        }))
     }
 
     pub fn track(&self, t: &Track) -> Value {
@@ -211,11 +243,14 @@ impl Wire<'_> {
         v
     }
 
+    /// A playlist item: `track` (and `item`) is a full track or a full
+    /// episode object, each with Spotify's legacy `track`/`episode` flags.
     pub fn playlist_item(&self, item: &PlaylistItem) -> Value {
-        let mut track = self.track(&item.track);
+        let episode = matches!(item.item, Playable::Episode(_));
+        let mut track = self.playable(&item.item);
         if let Some(map) = track.as_object_mut() {
-            map.insert("episode".to_owned(), json!(false));
-            map.insert("track".to_owned(), json!(true));
+            map.insert("episode".to_owned(), json!(episode));
+            map.insert("track".to_owned(), json!(!episode));
         }
         json!({
             "added_at": iso(item.added_at),
@@ -419,7 +454,7 @@ impl Wire<'_> {
         let kind = s.kind.as_str();
         let plural = format!("{kind}s");
         let mut v = json!({
-            "available_markets": MARKETS,
+            "available_markets": self.available_markets(),
             "copyrights": Self::copyrights(&s.publisher),
             "description": s.description,
             "html_description": html_escape(&s.description),
@@ -477,7 +512,7 @@ impl Wire<'_> {
             "href": self.href(&format!("{kind}s"), &e.id),
             "id": e.id,
             "images": self.images(e.show.image_id.as_deref()),
-            "is_playable": true,
+            "is_playable": self.is_playable(),
             "languages": [],
             "name": e.name,
             "release_date": e.release_date,
@@ -490,13 +525,13 @@ impl Wire<'_> {
             if e.kind() == ItemKind::Chapter {
                 map.insert("chapter_number".to_owned(), json!(e.number));
                 // Chapters list markets; episodes do not (Spotify's schemas).
-                map.insert("available_markets".to_owned(), json!(MARKETS));
+                map.insert("available_markets".to_owned(), self.available_markets());
             } else {
                 map.insert("is_externally_hosted".to_owned(), json!(false));
                 map.insert("language".to_owned(), json!(""));
             }
         }
-        v
+        self.restrict(v)
     }
 
     /// A track's or an episode's full object (what the player plays).

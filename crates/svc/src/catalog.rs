@@ -57,9 +57,26 @@ pub const fn exit_code(err: &CatalogError) -> u8 {
 }
 
 pub async fn open_catalog(store: &StoreArgs) -> anyhow::Result<Catalog> {
-    Catalog::open(store.catalog_database_url.as_deref(), &store.data_dir, Arc::new(SystemClock))
+    let markets = markets_from(std::env::var("SVC_CATALOG_MARKETS").ok().as_deref())?;
+    Ok(Catalog::open(store.catalog_database_url.as_deref(), &store.data_dir, Arc::new(SystemClock))
         .await
-        .context("could not open the catalog's store")
+        .context("could not open the catalog's store")?
+        .with_markets(markets)
+        // Optional: Opus and WavPack analysis, streams of AIFF, WavPack and ALAC.
+        .with_ffmpeg(std::env::var_os("PATH").and_then(|path| catalog_core::transcode::Ffmpeg::find_in(&path))))
+}
+
+/// The markets `SVC_CATALOG_MARKETS` names (comma-separated ISO codes),
+/// one market, `US`, when it is unset or empty. Read where the catalog is
+/// opened, so the server and the admin commands (which create users, whose
+/// country is the first market) agree.
+fn markets_from(raw: Option<&str>) -> anyhow::Result<catalog_core::markets::Markets> {
+    match raw.map(str::trim).filter(|r| !r.is_empty()) {
+        None => Ok(catalog_core::markets::Markets::default()),
+        Some(raw) => {
+            catalog_core::markets::Markets::parse(raw).map_err(|e| anyhow::anyhow!("SVC_CATALOG_MARKETS: {e}"))
+        }
+    }
 }
 
 pub async fn run(command: CatalogCommand, store: &StoreArgs, out: &Output) -> anyhow::Result<()> {
@@ -82,12 +99,22 @@ pub async fn run(command: CatalogCommand, store: &StoreArgs, out: &Output) -> an
             if !json_mode && done.total > 0 {
                 eprintln!();
             }
+            // Every file the scan could not read is named, never skipped silently.
+            let mut text = format!(
+                "scanned {} files: {} imported, {} unchanged, {} failed, {} removed",
+                done.total, done.added, done.unchanged, done.failed, done.removed
+            );
+            for p in &done.problems {
+                text.push_str(&format!("\n  {}: {}", p.path, p.problem));
+            }
+            let problems: Vec<_> = done
+                .problems
+                .iter()
+                .map(|p| json!({ "path": p.path, "problem": p.problem, "imported": p.imported }))
+                .collect();
             out.emit(
-                &format!(
-                    "scanned {} files: {} imported, {} unchanged, {} failed, {} removed",
-                    done.total, done.added, done.unchanged, done.failed, done.removed
-                ),
-                &json!({ "files": done.total, "imported": done.added, "unchanged": done.unchanged, "failed": done.failed, "removed": done.removed }),
+                &text,
+                &json!({ "files": done.total, "imported": done.added, "unchanged": done.unchanged, "failed": done.failed, "removed": done.removed, "problems": problems }),
             );
         }
         CatalogCommand::App(AppCommand::Create { name, redirect_uris }) => {

@@ -8,6 +8,7 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
+use catalog_core::Access;
 use catalog_core::ids::{ItemKind, parse_id};
 use catalog_core::library::{RecommendationRequest, TUNABLE_FIELDS, Tunable};
 use catalog_core::search::SearchQuery;
@@ -16,47 +17,46 @@ use serde_json::{Value, json};
 use crate::AppState;
 use crate::error::ApiError;
 use crate::extract::{Auth, Query};
-use crate::wire::MARKETS;
 
 type ApiResult = Result<Json<Value>, ApiError>;
 
-pub async fn track(State(s): State<AppState>, Auth(_): Auth, Path(id): Path<String>) -> ApiResult {
+pub async fn track(State(s): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> ApiResult {
     let track = s.catalog.track(&parse_id(&id, ItemKind::Track)?).await?;
-    Ok(Json(s.wire().track(&track)))
+    Ok(Json(s.wire_at(&a).track(&track)))
 }
 
-pub async fn tracks(State(s): State<AppState>, Auth(_): Auth, q: Query) -> ApiResult {
+pub async fn tracks(State(s): State<AppState>, Auth(a): Auth, q: Query) -> ApiResult {
     let ids = q.ids(ItemKind::Track, 50)?;
-    let w = s.wire();
+    let w = s.wire_at(&a);
     let items: Vec<Value> =
         s.catalog.tracks(&ids).await?.iter().map(|t| t.as_ref().map_or(Value::Null, |t| w.track(t))).collect();
     Ok(Json(json!({ "tracks": items })))
 }
 
-async fn album_tracks_page(s: &AppState, id: &str, q: &Query) -> Result<Value, ApiError> {
+async fn album_tracks_page(s: &AppState, a: &Access, id: &str, q: &Query) -> Result<Value, ApiError> {
     let window = q.window(50, 50)?;
     let page = s.catalog.album_tracks(id, window).await?;
-    let w = s.wire();
+    let w = s.wire_at(a);
     Ok(w.paging(q, page.items.iter().map(|t| w.track_simple(t)).collect(), window, page.total))
 }
 
-pub async fn album(State(s): State<AppState>, Auth(_): Auth, Path(id): Path<String>) -> ApiResult {
+pub async fn album(State(s): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> ApiResult {
     let id = parse_id(&id, ItemKind::Album)?;
     let album = s.catalog.album(&id).await?;
     let tracks_query = Query { path: format!("/v1/albums/{id}/tracks"), pairs: Vec::new() };
-    let tracks = album_tracks_page(&s, &id, &tracks_query).await?;
-    Ok(Json(s.wire().album(&album, tracks)))
+    let tracks = album_tracks_page(&s, &a, &id, &tracks_query).await?;
+    Ok(Json(s.wire_at(&a).album(&album, tracks)))
 }
 
-pub async fn albums(State(s): State<AppState>, Auth(_): Auth, q: Query) -> ApiResult {
+pub async fn albums(State(s): State<AppState>, Auth(a): Auth, q: Query) -> ApiResult {
     let ids = q.ids(ItemKind::Album, 20)?;
     let mut items = Vec::with_capacity(ids.len());
     for album in s.catalog.albums(&ids).await? {
         items.push(match album {
-            Some(a) => {
-                let tq = Query { path: format!("/v1/albums/{}/tracks", a.id), pairs: Vec::new() };
-                let tracks = album_tracks_page(&s, &a.id, &tq).await?;
-                s.wire().album(&a, tracks)
+            Some(album) => {
+                let tq = Query { path: format!("/v1/albums/{}/tracks", album.id), pairs: Vec::new() };
+                let tracks = album_tracks_page(&s, &a, &album.id, &tq).await?;
+                s.wire_at(&a).album(&album, tracks)
             }
             None => Value::Null,
         });
@@ -64,48 +64,48 @@ pub async fn albums(State(s): State<AppState>, Auth(_): Auth, q: Query) -> ApiRe
     Ok(Json(json!({ "albums": items })))
 }
 
-pub async fn album_tracks(State(s): State<AppState>, Auth(_): Auth, Path(id): Path<String>, q: Query) -> ApiResult {
+pub async fn album_tracks(State(s): State<AppState>, Auth(a): Auth, Path(id): Path<String>, q: Query) -> ApiResult {
     let id = parse_id(&id, ItemKind::Album)?;
-    Ok(Json(album_tracks_page(&s, &id, &q).await?))
+    Ok(Json(album_tracks_page(&s, &a, &id, &q).await?))
 }
 
-pub async fn artist(State(s): State<AppState>, Auth(_): Auth, Path(id): Path<String>) -> ApiResult {
+pub async fn artist(State(s): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> ApiResult {
     let artist = s.catalog.artist(&parse_id(&id, ItemKind::Artist)?).await?;
-    Ok(Json(s.wire().artist(&artist)))
+    Ok(Json(s.wire_at(&a).artist(&artist)))
 }
 
-pub async fn artists(State(s): State<AppState>, Auth(_): Auth, q: Query) -> ApiResult {
+pub async fn artists(State(s): State<AppState>, Auth(a): Auth, q: Query) -> ApiResult {
     let ids = q.ids(ItemKind::Artist, 50)?;
-    let w = s.wire();
+    let w = s.wire_at(&a);
     let items: Vec<Value> =
         s.catalog.artists(&ids).await?.iter().map(|a| a.as_ref().map_or(Value::Null, |a| w.artist(a))).collect();
     Ok(Json(json!({ "artists": items })))
 }
 
-pub async fn artist_albums(State(s): State<AppState>, Auth(_): Auth, Path(id): Path<String>, q: Query) -> ApiResult {
+pub async fn artist_albums(State(s): State<AppState>, Auth(a): Auth, Path(id): Path<String>, q: Query) -> ApiResult {
     let id = parse_id(&id, ItemKind::Artist)?;
     // The current spec caps this at 10; older clients ask for up to 50.
     let window = q.window(20, 50)?;
     let page = s.catalog.artist_albums(&id, window).await?;
-    let w = s.wire();
+    let w = s.wire_at(&a);
     Ok(Json(w.paging(&q, page.items.iter().map(|a| w.album_of_artist(a, &id)).collect(), window, page.total)))
 }
 
-pub async fn artist_top_tracks(State(s): State<AppState>, Auth(_): Auth, Path(id): Path<String>) -> ApiResult {
+pub async fn artist_top_tracks(State(s): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> ApiResult {
     let tracks = s.catalog.artist_top_tracks(&parse_id(&id, ItemKind::Artist)?).await?;
-    let w = s.wire();
+    let w = s.wire_at(&a);
     Ok(Json(json!({ "tracks": tracks.iter().map(|t| w.track(t)).collect::<Vec<_>>() })))
 }
 
-pub async fn related_artists(State(s): State<AppState>, Auth(_): Auth, Path(id): Path<String>) -> ApiResult {
-    let artists = s.catalog.related_artists(&parse_id(&id, ItemKind::Artist)?).await?;
-    let w = s.wire();
+pub async fn related_artists(State(s): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> ApiResult {
+    let artists = s.catalog.related_artists(&parse_id(&id, ItemKind::Artist)?, a.user_id.as_deref()).await?;
+    let w = s.wire_at(&a);
     Ok(Json(json!({ "artists": artists.iter().map(|a| w.artist(a)).collect::<Vec<_>>() })))
 }
 
 /// `GET /search`: one paging object per requested type, the types searched
 /// concurrently (each is its own read of the store).
-pub async fn search(State(s): State<AppState>, Auth(_): Auth, q: Query) -> ApiResult {
+pub async fn search(State(s): State<AppState>, Auth(a): Auth, q: Query) -> ApiResult {
     let text = q.required("q")?;
     let types = q.required("type")?;
     // Spotify's current limit is 10 (default 5); older clients ask for 50.
@@ -119,9 +119,9 @@ pub async fn search(State(s): State<AppState>, Auth(_): Auth, q: Query) -> ApiRe
             other => Err(ApiError::bad_request(format!("Bad search type field {other}"))),
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let (s, q, query) = (&s, &q, &query);
+    let (s, q, query, a) = (&s, &q, &query, &a);
     let pages = kinds.into_iter().map(|kind| async move {
-        let w = s.wire();
+        let w = s.wire_at(a);
         let value = match kind {
             "track" => {
                 let p = s.catalog.search_tracks(query, window).await?;
@@ -144,8 +144,10 @@ pub async fn search(State(s): State<AppState>, Auth(_): Auth, q: Query) -> ApiRe
                 let p = s.catalog.search_episodes(query, window).await?;
                 w.paging(q, p.items.iter().map(|e| w.episode_simple(e)).collect(), window, p.total)
             }
-            // No public playlist search yet: an empty page.
-            _ => w.paging(q, Vec::new(), window, 0),
+            _ => {
+                let p = s.catalog.search_playlists(query, window).await?;
+                w.paging(q, p.items.iter().map(|l| w.playlist_simple(l)).collect(), window, p.total)
+            }
         };
         Ok::<_, ApiError>((format!("{kind}s"), value))
     });
@@ -153,23 +155,35 @@ pub async fn search(State(s): State<AppState>, Auth(_): Auth, q: Query) -> ApiRe
     Ok(Json(Value::Object(out)))
 }
 
-pub async fn new_releases(State(s): State<AppState>, Auth(_): Auth, q: Query) -> ApiResult {
+pub async fn new_releases(State(s): State<AppState>, Auth(a): Auth, q: Query) -> ApiResult {
     let window = q.window(20, 50)?;
     let page = s.catalog.new_releases(window).await?;
-    let w = s.wire();
+    let w = s.wire_at(&a);
     Ok(Json(
         json!({ "albums": w.paging(&q, page.items.iter().map(|a| w.album_simple(a)).collect(), window, page.total) }),
     ))
 }
 
-pub async fn featured_playlists(State(s): State<AppState>, Auth(_): Auth, q: Query) -> ApiResult {
+pub async fn featured_playlists(State(s): State<AppState>, Auth(a): Auth, q: Query) -> ApiResult {
     let window = q.window(20, 50)?;
     let page = s.catalog.public_playlists(window).await?;
-    let w = s.wire();
+    let w = s.wire_at(&a);
     Ok(Json(json!({
         "message": "Popular playlists",
         "playlists": w.paging(&q, page.items.iter().map(|p| w.playlist_simple(p)).collect(), window, page.total),
     })))
+}
+
+/// A genre's display name: `hip-hop` is "Hip Hop".
+fn category_name(genre: &str) -> String {
+    genre
+        .split(['-', ' '])
+        .map(|w| {
+            let mut c = w.chars();
+            c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn category(s: &AppState, genre: &str) -> Value {
@@ -177,15 +191,12 @@ fn category(s: &AppState, genre: &str) -> Value {
         "href": format!("{}/v1/browse/categories/{genre}", s.public_url),
         "icons": [],
         "id": genre,
-        "name": genre.split(['-', ' ']).map(|w| {
-            let mut c = w.chars();
-            c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
-        }).collect::<Vec<_>>().join(" "),
+        "name": category_name(genre),
     })
 }
 
 /// Browse categories are the library's genres.
-pub async fn categories(State(s): State<AppState>, Auth(_): Auth, q: Query) -> ApiResult {
+pub async fn categories(State(s): State<AppState>, Auth(a): Auth, q: Query) -> ApiResult {
     let window = q.window(20, 50)?;
     let genres = s.catalog.genre_seeds().await?;
     let total = genres.len() as u64;
@@ -195,7 +206,7 @@ pub async fn categories(State(s): State<AppState>, Auth(_): Auth, q: Query) -> A
         .take(window.limit as usize)
         .map(|g| category(&s, g))
         .collect();
-    Ok(Json(json!({ "categories": s.wire().paging(&q, items, window, total) })))
+    Ok(Json(json!({ "categories": s.wire_at(&a).paging(&q, items, window, total) })))
 }
 
 pub async fn category_one(State(s): State<AppState>, Auth(_): Auth, Path(id): Path<String>) -> ApiResult {
@@ -206,29 +217,44 @@ pub async fn category_one(State(s): State<AppState>, Auth(_): Auth, Path(id): Pa
     }
 }
 
-pub async fn category_playlists(State(s): State<AppState>, auth: Auth, Path(id): Path<String>, q: Query) -> ApiResult {
-    drop(category_one(State(s.clone()), Auth(auth.0.clone()), Path(id)).await?);
-    featured_playlists(State(s), auth, q).await
+/// A category's own playlists: the public playlists holding its genre's tracks.
+pub async fn category_playlists(
+    State(s): State<AppState>,
+    Auth(a): Auth,
+    Path(id): Path<String>,
+    q: Query,
+) -> ApiResult {
+    if !s.catalog.genre_seeds().await?.contains(&id) {
+        return Err(catalog_core::CatalogError::NotFound("category").into());
+    }
+    let window = q.window(20, 50)?;
+    let page = s.catalog.category_playlists(&id, window).await?;
+    let w = s.wire_at(&a);
+    Ok(Json(json!({
+        "message": category_name(&id),
+        "playlists": w.paging(&q, page.items.iter().map(|p| w.playlist_simple(p)).collect(), window, page.total),
+    })))
 }
 
 pub async fn genre_seeds(State(s): State<AppState>, Auth(_): Auth) -> ApiResult {
     Ok(Json(json!({ "genres": s.catalog.genre_seeds().await? })))
 }
 
-pub async fn markets(Auth(_): Auth) -> Json<Value> {
-    Json(json!({ "markets": MARKETS }))
+/// The configured markets (`SVC_CATALOG_MARKETS`).
+pub async fn markets(State(s): State<AppState>, Auth(_): Auth) -> Json<Value> {
+    Json(json!({ "markets": s.catalog.markets().codes() }))
 }
 
-pub async fn audio_features_one(State(s): State<AppState>, Auth(_): Auth, Path(id): Path<String>) -> ApiResult {
+pub async fn audio_features_one(State(s): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> ApiResult {
     let id = parse_id(&id, ItemKind::Track)?;
     let found = s.catalog.audio_features(std::slice::from_ref(&id)).await?.into_iter().flatten().next();
     let (id, features) = found.ok_or(catalog_core::CatalogError::NotFound("audio features"))?;
-    Ok(Json(s.wire().features(&id, &features)))
+    Ok(Json(s.wire_at(&a).features(&id, &features)))
 }
 
-pub async fn audio_features(State(s): State<AppState>, Auth(_): Auth, q: Query) -> ApiResult {
+pub async fn audio_features(State(s): State<AppState>, Auth(a): Auth, q: Query) -> ApiResult {
     let ids = q.ids(ItemKind::Track, 100)?;
-    let w = s.wire();
+    let w = s.wire_at(&a);
     let items: Vec<Value> = s
         .catalog
         .audio_features(&ids)
@@ -239,9 +265,9 @@ pub async fn audio_features(State(s): State<AppState>, Auth(_): Auth, q: Query) 
     Ok(Json(json!({ "audio_features": items })))
 }
 
-pub async fn audio_analysis(State(s): State<AppState>, Auth(_): Auth, Path(id): Path<String>) -> ApiResult {
+pub async fn audio_analysis(State(s): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> ApiResult {
     let analysis = s.catalog.audio_analysis(&parse_id(&id, ItemKind::Track)?).await?;
-    Ok(Json(s.wire().analysis(&analysis, s.catalog.clock().now())))
+    Ok(Json(s.wire_at(&a).analysis(&analysis, s.catalog.clock().now())))
 }
 
 fn seed_list(q: &Query, name: &str, kind: Option<ItemKind>) -> Result<Vec<String>, ApiError> {
@@ -256,7 +282,7 @@ fn seed_list(q: &Query, name: &str, kind: Option<ItemKind>) -> Result<Vec<String
         .collect()
 }
 
-pub async fn recommendations(State(s): State<AppState>, Auth(_): Auth, q: Query) -> ApiResult {
+pub async fn recommendations(State(s): State<AppState>, Auth(a): Auth, q: Query) -> ApiResult {
     let limit = match q.integer("limit")? {
         None => 20,
         Some(l) if (1..=100).contains(&l) => usize::try_from(l).unwrap_or(20),
@@ -285,7 +311,7 @@ pub async fn recommendations(State(s): State<AppState>, Auth(_): Auth, q: Query)
         limit,
     };
     let (tracks, seeds) = s.catalog.recommendations(&request).await?;
-    let w = s.wire();
+    let w = s.wire_at(&a);
     let seeds: Vec<Value> = seeds
         .iter()
         .map(|seed| {
@@ -331,7 +357,7 @@ pub async fn image(State(s): State<AppState>, Path(id): Path<String>) -> Result<
     Ok(response)
 }
 
-pub async fn empty_page(State(s): State<AppState>, Auth(_): Auth, q: Query) -> ApiResult {
+pub async fn empty_page(State(s): State<AppState>, Auth(a): Auth, q: Query) -> ApiResult {
     let window = q.window(20, 50)?;
-    Ok(Json(s.wire().paging(&q, Vec::new(), window, 0)))
+    Ok(Json(s.wire_at(&a).paging(&q, Vec::new(), window, 0)))
 }

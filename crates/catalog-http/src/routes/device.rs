@@ -16,8 +16,11 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use catalog_core::ids::{ItemKind, parse_id};
 use catalog_core::player::{DeviceReport, MAX_WAIT};
-use catalog_core::stream::{ByteRange, StreamLink, byte_range};
+use catalog_core::preview::PreviewSource;
+use catalog_core::stream::{ByteRange, StreamFile, StreamLink, byte_range};
+use catalog_core::transcode::{self, Ffmpeg};
 use catalog_core::{CatalogError, oauth::WEB_PLAYER_CLIENT_ID};
+use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncSeekExt as _};
 
@@ -41,7 +44,7 @@ pub async fn register(
     let kind = body.get("type").and_then(Value::as_str);
     let supports_volume = body.get("supports_volume").and_then(Value::as_bool).unwrap_or(true);
     let device = s.catalog.register_device(user, name, kind, supports_volume).await?;
-    Ok((StatusCode::CREATED, Json(s.wire().device(&device))).into_response())
+    Ok((StatusCode::CREATED, Json(s.wire_at(&a).device(&device))).into_response())
 }
 
 /// `GET /connect/devices/{id}/state?after=N&wait=S`: the playback as this
@@ -61,7 +64,7 @@ pub async fn state(
         .unwrap_or(Some(0))
         .ok_or_else(|| ApiError::bad_request(format!("wait must be 0 to {} seconds", MAX_WAIT.as_secs())))?;
     let view = s.catalog.device_view(user, &id, after, Duration::from_secs(wait)).await?;
-    let w = s.wire();
+    let w = s.wire_at(&a);
     let item = match &view.item {
         Some(playable) => {
             let id = playable.id();
@@ -153,6 +156,115 @@ fn file_body(file: tokio::fs::File, len: u64) -> Body {
     Body::from_stream(chunks)
 }
 
+/// The answer to a range past the end: 416 with the length.
+fn unsatisfiable(len: u64) -> Response {
+    let mut response = ApiError::new(StatusCode::RANGE_NOT_SATISFIABLE, "Range not satisfiable").into_response();
+    if let Ok(value) = HeaderValue::from_str(&format!("bytes */{len}")) {
+        response.headers_mut().insert(header::CONTENT_RANGE, value);
+    }
+    platform::http::tenant_content_headers(response.headers_mut());
+    response
+}
+
+/// A file a browser cannot play, sent as constant-bitrate MP3 encoded by
+/// ffmpeg as it is read. Its length follows from the duration, so ranges
+/// work: a range is encoded from the second its first byte stands for
+/// (`catalog_core::transcode`). The body is exactly the announced length:
+/// cut when ffmpeg writes more, padded with zero bytes (which MP3 decoders
+/// skip) when it writes less. ffmpeg is killed when the client goes away.
+fn transcoded(ffmpeg: &Ffmpeg, file: &StreamFile, headers: &HeaderMap) -> Result<Response, ApiError> {
+    let len = transcode::transcoded_len(file.duration_ms);
+    let (status, start, count) = match byte_range(headers.get(header::RANGE).and_then(|v| v.to_str().ok()), len) {
+        ByteRange::Full => (StatusCode::OK, 0, len),
+        ByteRange::Partial { start, end } => (StatusCode::PARTIAL_CONTENT, start, end - start + 1),
+        ByteRange::Unsatisfiable => return Ok(unsatisfiable(len)),
+    };
+    let command = ffmpeg.mp3_command(&file.path, transcode::start_second(start), None);
+    let mut response = Response::new(encoded_body(command, count)?);
+    *response.status_mut() = status;
+    let h = response.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(transcode::TRANSCODED_MIME));
+    h.insert(header::CONTENT_LENGTH, HeaderValue::from(count));
+    h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, max-age=3600"));
+    platform::http::tenant_content_headers(h);
+    if status == StatusCode::PARTIAL_CONTENT
+        && let Ok(value) = HeaderValue::from_str(&format!("bytes {start}-{}/{len}", start + count - 1))
+    {
+        h.insert(header::CONTENT_RANGE, value);
+    }
+    Ok(response)
+}
+
+/// The output of an encoding `command`, exactly `count` bytes long: cut
+/// when ffmpeg writes more, padded with zero bytes (which MP3 decoders
+/// skip) when it writes less. ffmpeg is killed when the body is dropped.
+fn encoded_body(command: std::process::Command, count: u64) -> Result<Body, ApiError> {
+    let mut command = tokio::process::Command::from(command);
+    command.kill_on_drop(true);
+    let mut child = command.spawn().map_err(|e| CatalogError::Audio(format!("ffmpeg could not start: {e}")))?;
+    let stdout = child.stdout.take().ok_or_else(|| CatalogError::Internal("ffmpeg has no output".to_owned()))?;
+    let chunks = futures_util::stream::unfold((Some(stdout), count, Some(child)), |(out, left, child)| async move {
+        if left == 0 {
+            return None;
+        }
+        let want = usize::try_from(left.min(CHUNK)).unwrap_or(64 * 1024);
+        let mut buf = vec![0_u8; want];
+        let read = match out {
+            Some(mut out) => match out.read(&mut buf).await {
+                Ok(0) | Err(_) => (0, None),
+                Ok(n) => (n, Some(out)),
+            },
+            None => (0, None),
+        };
+        // ffmpeg finished early: pad with zeros up to the announced length.
+        let (n, out) = if read.0 == 0 { (want, None) } else { read };
+        buf.truncate(n);
+        let sent = u64::try_from(n).unwrap_or(left);
+        Some((Ok::<_, std::io::Error>(Bytes::from(buf)), (out, left.saturating_sub(sent), child)))
+    });
+    Ok(Body::from_stream(chunks))
+}
+
+/// `GET /preview/{id}?signature=`: 30 seconds of the track (its
+/// `preview_url`), cut from a WAV or MP3 file or encoded as MP3 by ffmpeg;
+/// always whole (no ranges: a preview is small).
+pub async fn preview(State(s): State<AppState>, Path(id): Path<String>, q: Query) -> Result<Response, ApiError> {
+    let id = parse_id(&id, ItemKind::Track)?;
+    let file = s.catalog.open_preview(&id, q.get("signature").unwrap_or("")).await?;
+    let (body, len, mime) = match file.source {
+        PreviewSource::Wav { header, offset, len } => {
+            let mut handle = tokio::fs::File::open(&file.path).await.map_err(not_found)?;
+            handle.seek(std::io::SeekFrom::Start(offset)).await.map_err(CatalogError::Io)?;
+            let head_len = u64::try_from(header.len()).unwrap_or(0);
+            let head = futures_util::stream::once(async move { Ok::<_, std::io::Error>(Bytes::from(header)) });
+            let body = Body::from_stream(
+                head.chain(file_body(handle, len).into_data_stream().map(|r| r.map_err(std::io::Error::other))),
+            );
+            (body, head_len + len, "audio/wav".to_owned())
+        }
+        PreviewSource::Bytes { offset, len, mime } => {
+            let mut handle = tokio::fs::File::open(&file.path).await.map_err(not_found)?;
+            handle.seek(std::io::SeekFrom::Start(offset)).await.map_err(CatalogError::Io)?;
+            (file_body(handle, len), len, mime)
+        }
+        PreviewSource::Transcode { ffmpeg, start_ms, len_ms } => {
+            let len = transcode::transcoded_len(len_ms);
+            let command = ffmpeg.mp3_command(&file.path, start_ms as f64 / 1_000.0, Some(len_ms as f64 / 1_000.0));
+            (encoded_body(command, len)?, len, transcode::TRANSCODED_MIME.to_owned())
+        }
+    };
+    let mut response = Response::new(body);
+    let h = response.headers_mut();
+    if let Ok(mime) = HeaderValue::from_str(&mime) {
+        h.insert(header::CONTENT_TYPE, mime);
+    }
+    h.insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, max-age=86400"));
+    platform::http::tenant_content_headers(h);
+    Ok(response)
+}
+
 fn not_found(e: std::io::Error) -> CatalogError {
     if e.kind() == std::io::ErrorKind::NotFound { CatalogError::NotFound("track") } else { CatalogError::Io(e) }
 }
@@ -171,21 +283,16 @@ pub async fn stream(
         signature: q.get("signature").unwrap_or("").to_owned(),
     };
     let file = s.catalog.open_stream(&id, &link).await?;
+    if let Some(ffmpeg) = &file.transcode {
+        return transcoded(ffmpeg, &file, &headers);
+    }
     let mut handle = tokio::fs::File::open(&file.path).await.map_err(not_found)?;
     let len = handle.metadata().await.map_err(CatalogError::Io)?.len();
     let range = byte_range(headers.get(header::RANGE).and_then(|v| v.to_str().ok()), len);
     let (status, start, count) = match range {
         ByteRange::Full => (StatusCode::OK, 0, len),
         ByteRange::Partial { start, end } => (StatusCode::PARTIAL_CONTENT, start, end - start + 1),
-        ByteRange::Unsatisfiable => {
-            let mut response =
-                ApiError::new(StatusCode::RANGE_NOT_SATISFIABLE, "Range not satisfiable").into_response();
-            if let Ok(value) = HeaderValue::from_str(&format!("bytes */{len}")) {
-                response.headers_mut().insert(header::CONTENT_RANGE, value);
-            }
-            platform::http::tenant_content_headers(response.headers_mut());
-            return Ok(response);
-        }
+        ByteRange::Unsatisfiable => return Ok(unsatisfiable(len)),
     };
     if start > 0 {
         handle.seek(std::io::SeekFrom::Start(start)).await.map_err(CatalogError::Io)?;

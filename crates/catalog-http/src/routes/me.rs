@@ -18,14 +18,15 @@ const MODIFY: &str = "user-library-modify";
 
 pub async fn me(State(s): State<AppState>, Auth(a): Auth) -> ApiResult {
     let user = s.catalog.user(a.user(&[])?).await?;
-    Ok(Json(s.wire().user_private(&user)))
+    Ok(Json(s.wire_at(&a).user_private(&user)))
 }
 
-pub async fn user(State(s): State<AppState>, Auth(_): Auth, Path(id): Path<String>) -> ApiResult {
-    Ok(Json(s.wire().user_public(&s.catalog.user(&id).await?)))
+pub async fn user(State(s): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> ApiResult {
+    Ok(Json(s.wire_at(&a).user_public(&s.catalog.user(&id).await?)))
 }
 
-/// Ids from `?ids=` or a JSON body `{"ids": [...]}` (the save routes take both).
+/// Ids from `?ids=`, a JSON body `{"ids": [...]}`, or a bare JSON array
+/// `[...]` (spotipy's `current_user_saved_*_add` sends that).
 fn ids_from(
     q: &Query,
     body: &[u8],
@@ -37,11 +38,12 @@ fn ids_from(
         return Ok(parse_id_list(raw, kind, max_query)?);
     }
     let body = json_body(body)?;
-    let list: Vec<String> = body
-        .get("ids")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-        .unwrap_or_default();
+    let array = if body.is_array() { Some(&body) } else { body.get("ids") };
+    let array = array.and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    if array.iter().any(|v| !v.is_string()) {
+        return Err(ApiError::bad_request("ids must be strings"));
+    }
+    let list: Vec<String> = array.iter().filter_map(Value::as_str).map(str::to_owned).collect();
     Ok(parse_id_list(&list.join(","), kind, max_body)?)
 }
 
@@ -92,7 +94,7 @@ pub async fn saved_tracks(State(s): State<AppState>, Auth(a): Auth, q: Query) ->
     let user = a.user(&[READ])?;
     let window = q.window(20, 50)?;
     let page = s.catalog.saved_tracks(user, window).await?;
-    let w = s.wire();
+    let w = s.wire_at(&a);
     let items = page.items.iter().map(|i| w.saved(i.added_at, "track", w.track(&i.item))).collect();
     Ok(Json(w.paging(&q, items, window, page.total)))
 }
@@ -101,7 +103,7 @@ pub async fn saved_albums(State(s): State<AppState>, Auth(a): Auth, q: Query) ->
     let user = a.user(&[READ])?;
     let window = q.window(20, 50)?;
     let page = s.catalog.saved_albums(user, window).await?;
-    let w = s.wire();
+    let w = s.wire_at(&a);
     let mut items = Vec::with_capacity(page.items.len());
     for i in &page.items {
         let tq = Query { path: format!("/v1/albums/{}/tracks", i.item.id), pairs: Vec::new() };
@@ -224,7 +226,7 @@ pub async fn following(State(s): State<AppState>, Auth(a): Auth, q: Query) -> Ap
     let limit = q.window(20, 50)?.limit;
     let after = q.get("after").filter(|v| !v.is_empty());
     let (artists, total) = s.catalog.followed_artists(user, after, limit).await?;
-    let w = s.wire();
+    let w = s.wire_at(&a);
     let last = artists.last().map(|a| a.id.clone());
     let next = last
         .as_ref()
@@ -244,7 +246,7 @@ pub async fn top(State(s): State<AppState>, Auth(a): Auth, Path(kind): Path<Stri
     let user = a.user(&["user-top-read"])?;
     let range = q.get("time_range").unwrap_or("medium_term");
     let window = q.window(20, 50)?;
-    let w = s.wire();
+    let w = s.wire_at(&a);
     let value = match kind.as_str() {
         "tracks" => {
             let page = s.catalog.top_tracks(user, range, window).await?;
@@ -259,12 +261,15 @@ pub async fn top(State(s): State<AppState>, Auth(a): Auth, Path(kind): Path<Stri
     Ok(Json(value))
 }
 
-/// `GET /me/player/recently-played`: cursors are unix milliseconds.
+/// `GET /me/player/recently-played`: cursors are unix milliseconds; `total`
+/// counts every play the cursor selects; `next` pages back in time (as
+/// Spotify's does) and is null once no older play exists.
 pub async fn recently_played(State(s): State<AppState>, Auth(a): Auth, q: Query) -> ApiResult {
     let user = a.user(&["user-read-recently-played"])?;
     let limit = q.window(20, 50)?.limit;
-    let plays = s.catalog.recently_played(user, q.integer("after")?, q.integer("before")?, limit).await?;
-    let w = s.wire();
+    let history = s.catalog.recently_played(user, q.integer("after")?, q.integer("before")?, limit).await?;
+    let plays = &history.plays;
+    let w = s.wire_at(&a);
     let items: Vec<Value> = plays
         .iter()
         .map(|p| {
@@ -276,7 +281,7 @@ pub async fn recently_played(State(s): State<AppState>, Auth(a): Auth, q: Query)
     let newest = plays.first().map(|p| p.played_at.as_millis().to_string());
     let next = oldest
         .as_ref()
-        .filter(|_| plays.len() == limit as usize)
+        .filter(|_| history.older)
         .map(|before| format!("{}/v1/me/player/recently-played?before={before}&limit={limit}", s.public_url));
     let cursors = match (&newest, &oldest) {
         (Some(after), Some(before)) => json!({ "after": after, "before": before }),
@@ -288,6 +293,6 @@ pub async fn recently_played(State(s): State<AppState>, Auth(a): Auth, q: Query)
         "limit": limit,
         "next": next,
         "cursors": cursors,
-        "total": plays.len(),
+        "total": history.total,
     })))
 }

@@ -29,7 +29,7 @@ fn device_id(q: &Query) -> Option<&str> {
 pub async fn state(State(s): State<AppState>, Auth(a): Auth) -> Result<Response, ApiError> {
     let user = a.user(&[READ_STATE])?;
     Ok(match s.catalog.now_playing(user).await? {
-        Some(now) => Json(s.wire().playback(&now, true)).into_response(),
+        Some(now) => Json(s.wire_at(&a).playback(&now, true)).into_response(),
         None => StatusCode::NO_CONTENT.into_response(),
     })
 }
@@ -38,14 +38,14 @@ pub async fn state(State(s): State<AppState>, Auth(a): Auth) -> Result<Response,
 pub async fn currently_playing(State(s): State<AppState>, Auth(a): Auth) -> Result<Response, ApiError> {
     let user = a.user_any(&[READ_CURRENT, READ_STATE])?;
     Ok(match s.catalog.now_playing(user).await?.filter(|n| n.item.is_some()) {
-        Some(now) => Json(s.wire().playback(&now, false)).into_response(),
+        Some(now) => Json(s.wire_at(&a).playback(&now, false)).into_response(),
         None => StatusCode::NO_CONTENT.into_response(),
     })
 }
 
 pub async fn devices(State(s): State<AppState>, Auth(a): Auth) -> Result<Json<Value>, ApiError> {
     let user = a.user(&[READ_STATE])?;
-    let w = s.wire();
+    let w = s.wire_at(&a);
     let devices: Vec<Value> = s.catalog.devices(user).await?.iter().map(|d| w.device(d)).collect();
     Ok(Json(json!({ "devices": devices })))
 }
@@ -53,7 +53,7 @@ pub async fn devices(State(s): State<AppState>, Auth(a): Auth) -> Result<Json<Va
 pub async fn queue(State(s): State<AppState>, Auth(a): Auth) -> Result<Json<Value>, ApiError> {
     let user = a.user_any(&[READ_STATE, READ_CURRENT])?;
     let (current, next) = s.catalog.queue(user).await?;
-    let w = s.wire();
+    let w = s.wire_at(&a);
     Ok(Json(json!({
         "currently_playing": current.as_ref().map(|p| w.playable(p)),
         "queue": next.iter().map(|p| w.playable(p)).collect::<Vec<_>>(),

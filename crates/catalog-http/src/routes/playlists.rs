@@ -23,7 +23,7 @@ const MODIFY: [&str; 2] = ["playlist-modify-public", "playlist-modify-private"];
 
 async fn items_page(s: &AppState, a: &Access, id: &str, q: &Query, window: Window) -> Result<Value, ApiError> {
     let page = s.catalog.playlist_items(id, a, window).await?;
-    let w = s.wire();
+    let w = s.wire_at(a);
     Ok(w.paging(q, page.items.iter().map(|i| w.playlist_item(i)).collect(), window, page.total))
 }
 
@@ -32,7 +32,7 @@ pub async fn get(State(s): State<AppState>, Auth(a): Auth, Path(id): Path<String
     let playlist = s.catalog.playlist(&id, &a).await?;
     let iq = Query { path: format!("/v1/playlists/{id}/items"), pairs: Vec::new() };
     let items = items_page(&s, &a, &id, &iq, Window::new(100, 0)).await?;
-    Ok(Json(s.wire().playlist(&playlist, &items)))
+    Ok(Json(s.wire_at(&a).playlist(&playlist, &items)))
 }
 
 pub async fn items(State(s): State<AppState>, Auth(a): Auth, Path(id): Path<String>, q: Query) -> ApiResult {
@@ -89,8 +89,8 @@ pub async fn create(State(s): State<AppState>, Auth(a): Auth, body: LimitedBody)
     let playlist =
         s.catalog.create_playlist(user, &name, d.description, public, d.collaborative.unwrap_or(false)).await?;
     let iq = Query { path: format!("/v1/playlists/{}/items", playlist.id), pairs: Vec::new() };
-    let empty = s.wire().paging(&iq, Vec::new(), Window::new(100, 0), 0);
-    Ok((StatusCode::CREATED, Json(s.wire().playlist(&playlist, &empty))).into_response())
+    let empty = s.wire_at(&a).paging(&iq, Vec::new(), Window::new(100, 0), 0);
+    Ok((StatusCode::CREATED, Json(s.wire_at(&a).playlist(&playlist, &empty))).into_response())
 }
 
 pub async fn change(
@@ -109,28 +109,20 @@ pub async fn mine(State(s): State<AppState>, Auth(a): Auth, q: Query) -> ApiResu
     let user = a.user(&[])?;
     let window = q.window(20, 50)?;
     let page = s.catalog.playlists_of(user, &a, window).await?;
-    let w = s.wire();
+    let w = s.wire_at(&a);
     Ok(Json(w.paging(&q, page.items.iter().map(|p| w.playlist_simple(p)).collect(), window, page.total)))
 }
 
 pub async fn of_user(State(s): State<AppState>, Auth(a): Auth, Path(user): Path<String>, q: Query) -> ApiResult {
     let window = q.window(20, 50)?;
     let page = s.catalog.playlists_of(&user, &a, window).await?;
-    let w = s.wire();
+    let w = s.wire_at(&a);
     Ok(Json(w.paging(&q, page.items.iter().map(|p| w.playlist_simple(p)).collect(), window, page.total)))
 }
 
-fn track_ids(uris: &[String]) -> Result<Vec<String>, ApiError> {
-    uris.iter()
-        .map(|u| {
-            let uri = ItemUri::parse(u)?;
-            if uri.kind == ItemKind::Track {
-                Ok(uri.id)
-            } else {
-                Err(ApiError::bad_request(format!("only track uris can be added here: {u}")))
-            }
-        })
-        .collect()
+/// Parses item URIs; which kinds a playlist may hold is the core's rule.
+fn item_uris(uris: &[String]) -> Result<Vec<ItemUri>, ApiError> {
+    uris.iter().map(|u| Ok(ItemUri::parse(u)?)).collect()
 }
 
 fn string_list(v: Option<&Value>) -> Vec<String> {
@@ -162,7 +154,7 @@ pub async fn add(
         }
         (None, None) => None,
     };
-    let snapshot = s.catalog.add_playlist_items(&id, &a, &track_ids(&uris)?, position).await?;
+    let snapshot = s.catalog.add_playlist_items(&id, &a, &item_uris(&uris)?, position).await?;
     Ok((StatusCode::CREATED, Json(json!({ "snapshot_id": snapshot }))).into_response())
 }
 
@@ -199,7 +191,7 @@ pub async fn update(
             Some(list) => list.split(',').filter(|s| !s.is_empty()).map(str::to_owned).collect(),
             None => string_list(body.get("uris")),
         };
-        s.catalog.replace_playlist_items(&id, &a, &track_ids(&uris)?).await?
+        s.catalog.replace_playlist_items(&id, &a, &item_uris(&uris)?).await?
     };
     Ok(Json(json!({ "snapshot_id": snapshot })))
 }
@@ -220,12 +212,12 @@ pub async fn remove(
     for entry in &list {
         let uri =
             entry.get("uri").and_then(Value::as_str).ok_or_else(|| ApiError::bad_request("each item needs a uri"))?;
-        let id = track_ids(&[uri.to_owned()])?.pop().unwrap_or_default();
+        let id = ItemUri::parse(uri)?.id;
         let positions = entry
             .get("positions")
             .and_then(Value::as_array)
             .map(|p| p.iter().filter_map(Value::as_u64).filter_map(|n| usize::try_from(n).ok()).collect());
-        removals.push(Removal { track_id: id, positions });
+        removals.push(Removal { item_id: id, positions });
     }
     let against = body.get("snapshot_id").and_then(Value::as_str);
     let snapshot = s.catalog.remove_playlist_items(&id, &a, &removals, against).await?;
@@ -265,7 +257,7 @@ pub async fn follow_contains(State(s): State<AppState>, Auth(a): Auth, Path(id):
 pub async fn images(State(s): State<AppState>, Auth(a): Auth, Path(id): Path<String>) -> ApiResult {
     let id = parse_id(&id, ItemKind::Playlist)?;
     let playlist = s.catalog.playlist(&id, &a).await?;
-    Ok(Json(s.wire().images(playlist.image_id.as_deref())))
+    Ok(Json(s.wire_at(&a).images(playlist.image_id.as_deref())))
 }
 
 /// `PUT .../images`: a base64 JPEG body of at most 256 KB; 202.

@@ -197,6 +197,60 @@ sp.playlist_upload_cover_image(pl["id"], jpeg)
 check(len(sp.playlist_cover_image(pl["id"])) == 1, "playlist cover image")
 check(any(p["id"] == pl["id"] for p in sp.current_user_playlists()["items"]), "current_user_playlists")
 
+# --- Spotify fidelity (issue 31) ------------------------------------------------------
+# Playlist search from the full-text index: public playlists only.
+night = sp.current_user_playlist_create("Smoke Search Night", public=True, description="late synths")
+gone = sp.current_user_playlist_create("Smoke Gone", public=True)
+found = sp.search("search night", type="playlist")["playlists"]
+check(found["total"] == 1 and found["items"][0]["id"] == night["id"], f"search type=playlist {found}")
+check(sp.search("smoke 2", type="playlist")["playlists"]["total"] == 0, "a private playlist is not found")
+# Episodes in playlists: `track` holds the episode object.
+sp.playlist_add_items(night["id"], [f"spotify:track:{tid}", f"spotify:episode:{episode_id}"])
+items = sp.playlist_items(night["id"], additional_types=("track", "episode"))["items"]
+check([i["track"]["type"] for i in items] == ["track", "episode"], "an episode in a playlist")
+check(items[1]["track"]["id"] == episode_id and items[1]["track"]["episode"] is True, "the episode object and its flag")
+check(items[1]["track"]["show"]["id"] == show_id, "the episode's show")
+sp.playlist_remove_all_occurrences_of_items(night["id"], [f"spotify:episode:{episode_id}"])
+check(sp.playlist(night["id"])["tracks"]["total"] == 1, "an episode removed from a playlist")
+# Category playlists hold the category's genre.
+electronic = [p["id"] for p in sp.category_playlists("electronic")["playlists"]["items"]]
+check(electronic == [night["id"]], f"category playlists of electronic {electronic}")
+check(sp.category_playlists("jazz")["playlists"]["total"] == 0, "category playlists of jazz")
+# The creator follows the playlist; the owner's unfollow takes it off their list.
+# (spotipy 2.26's playlist_is_following fails on its own deprecation warning.)
+following = sp._get(f"playlists/{night['id']}/followers/contains", ids=me["id"])
+check(following == [True], "the creator follows the playlist")
+check(sp.playlist(night["id"])["followers"]["total"] == 0, "followers count the others")
+sp.current_user_unfollow_playlist(gone["id"])
+mine = [p["id"] for p in sp.current_user_playlists()["items"]]
+check(gone["id"] not in mine and night["id"] in mine, "the owner's unfollow removes a playlist from their list")
+# Markets: the configured list (US by default), playable only there.
+check(track["available_markets"] == ["US"], "available_markets of a track")
+check(sp.track(tid, market="US")["is_playable"] is True, "playable in US")
+in_de = sp.track(tid, market="DE")
+check(in_de["is_playable"] is False and in_de["restrictions"] == {"reason": "market"}, f"not playable in DE {in_de.get('restrictions')}")
+# explicit from the parental-advisory tag.
+explicit = sp.search('track:"Minor Detour"', type="track")["tracks"]["items"][0]
+check(explicit["explicit"] is True and sp.track(tid)["explicit"] is False, "explicit from tags")
+# Related artists: the demo's three artists share no genre; sound relates them.
+related = [a["name"] for a in sp.artist_related_artists(artist_id)["artists"]]
+check(sorted(related) == ["Metronome Trio", "The Harmonics"], f"related artists {related}")
+# preview_url: 30 seconds of the track (the whole 16-second demo track), no token needed.
+preview = requests.get(sp.track(tid)["preview_url"], timeout=10)
+check(preview.status_code == 200 and preview.headers["content-type"] == "audio/wav", f"preview_url plays ({preview.status_code})")
+check(preview.content[:4] == b"RIFF" and len(preview.content) > 16 * 44100, "the preview is a WAV of the track")
+# A bare JSON array of ids as the body (what Spotify's TypeScript SDK sends).
+sp._put("me/tracks", payload=[ids[2]])
+check(sp.current_user_saved_tracks_contains([ids[2]]) == [True], "save with a bare array body")
+sp._delete("me/tracks", payload=[ids[2]])
+check(sp.current_user_saved_tracks_contains([ids[2]]) == [False], "remove with a bare array body")
+# /me/audiobooks answers the simplified audiobooks themselves, as Spotify does.
+sp._put(f"me/audiobooks?ids={book_id}")
+saved_books = sp._get("me/audiobooks")
+check(saved_books["total"] == 1 and saved_books["items"][0]["id"] == book_id, "saved audiobooks")
+check("added_at" not in saved_books["items"][0] and saved_books["items"][0]["total_chapters"] == 2, "saved audiobook shape")
+sp._delete(f"me/audiobooks?ids={book_id}")
+
 # --- history and player ----------------------------------------------------------
 check(sp.current_user_top_tracks(time_range="short_term")["total"] == 0, "top tracks (no plays yet)")
 check(sp.current_user_recently_played()["items"] == [], "recently played (no plays yet)")
@@ -256,6 +310,11 @@ if WEB_PLAYER:
     wait_for(lambda: (sp.currently_playing() or {}).get("item", {}).get("id") == queued, "the queued track follows the end", 20)
     recent = sp.current_user_recently_played()
     check(recent["items"][0]["track"]["id"] == album_ids[1], "a track played on the web player is in recently played")
+    # Cursors and total as Spotify returns them: the whole history counts.
+    check(recent["total"] == len(recent["items"]) >= 1 and recent["next"] is None, f"recently played total {recent['total']}")
+    newest = recent["cursors"]["after"]
+    check(int(newest) >= int(recent["cursors"]["before"]), "cursors: after is the newest play, before the oldest")
+    check(sp.current_user_recently_played(after=int(newest))["items"] == [], "nothing after the newest play")
     check(recent["items"][0]["context"]["uri"] == album["uri"], "its context")
     check(sp.current_user_top_tracks(time_range="short_term")["items"][0]["id"] == album_ids[1], "top tracks from plays")
     # An episode plays on the web player too, and its position is kept.

@@ -181,6 +181,19 @@ state = sp.playback()
 check(state.item.id == tid and not state.is_playing, "next plays the queued track; pause")
 check(state.repeat_state.value == "context" and state.shuffle_state and state.device.volume_percent == 25, "repeat, shuffle, volume")
 
+# A track the device plays to its end enters the history: cursors and total.
+ended = httpx.put(
+    f"{BASE}/connect/devices/{device_id}/state",
+    json={"track_id": tid, "progress_ms": 1000, "ended": True},
+    headers={"authorization": f"Bearer {token.access_token}"},
+    timeout=10,
+)
+check(ended.status_code == 204, f"the device reports the track's end ({ended.status_code})")
+recent = sp.playback_recently_played(limit=1)
+check([p.track.id for p in recent.items] == [tid], "playback_recently_played (PlayHistoryPaging model)")
+check(recent.cursors.after == recent.cursors.before and recent.next is None, "cursors of a one-play history")
+check(sp.playback_recently_played(after=int(recent.cursors.after)).items == [], "nothing after the newest play")
+
 # --- podcasts and audiobooks ----------------------------------------------------------
 (shows,) = sp.search("signal", types=("show",))
 check(shows.items[0].name == "Signal Hour", "search shows")
@@ -207,6 +220,30 @@ sp.saved_episodes_add([episode.id])
 check(sp.saved_episodes().items[0].episode.id == episode.id, "saved_episodes (SavedEpisode model)")
 sp.saved_episodes_delete([episode.id])
 check(sp.saved_episodes_contains([episode.id]) == [False], "saved_episodes_delete")
+
+# --- Spotify fidelity (issue 31) -----------------------------------------------------
+night = sp.playlist_create(me.id, "Round Search Night", public=True)
+(found,) = sp.search("round search", types=("playlist",))
+check(found.total == 1 and found.items[0].id == night.id, "search type=playlist (SimplePlaylistPaging)")
+sp.playlist_add(night.id, [f"spotify:track:{tid}", f"spotify:episode:{episode.id}"])
+listed = sp.playlist_items(night.id).items
+check(isinstance(listed[1].track, tk.model.FullPlaylistEpisode), "an episode in a playlist (FullPlaylistEpisode)")
+check(listed[1].track.id == episode.id and listed[1].track.show.id == show.id, "the playlist's episode")
+check([p.id for p in sp.category_playlists("electronic").items] == [night.id], "category_playlists of electronic")
+check(sp.category_playlists("jazz").total == 0, "category_playlists of jazz")
+check(sp.playlist_is_following(night.id, [me.id]) == [True], "the creator follows the playlist")
+sp.playlist_unfollow(night.id)
+check(all(p.id != night.id for p in sp.followed_playlists().items), "the owner's unfollow takes it off the list")
+check(sp.markets() == ["US"], "markets from configuration")
+in_de = sp.track(tid, market="DE")
+check(in_de.is_playable is False and in_de.restrictions.reason == "market", "not playable outside the markets")
+check(sp.track(tid, market="US").is_playable is True, "playable in US")
+(explicit,) = sp.search('track:"Minor Detour"', types=("track",))
+check(explicit.items[0].explicit is True and sp.track(tid).explicit is False, "explicit from tags")
+preview = httpx.get(sp.track(tid).preview_url, timeout=10)
+check(preview.status_code == 200 and preview.content[:4] == b"RIFF", "preview_url plays a WAV cut")
+related = sorted(a.name for a in sp.artist_related_artists(artist.id))
+check(related == ["Metronome Trio", "The Harmonics"], f"related artists {related}")
 
 # --- client credentials -------------------------------------------------------------
 app = tk.Spotify(credentials.request_client_token())

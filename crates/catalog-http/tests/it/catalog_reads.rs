@@ -159,6 +159,7 @@ async fn search_index_follows_rescans(app: TestApp) {
                     "albums_search_trgm",
                     "artists_name_trgm",
                     "episodes_search_trgm",
+                    "playlists_search_trgm",
                     "shows_search_trgm",
                     "tracks_artist_trgm",
                     "tracks_search_trgm"
@@ -296,6 +297,7 @@ async fn search_pages_many_matches_in_name_order(app: TestApp) {
         disc_number: 1,
         track_number: u32::try_from(k).unwrap(),
         duration_ms: 1_000,
+        explicit: false,
         isrc: None,
         genre: None,
         year: Some(2001),

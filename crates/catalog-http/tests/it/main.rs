@@ -9,7 +9,12 @@
 )]
 
 mod catalog_reads;
+<<<<<<< HEAD
 mod landing;
+=======
+mod fidelity;
+mod formats;
+>>>>>>> catalog-fidelity
 mod library;
 mod limits;
 mod oauth;

@@ -80,6 +80,22 @@ impl TestApp {
         Self { catalog, router, clock, backend, _dir: dir }
     }
 
+    /// The same catalog and store, serving `markets` (`SVC_CATALOG_MARKETS`).
+    #[must_use]
+    pub fn with_markets(mut self, markets: catalog_core::markets::Markets) -> Self {
+        self.catalog = self.catalog.clone().with_markets(markets);
+        self.router = catalog_http::router(AppState::new(self.catalog.clone(), BASE));
+        self
+    }
+
+    /// The same catalog and store, using `ffmpeg`.
+    #[must_use]
+    pub fn with_ffmpeg(mut self, ffmpeg: Option<catalog_core::transcode::Ffmpeg>) -> Self {
+        self.catalog = self.catalog.clone().with_ffmpeg(ffmpeg);
+        self.router = catalog_http::router(AppState::new(self.catalog.clone(), BASE));
+        self
+    }
+
     pub async fn request(
         &self,
         method: Method,

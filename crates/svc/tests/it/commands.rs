@@ -185,3 +185,50 @@ fn switches_from_the_environment_take_the_words_scripts_use() {
         assert_eq!(seeded, demo, "SVC_NO_DEMO={value}");
     }
 }
+
+/// `svc catalog scan` names every file it could not read in its summary,
+/// and `SVC_CATALOG_MARKETS` is checked where the catalog is opened.
+#[test]
+fn catalog_scan_names_unreadable_files_and_markets_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let library = dir.path().join("library/Artist/Album");
+    std::fs::create_dir_all(&library).unwrap();
+    std::fs::write(library.join("01 Monkey.ape"), b"MAC ").unwrap();
+    std::fs::write(library.join("02 Broken.flac"), b"not a flac file").unwrap();
+    std::fs::write(library.join("notes.txt"), b"not audio").unwrap();
+    let output = svc()
+        .args(["--json", "--data-dir"])
+        .arg(&data)
+        .args(["catalog", "scan"])
+        .arg(dir.path().join("library"))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let summary: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!((summary["files"].as_u64(), summary["failed"].as_u64()), (Some(2), Some(2)), "{summary}");
+    let problems = summary["problems"].as_array().unwrap();
+    assert!(problems.iter().any(|p| p["path"].as_str().unwrap().ends_with("01 Monkey.ape")
+        && p["problem"].as_str().unwrap().contains("unsupported audio format .ape")));
+    assert!(problems.iter().any(|p| p["path"].as_str().unwrap().ends_with("02 Broken.flac") && p["imported"] == false));
+
+    let bad = svc()
+        .arg("--data-dir")
+        .arg(&data)
+        .args(["catalog", "user", "create", "--name", "ada"])
+        .env("SVC_CATALOG_MARKETS", "DE,DEU")
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(stderr.contains("SVC_CATALOG_MARKETS") && stderr.contains("DEU"), "{stderr}");
+    let good = svc()
+        .args(["--json", "--data-dir"])
+        .arg(&data)
+        .args(["catalog", "user", "create", "--name", "ada"])
+        .env("SVC_CATALOG_MARKETS", "de,fr")
+        .output()
+        .unwrap();
+    assert!(good.status.success(), "{}", String::from_utf8_lossy(&good.stderr));
+}
