@@ -9,12 +9,9 @@
 )]
 
 mod catalog_reads;
-<<<<<<< HEAD
-mod landing;
-=======
 mod fidelity;
 mod formats;
->>>>>>> catalog-fidelity
+mod landing;
 mod library;
 mod limits;
 mod oauth;
