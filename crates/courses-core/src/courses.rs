@@ -281,6 +281,18 @@ impl Courses {
         body: &Map<String, Value>,
         source_kind: &str,
     ) -> CoursesResult<Course> {
+        let course = self.new_course(access, body, source_kind).await?;
+        self.store.insert_course(&course).await?;
+        Ok(course)
+    }
+
+    /// A new draft course from a body, validated like the API's, not yet stored.
+    pub(crate) async fn new_course(
+        &self,
+        access: &Access,
+        body: &Map<String, Value>,
+        source_kind: &str,
+    ) -> CoursesResult<Course> {
         let fields = parse_course(body, true)?;
         self.check_references(access, fields.theme_id.as_ref(), fields.certificate_id.as_ref()).await?;
         let now = self.clock.now();
@@ -304,7 +316,6 @@ impl Courses {
         course.settings.insert("quizFeedback".to_owned(), Value::String("deferred".to_owned()));
         course.settings.insert("direction".to_owned(), Value::String("ltr".to_owned()));
         apply(&mut course, fields, now);
-        self.store.insert_course(&course).await?;
         Ok(course)
     }
 

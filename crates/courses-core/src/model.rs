@@ -153,6 +153,9 @@ pub struct Completion {
     /// Null when the course has no scored blocks; null is not zero.
     pub score: Option<f64>,
     pub passed: bool,
+    /// What each SCO of an imported SCORM course reported (block id to its
+    /// completion and success status, score, location and suspend data).
+    pub scorm: Option<Map<String, Value>>,
     pub created_at: Timestamp,
 }
 

@@ -26,6 +26,15 @@ impl crate::Courses {
     ) -> crate::CoursesResult<(Course, Vec<u8>)> {
         self.require(access, crate::Feature::ScormApi)?;
         let course = self.course(access, course_id).await?;
+        // Our package's player cannot host another tool's SCOs; the author
+        // still has the package they imported.
+        if crate::content::blocks(&course.screens).any(|b| b.get("type").and_then(Value::as_str) == Some("scorm")) {
+            return Err(crate::CoursesError::field(
+                &["screens"],
+                crate::issues::code::INVALID_VALUE,
+                "a course that plays the SCOs of an imported package cannot be exported as a new package",
+            ));
+        }
         let zip = export(&course, version);
         Ok((course, zip))
     }

@@ -13,6 +13,7 @@ pub mod mcp;
 pub mod openapi;
 pub mod player;
 pub mod routes;
+pub mod scorm;
 pub mod wire;
 
 use std::net::IpAddr;
@@ -125,6 +126,9 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/embed/views/{view}/check", post(player::check))
         .route("/v1/embed/views/{view}/certificate", post(player::certificate))
         .route("/v1/embed/views/{view}/certificate.pdf", get(player::certificate_pdf))
+        .route("/v1/embed/views/{view}/scorm", post(player::save_scorm_state))
+        .route(scorm::RUNTIME_PATH, get(scorm::runtime))
+        .route("/v1/embed/scorm/{package}/{*path}", get(scorm::file))
         // Bodies are bounded where they are read, while streaming (1 MiB
         // by default, SCORM packages 100 MB, CSV 8 MiB); this also bounds
         // any axum extractor a future handler might use.

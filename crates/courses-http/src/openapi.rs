@@ -42,7 +42,7 @@ pub const OPERATIONS: &[(&str, &str, &str, u16, &str)] = &[
     (
         "post",
         "/v1/courses/import/scorm",
-        "Import a SCORM package exported by this service (zip body up to 100 MB; Scale and up)",
+        "Import a SCORM 1.2 or 2004 package (zip body up to 100 MB = 100,000,000 bytes; Scale and up): this service's own export becomes editable screens again, any other tool's package a course that plays its SCOs",
         201,
         "courses",
     ),
@@ -152,6 +152,27 @@ pub const OPERATIONS: &[(&str, &str, &str, u16, &str)] = &[
         "embed",
     ),
     ("get", "/v1/embed/views/{viewId}/certificate.pdf", "The learner's certificate as a PDF (public)", 200, "embed"),
+    (
+        "post",
+        "/v1/embed/views/{viewId}/scorm",
+        "The player saves what a SCO of an imported package committed (blockId, data: cmi elements) for the learner's next opening (public)",
+        204,
+        "embed",
+    ),
+    (
+        "get",
+        "/v1/embed/scorm/{packageId}/{path}",
+        "A file of an imported SCORM package of a published course, served sandboxed (an opaque origin, no cookies); HTML pages get the SCORM runtime (public)",
+        200,
+        "embed",
+    ),
+    (
+        "get",
+        "/v1/embed/scorm-runtime.js",
+        "The SCORM 1.2 and 2004 runtime API (window.API, window.API_1484_11) added to the pages of imported packages (public)",
+        200,
+        "embed",
+    ),
 ];
 
 fn error_responses(public: bool) -> Map<String, Value> {
@@ -301,6 +322,10 @@ fn request_body(method: &str, path: &str) -> Option<(Value, bool)> {
             object(json!({ "answers": { "type": ["object", "null"] } }), &[])
         }
         ("post", "/v1/embed/views/{viewId}/check") => object(json!({ "blockId": id(), "answer": {} }), &["blockId"]),
+        ("post", "/v1/embed/views/{viewId}/scorm") => object(
+            json!({ "blockId": id(), "data": { "type": "object", "additionalProperties": { "type": "string", "maxLength": 64000 } } }),
+            &["blockId", "data"],
+        ),
         ("patch", "/v1/{collection}/{id}") => json!({ "type": "object" }),
         // One shape per collection: a theme, template or collection has a
         // name; a webhook a URL and events; a translation its course,
@@ -505,6 +530,10 @@ pub fn document() -> Value {
             json!({ "description": "PDF", "content": { "application/pdf": {} } })
         } else if *path == "/v1/embed/{courseId}" {
             json!({ "description": "the player page", "content": { "text/html": {} } })
+        } else if *path == "/v1/embed/scorm/{packageId}/{path}" {
+            json!({ "description": "the file, typed by its extension", "content": { "*/*": {} } })
+        } else if *path == "/v1/embed/scorm-runtime.js" {
+            json!({ "description": "the runtime script", "content": { "text/javascript": {} } })
         } else if path.ends_with("/scorm") {
             json!({ "description": "SCORM package", "content": { "application/zip": {} } })
         } else {

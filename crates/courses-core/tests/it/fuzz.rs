@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use courses_core::csv_import::{course_from_csv, parse_csv};
 use courses_core::embed_links::{EmbedParams, sign, verify};
-use courses_core::scorm_import::course_from_package;
+use courses_core::scorm_import::inspect as course_from_package;
 use proptest::prelude::*;
 
 fn cases() -> u32 {
