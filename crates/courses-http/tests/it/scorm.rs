@@ -223,14 +223,13 @@ pub fn adl_package(version: &str) -> Vec<u8> {
     let functions = r#"
 var API = null;
 function findAPI(win, name) { var tries = 0; while (!win[name] && win.parent && win.parent != win && tries < 7) { tries++; win = win.parent; } return win[name] || null; }
-function scormVersion() { return window.API_1484_11 ? '2004' : '1.2'; }
 "#;
     let page = r#"<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>Playing the Game</title><script src="scormfunctions.js"></script></head>
 <body><h1>Playing the Game</h1><img src="golf.svg" alt="a golf ball"><p id="status">loading</p>
 <button id="pass" type="button">I have read it</button>
 <script>
-  var v2004 = /version=2004/.test(location.search) || scormVersion() === '2004';
+  var v2004 = EDITION === '2004';
   var api = findAPI(window, v2004 ? 'API_1484_11' : 'API');
   document.getElementById('status').textContent = api ? 'connected' : 'no runtime';
   if (api) {
@@ -257,7 +256,7 @@ function scormVersion() { return window.API_1484_11 ? '2004' : '1.2'; }
     let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
     for (name, data) in [
         ("imsmanifest.xml", manifest.as_bytes()),
-        ("shared/launchpage.html", page.as_bytes()),
+        ("shared/launchpage.html", page.replace("EDITION", &format!("'{version}'")).as_bytes()),
         ("shared/scormfunctions.js", functions.as_bytes()),
         ("shared/golf.svg", &svg[..]),
     ] {
