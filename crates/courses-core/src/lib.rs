@@ -44,7 +44,7 @@ pub use error::{CoursesError, CoursesResult, KeyRejection, Suspension, Throttle}
 pub use issues::Issue;
 pub use model::{
     Access, ApiKeyInfo, Completion, Course, CourseStatus, Identity, IssuedCertificate, ListItem, Resource,
-    ResourceKind, Usage, Workspace,
+    ResourceKind, Usage, Workspace, WorkspaceSummary,
 };
 pub use plans::{Feature, Plan};
 

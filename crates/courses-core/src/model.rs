@@ -16,6 +16,17 @@ pub struct Workspace {
     pub updated_at: Timestamp,
 }
 
+/// A workspace as an operator sees it in a list: its plan and standing,
+/// with how many active API keys and courses it has.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkspaceSummary {
+    pub workspace: Workspace,
+    /// Keys not revoked.
+    pub active_keys: u64,
+    pub read_only_keys: u64,
+    pub courses: u64,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApiKeyInfo {
     pub id: String,

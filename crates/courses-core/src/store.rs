@@ -19,7 +19,7 @@ use tokio::sync::mpsc;
 use crate::error::{CoursesError, CoursesResult};
 use crate::model::{
     ApiKeyInfo, Completion, Course, CourseStatus, Identity, IssuedCertificate, ListItem, Resource, ResourceKind,
-    Workspace,
+    Workspace, WorkspaceSummary,
 };
 use crate::plans::Plan;
 
@@ -142,6 +142,19 @@ fn json_map(text: &str) -> Map<String, Value> {
         Ok(Value::Object(map)) => map,
         _ => Map::new(),
     }
+}
+
+#[derive(sqlx::FromRow)]
+struct WorkspaceSummaryRow {
+    id: String,
+    name: String,
+    plan: String,
+    payment_failed_at: Option<i64>,
+    created_at: i64,
+    updated_at: i64,
+    active_keys: i64,
+    read_only_keys: i64,
+    courses: i64,
 }
 
 #[derive(sqlx::FromRow)]
@@ -465,6 +478,39 @@ impl Store {
             .map(drop)
             .map_err(store_error)
         })
+    }
+
+    /// Every workspace, oldest first, with its active and read-only key
+    /// counts and its course count (an operator's list).
+    pub async fn workspace_summaries(&self) -> Result<Vec<WorkspaceSummary>, StoreError> {
+        let rows: Vec<WorkspaceSummaryRow> = with_db!(&self.db, |pool| {
+            sqlx::query_as::<_, WorkspaceSummaryRow>(
+                "SELECT w.id, w.name, w.plan, w.payment_failed_at, w.created_at, w.updated_at,
+                   (SELECT COUNT(*) FROM api_keys k WHERE k.workspace_id = w.id AND k.revoked_at IS NULL) AS active_keys,
+                   (SELECT COUNT(*) FROM api_keys k WHERE k.workspace_id = w.id AND k.revoked_at IS NULL AND k.read_only) AS read_only_keys,
+                   (SELECT COUNT(*) FROM courses c WHERE c.workspace_id = w.id) AS courses
+                 FROM workspaces w ORDER BY w.created_at, w.id",
+            )
+            .fetch_all(pool)
+            .await
+            .map_err(store_error)
+        })?;
+        Ok(rows
+            .into_iter()
+            .map(|row| WorkspaceSummary {
+                active_keys: u64::try_from(row.active_keys).unwrap_or(0),
+                read_only_keys: u64::try_from(row.read_only_keys).unwrap_or(0),
+                courses: u64::try_from(row.courses).unwrap_or(0),
+                workspace: Workspace::from(WorkspaceRow {
+                    id: row.id,
+                    name: row.name,
+                    plan: row.plan,
+                    payment_failed_at: row.payment_failed_at,
+                    created_at: row.created_at,
+                    updated_at: row.updated_at,
+                }),
+            })
+            .collect())
     }
 
     pub async fn count_workspaces(&self) -> Result<i64, StoreError> {
