@@ -253,6 +253,15 @@ impl Courses {
         theme: Option<&Option<String>>,
         cert: Option<&Option<String>>,
     ) -> CoursesResult<()> {
+        // Naming a theme or a template is using the feature: below its plan
+        // it answers 403 like the feature's own routes (clearing one with
+        // null is always allowed).
+        if matches!(theme, Some(Some(_))) {
+            self.require(access, crate::plans::Feature::Themes)?;
+        }
+        if matches!(cert, Some(Some(_))) {
+            self.require(access, crate::plans::Feature::CertificateTemplates)?;
+        }
         let mut issues = Issues::default();
         for (field, kind, id) in
             [("themeId", ResourceKind::Theme, theme), ("certificateId", ResourceKind::CertificateTemplate, cert)]

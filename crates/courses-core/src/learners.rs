@@ -487,10 +487,16 @@ impl Courses {
     }
 
     /// The certificate rendered as a PDF from its template (or the built-in design).
+    /// The template applies only while the workspace's plan has certificate
+    /// templates; below it the built-in design is used, and the template
+    /// returns on upgrade.
     pub async fn certificate_pdf(&self, cert: &IssuedCertificate) -> CoursesResult<Vec<u8>> {
+        let plan = self.workspace(&cert.workspace_id).await?.plan;
         let template = match &cert.template_id {
-            Some(id) => self.store.resource(&cert.workspace_id, ResourceKind::CertificateTemplate, id).await?,
-            None => None,
+            Some(id) if plan.allows(Feature::CertificateTemplates) => {
+                self.store.resource(&cert.workspace_id, ResourceKind::CertificateTemplate, id).await?
+            }
+            _ => None,
         };
         Ok(crate::pdf::render_certificate(cert, template.as_ref().map(|t| &t.data)))
     }
@@ -581,9 +587,13 @@ impl Courses {
                 (None, None)
             }
         };
+        // Themes and translations apply only while the plan has them: after
+        // a downgrade the original course shows, never a partly themed or
+        // partly translated one, and both return on upgrade (nothing is
+        // deleted).
         let theme = match &course.theme_id {
-            Some(id) => self.store.resource(&ws.id, ResourceKind::Theme, id).await?,
-            None => None,
+            Some(id) if ws.plan.allows(Feature::Themes) => self.store.resource(&ws.id, ResourceKind::Theme, id).await?,
+            _ => None,
         };
         let translation = match locale.map(str::trim).filter(|l| !l.is_empty()) {
             Some(locale) if ws.plan.allows(Feature::Translations) => {

@@ -175,6 +175,57 @@ pub const OPERATIONS: &[(&str, &str, &str, u16, &str)] = &[
     ),
 ];
 
+/// The methods a concrete path answers, from the route table (the most
+/// specific templates only: `/v1/usage` is not `/v1/{collection}`), with
+/// HEAD beside GET and OPTIONS always. Empty for an unknown path.
+pub fn allowed_methods(path: &str) -> Vec<&'static str> {
+    let given: Vec<&str> = path.trim_end_matches('/').split('/').collect();
+    let matches = |template: &str| -> Option<usize> {
+        let parts: Vec<&str> = template.split('/').collect();
+        let wildcard_tail = parts.last().is_some_and(|p| *p == "{path}");
+        if parts.len() != given.len() && !(wildcard_tail && given.len() > parts.len()) {
+            return None;
+        }
+        let mut fixed = 0;
+        for (want, got) in parts.iter().zip(&given) {
+            if want.starts_with('{') {
+                if got.is_empty() {
+                    return None;
+                }
+            } else if want == got {
+                fixed += 1;
+            } else {
+                return None;
+            }
+        }
+        Some(fixed)
+    };
+    let found: Vec<(usize, &'static str)> = OPERATIONS
+        .iter()
+        .filter_map(|(method, template, ..)| matches(template).map(|fixed| (fixed, *method)))
+        .collect();
+    let Some(best) = found.iter().map(|(fixed, _)| *fixed).max() else { return Vec::new() };
+    let mut methods: Vec<&'static str> = Vec::new();
+    for (_, method) in found.into_iter().filter(|(fixed, _)| *fixed == best) {
+        let upper = match method {
+            "get" => "GET",
+            "post" => "POST",
+            "put" => "PUT",
+            "patch" => "PATCH",
+            "delete" => "DELETE",
+            _ => continue,
+        };
+        if !methods.contains(&upper) {
+            methods.push(upper);
+        }
+        if upper == "GET" && !methods.contains(&"HEAD") {
+            methods.push("HEAD");
+        }
+    }
+    methods.push("OPTIONS");
+    methods
+}
+
 fn error_responses(public: bool) -> Map<String, Value> {
     let mut out = Map::new();
     for code in Code::ALL {
@@ -658,6 +709,15 @@ pub fn block_types() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn allowed_methods_come_from_the_most_specific_route() {
+        assert_eq!(allowed_methods("/v1/usage"), ["GET", "HEAD", "OPTIONS"]);
+        assert_eq!(allowed_methods("/v1/courses"), ["GET", "HEAD", "POST", "OPTIONS"]);
+        assert_eq!(allowed_methods("/v1/themes/thm_1"), ["GET", "HEAD", "PATCH", "DELETE", "OPTIONS"]);
+        assert_eq!(allowed_methods("/v1/embed/scorm/pkg_1/a/b/c.html"), ["GET", "HEAD", "OPTIONS"]);
+        assert!(allowed_methods("/v1/nothing/here/at/all").is_empty());
+    }
 
     #[test]
     fn operation_ids_are_unique_and_every_link_names_one() {
