@@ -21,6 +21,7 @@ pub mod issues;
 pub mod keys;
 pub mod learners;
 pub mod model;
+pub mod offline_writer;
 pub mod pdf;
 pub mod plans;
 pub mod resources;

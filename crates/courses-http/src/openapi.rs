@@ -306,6 +306,7 @@ fn request_body(method: &str, path: &str) -> Option<(Value, bool)> {
                 "prompt": text(2000),
                 "screensTarget": { "type": ["integer", "null"], "minimum": 1, "maximum": 20, "default": 6 },
                 "passingScore": { "type": ["integer", "null"], "minimum": 0, "maximum": 100 },
+                "sourceText": { "type": ["string", "null"], "maxLength": courses_core::offline_writer::MAX_SOURCE_CHARS, "description": "Markdown or plain text the course is built from" },
             }),
             &["prompt"],
         ),
