@@ -300,6 +300,24 @@ with zipfile.ZipFile(dst, 'w', zipfile.ZIP_DEFLATED) as z:
       return { origin: self.origin, parentReachable, cookies };
     });
     equal(`SCORM ${version} of another tool: the SCO is isolated in an opaque origin`, isolation, { origin: 'null', parentReachable: false, cookies: 'blocked' });
+    // The runtime keeps the edition's data model and error codes.
+    const calls = await frame.evaluate(v => {
+      if (v === '1.2') {
+        const a = window.API;
+        return [a.LMSGetValue('cmi.core.student_id'), a.LMSSetValue('cmi.core.student_id', 'x'), a.LMSGetLastError(),
+          a.LMSGetValue('cmi.core.exit'), a.LMSGetLastError(), a.LMSSetValue('cmi.core.lesson_status', 'done'), a.LMSGetLastError(),
+          a.LMSGetValue('cmi.nope'), a.LMSGetLastError(), a.LMSGetValue('cmi.core.lesson_mode'), a.LMSGetValue('cmi.student_data.mastery_score'),
+          a.LMSInitialize(''), a.LMSGetLastError(), a.LMSGetErrorString('403')];
+      }
+      const a = window.API_1484_11;
+      return [a.GetValue('cmi.learner_id'), a.SetValue('cmi.learner_id', 'x'), a.GetLastError(), a.GetValue('cmi.exit'), a.GetLastError(),
+        a.SetValue('cmi.completion_status', 'done'), a.GetLastError(), a.SetValue('cmi.score.scaled', '2'), a.GetLastError(),
+        a.GetValue('cmi.location'), a.GetLastError(), a.GetValue('cmi.scaled_passing_score'), a.Initialize(''), a.GetLastError(),
+        a.GetErrorString('403')];
+    }, version);
+    equal(`SCORM ${version} of another tool: the runtime's data model and error codes`, calls, version === '1.2'
+      ? ['golfer-1', 'false', '403', '', '404', 'false', '405', '', '401', 'normal', '70', 'false', '101', 'Element is read only']
+      : ['golfer-1', 'false', '404', '', '405', 'false', '406', 'false', '407', '', '403', '0.7', 'false', '103', 'Data model element value not initialized']);
     await sco.locator('#pass').click();
     await page.locator('#score').waitFor();
     equal(`SCORM ${version} of another tool: the player shows the SCO's score`, await page.locator('#score').textContent(), 'Your score: 85%');
