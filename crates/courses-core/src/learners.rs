@@ -180,6 +180,13 @@ fn scorm_state(data: Option<&Value>) -> CoursesResult<Map<String, Value>> {
     let Some(Value::Object(data)) = data else {
         return Err(CoursesError::field(&["data"], code::INVALID_TYPE, "data must be an object of cmi elements"));
     };
+    if data.len() > SCORM_STATE_ELEMENTS.len() {
+        return Err(CoursesError::field(
+            &["data"],
+            code::TOO_BIG,
+            format!("data holds at most {} elements", SCORM_STATE_ELEMENTS.len()),
+        ));
+    }
     let mut issues = Issues::default();
     let mut out = Map::new();
     for (name, value) in data {
@@ -743,5 +750,7 @@ mod tests {
             [("data.cmi.suspend_data".to_owned(), "too_big"), ("data.cmi.location".to_owned(), "invalid_type")]
         );
         assert!(scorm_state(Some(&json!("x"))).is_err() && scorm_state(None).is_err());
+        let many: Map<String, Value> = (0..17).map(|i| (format!("cmi.x{i}"), json!("v"))).collect();
+        assert!(scorm_state(Some(&Value::Object(many))).is_err(), "at most 16 elements, as documented");
     }
 }

@@ -26,8 +26,11 @@ use serde_json::{Value, json};
 
 use crate::content::{MAX_STACK_CARDS, MAX_TEXT_CHARS, MAX_TITLE_CHARS};
 
-/// The longest source text read (about 40 pages).
-pub const MAX_SOURCE_CHARS: usize = 200_000;
+/// The longest source text taken (about 25 pages): at most 12 bytes a
+/// character when JSON-escaped, so any request within this limit also fits
+/// the 1 MiB body limit, and one just above it is refused as invalid (400),
+/// not as too large.
+pub const MAX_SOURCE_CHARS: usize = 80_000;
 
 const STOP_WORDS: &[&str] = &[
     "a", "about", "after", "again", "all", "also", "among", "an", "and", "any", "are", "as", "at", "be", "because",

@@ -375,7 +375,7 @@ fn request_body(method: &str, path: &str) -> Option<(Value, bool)> {
         }
         ("post", "/v1/embed/views/{viewId}/check") => object(json!({ "blockId": id(), "answer": {} }), &["blockId"]),
         ("post", "/v1/embed/views/{viewId}/scorm") => object(
-            json!({ "blockId": id(), "data": { "type": "object", "additionalProperties": { "type": "string", "maxLength": 64000 } } }),
+            json!({ "blockId": id(), "data": { "type": "object", "maxProperties": 16, "additionalProperties": { "type": "string", "maxLength": 64000 } } }),
             &["blockId", "data"],
         ),
         ("patch", "/v1/{collection}/{id}") => json!({ "type": "object" }),
