@@ -189,11 +189,15 @@ pub fn sentences(text: &str) -> Vec<String> {
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         current.push(c);
-        // "e.g.", "etc." and initials do not end a sentence.
-        let last_word = current.rsplit(char::is_whitespace).next().unwrap_or_default().to_lowercase();
-        let abbreviation = c == '.'
-            && (["e.g.", "i.e.", "etc.", "vs.", "approx.", "no.", "mr.", "ms.", "dr."].contains(&last_word.as_str())
-                || last_word.chars().filter(|ch| ch.is_alphabetic()).count() == 1);
+        // "e.g.", "etc." and initials do not end a sentence. Only the last
+        // few characters are looked at, so a text without spaces stays linear.
+        let abbreviation = c == '.' && {
+            let mut tail: Vec<char> = current.chars().rev().take(8).take_while(|ch| !ch.is_whitespace()).collect();
+            tail.reverse();
+            let last_word: String = tail.into_iter().collect::<String>().to_lowercase();
+            ["e.g.", "i.e.", "etc.", "vs.", "approx.", "no.", "mr.", "ms.", "dr."].contains(&last_word.as_str())
+                || (last_word.chars().count() <= 3 && last_word.chars().filter(|ch| ch.is_alphabetic()).count() == 1)
+        };
         let ends = matches!(c, '.' | '!' | '?') && !abbreviation && chars.peek().is_none_or(|n| n.is_whitespace());
         if ends || chars.peek().is_none() {
             let sentence = current.trim().to_owned();
@@ -679,6 +683,20 @@ A spotter is a person who guides the driver when the view is blocked.\n";
             }
         }
         out
+    }
+
+    #[test]
+    fn the_longest_sources_are_written_quickly() {
+        let started = std::time::Instant::now();
+        for source in [
+            "x".repeat(MAX_SOURCE_CHARS),
+            ".".repeat(MAX_SOURCE_CHARS),
+            "Forklifts stop at the line. ".repeat(MAX_SOURCE_CHARS / 28),
+        ] {
+            let (_, screens) = write("Forklifts", Some(&source), 20);
+            assert_eq!(screens.len(), 20);
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
     }
 
     #[test]

@@ -129,6 +129,20 @@ proptest! {
     }
 
     #[test]
+    fn the_offline_writer_always_writes_a_valid_course(
+        prompt in "\\PC{1,300}",
+        source in proptest::option::of("(\\PC{0,80}[.!?\\n#-]){0,40}"),
+        target in 1_usize..=20,
+    ) {
+        let (_, screens) = timed("a course", || courses_core::offline_writer::write(&prompt, source.as_deref(), target));
+        prop_assert_eq!(screens.len(), target);
+        let mut issues = courses_core::issues::Issues::default();
+        let stored = courses_core::content::validate_screens(&serde_json::Value::Array(screens), &["screens".to_owned()], &mut issues);
+        prop_assert!(issues.is_empty(), "{:?}", issues.into_vec());
+        prop_assert!(courses_core::content::has_scored_blocks(&stored));
+    }
+
+    #[test]
     fn arbitrary_manifests_never_panic(text in "\\PC{0,800}") {
         let _ = timed("a manifest", || courses_core::scorm_manifest::parse(&text));
     }
