@@ -221,6 +221,13 @@ impl Courses {
         Ok(ws)
     }
 
+    /// Operator view: every workspace with its plan, standing, key and
+    /// course counts, so an operator finds the id `set-plan` and `billing`
+    /// take.
+    pub async fn workspace_summaries(&self) -> CoursesResult<Vec<crate::model::WorkspaceSummary>> {
+        Ok(self.store.workspace_summaries().await?)
+    }
+
     /// Operator action: move a workspace to another plan (nothing is deleted
     /// on a downgrade; a Sandbox cap clears on upgrade).
     pub async fn set_plan(&self, workspace_id: &str, plan: Plan) -> CoursesResult<Workspace> {

@@ -20,8 +20,10 @@ pub const MAX_TEXT_CHARS: usize = 20_000;
 pub const MAX_TITLE_CHARS: usize = 200;
 pub const MAX_LIST_ITEMS: usize = 50;
 
-/// Every block type the service renders. Question types are scored.
-pub const BLOCK_TYPES: [&str; 12] = [
+/// Every block type the service renders. Question types are scored; a
+/// `scorm` block (one SCO or asset of an imported package) is scored when
+/// its manifest gives a mastery score or its SCO reports a score.
+pub const BLOCK_TYPES: [&str; 13] = [
     "text",
     "heading",
     "image",
@@ -34,7 +36,11 @@ pub const BLOCK_TYPES: [&str; 12] = [
     "multiple_choice",
     "multiple_response",
     "true_false",
+    "scorm",
 ];
+
+/// The SCORM editions a `scorm` block may name.
+pub const SCORM_VERSIONS: [&str; 2] = ["1.2", "2004"];
 
 pub fn is_scored_type(kind: &str) -> bool {
     matches!(kind, "multiple_choice" | "multiple_response" | "true_false")
@@ -173,6 +179,7 @@ pub fn validate_block(value: &Value, path: &[String], seen: &mut HashSet<String>
             fields.text("statement", true);
             fields.boolean("answer");
         }
+        "scorm" => fields.scorm(),
         _ => {}
     }
     Value::Object(block)
@@ -289,6 +296,60 @@ impl Fields<'_> {
         }
     }
 
+    /// A `scorm` block: the package it plays (`packageId`), the path it
+    /// launches inside the package, the edition of the runtime it talks to,
+    /// and the manifest's scoring hints.
+    fn scorm(&mut self) {
+        match self.input.get("packageId") {
+            Some(Value::String(id))
+                if id.starts_with("pkg_")
+                    && id.len() <= 64
+                    && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') => {}
+            None | Some(Value::Null) => self.report(code::REQUIRED, "packageId", "packageId is required".to_owned()),
+            Some(_) => self.report(
+                code::INVALID_VALUE,
+                "packageId",
+                "packageId must be the id of an imported package (pkg_...)".to_owned(),
+            ),
+        }
+        match self.input.get("launch") {
+            Some(Value::String(launch)) if is_package_path(launch) => {}
+            None | Some(Value::Null) => self.report(code::REQUIRED, "launch", "launch is required".to_owned()),
+            Some(_) => self.report(
+                code::INVALID_VALUE,
+                "launch",
+                "launch must be a relative path inside the package (at most 2048 characters, no ..)".to_owned(),
+            ),
+        }
+        match self.input.get("scormVersion") {
+            Some(Value::String(v)) if SCORM_VERSIONS.contains(&v.as_str()) => {}
+            None | Some(Value::Null) => {
+                self.report(code::REQUIRED, "scormVersion", "scormVersion is required".to_owned());
+            }
+            Some(_) => {
+                self.report(code::INVALID_VALUE, "scormVersion", "scormVersion must be \"1.2\" or \"2004\"".to_owned())
+            }
+        }
+        match self.input.get("scormType") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(t)) if t == "sco" || t == "asset" => {}
+            Some(_) => {
+                self.report(code::INVALID_VALUE, "scormType", "scormType must be \"sco\" or \"asset\"".to_owned())
+            }
+        }
+        match self.input.get("masteryScore") {
+            None | Some(Value::Null) => {}
+            Some(Value::Number(n)) if n.as_f64().is_some_and(|m| (0.0..=100.0).contains(&m)) => {}
+            Some(_) => self.report(
+                code::INVALID_VALUE,
+                "masteryScore",
+                "masteryScore must be a number from 0 to 100, or null".to_owned(),
+            ),
+        }
+        self.text("title", false);
+        self.text("launchData", false);
+    }
+
     fn stack_cards(&mut self) {
         let name = "stackCards";
         match self.input.get(name) {
@@ -317,15 +378,33 @@ impl Fields<'_> {
     }
 }
 
+/// Whether `path` names a file inside a package: relative, no `..`
+/// segment, no scheme, no backslash, at most 2,048 characters.
+pub fn is_package_path(path: &str) -> bool {
+    let file = path.split(['?', '#']).next().unwrap_or_default();
+    !file.is_empty()
+        && path.len() <= 2048
+        && !file.starts_with('/')
+        && !file.contains("://")
+        && !file.contains('\\')
+        && !file.split('/').any(|part| part == ".." || part.eq_ignore_ascii_case("%2e%2e"))
+}
+
 /// The outcome of grading one attempt.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Grade {
-    /// Percentage of scored blocks answered correctly, or `None` when the
-    /// course has no scored block (null is not zero).
+    /// Percentage of the scored blocks' credit earned (a question is worth
+    /// 0 or 1, a SCO its reported score), or `None` when the course has no
+    /// scored block (null is not zero).
     pub score: Option<f64>,
+    /// Scored blocks earning full credit.
     pub correct: usize,
     pub scored: usize,
     pub passed: bool,
+    /// What each SCO reported (block id to `{completionStatus,
+    /// successStatus, score, location, suspendData}`); empty for courses
+    /// without `scorm` blocks.
+    pub scorm: Map<String, Value>,
 }
 
 /// Every block of every screen, in order.
@@ -337,34 +416,129 @@ pub fn has_scored_blocks(screens: &[Value]) -> bool {
     blocks(screens).any(|b| b.get("type").and_then(Value::as_str).is_some_and(is_scored_type))
 }
 
+/// Suspend data is at most 64,000 characters in SCORM 2004 (4,096 in 1.2).
+pub const MAX_SUSPEND_DATA_CHARS: usize = 64_000;
+
+/// What one SCO reported through the runtime: the `cmi` elements of either
+/// edition, as the player sends them (element name to string value).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScoReport {
+    pub completed: bool,
+    /// `Some(true)` passed, `Some(false)` failed, `None` unknown.
+    pub success: Option<bool>,
+    /// 0 to 1.
+    pub score: Option<f64>,
+    pub location: Option<String>,
+    pub suspend_data: Option<String>,
+}
+
+fn cmi<'a>(data: &'a Map<String, Value>, names: &[&str]) -> Option<&'a str> {
+    names.iter().find_map(|n| data.get(*n).and_then(Value::as_str)).map(str::trim).filter(|v| !v.is_empty())
+}
+
+fn cmi_number(data: &Map<String, Value>, names: &[&str]) -> Option<f64> {
+    cmi(data, names)?.parse::<f64>().ok().filter(|n| n.is_finite())
+}
+
+impl ScoReport {
+    /// Reads a SCO's runtime data; anything malformed counts as not
+    /// reported.
+    pub fn read(data: &Value) -> Self {
+        let Some(data) = data.as_object() else { return Self::default() };
+        let lesson_status = cmi(data, &["cmi.core.lesson_status"]);
+        let completion = cmi(data, &["cmi.completion_status"]);
+        let success = cmi(data, &["cmi.success_status"]);
+        let completed = matches!(lesson_status, Some("completed" | "passed" | "failed"))
+            || completion == Some("completed")
+            || matches!(success, Some("passed" | "failed"));
+        let success = match (lesson_status, success) {
+            (_, Some("passed")) | (Some("passed"), _) => Some(true),
+            (_, Some("failed")) | (Some("failed"), _) => Some(false),
+            _ => None,
+        };
+        // 2004's scaled score first (-1 to 1, below 0 counts as 0), else the
+        // raw score within its range (0 to 100 unless the SCO set one).
+        let scaled = cmi_number(data, &["cmi.score.scaled"]).filter(|s| (-1.0..=1.0).contains(s)).map(|s| s.max(0.0));
+        let raw = cmi_number(data, &["cmi.score.raw", "cmi.core.score.raw"]).and_then(|raw| {
+            let min = cmi_number(data, &["cmi.score.min", "cmi.core.score.min"]).unwrap_or(0.0);
+            let max = cmi_number(data, &["cmi.score.max", "cmi.core.score.max"]).unwrap_or(100.0);
+            (max > min).then(|| ((raw - min) / (max - min)).clamp(0.0, 1.0))
+        });
+        let text = |names: &[&str], max: usize| cmi(data, names).map(|v| v.chars().take(max).collect::<String>());
+        Self {
+            completed,
+            success,
+            score: scaled.or(raw),
+            location: text(&["cmi.location", "cmi.core.lesson_location"], 1000),
+            suspend_data: text(&["cmi.suspend_data"], MAX_SUSPEND_DATA_CHARS),
+        }
+    }
+
+    fn summary(&self) -> Value {
+        serde_json::json!({
+            "completionStatus": if self.completed { "completed" } else { "incomplete" },
+            "successStatus": match self.success { Some(true) => "passed", Some(false) => "failed", None => "unknown" },
+            "score": self.score.map(|s| (s * 10_000.0).round() / 100.0),
+            "location": self.location,
+            "suspendData": self.suspend_data,
+        })
+    }
+}
+
 /// Grades `answers` (block id to answer) against the course's scored blocks.
-/// Unanswered questions count as wrong; answers to unknown blocks are ignored.
+/// Unanswered questions count as wrong; answers to unknown blocks are
+/// ignored. A `scorm` block is scored when its manifest gave a mastery
+/// score or its SCO reported one; the attempt passes only when every SCO
+/// reported completion and none reported failure.
 pub fn grade(screens: &[Value], answers: &Map<String, Value>, passing_score: Option<i64>) -> Grade {
+    let mut credit = 0.0;
     let mut correct = 0;
     let mut scored = 0;
+    let mut scos_done = true;
+    let mut scorm = Map::new();
     for block in blocks(screens) {
         let kind = block.get("type").and_then(Value::as_str).unwrap_or_default();
+        let id = block.get("id").and_then(Value::as_str).unwrap_or_default();
+        let answer = answers.get(id);
+        if kind == "scorm" {
+            let report = answer.map(ScoReport::read).unwrap_or_default();
+            let is_asset = block.get("scormType").and_then(Value::as_str) == Some("asset");
+            if !is_asset && (!report.completed || report.success == Some(false)) {
+                scos_done = false;
+            }
+            if report.score.is_some() || block.get("masteryScore").is_some_and(Value::is_number) {
+                scored += 1;
+                let earned = report.score.unwrap_or(0.0);
+                credit += earned;
+                if earned >= 1.0 {
+                    correct += 1;
+                }
+            }
+            if answer.is_some() {
+                scorm.insert(id.to_owned(), report.summary());
+            }
+            continue;
+        }
         if !is_scored_type(kind) {
             continue;
         }
         scored += 1;
-        let answer = block.get("id").and_then(Value::as_str).and_then(|id| answers.get(id));
         if answer.is_some_and(|a| is_correct(kind, block, a)) {
+            credit += 1.0;
             correct += 1;
         }
     }
     let score = (scored > 0).then(|| {
         #[expect(clippy::cast_precision_loss, reason = "block counts are far below 2^52")]
-        let ratio = correct as f64 / scored as f64;
+        let ratio = credit / scored as f64;
         (ratio * 10_000.0).round() / 100.0
     });
     #[expect(clippy::cast_precision_loss, reason = "passing scores are 0..=100")]
-    let passed = match (passing_score, score) {
-        (None, _) => true,
-        (Some(_), None) => true,
+    let meets = match (passing_score, score) {
+        (None, _) | (Some(_), None) => true,
         (Some(min), Some(score)) => score >= min as f64,
     };
-    Grade { score, correct, scored, passed }
+    Grade { score, correct, scored, passed: meets && scos_done, scorm }
 }
 
 /// Whether `answer` is right for the scored block `block_id`; `None` when
@@ -542,5 +716,69 @@ mod tests {
         let text = serde_json::to_string(&view).unwrap();
         assert!(!text.contains("correctIndex") && !text.contains("\"answer\""));
         assert_eq!(view[0]["blocks"][0]["options"][1], "b");
+    }
+
+    fn sco(id: &str, mastery: Option<f64>) -> Value {
+        json!({ "id": id, "type": "scorm", "packageId": "pkg_1", "launch": "sco/index.html?x=1", "scormVersion": "1.2", "masteryScore": mastery })
+    }
+
+    #[test]
+    fn scorm_blocks_are_checked() {
+        assert!(check(json!([{ "blocks": [sco("a", Some(80.0))] }])).is_ok());
+        let bad = json!([{ "blocks": [
+            { "type": "scorm", "packageId": "crs_1", "launch": "../x.html", "scormVersion": "3" },
+            { "type": "scorm", "packageId": "pkg_1", "launch": "https://evil.example/a.html", "scormVersion": "2004", "masteryScore": 101 },
+            { "type": "scorm" },
+        ] }]);
+        let found = paths(&check(bad).unwrap_err());
+        assert_eq!(
+            found,
+            [
+                ("screens.0.blocks.0.packageId".to_owned(), "invalid_value"),
+                ("screens.0.blocks.0.launch".to_owned(), "invalid_value"),
+                ("screens.0.blocks.0.scormVersion".to_owned(), "invalid_value"),
+                ("screens.0.blocks.1.launch".to_owned(), "invalid_value"),
+                ("screens.0.blocks.1.masteryScore".to_owned(), "invalid_value"),
+                ("screens.0.blocks.2.packageId".to_owned(), "required"),
+                ("screens.0.blocks.2.launch".to_owned(), "required"),
+                ("screens.0.blocks.2.scormVersion".to_owned(), "required"),
+            ]
+        );
+        for path in ["a/%2e%2e/b.html", "/abs.html", "a\\b.html", ""] {
+            assert!(!is_package_path(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn sco_reports_of_both_editions_are_graded() {
+        let screens = vec![
+            json!({ "id": "s", "blocks": [sco("a", Some(80.0)), sco("b", None), { "id": "q", "type": "true_false", "statement": "x", "answer": true }] }),
+        ];
+        let scorm12 =
+            json!({ "cmi.core.lesson_status": "passed", "cmi.core.score.raw": "80", "cmi.suspend_data": "page=3" });
+        let scorm2004 =
+            json!({ "cmi.completion_status": "completed", "cmi.success_status": "unknown", "cmi.score.scaled": "0.5" });
+        let answers = json!({ "a": scorm12, "b": scorm2004, "q": true });
+        let g = grade(&screens, answers.as_object().unwrap(), Some(70));
+        // (0.8 + 0.5 + 1) / 3 = 76.67%
+        assert_eq!((g.score, g.scored, g.correct, g.passed), (Some(76.67), 3, 1, true));
+        assert_eq!(
+            g.scorm["a"],
+            json!({ "completionStatus": "completed", "successStatus": "passed", "score": 80.0, "location": null, "suspendData": "page=3" })
+        );
+        // A SCO that failed, or never completed, fails the attempt at any score.
+        let failed = json!({ "a": { "cmi.core.lesson_status": "failed", "cmi.core.score.raw": "100" }, "b": scorm2004, "q": true });
+        assert!(!grade(&screens, failed.as_object().unwrap(), None).passed);
+        let unfinished = json!({ "a": scorm12, "q": true });
+        let g = grade(&screens, unfinished.as_object().unwrap(), None);
+        assert!(!g.passed, "b never reported");
+        // A SCO without a mastery score and without a reported score is not scored.
+        assert_eq!((g.scored, g.score), (2, Some(90.0)));
+        // A raw score in its own range; a scaled score below 0 counts as 0.
+        let ranged = ScoReport::read(&json!({ "cmi.score.raw": "15", "cmi.score.min": "10", "cmi.score.max": "20" }));
+        assert_eq!(ranged.score, Some(0.5));
+        assert_eq!(ScoReport::read(&json!({ "cmi.score.scaled": "-0.5" })).score, Some(0.0));
+        assert_eq!(ScoReport::read(&json!({ "cmi.score.scaled": "7" })).score, None, "out of range is not a score");
+        assert_eq!(ScoReport::read(&json!("junk")), ScoReport::default());
     }
 }

@@ -253,6 +253,15 @@ impl Courses {
         theme: Option<&Option<String>>,
         cert: Option<&Option<String>>,
     ) -> CoursesResult<()> {
+        // Naming a theme or a template is using the feature: below its plan
+        // it answers 403 like the feature's own routes (clearing one with
+        // null is always allowed).
+        if matches!(theme, Some(Some(_))) {
+            self.require(access, crate::plans::Feature::Themes)?;
+        }
+        if matches!(cert, Some(Some(_))) {
+            self.require(access, crate::plans::Feature::CertificateTemplates)?;
+        }
         let mut issues = Issues::default();
         for (field, kind, id) in
             [("themeId", ResourceKind::Theme, theme), ("certificateId", ResourceKind::CertificateTemplate, cert)]
@@ -281,6 +290,18 @@ impl Courses {
         body: &Map<String, Value>,
         source_kind: &str,
     ) -> CoursesResult<Course> {
+        let course = self.new_course(access, body, source_kind).await?;
+        self.store.insert_course(&course).await?;
+        Ok(course)
+    }
+
+    /// A new draft course from a body, validated like the API's, not yet stored.
+    pub(crate) async fn new_course(
+        &self,
+        access: &Access,
+        body: &Map<String, Value>,
+        source_kind: &str,
+    ) -> CoursesResult<Course> {
         let fields = parse_course(body, true)?;
         self.check_references(access, fields.theme_id.as_ref(), fields.certificate_id.as_ref()).await?;
         let now = self.clock.now();
@@ -304,7 +325,6 @@ impl Courses {
         course.settings.insert("quizFeedback".to_owned(), Value::String("deferred".to_owned()));
         course.settings.insert("direction".to_owned(), Value::String("ltr".to_owned()));
         apply(&mut course, fields, now);
-        self.store.insert_course(&course).await?;
         Ok(course)
     }
 

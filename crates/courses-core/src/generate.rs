@@ -3,11 +3,11 @@
 //! plan (Build and up), validates the request, takes one generation from the
 //! monthly allowance (429 past it) and stores a draft course.
 //!
-//! The built-in generator is offline and deterministic: the same prompt and
-//! target always give the same outline. It plans screens from the prompt's
-//! sentences and key phrases (an intro with objectives, content screens that
-//! alternate text, lists and stacks, a knowledge check every third screen, a
-//! summary) and its output passes the same block validation as the API.
+//! The built-in generator ([`crate::offline_writer`]) is offline and
+//! deterministic: from the prompt and an optional source text it writes an
+//! outline, teaching screens of the text's key sentences, and scored
+//! questions answered by those screens; its output passes the same block
+//! validation as the API.
 //!
 //! With a model configured ([`LlmConfig`], from `SVC_LLM_URL`) the draft
 //! comes from an OpenAI-compatible chat completions endpoint asked for
@@ -16,12 +16,9 @@
 //! out or answers something invalid does not cost the user a draft: the
 //! built-in generator produces it, and `generation.fallbackFrom` says why.
 
-use std::collections::HashMap;
-
 use serde_json::{Map, Value, json};
 
 use crate::Courses;
-use crate::content::MAX_STACK_CARDS;
 use crate::error::{CoursesError, CoursesResult};
 use crate::issues::{Issues, code};
 use crate::model::{Access, Course};
@@ -39,6 +36,9 @@ pub struct GenerationRequest {
     pub prompt: String,
     pub screens_target: usize,
     pub passing_score: Option<i64>,
+    /// Text the author provides to build the course from (Markdown or
+    /// plain text, up to [`crate::offline_writer::MAX_SOURCE_CHARS`]).
+    pub source_text: Option<String>,
 }
 
 pub fn parse_request(body: &Map<String, Value>) -> CoursesResult<GenerationRequest> {
@@ -98,143 +98,39 @@ pub fn parse_request(body: &Map<String, Value>) -> CoursesResult<GenerationReque
             None
         }
     };
+    let max_source = crate::offline_writer::MAX_SOURCE_CHARS;
+    let source_text = match body.get("sourceText") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if s.chars().count() > max_source => {
+            issues.push(
+                code::TOO_BIG,
+                &[],
+                Some("sourceText"),
+                format!("sourceText is at most {max_source} characters"),
+            );
+            None
+        }
+        Some(Value::String(s)) => Some(s.clone()).filter(|s| !s.trim().is_empty()),
+        Some(_) => {
+            issues.push(code::INVALID_TYPE, &[], Some("sourceText"), "sourceText must be a string");
+            None
+        }
+    };
     issues.finish(GenerationRequest {
         prompt,
         screens_target: usize::try_from(screens_target).unwrap_or(1),
         passing_score,
+        source_text,
     })
 }
 
-const STOP_WORDS: &[&str] = &[
-    "about", "after", "also", "among", "and", "are", "because", "been", "before", "being", "between", "both", "but",
-    "can", "could", "course", "create", "does", "each", "every", "from", "have", "help", "into", "learn", "learners",
-    "make", "more", "most", "must", "need", "only", "other", "over", "should", "some", "such", "teach", "than", "that",
-    "their", "them", "then", "there", "these", "they", "this", "those", "through", "using", "very", "want", "what",
-    "when", "where", "which", "while", "will", "with", "within", "without", "would", "your", "team", "teams", "people",
-    "how", "for", "the", "our", "new", "who", "why",
-];
-
-fn sentences(prompt: &str) -> Vec<String> {
-    prompt
-        .split(['.', '!', '?', ';', '\n'])
-        .map(str::trim)
-        .filter(|s| s.split_whitespace().count() >= 3)
-        .map(|s| {
-            let mut chars = s.chars();
-            chars.next().map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect::<String>() + ".")
-        })
-        .collect()
-}
-
-/// Key phrases: content words by frequency, ties by first appearance.
-fn key_phrases(prompt: &str, max: usize) -> Vec<String> {
-    let mut counts: HashMap<String, (usize, usize)> = HashMap::new();
-    for (position, word) in prompt
-        .split(|c: char| !c.is_alphanumeric() && c != '-')
-        .map(str::to_lowercase)
-        .filter(|w| {
-            w.chars().count() >= 4 && !STOP_WORDS.contains(&w.as_str()) && !w.chars().all(|c| c.is_ascii_digit())
-        })
-        .enumerate()
-    {
-        counts.entry(word).or_insert((0, position)).0 += 1;
-    }
-    let mut ranked: Vec<(String, (usize, usize))> = counts.into_iter().collect();
-    ranked.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.1.1.cmp(&b.1.1)));
-    ranked.into_iter().take(max).map(|(w, _)| w).collect()
-}
-
-fn title_case(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
-}
-
-/// The course title: the prompt's first clause, shortened.
-fn course_title(prompt: &str, phrases: &[String]) -> String {
-    let first = prompt.split(['.', '!', '?', '\n', ':']).next().unwrap_or(prompt).trim();
-    let words: Vec<&str> = first.split_whitespace().take(10).collect();
-    let title = words.join(" ");
-    if title.is_empty() {
-        phrases.first().map_or_else(|| "New course".to_owned(), |p| title_case(p))
-    } else {
-        title_case(&title)
-    }
-}
-
-const VERBS: [&str; 6] = ["Explain", "Recognise", "Apply", "Compare", "Describe", "Use"];
-
-/// Plans and fills the screens of a draft course from the prompt.
+/// The draft the built-in writer makes (see [`crate::offline_writer`]): an
+/// outline from the prompt and the source text, teaching screens of their
+/// key sentences, and questions answered by those screens.
 pub fn offline_course(req: &GenerationRequest) -> Value {
-    let all_sentences = sentences(&req.prompt);
-    let phrases = key_phrases(&req.prompt, 8);
-    let title = course_title(&req.prompt, &phrases);
-    let topic = |i: usize| -> String {
-        phrases.get(i % phrases.len().max(1)).cloned().unwrap_or_else(|| "the topic".to_owned())
-    };
-    let about = |phrase: &str| -> Vec<String> {
-        all_sentences.iter().filter(|s| s.to_lowercase().contains(phrase)).cloned().collect()
-    };
-    let n = req.screens_target.max(1);
-    let mut screens = Vec::with_capacity(n);
-    let objectives: Vec<String> = (0..phrases.len().clamp(1, 4))
-        .map(|i| format!("{} {}", VERBS.get(i % VERBS.len()).unwrap_or(&"Explain"), topic(i)))
-        .collect();
-    screens.push(json!({
-        "title": "Introduction",
-        "blocks": [
-            { "type": "heading", "text": title },
-            { "type": "text", "text": all_sentences.first().cloned().unwrap_or_else(|| format!("This course covers {}.", req.prompt)) },
-            { "type": "list", "items": objectives },
-        ],
-    }));
-    let mut question_index = 0;
-    for i in 1..n {
-        let last = i == n - 1 && n > 2;
-        let phrase = topic(i - 1);
-        let related = about(&phrase);
-        if last {
-            let mut items: Vec<String> = (0..phrases.len().clamp(1, 5)).map(|k| title_case(&topic(k))).collect();
-            items.dedup();
-            screens.push(json!({
-                "title": "Summary",
-                "blocks": [
-                    { "type": "text", "text": format!("You have worked through {title}. Keep these points in mind:") },
-                    { "type": "list", "items": items },
-                ],
-            }));
-        } else if i % 3 == 0 {
-            question_index += 1;
-            screens.push(knowledge_check(&phrase, &phrases, &related, question_index));
-        } else {
-            let heading = title_case(&phrase);
-            let body = related.first().cloned().unwrap_or_else(|| format!("{heading} is a key part of {title}."));
-            let detail = match i % 2 {
-                0 => {
-                    json!({ "type": "list", "items": if related.len() > 1 { related.clone() } else { vec![body.clone(), format!("Look for {phrase} in your daily work.")] } })
-                }
-                _ => {
-                    let mut cards: Vec<Value> =
-                        related.iter().take(MAX_STACK_CARDS).map(|s| json!({ "front": heading, "back": s })).collect();
-                    if cards.is_empty() {
-                        cards.push(json!({ "front": heading, "back": body }));
-                    }
-                    json!({ "type": "stack", "stackCards": cards })
-                }
-            };
-            screens.push(json!({ "title": heading, "blocks": [{ "type": "text", "text": body }, detail] }));
-        }
-    }
-    // Every generated course ends with at least one scored question.
-    if question_index == 0 {
-        let phrase = topic(0);
-        let check = knowledge_check(&phrase, &phrases, &about(&phrase), 1);
-        if let (Some(Value::Object(last)), Some(Value::Array(extra))) =
-            (screens.last_mut(), check.get("blocks").cloned())
-            && let Some(Value::Array(existing)) = last.get_mut("blocks")
-        {
-            existing.extend(extra);
-        }
-    }
+    let (title, screens) =
+        crate::offline_writer::write(&req.prompt, req.source_text.as_deref(), req.screens_target.max(1));
+    let produced = screens.len();
     json!({
         "title": title,
         "passingScore": req.passing_score,
@@ -242,68 +138,10 @@ pub fn offline_course(req: &GenerationRequest) -> Value {
         "generation": {
             "provider": "offline-template",
             "promptHash": platform::crypto::sha256_hex(req.prompt.as_bytes()),
+            "sourceText": req.source_text.as_ref().map(|s| json!({ "characters": s.chars().count(), "sha256": platform::crypto::sha256_hex(s.as_bytes()) })),
             "screensRequested": req.screens_target,
-            "screensProduced": n,
+            "screensProduced": produced,
         },
-    })
-}
-
-/// `sentence` with the first occurrence of `phrase` (any case) blanked out.
-fn blank_out(sentence: &str, phrase: &str) -> Option<String> {
-    let len = phrase.chars().count();
-    sentence.char_indices().map(|(i, _)| i).find_map(|at| {
-        let rest = sentence.get(at..)?;
-        let end = at + rest.char_indices().nth(len).map_or(rest.len(), |(i, _)| i);
-        let word = sentence.get(at..end)?;
-        let before = sentence.get(..at)?.chars().last();
-        let after = sentence.get(end..)?.chars().next();
-        (word.to_lowercase() == phrase
-            && before.is_none_or(|c| !c.is_alphanumeric())
-            && after.is_none_or(|c| !c.is_alphanumeric()))
-        .then(|| format!("{}_____{}", sentence.get(..at).unwrap_or_default(), sentence.get(end..).unwrap_or_default()))
-    })
-}
-
-/// A scored check of one key phrase: a sentence of the prompt with the
-/// phrase blanked out, and options among which only the phrase fits (the
-/// other options are key phrases that the sentence does not contain), then
-/// a true/false statement.
-fn knowledge_check(phrase: &str, phrases: &[String], related: &[String], seed: usize) -> Value {
-    let correct = title_case(phrase);
-    // The sentence that mentions the fewest other key phrases.
-    let sentence = related.iter().filter_map(|s| blank_out(s, phrase).map(|blank| (s, blank))).min_by_key(|(s, _)| {
-        phrases.iter().filter(|p| p.as_str() != phrase && s.to_lowercase().contains(p.as_str())).count()
-    });
-    let lower = sentence.as_ref().map(|(s, _)| s.to_lowercase()).unwrap_or_default();
-    let mut distractors: Vec<String> = phrases
-        .iter()
-        .filter(|p| p.as_str() != phrase && !lower.contains(p.as_str()))
-        .take(2)
-        .map(|p| if sentence.is_some() { p.clone() } else { title_case(p) })
-        .collect();
-    for filler in ["None of these", "Something unrelated to this course"] {
-        if distractors.len() < 2 {
-            distractors.push(filler.to_owned());
-        }
-    }
-    let position = seed % (distractors.len() + 1);
-    let mut options = distractors;
-    let question = match sentence {
-        Some((_, blank)) => {
-            options.insert(position.min(options.len()), phrase.to_owned());
-            format!("Complete the sentence: \u{201c}{blank}\u{201d}")
-        }
-        None => {
-            options.insert(position.min(options.len()), correct.clone());
-            "Which of these is a topic of this course?".to_owned()
-        }
-    };
-    json!({
-        "title": "Knowledge check",
-        "blocks": [
-            { "type": "multiple_choice", "question": question, "options": options, "correctIndex": position },
-            { "type": "true_false", "statement": format!("{correct} is one of the topics of this course."), "answer": true },
-        ],
     })
 }
 
@@ -366,9 +204,14 @@ pub fn model_request(config: &LlmConfig, req: &GenerationRequest) -> Value {
         "temperature": 0.3,
         "messages": [
             { "role": "system", "content": SYSTEM_PROMPT },
-            { "role": "user", "content": format!(
-                "Write a course of exactly {} screens, with at least one scored question, about:\n\n{}",
-                req.screens_target, req.prompt) },
+            { "role": "user", "content": match &req.source_text {
+                None => format!(
+                    "Write a course of exactly {} screens, with at least one scored question, about:\n\n{}",
+                    req.screens_target, req.prompt),
+                Some(source) => format!(
+                    "Write a course of exactly {} screens, with at least one scored question, about:\n\n{}\n\nTeach only what this source text says, and answer every question from it:\n\n{}",
+                    req.screens_target, req.prompt, source),
+            } },
         ],
         "response_format": { "type": "json_schema", "json_schema": { "name": "course", "strict": true, "schema": course_schema() } },
     })
@@ -502,7 +345,12 @@ mod tests {
     use crate::issues::Issues;
 
     fn request(prompt: &str, target: usize) -> GenerationRequest {
-        GenerationRequest { prompt: prompt.to_owned(), screens_target: target, passing_score: Some(70) }
+        GenerationRequest {
+            prompt: prompt.to_owned(),
+            screens_target: target,
+            passing_score: Some(70),
+            source_text: None,
+        }
     }
 
     const PROMPT: &str = "Teach new warehouse staff forklift safety. Forklift operators must inspect brakes before each shift. \
@@ -589,27 +437,16 @@ mod tests {
     }
 
     #[test]
-    fn checks_blank_out_the_phrase_and_offer_only_one_fitting_option() {
-        assert_eq!(
-            blank_out("Forklift operators must inspect brakes before each shift.", "shift").as_deref(),
-            Some("Forklift operators must inspect brakes before each _____.")
-        );
-        assert_eq!(blank_out("Shifting loads.", "shift"), None, "whole words only");
-        assert_eq!(blank_out("Über alles.", "über").as_deref(), Some("_____ alles."));
-        let phrases: Vec<String> = ["brakes", "forklift", "pallets", "walkways"].map(str::to_owned).to_vec();
-        let related = vec!["Forklift operators must inspect brakes before each shift.".to_owned()];
-        let check = knowledge_check("brakes", &phrases, &related, 1);
-        let question = &check["blocks"][0];
-        assert_eq!(
-            question["question"],
-            "Complete the sentence: \u{201c}Forklift operators must inspect _____ before each shift.\u{201d}"
-        );
-        assert_eq!(
-            question["options"],
-            json!(["pallets", "brakes", "walkways"]),
-            "forklift is in the sentence: not an option"
-        );
-        assert_eq!(question["correctIndex"], 1);
+    fn source_text_is_optional_and_bounded() {
+        let body = json!({ "prompt": "Forklifts", "sourceText": "# Brakes\n\nOperators inspect the brakes before each shift." });
+        let req = parse_request(body.as_object().unwrap()).unwrap();
+        assert!(req.source_text.is_some());
+        let draft = offline_course(&req);
+        assert!(draft.to_string().contains("Operators inspect the brakes before each shift."));
+        assert_eq!(draft["generation"]["sourceText"]["characters"], 57);
+        let long = json!({ "prompt": "x y z", "sourceText": "a".repeat(crate::offline_writer::MAX_SOURCE_CHARS + 1) });
+        let Err(CoursesError::Invalid { issues, .. }) = parse_request(long.as_object().unwrap()) else { panic!() };
+        assert_eq!(issues[0].path, ["sourceText"]);
     }
 
     #[test]

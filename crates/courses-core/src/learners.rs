@@ -148,6 +148,65 @@ pub struct EmbedSession {
     pub locale: Option<String>,
     /// The player's own words in that language (`ui.*` strings).
     pub ui: Map<String, Value>,
+    /// What the course's SCOs saved for this learner before (block id to
+    /// runtime data), so a SCO resumes where it was left.
+    pub scorm_state: Map<String, Value>,
+}
+
+/// Runtime elements the player may save for a SCO, and how long each may be
+/// (SCORM 2004's sizes: suspend data 64,000 characters, location 1,000).
+const SCORM_STATE_ELEMENTS: [(&str, usize); 16] = [
+    ("cmi.core.lesson_status", 32),
+    ("cmi.core.lesson_location", 1_000),
+    ("cmi.core.score.raw", 32),
+    ("cmi.core.score.min", 32),
+    ("cmi.core.score.max", 32),
+    ("cmi.core.exit", 32),
+    ("cmi.suspend_data", content::MAX_SUSPEND_DATA_CHARS),
+    ("cmi.completion_status", 32),
+    ("cmi.success_status", 32),
+    ("cmi.location", 1_000),
+    ("cmi.score.scaled", 32),
+    ("cmi.score.raw", 32),
+    ("cmi.score.min", 32),
+    ("cmi.score.max", 32),
+    ("cmi.exit", 32),
+    ("cmi.progress_measure", 32),
+];
+
+/// The runtime data of one SCO as saved: only the elements above, strings
+/// within their sizes.
+fn scorm_state(data: Option<&Value>) -> CoursesResult<Map<String, Value>> {
+    let Some(Value::Object(data)) = data else {
+        return Err(CoursesError::field(&["data"], code::INVALID_TYPE, "data must be an object of cmi elements"));
+    };
+    if data.len() > SCORM_STATE_ELEMENTS.len() {
+        return Err(CoursesError::field(
+            &["data"],
+            code::TOO_BIG,
+            format!("data holds at most {} elements", SCORM_STATE_ELEMENTS.len()),
+        ));
+    }
+    let mut issues = Issues::default();
+    let mut out = Map::new();
+    for (name, value) in data {
+        let Some((_, max)) = SCORM_STATE_ELEMENTS.iter().find(|(n, _)| n == name) else { continue };
+        match value {
+            Value::String(v) if v.chars().count() <= *max => {
+                out.insert(name.clone(), value.clone());
+            }
+            Value::String(_) => {
+                issues.push(
+                    code::TOO_BIG,
+                    &["data".to_owned()],
+                    Some(name),
+                    format!("{name} is at most {max} characters"),
+                );
+            }
+            _ => issues.push(code::INVALID_TYPE, &["data".to_owned()], Some(name), format!("{name} must be a string")),
+        }
+    }
+    issues.finish(out)
 }
 
 impl Courses {
@@ -285,11 +344,13 @@ impl Courses {
             identity_id: identity_id.to_owned(),
             score: grade.score,
             passed: grade.passed,
+            scorm: (!grade.scorm.is_empty()).then_some(grade.scorm),
             created_at: self.clock.now(),
         };
         let data = serde_json::json!({
             "id": completion.id, "courseId": completion.course_id, "identityId": completion.identity_id,
             "score": completion.score, "passed": completion.passed, "completedAt": completion.created_at.to_rfc3339(),
+            "scorm": completion.scorm,
         });
         let messages = self.outbox(&completion.workspace_id, "completion.created").await?.messages(&data);
         self.store.insert_completion(&completion, &answers, &messages).await?;
@@ -433,10 +494,16 @@ impl Courses {
     }
 
     /// The certificate rendered as a PDF from its template (or the built-in design).
+    /// The template applies only while the workspace's plan has certificate
+    /// templates; below it the built-in design is used, and the template
+    /// returns on upgrade.
     pub async fn certificate_pdf(&self, cert: &IssuedCertificate) -> CoursesResult<Vec<u8>> {
+        let plan = self.workspace(&cert.workspace_id).await?.plan;
         let template = match &cert.template_id {
-            Some(id) => self.store.resource(&cert.workspace_id, ResourceKind::CertificateTemplate, id).await?,
-            None => None,
+            Some(id) if plan.allows(Feature::CertificateTemplates) => {
+                self.store.resource(&cert.workspace_id, ResourceKind::CertificateTemplate, id).await?
+            }
+            _ => None,
         };
         Ok(crate::pdf::render_certificate(cert, template.as_ref().map(|t| &t.data)))
     }
@@ -527,9 +594,13 @@ impl Courses {
                 (None, None)
             }
         };
+        // Themes and translations apply only while the plan has them: after
+        // a downgrade the original course shows, never a partly themed or
+        // partly translated one, and both return on upgrade (nothing is
+        // deleted).
         let theme = match &course.theme_id {
-            Some(id) => self.store.resource(&ws.id, ResourceKind::Theme, id).await?,
-            None => None,
+            Some(id) if ws.plan.allows(Feature::Themes) => self.store.resource(&ws.id, ResourceKind::Theme, id).await?,
+            _ => None,
         };
         let translation = match locale.map(str::trim).filter(|l| !l.is_empty()) {
             Some(locale) if ws.plan.allows(Feature::Translations) => {
@@ -551,6 +622,10 @@ impl Courses {
             title,
             locale: translation.as_ref().and_then(|t| t.data.get("locale")).and_then(Value::as_str).map(str::to_owned),
             ui: crate::translate::ui_strings(&strings),
+            scorm_state: match &identity {
+                Some(identity) => self.store.scorm_state(&course.id, &identity.id).await?,
+                None => Map::new(),
+            },
             course,
             screens,
             identity,
@@ -603,6 +678,27 @@ impl Courses {
         self.complete(&course, &identity.id, parse_answers(body)?).await
     }
 
+    /// Saves what a SCO of the view's course committed (`{blockId, data}`),
+    /// so the learner resumes there on their next opening.
+    pub async fn save_view_scorm_state(&self, view_id: &str, body: &Map<String, Value>) -> CoursesResult<()> {
+        let (course, identity) = self.view_context(view_id).await?;
+        let block_id = required_id(body, "blockId")?;
+        let is_sco = content::blocks(&course.screens).any(|b| {
+            b.get("id").and_then(Value::as_str) == Some(block_id.as_str())
+                && b.get("type").and_then(Value::as_str) == Some("scorm")
+        });
+        if !is_sco {
+            return Err(CoursesError::field(
+                &["blockId"],
+                code::UNKNOWN_REFERENCE,
+                "blockId is not a SCORM block of this course",
+            ));
+        }
+        let data = scorm_state(body.get("data"))?;
+        let now = self.clock.now();
+        Ok(self.store.save_scorm_state(&course.workspace_id, &course.id, &identity.id, &block_id, &data, now).await?)
+    }
+
     /// The player's certificate request for the learner of a view.
     pub async fn certificate_for_view(&self, view_id: &str) -> CoursesResult<(IssuedCertificate, bool)> {
         let (course, identity) = self.view_context(view_id).await?;
@@ -633,5 +729,28 @@ mod tests {
         let CoursesError::Invalid { issues, .. } = err else { panic!() };
         let paths: Vec<String> = issues.iter().map(|i| i.path.join(".")).collect();
         assert_eq!(paths, ["identities.1.externalId", "identities.2.externalId"]);
+    }
+
+    #[test]
+    fn saved_scorm_state_keeps_known_elements_within_their_sizes() {
+        let saved = scorm_state(Some(
+            &json!({ "cmi.suspend_data": "p=3", "cmi.core.lesson_status": "incomplete", "cmi.interactions.0.id": "q" }),
+        ))
+        .unwrap();
+        assert_eq!(Value::Object(saved), json!({ "cmi.suspend_data": "p=3", "cmi.core.lesson_status": "incomplete" }));
+        let long = "x".repeat(content::MAX_SUSPEND_DATA_CHARS + 1);
+        let Err(CoursesError::Invalid { issues, .. }) =
+            scorm_state(Some(&json!({ "cmi.suspend_data": long, "cmi.location": 3 })))
+        else {
+            panic!()
+        };
+        let found: Vec<(String, &str)> = issues.iter().map(|i| (i.path.join("."), i.code)).collect();
+        assert_eq!(
+            found,
+            [("data.cmi.suspend_data".to_owned(), "too_big"), ("data.cmi.location".to_owned(), "invalid_type")]
+        );
+        assert!(scorm_state(Some(&json!("x"))).is_err() && scorm_state(None).is_err());
+        let many: Map<String, Value> = (0..17).map(|i| (format!("cmi.x{i}"), json!("v"))).collect();
+        assert!(scorm_state(Some(&Value::Object(many))).is_err(), "at most 16 elements, as documented");
     }
 }

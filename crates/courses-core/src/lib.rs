@@ -21,11 +21,13 @@ pub mod issues;
 pub mod keys;
 pub mod learners;
 pub mod model;
+pub mod offline_writer;
 pub mod pdf;
 pub mod plans;
 pub mod resources;
 pub mod scorm;
 pub mod scorm_import;
+pub mod scorm_manifest;
 pub mod store;
 pub mod translate;
 pub mod webhooks;
@@ -34,6 +36,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use kernel::Clock;
+use platform::blobs::{BlobStore, DbBlobStore, FsBlobStore};
 use platform::outbound::Outbound;
 use platform::secrets::SecretKey;
 use platform::{Db, DbError, Migrations};
@@ -42,7 +45,7 @@ pub use error::{CoursesError, CoursesResult, KeyRejection, Suspension, Throttle}
 pub use issues::Issue;
 pub use model::{
     Access, ApiKeyInfo, Completion, Course, CourseStatus, Identity, IssuedCertificate, ListItem, Resource,
-    ResourceKind, Usage, Workspace,
+    ResourceKind, Usage, Workspace, WorkspaceSummary,
 };
 pub use plans::{Feature, Plan};
 
@@ -68,12 +71,17 @@ pub struct Courses {
     rate_limit: u32,
     /// How long the webhook sender leases a message it is sending.
     lease_ms: i64,
+    /// The files of imported SCORM packages, content-addressed.
+    blobs: Arc<dyn BlobStore>,
 }
 
 impl Courses {
-    /// Builds the service over an open, migrated database.
+    /// Builds the service over an open, migrated database; package files
+    /// go to the database's `blobs` table until [`Self::with_blobs`] says
+    /// otherwise.
     pub fn new(db: Db, clock: Arc<dyn Clock>) -> Self {
         Self {
+            blobs: Arc::new(DbBlobStore::new(db.clone())),
             store: Store::new(db),
             clock,
             outbound: Outbound::default(),
@@ -123,12 +131,26 @@ impl Courses {
         self
     }
 
+    /// Where imported package files are kept.
+    #[must_use]
+    pub fn with_blobs(mut self, blobs: Arc<dyn BlobStore>) -> Self {
+        self.blobs = blobs;
+        self
+    }
+
     /// Opens the store named by the configuration (PostgreSQL for a
     /// `postgres://` URL, else `courses.db` in `data_dir`) and migrates it.
+    /// Package files live in `courses-blobs/` of the data dir beside a
+    /// SQLite store and in the database with PostgreSQL, so every node of a
+    /// multi-node deployment reads what any node imported.
     pub async fn open(database_url: Option<&str>, data_dir: &Path, clock: Arc<dyn Clock>) -> Result<Self, DbError> {
         let db = Db::open(database_url, &data_dir.join("courses.db")).await?;
         db.migrate(&MIGRATIONS).await?;
-        Ok(Self::new(db, clock))
+        let blobs: Arc<dyn BlobStore> = match db.backend() {
+            platform::Backend::Sqlite => Arc::new(FsBlobStore::new(data_dir.join("courses-blobs"))),
+            platform::Backend::Postgres => Arc::new(DbBlobStore::new(db.clone())),
+        };
+        Ok(Self::new(db, clock).with_blobs(blobs))
     }
 
     pub const fn store(&self) -> &Store {

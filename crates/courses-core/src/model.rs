@@ -16,6 +16,17 @@ pub struct Workspace {
     pub updated_at: Timestamp,
 }
 
+/// A workspace as an operator sees it in a list: its plan and standing,
+/// with how many active API keys and courses it has.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkspaceSummary {
+    pub workspace: Workspace,
+    /// Keys not revoked.
+    pub active_keys: u64,
+    pub read_only_keys: u64,
+    pub courses: u64,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApiKeyInfo {
     pub id: String,
@@ -153,6 +164,9 @@ pub struct Completion {
     /// Null when the course has no scored blocks; null is not zero.
     pub score: Option<f64>,
     pub passed: bool,
+    /// What each SCO of an imported SCORM course reported (block id to its
+    /// completion and success status, score, location and suspend data).
+    pub scorm: Option<Map<String, Value>>,
     pub created_at: Timestamp,
 }
 

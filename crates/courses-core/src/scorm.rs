@@ -26,8 +26,36 @@ impl crate::Courses {
     ) -> crate::CoursesResult<(Course, Vec<u8>)> {
         self.require(access, crate::Feature::ScormApi)?;
         let course = self.course(access, course_id).await?;
-        let zip = export(&course, version);
+        // Our package's player cannot host another tool's SCOs; the author
+        // still has the package they imported.
+        if crate::content::blocks(&course.screens).any(|b| b.get("type").and_then(Value::as_str) == Some("scorm")) {
+            return Err(crate::CoursesError::field(
+                &["screens"],
+                crate::issues::code::INVALID_VALUE,
+                "a course that plays the SCOs of an imported package cannot be exported as a new package",
+            ));
+        }
+        let theme = self.applied_theme(access, &course).await?;
+        let zip = export_themed(&course, version, theme.as_ref());
         Ok((course, zip))
+    }
+}
+
+impl crate::Courses {
+    /// The course's theme when the workspace's plan has themes (else none:
+    /// a downgraded workspace exports the original look, as its player
+    /// shows it).
+    pub async fn applied_theme(
+        &self,
+        access: &crate::Access,
+        course: &Course,
+    ) -> crate::CoursesResult<Option<crate::Resource>> {
+        match &course.theme_id {
+            Some(id) if access.workspace.plan.allows(crate::Feature::Themes) => {
+                Ok(self.store.resource(&access.workspace.id, crate::ResourceKind::Theme, id).await?)
+            }
+            _ => Ok(None),
+        }
     }
 }
 
@@ -147,7 +175,16 @@ pub fn course_document(course: &Course) -> Value {
 }
 
 pub fn player(course: &Course, version: ScormVersion) -> String {
-    let data = json!({ "version": version.as_str(), "course": course_document(course) });
+    player_themed(course, version, None)
+}
+
+/// The package's player with the theme's accent colour (set through the
+/// CSS object model from the data, so no theme value is ever parsed as
+/// markup or CSS).
+pub fn player_themed(course: &Course, version: ScormVersion, theme: Option<&crate::Resource>) -> String {
+    let accent = theme.and_then(|t| t.data.get("accentColor")).and_then(Value::as_str);
+    let data =
+        json!({ "version": version.as_str(), "course": course_document(course), "theme": { "accentColor": accent } });
     PLAYER
         .replace("{{title}}", &xml_escape(&course.title))
         .replace("{{data}}", &data.to_string().replace('<', "\\u003c"))
@@ -155,10 +192,15 @@ pub fn player(course: &Course, version: ScormVersion) -> String {
 
 /// The package as zip bytes.
 pub fn export(course: &Course, version: ScormVersion) -> Vec<u8> {
+    export_themed(course, version, None)
+}
+
+/// The package with the theme applied to its player.
+pub fn export_themed(course: &Course, version: ScormVersion, theme: Option<&crate::Resource>) -> Vec<u8> {
     let course_json = serde_json::to_vec_pretty(&course_document(course)).unwrap_or_default();
     let entries: Vec<(&str, Vec<u8>)> = vec![
         ("imsmanifest.xml", manifest(course, version).into_bytes()),
-        ("index.html", player(course, version).into_bytes()),
+        ("index.html", player_themed(course, version, theme).into_bytes()),
         ("course.json", course_json),
     ];
     zip_stored(&entries)
@@ -250,11 +292,12 @@ const PLAYER: &str = r#"<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{title}}</title>
 <style>
+  :root { --accent: #2f4f8f; }
   body { font-family: system-ui, sans-serif; max-width: 720px; margin: 2rem auto; padding: 0 1rem; color: #1d2330; }
   .card { border: 1px solid #d6dae4; border-radius: 8px; padding: .75rem 1rem; margin: .5rem 0; }
   .option { display: block; margin: .35rem 0; }
   nav { display: flex; justify-content: space-between; margin-top: 2rem; }
-  button { background: #2f4f8f; color: #fff; border: 0; border-radius: 6px; padding: .6rem 1.2rem; font-size: 1rem; }
+  button { background: var(--accent); color: #fff; border: 0; border-radius: 6px; padding: .6rem 1.2rem; font-size: 1rem; }
   button[disabled] { opacity: .4; }
 </style>
 </head>
@@ -267,6 +310,7 @@ const PLAYER: &str = r#"<!doctype html>
   const course = data.course;
   const screens = course.screens || [];
   const v2004 = data.version === '2004';
+  if (data.theme && typeof data.theme.accentColor === 'string') document.documentElement.style.setProperty('--accent', data.theme.accentColor);
   const answers = {};
   let index = 0;
 

@@ -7,25 +7,39 @@
 //! bombs). `imsmanifest.xml` must sit at the root and name a SCORM 1.2 or
 //! 2004 schema version. Packages exported by this service carry
 //! `course.json` and come back as an editable draft course.
+//!
+//! Any other conformant package (one made by another authoring tool) becomes
+//! a course that plays its original SCOs: the manifest is read by
+//! [`crate::scorm_manifest`], every file of the package is stored as a
+//! content-addressed blob, and each launchable item of the default
+//! organization becomes a screen with one `scorm` block naming the package
+//! and the path it launches. The learner player serves those files from an
+//! opaque-origin sandbox and gives them the SCORM runtime API.
 
+use std::collections::HashSet;
 use std::io::{Cursor, Read as _};
 
-use serde_json::{Map, Value};
+use bytes::Bytes;
+use serde_json::{Map, Value, json};
 use zip::ZipArchive;
 
-use crate::Courses;
 use crate::error::{CoursesError, CoursesResult};
 use crate::issues::{Issues, code};
-use crate::model::{Access, Course};
+use crate::model::{Access, Course, CourseStatus};
 use crate::plans::Feature;
+use crate::scorm_manifest::{self, Manifest};
+use crate::store::{ScormFile, ScormPackage};
+use crate::{Courses, content};
 
-pub const MAX_PACKAGE_BYTES: usize = 100 * 1024 * 1024;
+/// The seed's 100 MB, in decimal megabytes as the seed means them.
+pub const MAX_PACKAGE_BYTES: usize = 100_000_000;
 pub const MAX_ENTRIES: usize = 10_000;
-pub const MAX_TOTAL_UNCOMPRESSED: u64 = 500 * 1024 * 1024;
+pub const MAX_TOTAL_UNCOMPRESSED: u64 = 500_000_000;
 /// The largest expansion of one entry (uncompressed / compressed).
 pub const MAX_RATIO: u64 = 1_000;
-/// The largest single entry read (the manifest or `course.json`).
-pub const MAX_ENTRY_READ: u64 = 50 * 1024 * 1024;
+/// The largest single entry read (a manifest, `course.json`, or one file of
+/// a package stored for playing).
+pub const MAX_ENTRY_READ: u64 = 50_000_000;
 
 fn bad(message: impl Into<String>) -> CoursesError {
     CoursesError::field(&["package"], code::INVALID_VALUE, message)
@@ -127,8 +141,17 @@ fn read_entry(archive: &mut Archive<'_>, name: &str) -> CoursesResult<Vec<u8>> {
     Ok(out)
 }
 
-/// The draft course body a package describes.
-pub fn course_from_package(zip: &[u8]) -> CoursesResult<Map<String, Value>> {
+/// What a package is.
+#[derive(Debug)]
+pub enum Package {
+    /// Exported by this service: the course document, editable again.
+    Ours(Map<String, Value>),
+    /// Made by another tool: its manifest; the course plays its SCOs.
+    Foreign(Manifest),
+}
+
+/// Reads a package's manifest (and `course.json` when it is one of ours).
+pub fn inspect(zip: &[u8]) -> CoursesResult<Package> {
     let mut archive = open(zip)?;
     if archive.index_for_name("imsmanifest.xml").is_none() {
         return Err(CoursesError::field(
@@ -137,7 +160,38 @@ pub fn course_from_package(zip: &[u8]) -> CoursesResult<Map<String, Value>> {
             "imsmanifest.xml must be at the root of the package",
         ));
     }
+    let manifest_entry = archive.by_name("imsmanifest.xml").map(|e| e.size()).unwrap_or(0);
+    if manifest_entry > scorm_manifest::MAX_MANIFEST_BYTES as u64 {
+        return Err(CoursesError::field(
+            &["imsmanifest.xml"],
+            code::TOO_BIG,
+            format!("the manifest is larger than {} bytes", scorm_manifest::MAX_MANIFEST_BYTES),
+        ));
+    }
     let manifest = String::from_utf8_lossy(&read_entry(&mut archive, "imsmanifest.xml")?).into_owned();
+    if archive.index_for_name("course.json").is_some() {
+        return ours(&mut archive, &manifest).map(Package::Ours);
+    }
+    let parsed = scorm_manifest::parse(&manifest)
+        .map_err(|e| CoursesError::field(&["imsmanifest.xml", &e.at], code::INVALID_VALUE, e.message))?;
+    let names: HashSet<String> =
+        archive.file_names().filter_map(Result::ok).map(std::borrow::Cow::into_owned).collect();
+    let mut issues = Issues::default();
+    for item in &parsed.items {
+        if !names.contains(&item.file) {
+            issues.push(
+                code::UNKNOWN_REFERENCE,
+                &["imsmanifest.xml".to_owned()],
+                Some(&item.identifier),
+                format!("the item launches {:?}, which is not in the package", item.file),
+            );
+        }
+    }
+    issues.finish(Package::Foreign(parsed))
+}
+
+/// The draft course body a package exported by this service carries.
+fn ours(archive: &mut Archive<'_>, manifest: &str) -> CoursesResult<Map<String, Value>> {
     let mut issues = Issues::default();
     let path = ["imsmanifest.xml".to_owned()];
     if !manifest.contains("<manifest") {
@@ -156,14 +210,7 @@ pub fn course_from_package(zip: &[u8]) -> CoursesResult<Map<String, Value>> {
         issues.push(code::REQUIRED, &path, Some("resources"), "the manifest lists no resource");
     }
     issues.finish(())?;
-    if archive.index_for_name("course.json").is_none() {
-        return Err(CoursesError::field(
-            &["course.json"],
-            code::REQUIRED,
-            "only packages exported by this service (with course.json) can be imported as editable courses",
-        ));
-    }
-    match serde_json::from_slice::<Value>(&read_entry(&mut archive, "course.json")?) {
+    match serde_json::from_slice::<Value>(&read_entry(archive, "course.json")?) {
         Ok(Value::Object(mut map)) => {
             map.remove("sourceKind");
             map.remove("exportedFrom");
@@ -173,15 +220,120 @@ pub fn course_from_package(zip: &[u8]) -> CoursesResult<Map<String, Value>> {
     }
 }
 
+/// The draft course body a package exported by this service describes
+/// (refused for packages of other tools, which have no course document).
+pub fn course_from_package(zip: &[u8]) -> CoursesResult<Map<String, Value>> {
+    match inspect(zip)? {
+        Package::Ours(body) => Ok(body),
+        Package::Foreign(_) => Err(CoursesError::field(
+            &["course.json"],
+            code::REQUIRED,
+            "the package was made by another tool: it imports as a course that plays its SCOs",
+        )),
+    }
+}
+
+/// The course a foreign package becomes: one screen per launchable item,
+/// each with one `scorm` block. The passing score is the highest mastery
+/// score the manifest gives (rounded up), so the course passes only when
+/// every scored SCO could have passed on its own terms.
+pub fn foreign_course_body(manifest: &Manifest, package_id: &str) -> Map<String, Value> {
+    let screens: Vec<Value> = manifest
+        .items
+        .iter()
+        .map(|item| {
+            json!({
+                "title": item.title,
+                "blocks": [{
+                    "type": "scorm",
+                    "title": item.title,
+                    "packageId": package_id,
+                    "launch": item.launch,
+                    "scormVersion": manifest.version.as_str(),
+                    "scormType": item.scorm_type.as_str(),
+                    "scormItem": item.identifier,
+                    "masteryScore": item.mastery_score,
+                    "launchData": item.launch_data,
+                    "completionThreshold": item.completion_threshold,
+                }],
+            })
+        })
+        .collect();
+    let passing = manifest
+        .items
+        .iter()
+        .filter_map(|i| i.mastery_score)
+        .fold(None, |best: Option<f64>, m| Some(best.map_or(m, |b| b.max(m))))
+        .map(|m| m.ceil().clamp(0.0, 100.0));
+    let mut body = Map::new();
+    body.insert("title".to_owned(), Value::String(manifest.title.clone()));
+    body.insert("passingScore".to_owned(), passing.map_or(Value::Null, |p| json!(p as i64)));
+    body.insert("screens".to_owned(), Value::Array(screens));
+    body
+}
+
 impl Courses {
-    /// Imports a SCORM package as a draft course (Scale and up over the API).
+    /// Imports a SCORM package as a draft course (Scale and up over the API):
+    /// our own export becomes editable screens again; any other package
+    /// becomes a course that plays its SCOs.
     pub async fn import_scorm(&self, access: &Access, zip: &[u8]) -> CoursesResult<Course> {
         self.require(access, Feature::ScormApi)?;
         if zip.len() > MAX_PACKAGE_BYTES {
             return Err(CoursesError::TooLarge { what: "the SCORM package", limit: MAX_PACKAGE_BYTES as u64 });
         }
-        let body = course_from_package(zip)?;
-        self.create_course_from(access, &body, "scorm").await
+        match inspect(zip)? {
+            Package::Ours(body) => self.create_course_from(access, &body, "scorm").await,
+            Package::Foreign(manifest) => self.import_foreign(access, zip, &manifest).await,
+        }
+    }
+
+    /// Stores every file of a foreign package as a blob, one entry at a time
+    /// (each read bounded as on inspection), then the course and the
+    /// package's file table in one transaction. Blobs of a failed import
+    /// stay unreferenced; content addressing makes a retry reuse them.
+    async fn import_foreign(&self, access: &Access, zip: &[u8], manifest: &Manifest) -> CoursesResult<Course> {
+        let package_id = content::new_id("pkg");
+        let course = self.new_course(access, &foreign_course_body(manifest, &package_id), "scorm_package").await?;
+        let mut archive = open(zip)?;
+        let names: Vec<String> = archive
+            .file_names()
+            .filter_map(Result::ok)
+            .map(std::borrow::Cow::into_owned)
+            .filter(|name| !name.ends_with('/'))
+            .collect();
+        let mut files = Vec::with_capacity(names.len());
+        for name in names {
+            let data = read_entry(&mut archive, &name)?;
+            let size = i64::try_from(data.len()).unwrap_or(i64::MAX);
+            let sha256 = self
+                .blobs
+                .put(Bytes::from(data))
+                .await
+                .map_err(|e| CoursesError::Internal(format!("storing a package file failed: {e}")))?;
+            files.push(ScormFile { path: name, sha256, size });
+        }
+        let package = ScormPackage { id: package_id, version: manifest.version.as_str().to_owned() };
+        self.store.insert_course_with_package(&course, &package, &files).await?;
+        Ok(course)
+    }
+
+    /// A file of an imported package, for the learner player: only while
+    /// the course it belongs to is published and its workspace in good
+    /// standing (anything else answers like a missing file).
+    pub async fn scorm_file(&self, package_id: &str, path: &str) -> CoursesResult<Bytes> {
+        let missing = || CoursesError::not_found("file");
+        let owner = self.store.scorm_file(package_id, path).await?.ok_or_else(missing)?;
+        let course = self.store.course(&owner.workspace_id, &owner.course_id).await?.ok_or_else(missing)?;
+        if course.status != CourseStatus::Published {
+            return Err(missing());
+        }
+        let workspace = self.workspace(&owner.workspace_id).await?;
+        self.check_standing(&workspace, self.clock.now()).await?;
+        self.blobs
+            .get(&owner.sha256)
+            .await
+            .map_err(|e| CoursesError::Internal(format!("reading a package file failed: {e}")))?
+            .ok_or_else(|| CoursesError::Internal(format!("the blob of {package_id}/{path} is missing")))
     }
 }
 
@@ -207,8 +359,45 @@ mod tests {
         let zip = zip_stored(&[("imsmanifest.xml", b"<manifest><schemaversion>9</schemaversion></manifest>".to_vec())]);
         let Err(CoursesError::Invalid { issues, .. }) = course_from_package(&zip) else { panic!() };
         let paths: Vec<String> = issues.iter().map(|i| i.path.join(".")).collect();
-        assert_eq!(paths, ["imsmanifest.xml.schemaversion", "imsmanifest.xml.resources"]);
+        assert_eq!(paths, ["imsmanifest.xml.schemaversion"]);
         assert!(course_from_package(b"not a zip").is_err());
+    }
+
+    const FOREIGN: &[u8] = br#"<manifest xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_rootv1p2"><metadata><schemaversion>1.2</schemaversion></metadata>
+      <organizations default="o"><organization identifier="o"><title>Tool course</title>
+        <item identifier="one" identifierref="r1"><title>One</title><adlcp:masteryscore>72.5</adlcp:masteryscore></item>
+        <item identifier="two" identifierref="r2"><title>Two</title></item>
+      </organization></organizations>
+      <resources><resource identifier="r1" adlcp:scormtype="sco" href="sco/one.html"/><resource identifier="r2" adlcp:scormtype="sco" href="sco/two.html"/></resources></manifest>"#;
+
+    #[test]
+    fn packages_of_other_tools_become_courses_that_play_their_scos() {
+        let zip =
+            deflated(&[("imsmanifest.xml", FOREIGN), ("sco/one.html", b"<html></html>"), ("sco/two.html", b"<p>")]);
+        let Ok(Package::Foreign(manifest)) = inspect(&zip) else { panic!("not read as a foreign package") };
+        let body = foreign_course_body(&manifest, "pkg_1");
+        assert_eq!((body["title"].as_str(), body["passingScore"].as_i64()), (Some("Tool course"), Some(73)));
+        let block = &body["screens"][0]["blocks"][0];
+        assert_eq!(
+            (
+                block["type"].as_str(),
+                block["launch"].as_str(),
+                block["scormVersion"].as_str(),
+                block["packageId"].as_str()
+            ),
+            (Some("scorm"), Some("sco/one.html"), Some("1.2"), Some("pkg_1"))
+        );
+        // The body passes the API's own validation.
+        let mut issues = Issues::default();
+        crate::content::validate_screens(&body["screens"], &["screens".to_owned()], &mut issues);
+        assert!(issues.is_empty(), "{:?}", issues.into_vec());
+        // A launch file missing from the zip is named.
+        let zip = deflated(&[("imsmanifest.xml", FOREIGN), ("sco/one.html", b"<html></html>")]);
+        let Err(CoursesError::Invalid { issues, .. }) = inspect(&zip) else { panic!("accepted a missing SCO") };
+        assert_eq!(issues[0].path, ["imsmanifest.xml", "two"]);
+        // Without course.json the editable import says what the package is.
+        let zip = deflated(&[("imsmanifest.xml", FOREIGN), ("sco/one.html", b"x"), ("sco/two.html", b"y")]);
+        assert!(course_from_package(&zip).is_err());
     }
 
     fn deflated(entries: &[(&str, &[u8])]) -> Vec<u8> {

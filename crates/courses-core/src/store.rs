@@ -19,7 +19,7 @@ use tokio::sync::mpsc;
 use crate::error::{CoursesError, CoursesResult};
 use crate::model::{
     ApiKeyInfo, Completion, Course, CourseStatus, Identity, IssuedCertificate, ListItem, Resource, ResourceKind,
-    Workspace,
+    Workspace, WorkspaceSummary,
 };
 use crate::plans::Plan;
 
@@ -142,6 +142,19 @@ fn json_map(text: &str) -> Map<String, Value> {
         Ok(Value::Object(map)) => map,
         _ => Map::new(),
     }
+}
+
+#[derive(sqlx::FromRow)]
+struct WorkspaceSummaryRow {
+    id: String,
+    name: String,
+    plan: String,
+    payment_failed_at: Option<i64>,
+    created_at: i64,
+    updated_at: i64,
+    active_keys: i64,
+    read_only_keys: i64,
+    courses: i64,
 }
 
 #[derive(sqlx::FromRow)]
@@ -319,6 +332,7 @@ pub struct CompletionRow {
     identity_id: String,
     score: Option<f64>,
     passed: bool,
+    scorm: Option<String>,
     created_at: i64,
 }
 
@@ -331,6 +345,7 @@ impl From<CompletionRow> for Completion {
             identity_id: row.identity_id,
             score: row.score,
             passed: row.passed,
+            scorm: row.scorm.as_deref().map(json_map).filter(|m| !m.is_empty()),
             created_at: ts(row.created_at),
         }
     }
@@ -385,7 +400,7 @@ pub struct View {
 pub const COURSE_COLUMNS: &str = "id, workspace_id, title, status, passing_score, theme_id, certificate_id, \
     source_kind, document, published_at, created_at, updated_at";
 pub const IDENTITY_COLUMNS: &str = "id, workspace_id, external_id, email, name, data, created_at, updated_at";
-pub const COMPLETION_COLUMNS: &str = "id, workspace_id, course_id, identity_id, score, passed, created_at";
+pub const COMPLETION_COLUMNS: &str = "id, workspace_id, course_id, identity_id, score, passed, scorm, created_at";
 pub const CERTIFICATE_COLUMNS: &str = "id, workspace_id, course_id, identity_id, completion_id, template_id, \
     learner_name, course_title, score, issued_at";
 pub const RESOURCE_COLUMNS: &str = "id, workspace_id, kind, data, created_at, updated_at";
@@ -395,6 +410,30 @@ pub const RESOURCE_COLUMNS: &str = "id, workspace_id, kind, data, created_at, up
 pub struct ViewAllowance<'a> {
     pub month: &'a str,
     pub cap: Option<u64>,
+}
+
+/// An imported SCORM package.
+#[derive(Clone, Debug)]
+pub struct ScormPackage {
+    pub id: String,
+    /// `1.2` or `2004`.
+    pub version: String,
+}
+
+/// One file of a package: its path in the zip and its blob.
+#[derive(Clone, Debug)]
+pub struct ScormFile {
+    pub path: String,
+    pub sha256: String,
+    pub size: i64,
+}
+
+/// A package file's blob and the course it belongs to.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct ScormFileOwner {
+    pub sha256: String,
+    pub course_id: String,
+    pub workspace_id: String,
 }
 
 /// A new identity or the new values of an existing one (by external id).
@@ -439,6 +478,39 @@ impl Store {
             .map(drop)
             .map_err(store_error)
         })
+    }
+
+    /// Every workspace, oldest first, with its active and read-only key
+    /// counts and its course count (an operator's list).
+    pub async fn workspace_summaries(&self) -> Result<Vec<WorkspaceSummary>, StoreError> {
+        let rows: Vec<WorkspaceSummaryRow> = with_db!(&self.db, |pool| {
+            sqlx::query_as::<_, WorkspaceSummaryRow>(
+                "SELECT w.id, w.name, w.plan, w.payment_failed_at, w.created_at, w.updated_at,
+                   (SELECT COUNT(*) FROM api_keys k WHERE k.workspace_id = w.id AND k.revoked_at IS NULL) AS active_keys,
+                   (SELECT COUNT(*) FROM api_keys k WHERE k.workspace_id = w.id AND k.revoked_at IS NULL AND k.read_only) AS read_only_keys,
+                   (SELECT COUNT(*) FROM courses c WHERE c.workspace_id = w.id) AS courses
+                 FROM workspaces w ORDER BY w.created_at, w.id",
+            )
+            .fetch_all(pool)
+            .await
+            .map_err(store_error)
+        })?;
+        Ok(rows
+            .into_iter()
+            .map(|row| WorkspaceSummary {
+                active_keys: u64::try_from(row.active_keys).unwrap_or(0),
+                read_only_keys: u64::try_from(row.read_only_keys).unwrap_or(0),
+                courses: u64::try_from(row.courses).unwrap_or(0),
+                workspace: Workspace::from(WorkspaceRow {
+                    id: row.id,
+                    name: row.name,
+                    plan: row.plan,
+                    payment_failed_at: row.payment_failed_at,
+                    created_at: row.created_at,
+                    updated_at: row.updated_at,
+                }),
+            })
+            .collect())
     }
 
     pub async fn count_workspaces(&self) -> Result<i64, StoreError> {
@@ -980,6 +1052,117 @@ impl Store {
         })
     }
 
+    /// Inserts an imported course and the SCORM package it plays (its file
+    /// table; the files themselves are blobs already stored) in one
+    /// transaction.
+    pub async fn insert_course_with_package(
+        &self,
+        course: &Course,
+        package: &ScormPackage,
+        files: &[ScormFile],
+    ) -> Result<(), StoreError> {
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            sqlx::query(
+                "INSERT INTO courses (id, workspace_id, title, status, passing_score, theme_id, certificate_id, source_kind, document, published_at, created_at, updated_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+            )
+            .bind(&course.id)
+            .bind(&course.workspace_id)
+            .bind(&course.title)
+            .bind(course.status.as_str())
+            .bind(course.passing_score)
+            .bind(&course.theme_id)
+            .bind(&course.certificate_id)
+            .bind(&course.source_kind)
+            .bind(course_document(course))
+            .bind(course.published_at.map(Timestamp::as_millis))
+            .bind(course.created_at.as_millis())
+            .bind(course.updated_at.as_millis())
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?;
+            sqlx::query(
+                "INSERT INTO scorm_packages (id, workspace_id, course_id, version, created_at) VALUES ($1, $2, $3, $4, $5)",
+            )
+            .bind(&package.id)
+            .bind(&course.workspace_id)
+            .bind(&course.id)
+            .bind(&package.version)
+            .bind(course.created_at.as_millis())
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?;
+            for file in files {
+                sqlx::query("INSERT INTO scorm_files (package_id, path, sha256, size) VALUES ($1, $2, $3, $4)")
+                    .bind(&package.id)
+                    .bind(&file.path)
+                    .bind(&file.sha256)
+                    .bind(file.size)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(store_error)?;
+            }
+            tx.commit().await.map_err(store_error)
+        })
+    }
+
+    /// A file of a package with the course the package belongs to.
+    pub async fn scorm_file(&self, package_id: &str, path: &str) -> Result<Option<ScormFileOwner>, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query_as::<_, ScormFileOwner>(
+                "SELECT f.sha256, p.course_id, p.workspace_id FROM scorm_files f JOIN scorm_packages p ON p.id = f.package_id
+                 WHERE f.package_id = $1 AND f.path = $2",
+            )
+            .bind(package_id)
+            .bind(path)
+            .fetch_optional(pool)
+            .await
+            .map_err(store_error)
+        })
+    }
+
+    /// Saves what a SCO committed for a learner (replacing what it saved before).
+    pub async fn save_scorm_state(
+        &self,
+        workspace_id: &str,
+        course_id: &str,
+        identity_id: &str,
+        block_id: &str,
+        data: &Map<String, Value>,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query(
+                "INSERT INTO scorm_state (workspace_id, course_id, identity_id, block_id, data, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
+                 ON CONFLICT (course_id, identity_id, block_id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at",
+            )
+            .bind(workspace_id)
+            .bind(course_id)
+            .bind(identity_id)
+            .bind(block_id)
+            .bind(Value::Object(data.clone()).to_string())
+            .bind(now.as_millis())
+            .execute(pool)
+            .await
+            .map(drop)
+            .map_err(store_error)
+        })
+    }
+
+    /// What the SCOs of a course saved for a learner, by block id.
+    pub async fn scorm_state(&self, course_id: &str, identity_id: &str) -> Result<Map<String, Value>, StoreError> {
+        let rows: Vec<(String, String)> = with_db!(&self.db, |pool| {
+            sqlx::query_as("SELECT block_id, data FROM scorm_state WHERE course_id = $1 AND identity_id = $2")
+                .bind(course_id)
+                .bind(identity_id)
+                .fetch_all(pool)
+                .await
+                .map_err(store_error)
+        })?;
+        Ok(rows.into_iter().map(|(block, data)| (block, Value::Object(json_map(&data)))).collect())
+    }
+
     pub async fn delete_course(&self, workspace_id: &str, id: &str) -> Result<bool, StoreError> {
         self.delete_from("courses", workspace_id, id).await
     }
@@ -1278,7 +1461,7 @@ impl Store {
         with_db!(&self.db, |pool| {
             let mut tx = pool.begin().await.map_err(store_error)?;
             sqlx::query(
-                "INSERT INTO completions (id, workspace_id, course_id, identity_id, score, passed, answers, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                "INSERT INTO completions (id, workspace_id, course_id, identity_id, score, passed, answers, scorm, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
             )
             .bind(&c.id)
             .bind(&c.workspace_id)
@@ -1287,6 +1470,7 @@ impl Store {
             .bind(c.score)
             .bind(c.passed)
             .bind(Value::Object(answers.clone()).to_string())
+            .bind(c.scorm.as_ref().map(|m| Value::Object(m.clone()).to_string()))
             .bind(c.created_at.as_millis())
             .execute(&mut *tx)
             .await

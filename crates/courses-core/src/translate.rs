@@ -19,7 +19,18 @@ use serde_json::{Map, Value};
 use crate::model::Resource;
 
 /// Fields inside a block that are never translated.
-const UNTRANSLATED: [&str; 6] = ["id", "type", "url", "correctIndex", "correctIndexes", "answer"];
+const UNTRANSLATED: [&str; 10] = [
+    "id",
+    "type",
+    "url",
+    "correctIndex",
+    "correctIndexes",
+    "answer",
+    "packageId",
+    "launch",
+    "scormVersion",
+    "scormType",
+];
 
 /// The translation for `locale` among a course's translations: an exact
 /// match (case-insensitive), else one for the same language (`fr` for

@@ -14,12 +14,14 @@ pub mod mcp;
 pub mod openapi;
 pub mod player;
 pub mod routes;
+pub mod scorm;
 pub mod wire;
 
 use std::net::IpAddr;
 use std::sync::Arc;
 
 use axum::Router;
+use axum::extract::State;
 use axum::response::{IntoResponse as _, Response};
 use axum::routing::{delete, get, post, put};
 use courses_core::Courses;
@@ -127,6 +129,9 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/embed/views/{view}/check", post(player::check))
         .route("/v1/embed/views/{view}/certificate", post(player::certificate))
         .route("/v1/embed/views/{view}/certificate.pdf", get(player::certificate_pdf))
+        .route("/v1/embed/views/{view}/scorm", post(player::save_scorm_state))
+        .route(scorm::RUNTIME_PATH, get(scorm::runtime))
+        .route("/v1/embed/scorm/{package}/{*path}", get(scorm::file))
         // Bodies are bounded where they are read, while streaming (1 MiB
         // by default, SCORM packages 100 MB, CSV 8 MiB); this also bounds
         // any axum extractor a future handler might use.
@@ -141,6 +146,32 @@ async fn not_found() -> ApiError {
     ApiError::new(Code::NotFound, "no such route")
 }
 
-async fn method_not_allowed() -> ApiError {
-    ApiError::new(Code::MethodNotAllowed, "this route does not support that method")
+/// A method the route does not have: 405, except OPTIONS, which every
+/// route answers with its `Allow` list (204). OPTIONS passes the same key
+/// gate as the route's other methods (a read-only key may use it, as the
+/// seed says); the public embed routes answer it without a key. The API
+/// sends no CORS headers: keys are for servers, and the player calls its
+/// own origin.
+async fn method_not_allowed(
+    State(s): State<AppState>,
+    method: axum::http::Method,
+    uri: axum::http::Uri,
+    headers: axum::http::HeaderMap,
+) -> Response {
+    if method != axum::http::Method::OPTIONS {
+        return ApiError::new(Code::MethodNotAllowed, "this route does not support that method").into_response();
+    }
+    let path = uri.path();
+    if !path.starts_with("/v1/embed") {
+        let authorization = headers.get(axum::http::header::AUTHORIZATION).map(|v| v.to_str().unwrap_or("\u{0}"));
+        if let Err(err) = s.courses.authorize(authorization, "OPTIONS").await {
+            return ApiError::from(err).into_response();
+        }
+    }
+    let allow = openapi::allowed_methods(path).join(", ");
+    let mut response = axum::http::StatusCode::NO_CONTENT.into_response();
+    if let Ok(value) = axum::http::HeaderValue::from_str(&allow) {
+        response.headers_mut().insert(axum::http::header::ALLOW, value);
+    }
+    response
 }

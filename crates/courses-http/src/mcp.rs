@@ -25,7 +25,7 @@ fn tools() -> Vec<Value> {
         (
             "generate_course",
             "Generate a draft course (outline, screens, blocks, scored questions) from a prompt. Build plan and up; counts against the monthly AI generation allowance.",
-            json!({ "prompt": { "type": "string", "maxLength": 2000 }, "screensTarget": { "type": "integer", "minimum": 1, "maximum": 20 }, "passingScore": { "type": ["integer", "null"], "minimum": 0, "maximum": 100 } }),
+            json!({ "prompt": { "type": "string", "maxLength": 2000 }, "screensTarget": { "type": "integer", "minimum": 1, "maximum": 20 }, "passingScore": { "type": ["integer", "null"], "minimum": 0, "maximum": 100 }, "sourceText": { "type": ["string", "null"], "maxLength": courses_core::offline_writer::MAX_SOURCE_CHARS, "description": "Markdown or plain text to build the course from" } }),
             vec!["prompt"],
         ),
         (

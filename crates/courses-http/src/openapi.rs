@@ -42,7 +42,7 @@ pub const OPERATIONS: &[(&str, &str, &str, u16, &str)] = &[
     (
         "post",
         "/v1/courses/import/scorm",
-        "Import a SCORM package exported by this service (zip body up to 100 MB; Scale and up)",
+        "Import a SCORM 1.2 or 2004 package (zip body up to 100 MB = 100,000,000 bytes; Scale and up): this service's own export becomes editable screens again, any other tool's package a course that plays its SCOs",
         201,
         "courses",
     ),
@@ -152,7 +152,79 @@ pub const OPERATIONS: &[(&str, &str, &str, u16, &str)] = &[
         "embed",
     ),
     ("get", "/v1/embed/views/{viewId}/certificate.pdf", "The learner's certificate as a PDF (public)", 200, "embed"),
+    (
+        "post",
+        "/v1/embed/views/{viewId}/scorm",
+        "The player saves what a SCO of an imported package committed (blockId, data: cmi elements) for the learner's next opening (public)",
+        204,
+        "embed",
+    ),
+    (
+        "get",
+        "/v1/embed/scorm/{packageId}/{path}",
+        "A file of an imported SCORM package of a published course, served sandboxed (an opaque origin, no cookies); HTML pages get the SCORM runtime (public)",
+        200,
+        "embed",
+    ),
+    (
+        "get",
+        "/v1/embed/scorm-runtime.js",
+        "The SCORM 1.2 and 2004 runtime API (window.API, window.API_1484_11) added to the pages of imported packages (public)",
+        200,
+        "embed",
+    ),
 ];
+
+/// The methods a concrete path answers, from the route table (the most
+/// specific templates only: `/v1/usage` is not `/v1/{collection}`), with
+/// HEAD beside GET and OPTIONS always. Empty for an unknown path.
+pub fn allowed_methods(path: &str) -> Vec<&'static str> {
+    let given: Vec<&str> = path.trim_end_matches('/').split('/').collect();
+    let matches = |template: &str| -> Option<usize> {
+        let parts: Vec<&str> = template.split('/').collect();
+        let wildcard_tail = parts.last().is_some_and(|p| *p == "{path}");
+        if parts.len() != given.len() && !(wildcard_tail && given.len() > parts.len()) {
+            return None;
+        }
+        let mut fixed = 0;
+        for (want, got) in parts.iter().zip(&given) {
+            if want.starts_with('{') {
+                if got.is_empty() {
+                    return None;
+                }
+            } else if want == got {
+                fixed += 1;
+            } else {
+                return None;
+            }
+        }
+        Some(fixed)
+    };
+    let found: Vec<(usize, &'static str)> = OPERATIONS
+        .iter()
+        .filter_map(|(method, template, ..)| matches(template).map(|fixed| (fixed, *method)))
+        .collect();
+    let Some(best) = found.iter().map(|(fixed, _)| *fixed).max() else { return Vec::new() };
+    let mut methods: Vec<&'static str> = Vec::new();
+    for (_, method) in found.into_iter().filter(|(fixed, _)| *fixed == best) {
+        let upper = match method {
+            "get" => "GET",
+            "post" => "POST",
+            "put" => "PUT",
+            "patch" => "PATCH",
+            "delete" => "DELETE",
+            _ => continue,
+        };
+        if !methods.contains(&upper) {
+            methods.push(upper);
+        }
+        if upper == "GET" && !methods.contains(&"HEAD") {
+            methods.push("HEAD");
+        }
+    }
+    methods.push("OPTIONS");
+    methods
+}
 
 fn error_responses(public: bool) -> Map<String, Value> {
     let mut out = Map::new();
@@ -234,6 +306,7 @@ fn request_body(method: &str, path: &str) -> Option<(Value, bool)> {
                 "prompt": text(2000),
                 "screensTarget": { "type": ["integer", "null"], "minimum": 1, "maximum": 20, "default": 6 },
                 "passingScore": { "type": ["integer", "null"], "minimum": 0, "maximum": 100 },
+                "sourceText": { "type": ["string", "null"], "maxLength": courses_core::offline_writer::MAX_SOURCE_CHARS, "description": "Markdown or plain text the course is built from" },
             }),
             &["prompt"],
         ),
@@ -301,6 +374,10 @@ fn request_body(method: &str, path: &str) -> Option<(Value, bool)> {
             object(json!({ "answers": { "type": ["object", "null"] } }), &[])
         }
         ("post", "/v1/embed/views/{viewId}/check") => object(json!({ "blockId": id(), "answer": {} }), &["blockId"]),
+        ("post", "/v1/embed/views/{viewId}/scorm") => object(
+            json!({ "blockId": id(), "data": { "type": "object", "maxProperties": 16, "additionalProperties": { "type": "string", "maxLength": 64000 } } }),
+            &["blockId", "data"],
+        ),
         ("patch", "/v1/{collection}/{id}") => json!({ "type": "object" }),
         // One shape per collection: a theme, template or collection has a
         // name; a webhook a URL and events; a translation its course,
@@ -505,6 +582,10 @@ pub fn document() -> Value {
             json!({ "description": "PDF", "content": { "application/pdf": {} } })
         } else if *path == "/v1/embed/{courseId}" {
             json!({ "description": "the player page", "content": { "text/html": {} } })
+        } else if *path == "/v1/embed/scorm/{packageId}/{path}" {
+            json!({ "description": "the file, typed by its extension", "content": { "*/*": {} } })
+        } else if *path == "/v1/embed/scorm-runtime.js" {
+            json!({ "description": "the runtime script", "content": { "text/javascript": {} } })
         } else if path.ends_with("/scorm") {
             json!({ "description": "SCORM package", "content": { "application/zip": {} } })
         } else {
@@ -629,6 +710,15 @@ pub fn block_types() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn allowed_methods_come_from_the_most_specific_route() {
+        assert_eq!(allowed_methods("/v1/usage"), ["GET", "HEAD", "OPTIONS"]);
+        assert_eq!(allowed_methods("/v1/courses"), ["GET", "HEAD", "POST", "OPTIONS"]);
+        assert_eq!(allowed_methods("/v1/themes/thm_1"), ["GET", "HEAD", "PATCH", "DELETE", "OPTIONS"]);
+        assert_eq!(allowed_methods("/v1/embed/scorm/pkg_1/a/b/c.html"), ["GET", "HEAD", "OPTIONS"]);
+        assert!(allowed_methods("/v1/nothing/here/at/all").is_empty());
+    }
 
     #[test]
     fn operation_ids_are_unique_and_every_link_names_one() {

@@ -71,6 +71,7 @@ async fn open_as(
         },
         "learner": session.identity.as_ref().map(|i| json!({ "id": i.id, "name": i.name, "externalId": i.external_id })),
         "theme": session.theme.as_ref().map(wire::resource),
+        "scormState": session.scorm_state,
     });
     if as_json {
         return Ok((StatusCode::OK, [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))], Json(data))
@@ -85,6 +86,7 @@ async fn open_as(
             "{{dir}}",
             if course.settings.get("direction").and_then(Value::as_str) == Some("rtl") { "rtl" } else { "ltr" },
         )
+        .replace("{{sandbox}}", crate::scorm::SANDBOX)
         .replace("{{data}}", &data.to_string().replace('<', "\\u003c"));
     Ok((
         [
@@ -117,6 +119,19 @@ pub async fn check(
 ) -> Result<Response, ApiError> {
     let correct = s.courses.check_view_answer(&view, &body).await?;
     Ok(Json(json!({ "correct": correct })).into_response())
+}
+
+/// `POST /v1/embed/views/{viewId}/scorm`: `{blockId, data}`, what a SCO of
+/// the course committed (suspend data, location, status, score), kept for
+/// the learner's next opening.
+pub async fn save_scorm_state(
+    State(s): State<AppState>,
+    EmbedClient(_): EmbedClient,
+    Path(view): Path<String>,
+    JsonBody(body): JsonBody,
+) -> Result<Response, ApiError> {
+    s.courses.save_view_scorm_state(&view, &body).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 /// `POST /v1/embed/views/{viewId}/certificate`.
@@ -198,6 +213,7 @@ const PAGE: &str = r#"<!doctype html>
   button { background: var(--accent); color: #fff; border: 0; border-radius: 6px; padding: .6rem 1.2rem; font-size: 1rem; cursor: pointer; }
   button[disabled] { opacity: .4; cursor: default; }
   img, video { max-width: 100%; }
+  iframe.sco { width: 100%; height: 70vh; min-height: 420px; border: 1px solid #d6dae4; border-radius: 8px; background: #fff; }
   .result { font-size: 1.2rem; }
 </style>
 </head>
@@ -246,6 +262,7 @@ const PAGE: &str = r#"<!doctype html>
       case 'list': { const ul = el('ul'); (block.items || []).forEach(i => ul.appendChild(el('li', {}, i))); box.appendChild(ul); break; }
       case 'button': { const b = el('button', { type: 'button' }, block.label); b.onclick = next; box.appendChild(b); break; }
       case 'divider': box.appendChild(el('hr')); break;
+      case 'scorm': box.appendChild(scoFrame(block)); break;
       case 'stack': (block.stackCards || []).forEach(card => {
         const c = el('div', { class: 'card' }); c.appendChild(el('strong', {}, card.front));
         if (card.back) c.appendChild(el('p', {}, card.back)); box.appendChild(c); }); break;
@@ -284,6 +301,50 @@ const PAGE: &str = r#"<!doctype html>
     }
     return box;
   }
+
+  // Imported SCORM content: each SCO runs in a sandboxed frame (an opaque
+  // origin: no access to this page or the service's origin) with the
+  // runtime the service adds to its pages. What the SCO reports arrives by
+  // postMessage, only from the frame on screen, and becomes the block's
+  // answer; commits are saved for the learner's next visit.
+  const scorm = Object.assign({}, data.scormState || {});
+  Object.keys(scorm).forEach(id => { answers[id] = scorm[id]; });
+  const keep = ['cmi.core.lesson_status', 'cmi.core.lesson_location', 'cmi.core.score.raw', 'cmi.core.score.min', 'cmi.core.score.max',
+    'cmi.core.exit', 'cmi.suspend_data', 'cmi.completion_status', 'cmi.success_status', 'cmi.location', 'cmi.score.scaled',
+    'cmi.score.raw', 'cmi.score.min', 'cmi.score.max', 'cmi.exit', 'cmi.progress_measure'];
+  function scoFrame(block) {
+    const init = { v: block.scormVersion, block: block.id, mastery: typeof block.masteryScore === 'number' ? block.masteryScore : null,
+      launchData: block.launchData || '', completionThreshold: block.completionThreshold, mode: data.viewId ? 'normal' : 'browse',
+      learner: data.learner ? { id: data.learner.externalId, name: data.learner.name || data.learner.externalId } : {},
+      state: scorm[block.id] || {} };
+    const frame = el('iframe', { class: 'sco', title: block.title || course.title, sandbox: '{{sandbox}}',
+      src: '/v1/embed/scorm/' + encodeURIComponent(block.packageId) + '/' + block.launch, 'data-block-id': block.id });
+    frame.name = 'svc-scorm:' + JSON.stringify(init);
+    return frame;
+  }
+  function scoDone(cmi) {
+    return ['completed', 'passed', 'failed'].includes(cmi['cmi.core.lesson_status']) || cmi['cmi.completion_status'] === 'completed'
+      || ['passed', 'failed'].includes(cmi['cmi.success_status']);
+  }
+  window.addEventListener('message', event => {
+    const frame = root.querySelector('iframe.sco');
+    const message = event.data;
+    if (!frame || event.source !== frame.contentWindow || !message || message.svcScorm !== 1 || typeof message.cmi !== 'object') return;
+    const id = frame.getAttribute('data-block-id');
+    const cmi = {};
+    keep.forEach(k => { if (typeof message.cmi[k] === 'string') cmi[k] = message.cmi[k]; });
+    scorm[id] = cmi;
+    answers[id] = cmi;
+    if (data.viewId && (message.op === 'commit' || message.op === 'finish')) {
+      fetch('/v1/embed/views/' + data.viewId + '/scorm', { method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ blockId: id, data: cmi }) }).catch(() => {});
+    }
+    if (message.op === 'finish') {
+      const nav = message.cmi['adl.nav.request'];
+      if (nav === 'previous' && index > 0) { index--; render(); }
+      else if (nav === 'continue' || scoDone(cmi)) next();
+    }
+  });
 
   function render() {
     root.innerHTML = '';

@@ -144,6 +144,7 @@ pub fn completion(c: &Completion) -> Value {
         "identityId": c.identity_id,
         "score": c.score,
         "passed": c.passed,
+        "scorm": c.scorm,
         "completedAt": time(c.created_at),
     })
 }

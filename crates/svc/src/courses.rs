@@ -51,6 +51,9 @@ pub enum WorkspaceCommand {
         #[arg(long, value_enum, default_value = "sandbox")]
         plan: PlanArg,
     },
+    /// List every workspace with its id, plan, standing, API keys and
+    /// courses (the id is what `set-plan`, `billing` and `key create` take).
+    List,
     /// Move a workspace to another plan (nothing is deleted).
     SetPlan {
         #[arg(long)]
@@ -111,6 +114,41 @@ pub async fn run(command: CoursesCommand, store: &StoreArgs, out: &Output) -> an
                 &format!("created workspace {} on the {} plan (id {})", ws.name, ws.plan, ws.id),
                 &json!({ "id": ws.id, "name": ws.name, "plan": ws.plan.as_str() }),
             );
+        }
+        CoursesCommand::Workspace(WorkspaceCommand::List) => {
+            let summaries = courses.workspace_summaries().await?;
+            let rows: Vec<serde_json::Value> = summaries
+                .iter()
+                .map(|s| {
+                    json!({
+                        "id": s.workspace.id,
+                        "name": s.workspace.name,
+                        "plan": s.workspace.plan.as_str(),
+                        "paymentFailedAt": s.workspace.payment_failed_at.map(|t| t.to_rfc3339()),
+                        "keys": s.active_keys,
+                        "readOnlyKeys": s.read_only_keys,
+                        "courses": s.courses,
+                        "createdAt": s.workspace.created_at.to_rfc3339(),
+                    })
+                })
+                .collect();
+            let mut text = if summaries.is_empty() {
+                "no workspaces yet: svc courses workspace create --name NAME".to_owned()
+            } else {
+                format!("{:<36}  {:<8}  {:>4}  {:>7}  name", "id", "plan", "keys", "courses")
+            };
+            for s in &summaries {
+                let unpaid = if s.workspace.payment_failed_at.is_some() { "  (charge failed)" } else { "" };
+                text.push_str(&format!(
+                    "\n{:<36}  {:<8}  {:>4}  {:>7}  {}{unpaid}",
+                    s.workspace.id,
+                    s.workspace.plan.as_str(),
+                    s.active_keys,
+                    s.courses,
+                    s.workspace.name
+                ));
+            }
+            out.emit(&text, &json!({ "workspaces": rows }));
         }
         CoursesCommand::Workspace(WorkspaceCommand::SetPlan { workspace, plan }) => {
             let ws = courses.set_plan(&workspace, plan.into()).await?;

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use courses_core::csv_import::{course_from_csv, parse_csv};
 use courses_core::embed_links::{EmbedParams, sign, verify};
-use courses_core::scorm_import::course_from_package;
+use courses_core::scorm_import::inspect as course_from_package;
 use proptest::prelude::*;
 
 fn cases() -> u32 {
@@ -28,6 +28,9 @@ fn timed<T>(what: &str, f: impl FnOnce() -> T) -> T {
     assert!(started.elapsed() < BOUND, "{what} took {:?}", started.elapsed());
     out
 }
+
+/// A manifest of another tool's package (ADL's SCORM 1.2 examples' shape).
+const FOREIGN_MANIFEST: &str = r#"<manifest identifier="m" xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_rootv1p2"><metadata><schemaversion>1.2</schemaversion></metadata><organizations default="o"><organization identifier="o"><title>Golf</title><item identifier="i1" identifierref="r1" parameters="?a=1"><title>One</title><adlcp:masteryscore>80</adlcp:masteryscore></item><item identifier="f"><title>Folder</title><item identifier="i2" identifierref="r2"/></item></organization></organizations><resources xml:base="content/"><resource identifier="r1" adlcp:scormtype="sco" href="a/one.html"/><resource identifier="r2" adlcp:scormtype="asset" xml:base="b/" href="two%20x.html"/></resources></manifest>"#;
 
 const MANIFEST: &[u8] = b"<manifest><metadata><schemaversion>2004 4th Edition</schemaversion></metadata><resources><resource href=\"index.html\"/></resources></manifest>";
 
@@ -122,6 +125,38 @@ proptest! {
             let genuine = EmbedParams { signature: Some(sign(key, &course, &learner, at)), ..params };
             let verdict = verify(key, &course, &genuine, now);
             prop_assert_eq!(verdict.is_ok(), at > now);
+        }
+    }
+
+    #[test]
+    fn the_offline_writer_always_writes_a_valid_course(
+        prompt in "\\PC{1,300}",
+        source in proptest::option::of("(\\PC{0,80}[.!?\\n#-]){0,40}"),
+        target in 1_usize..=20,
+    ) {
+        let (_, screens) = timed("a course", || courses_core::offline_writer::write(&prompt, source.as_deref(), target));
+        prop_assert_eq!(screens.len(), target);
+        let mut issues = courses_core::issues::Issues::default();
+        let stored = courses_core::content::validate_screens(&serde_json::Value::Array(screens), &["screens".to_owned()], &mut issues);
+        prop_assert!(issues.is_empty(), "{:?}", issues.into_vec());
+        prop_assert!(courses_core::content::has_scored_blocks(&stored));
+    }
+
+    #[test]
+    fn arbitrary_manifests_never_panic(text in "\\PC{0,800}") {
+        let _ = timed("a manifest", || courses_core::scorm_manifest::parse(&text));
+    }
+
+    #[test]
+    fn mutated_manifests_never_panic(edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..24)) {
+        let bytes = mutate(FOREIGN_MANIFEST.as_bytes(), &edits);
+        let text = String::from_utf8_lossy(&bytes);
+        if let Ok(manifest) = timed("a mutated manifest", || courses_core::scorm_manifest::parse(&text)) {
+            // Whatever the manifest says, a launch path never leaves the package.
+            for item in manifest.items {
+                prop_assert!(!item.file.split('/').any(|p| p == ".." || p.is_empty()) && !item.file.starts_with('/'), "{}", item.file);
+                prop_assert!(courses_core::content::is_package_path(&item.file), "{}", item.file);
+            }
         }
     }
 

@@ -59,6 +59,19 @@ async fn read_only_keys_may_only_read(app: TestApp) {
         let response = app.send(method.clone(), "/v1/courses", Some(ro), None).await;
         assert_ne!(response.status, StatusCode::FORBIDDEN, "{method}");
     }
+    // OPTIONS is answered (204 and the route's methods), behind the same key gate.
+    let options = app.send(Method::OPTIONS, &format!("/v1/courses/{id}"), Some(ro), None).await;
+    assert_eq!(options.status, StatusCode::NO_CONTENT);
+    assert_eq!(options.headers["allow"], "GET, HEAD, PATCH, DELETE, OPTIONS");
+    let anonymous = app.send(Method::OPTIONS, "/v1/courses", None, None).await;
+    assert_eq!((anonymous.status, anonymous.error()), (StatusCode::UNAUTHORIZED, "unauthorized".to_owned()));
+    let public = app.send(Method::OPTIONS, &format!("/v1/embed/{id}"), None, None).await;
+    assert_eq!(
+        (public.status, public.headers["allow"].to_str().unwrap()),
+        (StatusCode::NO_CONTENT, "GET, HEAD, OPTIONS")
+    );
+    let unsupported = app.send(Method::PUT, "/v1/courses", Some(&key), None).await;
+    assert_eq!(unsupported.error(), "method_not_allowed");
     let writes = [
         (Method::POST, "/v1/courses".to_owned()),
         (Method::PATCH, format!("/v1/courses/{id}")),

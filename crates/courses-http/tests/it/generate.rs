@@ -16,6 +16,12 @@ async fn generation_needs_build_and_respects_limits(app: TestApp) {
     assert_eq!(refused.status, StatusCode::FORBIDDEN);
     assert_eq!(refused.error(), "plan_required");
     assert!(refused.json()["message"].as_str().unwrap().contains("Build"));
+    // The seed's table gives Sandbox 5 generations, but the plan gate answers
+    // first, even to an invalid request, and nothing is counted.
+    let invalid = app.post("/v1/generate", &sandbox, &json!({ "prompt": "x".repeat(2001) })).await;
+    assert_eq!((invalid.status, invalid.error()), (StatusCode::FORBIDDEN, "plan_required".to_owned()));
+    let usage = app.get("/v1/usage", &sandbox).await.json();
+    assert_eq!(usage["generations"], json!({ "used": 0, "allowance": 5 }));
 
     let (_, key) = app.workspace(Plan::Build).await;
     for (body, path) in [

@@ -22,7 +22,9 @@ async fn every_documented_operation_is_routed(app: TestApp) {
                 .replace("{screenId}", "x")
                 .replace("{blockId}", "x")
                 .replace("{courseId}", "x")
-                .replace("{viewId}", "x");
+                .replace("{viewId}", "x")
+                .replace("{packageId}", "x")
+                .replace("{path}", "x");
             let method = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
             let response = app.send(method.clone(), &concrete, Some(&key), Some("{}".into())).await;
             assert_ne!(response.status, StatusCode::METHOD_NOT_ALLOWED, "{method} {path}");

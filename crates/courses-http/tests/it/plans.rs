@@ -6,6 +6,7 @@ use crate::on_both_stores;
 use crate::support::{TestApp, quiz_course};
 
 on_both_stores!(
+    a_downgrade_stops_themes_translations_and_templates_everywhere_and_an_upgrade_restores_them,
     features_above_the_plan_are_plan_required,
     sandbox_is_hard_capped_until_the_month_turns_or_upgrade,
     paid_plans_are_metered_not_cut_off,
@@ -183,4 +184,97 @@ async fn webhooks_receive_signed_events(app: TestApp) {
         app.get(&format!("/v1/webhook-deliveries?webhookId={hook_id}"), &stranger).await.status,
         StatusCode::NOT_FOUND
     );
+}
+
+async fn a_downgrade_stops_themes_translations_and_templates_everywhere_and_an_upgrade_restores_them(app: TestApp) {
+    use axum::http::Method;
+    let (ws, key) = app.workspace(Plan::Scale).await;
+    let theme = app.post("/v1/themes", &key, &json!({ "name": "Brand", "accentColor": "#aa0000" })).await.json();
+    let template = app
+        .post("/v1/certificate-templates", &key, &json!({ "name": "Award", "title": "Award for {{course}}" }))
+        .await
+        .json();
+    let mut body = quiz_course(Some(50));
+    body["themeId"] = theme["id"].clone();
+    body["certificateId"] = template["id"].clone();
+    let course = app.course(&key, &body).await;
+    let id = course["id"].as_str().unwrap().to_owned();
+    app.post(&format!("/v1/courses/{id}/publish"), &key, &json!({})).await;
+    let translated = app
+        .post(
+            "/v1/translations",
+            &key,
+            &json!({ "courseId": id, "locale": "fr", "strings": { "title": "Sécurité incendie" } }),
+        )
+        .await;
+    assert_eq!(translated.status, StatusCode::CREATED);
+    let link = app.embed_link(&key, &id, "ada").await;
+    let session_path =
+        format!("{}&lang=fr", link.replacen(&format!("/v1/embed/{id}?"), &format!("/v1/embed/{id}/session?"), 1));
+    // One learner passes and holds a certificate issued under the template.
+    let first = app.send(Method::GET, &session_path, None, None).await.json();
+    let view = first["viewId"].as_str().unwrap().to_owned();
+    let answers = json!({ "answers": { "q1": 1, "q2": false } });
+    let done = app
+        .send(Method::POST, &format!("/v1/embed/views/{view}/completion"), None, Some(answers.to_string().into()))
+        .await;
+    assert_eq!(done.status, StatusCode::CREATED);
+    let cert = app.send(Method::POST, &format!("/v1/embed/views/{view}/certificate"), None, None).await.json();
+    let cert_id = cert["id"].as_str().unwrap().to_owned();
+
+    // What each place shows: the player (theme, translation), the export's
+    // theme (the core's choice, as any export path uses it) and the PDF.
+    let observe = || {
+        let app = &app;
+        let (session_path, ws, id, cert_id, key) = (&session_path, &ws, &id, &cert_id, &key);
+        async move {
+            let session = app.send(Method::GET, session_path, None, None).await.json();
+            let access = courses_core::Access {
+                workspace: app.courses.workspace(ws).await.unwrap(),
+                key_id: String::new(),
+                read_only: false,
+            };
+            let stored = app.courses.course(&access, id).await.unwrap();
+            let exported = app.courses.applied_theme(&access, &stored).await.unwrap().map(|t| t.id);
+            let pdf = app.get(&format!("/v1/issued-certificates/{cert_id}/pdf"), key).await;
+            assert_eq!(pdf.status, StatusCode::OK);
+            let pdf = String::from_utf8_lossy(&pdf.body).into_owned();
+            (
+                session["course"]["title"].as_str().unwrap().to_owned(),
+                session["theme"]["accentColor"].as_str().map(str::to_owned),
+                exported.is_some(),
+                pdf.contains("(Award for Fire safety)"),
+                pdf.contains("(Certificate of Completion)"),
+            )
+        }
+    };
+    let on_scale = ("Sécurité incendie".to_owned(), Some("#aa0000".to_owned()), true, true, false);
+    assert_eq!(observe().await, on_scale);
+
+    app.courses.set_plan(&ws, Plan::Build).await.unwrap();
+    assert_eq!(
+        observe().await,
+        ("Fire safety".to_owned(), None, false, false, true),
+        "below Scale nothing of the three applies anywhere, and nothing is partly applied"
+    );
+    // Using the features is refused whole, naming the plan; the course keeps its references.
+    for path in ["/v1/themes", "/v1/certificate-templates", "/v1/translations"] {
+        let refused = app.get(path, &key).await;
+        assert_eq!((refused.status, refused.error()), (StatusCode::FORBIDDEN, "plan_required".to_owned()), "{path}");
+    }
+    let refused =
+        app.patch(&format!("/v1/courses/{id}"), &key, &json!({ "themeId": theme["id"], "title": "Renamed" })).await;
+    assert_eq!((refused.status, refused.error()), (StatusCode::FORBIDDEN, "plan_required".to_owned()));
+    assert!(refused.json()["message"].as_str().unwrap().contains("Scale"));
+    let course_now = app.get(&format!("/v1/courses/{id}"), &key).await.json();
+    assert_eq!(
+        (course_now["title"].clone(), course_now["themeId"].clone()),
+        (json!("Fire safety"), theme["id"].clone()),
+        "nothing of the refused change was applied"
+    );
+    let other = app.course(&key, &json!({ "title": "Plain", "themeId": null })).await;
+    assert_eq!(other["themeId"], json!(null), "clearing a reference is always allowed");
+
+    app.courses.set_plan(&ws, Plan::Scale).await.unwrap();
+    assert_eq!(observe().await, on_scale, "an upgrade restores all three at once");
 }

@@ -1,6 +1,6 @@
 use axum::http::StatusCode;
 use courses_core::Plan;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::on_both_stores;
 use crate::support::{TestApp, quiz_course};
@@ -180,4 +180,226 @@ fn declared_size(zip: &[u8], name: &str, size: u32) -> Vec<u8> {
         at = header + 4;
     }
     panic!("{name} not found")
+}
+
+/// A SCORM package as another authoring tool makes one, in the shape of
+/// ADL's content examples: the manifest, a launch page whose script finds
+/// the runtime, sets a score and completion, commits and finishes, a shared
+/// script and an image. `deflated` as most tools write it.
+pub fn adl_package(version: &str) -> Vec<u8> {
+    use std::io::Write as _;
+    let (schema, namespace, scorm_type, sequencing) = if version == "1.2" {
+        ("1.2", "http://www.adlnet.org/xsd/adlcp_rootv1p2", "scormtype", "<adlcp:masteryscore>70</adlcp:masteryscore>")
+    } else {
+        (
+            "2004 4th Edition",
+            "http://www.adlnet.org/xsd/adlcp_v1p3",
+            "scormType",
+            "<imsss:sequencing><imsss:objectives><imsss:primaryObjective objectiveID=\"p\" satisfiedByMeasure=\"true\"><imsss:minNormalizedMeasure>0.7</imsss:minNormalizedMeasure></imsss:primaryObjective></imsss:objectives></imsss:sequencing>",
+        )
+    };
+    let manifest = format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<manifest identifier="com.scorm.golfsamples" version="1" xmlns="http://www.imsglobal.org/xsd/imscp_v1p1"
+  xmlns:adlcp="{namespace}" xmlns:imsss="http://www.imsglobal.org/xsd/imsss">
+  <metadata><schema>ADL SCORM</schema><schemaversion>{schema}</schemaversion></metadata>
+  <organizations default="golf_sample_default_org">
+    <organization identifier="golf_sample_default_org">
+      <title>Golf Explained - Run-time Basic Calls</title>
+      <item identifier="item_1" identifierref="resource_1" parameters="?content=playing">
+        <title>Playing the Game</title>
+        {sequencing}
+      </item>
+    </organization>
+  </organizations>
+  <resources>
+    <resource identifier="resource_1" type="webcontent" adlcp:{scorm_type}="sco" href="shared/launchpage.html">
+      <file href="shared/launchpage.html"/><file href="shared/scormfunctions.js"/><file href="shared/golf.svg"/>
+    </resource>
+  </resources>
+</manifest>"#
+    );
+    // The ADL examples' API discovery: the window, then its parents.
+    let functions = r#"
+var API = null;
+function findAPI(win, name) { var tries = 0; while (!win[name] && win.parent && win.parent != win && tries < 7) { tries++; win = win.parent; } return win[name] || null; }
+"#;
+    let page = r#"<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>Playing the Game</title><script src="scormfunctions.js"></script></head>
+<body><h1>Playing the Game</h1><img src="golf.svg" alt="a golf ball"><p id="status">loading</p>
+<button id="pass" type="button">I have read it</button>
+<script>
+  var v2004 = EDITION === '2004';
+  var api = findAPI(window, v2004 ? 'API_1484_11' : 'API');
+  document.getElementById('status').textContent = api ? 'connected' : 'no runtime';
+  if (api) {
+    if (v2004) { api.Initialize(''); } else { api.LMSInitialize(''); }
+    var resumed = v2004 ? api.GetValue('cmi.suspend_data') : api.LMSGetValue('cmi.suspend_data');
+    document.getElementById('status').textContent = 'connected' + (resumed ? ' resumed ' + resumed : '');
+  }
+  document.getElementById('pass').onclick = function () {
+    if (v2004) {
+      api.SetValue('cmi.score.raw', '85'); api.SetValue('cmi.score.min', '0'); api.SetValue('cmi.score.max', '100');
+      api.SetValue('cmi.score.scaled', '0.85'); api.SetValue('cmi.completion_status', 'completed');
+      api.SetValue('cmi.suspend_data', 'hole=18'); api.SetValue('cmi.exit', 'suspend');
+      api.Commit(''); api.Terminate('');
+    } else {
+      api.LMSSetValue('cmi.core.score.raw', '85'); api.LMSSetValue('cmi.core.lesson_status', 'completed');
+      api.LMSSetValue('cmi.suspend_data', 'hole=18'); api.LMSSetValue('cmi.core.exit', 'suspend');
+      api.LMSCommit(''); api.LMSFinish('');
+    }
+    document.getElementById('status').textContent = 'finished';
+  };
+</script></body></html>"#;
+    let svg = br#"<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><circle cx="5" cy="5" r="4"/></svg>"#;
+    let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    for (name, data) in [
+        ("imsmanifest.xml", manifest.as_bytes()),
+        ("shared/launchpage.html", page.replace("EDITION", &format!("'{version}'")).as_bytes()),
+        ("shared/scormfunctions.js", functions.as_bytes()),
+        ("shared/golf.svg", &svg[..]),
+    ] {
+        writer.start_file(name, options).unwrap();
+        writer.write_all(data).unwrap();
+    }
+    writer.finish().unwrap().into_inner()
+}
+
+on_both_stores!(packages_of_other_tools_play_their_scos);
+
+async fn packages_of_other_tools_play_their_scos(app: TestApp) {
+    use axum::http::Method;
+    let (_, key) = app.workspace(Plan::Scale).await;
+    let import = |zip: Vec<u8>| {
+        let app = &app;
+        let key = key.clone();
+        async move { app.send(Method::POST, "/v1/courses/import/scorm", Some(&key), Some(zip.into())).await }
+    };
+    for version in ["1.2", "2004"] {
+        let created = import(adl_package(version)).await;
+        assert_eq!(created.status, StatusCode::CREATED, "{version}: {}", created.text());
+        let course = created.json();
+        assert_eq!(course["sourceKind"], "scorm_package");
+        assert_eq!(course["title"], "Golf Explained - Run-time Basic Calls");
+        assert_eq!(course["passingScore"], 70, "the mastery score becomes the passing score");
+        let block = &course["screens"][0]["blocks"][0];
+        assert_eq!(
+            (block["type"].as_str(), block["scormVersion"].as_str(), block["launch"].as_str()),
+            (Some("scorm"), Some(version), Some("shared/launchpage.html?content=playing"))
+        );
+        let (course_id, block_id) = (course["id"].as_str().unwrap(), block["id"].as_str().unwrap());
+        let package = block["packageId"].as_str().unwrap();
+        let file = |path: &str| {
+            let app = &app;
+            let url = format!("/v1/embed/scorm/{package}/{path}");
+            async move { app.send(Method::GET, &url, None, None).await }
+        };
+        // A draft's files answer like missing ones.
+        assert_eq!(file("shared/launchpage.html").await.status, StatusCode::NOT_FOUND);
+        assert_eq!(
+            app.post(&format!("/v1/courses/{course_id}/publish"), &key, &json!({})).await.status,
+            StatusCode::OK
+        );
+
+        let page = file("shared/launchpage.html").await;
+        assert_eq!(page.status, StatusCode::OK);
+        assert_eq!(page.headers["content-type"], "text/html");
+        let csp = page.headers["content-security-policy"].to_str().unwrap();
+        assert!(csp.starts_with("sandbox allow-scripts") && !csp.contains("allow-same-origin"), "{csp}");
+        assert_eq!(page.headers["x-content-type-options"], "nosniff");
+        assert_eq!(page.headers["access-control-allow-origin"], "*");
+        assert!(
+            page.headers.get("set-cookie").is_none() && page.headers.get("access-control-allow-credentials").is_none()
+        );
+        assert!(
+            page.text().contains("<head><script src=\"/v1/embed/scorm-runtime.js\"></script><meta charset"),
+            "the runtime comes first: {}",
+            page.text()
+        );
+        let script = file("shared/scormfunctions.js").await;
+        assert_eq!(script.headers["content-type"], "text/javascript; charset=utf-8");
+        assert!(script.text().contains("function findAPI") && !script.text().contains("scorm-runtime"));
+        assert_eq!(file("shared/golf.svg").await.headers["content-type"], "image/svg+xml");
+        for missing in ["shared/nope.html", "imsmanifest.xml/..", "../../etc/passwd", "shared/%2e%2e/imsmanifest.xml"] {
+            let answer = file(missing).await;
+            assert_eq!(answer.status, StatusCode::NOT_FOUND, "{missing}");
+            assert_eq!(answer.error(), "not_found");
+        }
+        let runtime = app.send(Method::GET, "/v1/embed/scorm-runtime.js", None, None).await;
+        assert_eq!(runtime.status, StatusCode::OK);
+        assert!(runtime.text().contains("LMSInitialize") && runtime.text().contains("API_1484_11"));
+
+        // The learner's commits are kept and handed back on the next opening.
+        let link = app.embed_link(&key, course_id, "golfer").await;
+        let session =
+            app.send(Method::GET, &link.replace(course_id, &format!("{course_id}/session")), None, None).await;
+        let session = session.json();
+        assert_eq!(session["scormState"], json!({}));
+        let view = session["viewId"].as_str().unwrap();
+        let cmi = if version == "1.2" {
+            json!({ "cmi.core.lesson_status": "completed", "cmi.core.score.raw": "85", "cmi.suspend_data": "hole=18", "cmi.core.exit": "suspend", "cmi.interactions.0.id": "dropped" })
+        } else {
+            json!({ "cmi.completion_status": "completed", "cmi.success_status": "passed", "cmi.score.scaled": "0.85", "cmi.suspend_data": "hole=18", "cmi.exit": "suspend" })
+        };
+        let saved = app
+            .send(
+                Method::POST,
+                &format!("/v1/embed/views/{view}/scorm"),
+                None,
+                Some(json!({ "blockId": block_id, "data": cmi }).to_string().into()),
+            )
+            .await;
+        assert_eq!(saved.status, StatusCode::NO_CONTENT, "{}", saved.text());
+        let wrong = app
+            .send(
+                Method::POST,
+                &format!("/v1/embed/views/{view}/scorm"),
+                None,
+                Some(json!({ "blockId": "nope", "data": {} }).to_string().into()),
+            )
+            .await;
+        assert_eq!(wrong.issue_paths(), vec!["blockId"]);
+        let again =
+            app.send(Method::GET, &link.replace(course_id, &format!("{course_id}/session")), None, None).await.json();
+        assert_eq!(again["scormState"][block_id]["cmi.suspend_data"], "hole=18", "{again}");
+        assert!(again["scormState"][block_id].get("cmi.interactions.0.id").is_none(), "only the kept elements");
+
+        // The player's completion carries the SCO's report: score, status and suspend data.
+        let view = again["viewId"].as_str().unwrap();
+        let done = app
+            .send(
+                Method::POST,
+                &format!("/v1/embed/views/{view}/completion"),
+                None,
+                Some(json!({ "answers": { block_id: cmi } }).to_string().into()),
+            )
+            .await;
+        assert_eq!(done.status, StatusCode::CREATED, "{}", done.text());
+        let listed = app.get("/v1/completions?limit=100", &key).await.json();
+        let mine: Vec<&Value> =
+            listed["data"].as_array().unwrap().iter().filter(|c| c["courseId"] == course_id).collect();
+        assert_eq!(mine.len(), 1);
+        assert_eq!((mine[0]["score"].as_f64(), mine[0]["passed"].as_bool()), (Some(85.0), Some(true)));
+        assert_eq!(mine[0]["scorm"][block_id]["suspendData"], "hole=18");
+        assert_eq!(mine[0]["scorm"][block_id]["completionStatus"], "completed");
+    }
+
+    // Such a course is not exported again as a package of ours.
+    let course = app.get("/v1/courses", &key).await.json()["data"][0].clone();
+    let export = app.get(&format!("/v1/courses/{}/scorm", course["id"].as_str().unwrap()), &key).await;
+    assert_eq!((export.status, export.issue_paths()), (StatusCode::BAD_REQUEST, vec!["screens".to_owned()]));
+
+    // A package whose item launches a file it does not hold names the item.
+    let broken = courses_core::scorm::zip_stored(&[(
+        "imsmanifest.xml",
+        b"<manifest><metadata><schemaversion>1.2</schemaversion></metadata><organizations><organization><item identifier=\"lost\" identifierref=\"r\"/></organization></organizations><resources><resource identifier=\"r\" href=\"gone.html\"/></resources></manifest>".to_vec(),
+    )]);
+    let refused = import(broken).await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    assert_eq!(refused.issue_paths(), vec!["imsmanifest.xml.lost"]);
+    // Below Scale the import answers 403 before reading the package.
+    let (_, build) = app.workspace(Plan::Build).await;
+    let gated = app.send(Method::POST, "/v1/courses/import/scorm", Some(&build), Some(adl_package("1.2").into())).await;
+    assert_eq!(gated.error(), "plan_required");
 }

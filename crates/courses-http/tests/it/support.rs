@@ -91,7 +91,13 @@ impl TestApp {
     async fn build(db: Db, dir: tempfile::TempDir) -> Self {
         db.migrate(&courses_core::MIGRATIONS).await.unwrap();
         let clock = ManualClock::new(START);
-        let courses = Courses::new(db, Arc::new(clock.clone()));
+        // Package files as a real deployment keeps them: a directory beside a
+        // SQLite store, the database's blobs table with PostgreSQL.
+        let blobs: Arc<dyn platform::blobs::BlobStore> = match db.backend() {
+            platform::Backend::Sqlite => Arc::new(platform::blobs::FsBlobStore::new(dir.path().join("courses-blobs"))),
+            platform::Backend::Postgres => Arc::new(platform::blobs::DbBlobStore::new(db.clone())),
+        };
+        let courses = Courses::new(db, Arc::new(clock.clone())).with_blobs(blobs);
         let router = courses_http::router(AppState::new(courses.clone()));
         Self { courses, router, clock, _dir: dir }
     }

@@ -232,3 +232,43 @@ fn catalog_scan_names_unreadable_files_and_markets_are_checked() {
         .unwrap();
     assert!(good.status.success(), "{}", String::from_utf8_lossy(&good.stderr));
 }
+
+#[test]
+fn courses_workspaces_are_listed_with_the_ids_operators_need() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let empty = run_json(&["--data-dir", data, "courses", "workspace", "list"], &[]);
+    assert_eq!(empty["workspaces"], serde_json::json!([]));
+    let acme =
+        run_json(&["--data-dir", data, "courses", "workspace", "create", "--name", "Acme", "--plan", "build"], &[]);
+    let other = run_json(&["--data-dir", data, "courses", "workspace", "create", "--name", "Other"], &[]);
+    let acme_id = acme["id"].as_str().unwrap();
+    run_json(&["--data-dir", data, "courses", "key", "create", "--workspace", acme_id], &[]);
+    run_json(&["--data-dir", data, "courses", "key", "create", "--workspace", acme_id, "--read-only"], &[]);
+    run_json(&["--data-dir", data, "courses", "workspace", "set-plan", "--workspace", acme_id, "--plan", "scale"], &[]);
+    let listed = run_json(&["--data-dir", data, "courses", "workspace", "list"], &[]);
+    let rows: Vec<(String, String, u64, u64)> = listed["workspaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            (
+                w["id"].as_str().unwrap().to_owned(),
+                w["plan"].as_str().unwrap().to_owned(),
+                w["keys"].as_u64().unwrap(),
+                w["readOnlyKeys"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (acme_id.to_owned(), "scale".to_owned(), 2, 1),
+            (other["id"].as_str().unwrap().to_owned(), "sandbox".to_owned(), 0, 0)
+        ]
+    );
+    // Without --json: a table naming each id and plan.
+    let text = svc().args(["--data-dir", data, "courses", "workspace", "list"]).output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.lines().any(|l| l.starts_with(acme_id) && l.contains("scale") && l.ends_with("Acme")), "{text}");
+}
