@@ -479,6 +479,10 @@ fn untitled_topic(topic: &Topic, freq: &HashMap<String, usize>) -> String {
 
 /// The course for `prompt` (and `source`, when given) in `target` screens.
 pub fn write(prompt: &str, source: Option<&str>, target: usize) -> (String, Vec<Value>) {
+    // Blanks around the prompt say nothing; a prompt of blanks only (and no
+    // source to write from) still gets a course with something to read.
+    let prompt = prompt.trim();
+    let prompt = if prompt.is_empty() && source.is_none_or(|s| s.trim().is_empty()) { "New course" } else { prompt };
     let title = course_title(prompt, &[]);
     let mut topics = source.map(segment).unwrap_or_default();
     if topics.is_empty() {
@@ -645,7 +649,8 @@ fn course_title(prompt: &str, topics: &[Topic]) -> String {
     let from_prompt = title_case(&first.split_whitespace().take(10).collect::<Vec<_>>().join(" "));
     let title =
         if from_prompt.is_empty() { topics.first().map(|t| t.title.clone()).unwrap_or_default() } else { from_prompt };
-    if title.is_empty() { "New course".to_owned() } else { clip(&title, MAX_TITLE_CHARS) }
+    // A title of blanks only (a prompt of Unicode spaces) is no title.
+    if title.trim().is_empty() { "New course".to_owned() } else { clip(title.trim(), MAX_TITLE_CHARS) }
 }
 
 #[cfg(test)]
@@ -653,6 +658,18 @@ mod tests {
     use super::*;
     use crate::content;
     use crate::issues::Issues;
+
+    #[test]
+    fn prompts_of_blanks_only_still_give_a_valid_course() {
+        // Found by the property test: U+2000 is a space, so the prompt
+        // gave an empty heading.
+        for prompt in ["\u{2000}", " \u{3000} ", "\t"] {
+            let (_, screens) = write(prompt, None, 2);
+            let mut issues = Issues::default();
+            content::validate_screens(&Value::Array(screens), &["screens".to_owned()], &mut issues);
+            assert!(issues.is_empty(), "{prompt:?}: {:?}", issues.into_vec());
+        }
+    }
 
     const SOURCE: &str = "# Forklift safety\n\nForklifts cause serious injuries in warehouses every year.\n\n\
 ## Daily inspection\n\nOperators inspect the brakes before each shift. Operators test the horn and the lights before driving. \

@@ -48,6 +48,20 @@ async function look(page, name) {
   await page.setViewportSize(wide);
 }
 
+/** The page in dark mode at 1440 and 375 px: screenshots and axe. */
+async function lookDark(page, name) {
+  const wide = page.viewportSize();
+  await page.emulateMedia({ colorScheme: 'dark' });
+  for (const width of [1440, 375]) {
+    await page.setViewportSize({ width, height: 860 });
+    await page.screenshot({ path: join(shots, `${name}-${width}-dark.png`), fullPage: true });
+  }
+  const violations = await axe(page);
+  check(`${name} (dark): axe-core finds no serious or critical violation`, violations.length === 0, violations.join('; '));
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize(wide);
+}
+
 /** The newest mail in the maildir, decoded enough to find links. */
 function newestMail() {
   const dir = join(maildir, 'new');
@@ -113,6 +127,7 @@ try {
   const unverifiedText = await page.textContent('main');
   check('sign-in before verifying: the message shows once', unverifiedText.split('Verify your address first').length - 1 === 1, unverifiedText);
   await look(page, '03b-signin-unverified');
+  await lookDark(page, '03b-signin-unverified');
 
   // The verification link, from the SMTP receiver.
   const mail = await waitForMail(1);
@@ -142,6 +157,7 @@ try {
   const emptyVersions = await page.textContent('.empty');
   check('new project: the empty state reads as text (no Markdown backticks)', emptyVersions.includes('svc push') && !emptyVersions.includes('`'), emptyVersions);
   await look(page, '07b-project-empty');
+  await lookDark(page, '07b-project-empty');
 
   // The mock tab of a private project says the hosted mock serves public
   // projects, and offers making it public or the local mock.
@@ -150,6 +166,7 @@ try {
   check('mock tab: a private project is told the mock serves public projects', mockNote.includes('serves public projects only') && mockNote.includes('svc mock'), mockNote);
   check('mock tab: it offers making the project public', await page.locator('#mock-private a', { hasText: 'Make the project public' }).count() === 1, mockNote);
   await look(page, '07c-mock-private');
+  await lookDark(page, '07c-mock-private');
   await page.goto(`${base}/app/p/petstore`);
 
   // Drop a spec: choosing the file uploads it (progress, then the page).
@@ -266,6 +283,7 @@ try {
   const prefix = await page.locator('td[data-label=Token]').first().textContent();
   check('token: the prefix ends in one ellipsis', prefix.endsWith('…') && !prefix.includes('……'), prefix);
   await look(page, '12b-token-list');
+  await lookDark(page, '12b-token-list');
   await Promise.all([page.waitForNavigation(), page.locator('tr', { hasText: 'laptop' }).locator('button', { hasText: 'Revoke' }).click()]);
   const refused = await fetch(`${base}/api/v1/projects`, { headers: { Authorization: `Bearer ${token}` } });
   const envelope = await refused.json();
