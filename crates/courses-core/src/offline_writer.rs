@@ -482,7 +482,8 @@ pub fn write(prompt: &str, source: Option<&str>, target: usize) -> (String, Vec<
     // Blanks around the prompt say nothing; a prompt of blanks only (and no
     // source to write from) still gets a course with something to read.
     let prompt = prompt.trim();
-    let prompt = if prompt.is_empty() && source.is_none_or(|s| s.trim().is_empty()) { "New course" } else { prompt };
+    let blank_prompt = prompt.is_empty();
+    let prompt = if blank_prompt { "New course" } else { prompt };
     let title = course_title(prompt, &[]);
     let mut topics = source.map(segment).unwrap_or_default();
     if topics.is_empty() {
@@ -498,7 +499,7 @@ pub fn write(prompt: &str, source: Option<&str>, target: usize) -> (String, Vec<
         }
         topics = from_prompt;
     }
-    let title = if source.is_some() && prompt.trim().is_empty() { course_title("", &topics) } else { title };
+    let title = if source.is_some() && blank_prompt { course_title("", &topics) } else { title };
     let freq = frequencies(&topics);
     let terms = key_terms(&topics, 12);
     // Teaching units: each topic's best sentences (at most six, in order),
@@ -663,8 +664,14 @@ mod tests {
     fn prompts_of_blanks_only_still_give_a_valid_course() {
         // Found by the property test: U+2000 is a space, so the prompt
         // gave an empty heading.
-        for prompt in ["\u{2000}", " \u{3000} ", "\t"] {
-            let (_, screens) = write(prompt, None, 2);
+        for (prompt, source) in [
+            ("\u{2000}", None),
+            (" \u{3000} ", None),
+            ("\t", None),
+            ("\u{2000}", Some("?")),
+            (" ", Some("\u{2000}.\n#")),
+        ] {
+            let (_, screens) = write(prompt, source, 2);
             let mut issues = Issues::default();
             content::validate_screens(&Value::Array(screens), &["screens".to_owned()], &mut issues);
             assert!(issues.is_empty(), "{prompt:?}: {:?}", issues.into_vec());
