@@ -3,7 +3,9 @@
 //!
 //! The one test of the hub whose assertion is a time: it lives alone in its
 //! binary, and runs its stores one after the other, so no other test shares
-//! the CPU while it measures. It prints both medians of each form.
+//! the CPU while it measures. It prints both medians of each form. The
+//! default bound catches work that depends on the address (several times
+//! slower); `SVC_TEST_LONG=1` tightens it to 10 %.
 
 #![allow(
     clippy::unwrap_used,
@@ -66,6 +68,12 @@ async fn timed_post(
 /// A form to time: its name, the page that holds it, where it posts, the
 /// fields for an address with an account and for one without.
 type Case<'a> = (&'a str, &'a str, &'a str, Vec<(&'a str, &'a str)>, Vec<(&'a str, &'a str)>);
+
+/// Whether the long sweeps were asked for (`SVC_TEST_LONG=1`).
+fn long_run() -> bool {
+    std::env::var("SVC_TEST_LONG")
+        .is_ok_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on"))
+}
 
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
@@ -132,11 +140,17 @@ async fn answers_take_as_long_for_every_address(app: TestApp) {
             "{name} ({}): median {a:?} for an address with an account, {b:?} without; median ratio of each round {ratio:.3}",
             app.backend
         );
-        // Under 10 %; or, where the whole answer takes well under a
-        // millisecond, a gap under 0.2 ms (the scheduler's jitter).
+        // Address-dependent work on the request path shows as a ratio of
+        // several times (the leaks this guards against measured 10x and
+        // 18x), so the default run fails past 1.5x, which a busy machine's
+        // noise does not reach (a shared CI host has shown 1.16 on equal
+        // work). `SVC_TEST_LONG=1` asks for the fine bound of 10 % on a
+        // quiet machine. Either way, where the whole answer takes well under
+        // a millisecond, a gap under 0.2 ms (the scheduler's jitter) passes.
+        let bound = if long_run() { 0.10 } else { 0.50 };
         let gap = a.max(b) - a.min(b);
         assert!(
-            (ratio - 1.0).abs() < 0.10 || gap < Duration::from_micros(200),
+            (ratio - 1.0).abs() < bound || gap < Duration::from_micros(200),
             "{name} takes {a:?} with an account and {b:?} without (median ratio {ratio:.3})"
         );
     }
