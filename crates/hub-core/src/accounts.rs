@@ -132,6 +132,18 @@ impl Hub {
             AuditDraft::new(AuditAction::TokenCreated, "token", &info.id).meta("name", name),
         );
         self.store.insert_token(&info, &minted.hash, audit.as_ref()).await?;
+        self.notify_owner(
+            &user.id,
+            &user.email,
+            source,
+            "A personal access token was created",
+            &format!(
+                "A personal access token named \"{name}\" was created for your account ({}). \
+                 It acts as you on the API until it is revoked{}.",
+                info.display,
+                info.expires_at.map(|at| format!(" or expires on {}", at.to_rfc3339())).unwrap_or_default()
+            ),
+        );
         Ok((info, minted.plaintext))
     }
 

@@ -187,7 +187,7 @@ pub enum SignInRefusal {
     Unverified,
 }
 
-fn hash_secret(secret: &str) -> String {
+pub(crate) fn hash_secret(secret: &str) -> String {
     platform::crypto::sha256_hex(secret.as_bytes())
 }
 
@@ -217,12 +217,12 @@ pub fn check_password(password: &str, email: &str) -> HubResult<()> {
     Ok(())
 }
 
-fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 /// A mail with one call to action, as plain text and HTML.
-fn link_mail(to: &str, subject: &str, lead: &str, action: &str, link: &str, tail: &str) -> Mail {
+pub(crate) fn link_mail(to: &str, subject: &str, lead: &str, action: &str, link: &str, tail: &str) -> Mail {
     Mail {
         to: to.to_owned(),
         subject: subject.to_owned(),
@@ -376,7 +376,7 @@ impl Hub {
 
     /// Sends a mail; a failure is logged and reported as `false`, never
     /// lost silently and never a failed request.
-    async fn deliver(&self, mail: &Mail) -> bool {
+    pub(crate) async fn deliver(&self, mail: &Mail) -> bool {
         match self.accounts.mailer.send(mail).await {
             Ok(()) => true,
             Err(err) => {
@@ -423,7 +423,7 @@ impl Hub {
         Ok(Ok(self.open_session(&account.id, client).await?))
     }
 
-    async fn open_session(&self, user_id: &str, client: ClientInfo) -> HubResult<NewSession> {
+    pub(crate) async fn open_session(&self, user_id: &str, client: ClientInfo) -> HubResult<NewSession> {
         let now = self.clock.now();
         let secret = platform::crypto::random_token(32);
         let info = SessionInfo {

@@ -436,9 +436,9 @@ impl Dashboard {
                 (StatusCode::NOT_FOUND, "Not found", "There is nothing here, or it is not shared with you.".to_owned())
             }
             HubError::Forbidden { .. } => (StatusCode::FORBIDDEN, "Not allowed", error.to_string()),
-            HubError::PlanRequired { .. } | HubError::ProjectLimitReached { .. } => {
-                (StatusCode::PAYMENT_REQUIRED, "Upgrade needed", error.to_string())
-            }
+            HubError::PlanRequired { .. }
+            | HubError::ProjectLimitReached { .. }
+            | HubError::SeatLimitReached { .. } => (StatusCode::PAYMENT_REQUIRED, "Upgrade needed", error.to_string()),
             HubError::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "Slow down", error.to_string()),
             HubError::Validation { .. } | HubError::InvalidField { .. } | HubError::InvalidSpec(_) => {
                 (StatusCode::BAD_REQUEST, "That did not work", error.to_string())
