@@ -53,8 +53,6 @@ pub enum AuditAction {
     AuditWebhookTested,
     SignedIn,
     ProfileUpdated,
-    DocsPasswordChanged,
-    EndpointDocsUpdated,
 }
 
 impl AuditAction {
@@ -101,8 +99,6 @@ impl AuditAction {
             Self::AuditWebhookTested => "AUDIT_WEBHOOK_TESTED",
             Self::SignedIn => "SIGNED_IN",
             Self::ProfileUpdated => "PROFILE_UPDATED",
-            Self::DocsPasswordChanged => "DOCS_PASSWORD_CHANGED",
-            Self::EndpointDocsUpdated => "ENDPOINT_DOCS_UPDATED",
         }
     }
 
@@ -131,11 +127,7 @@ impl AuditAction {
             | Self::MockOverrideUpdated
             | Self::MockOverrideDeleted
             | Self::MockOverridesImported => Category::Mock,
-            Self::BrandingUpdated
-            | Self::ThemeUpdated
-            | Self::CustomizationUpdated
-            | Self::DocsPasswordChanged
-            | Self::EndpointDocsUpdated => Category::Docs,
+            Self::BrandingUpdated | Self::ThemeUpdated | Self::CustomizationUpdated => Category::Docs,
             Self::CollaboratorInvited
             | Self::CollaboratorJoined
             | Self::CollaboratorInvitationDeclined
@@ -155,7 +147,7 @@ impl AuditAction {
 }
 
 /// Every code, in the order docs/api.md lists them.
-pub const ALL_ACTIONS: [AuditAction; 43] = [
+pub const ALL_ACTIONS: [AuditAction; 41] = [
     AuditAction::ProjectCreated,
     AuditAction::ProjectUpdated,
     AuditAction::ProjectVisibilityChanged,
@@ -183,8 +175,6 @@ pub const ALL_ACTIONS: [AuditAction; 43] = [
     AuditAction::BrandingUpdated,
     AuditAction::ThemeUpdated,
     AuditAction::CustomizationUpdated,
-    AuditAction::DocsPasswordChanged,
-    AuditAction::EndpointDocsUpdated,
     AuditAction::PasswordChanged,
     AuditAction::SessionsRevoked,
     AuditAction::PlanChangeRequested,

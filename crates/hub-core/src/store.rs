@@ -435,8 +435,15 @@ impl Store {
 
     /// Changes the plan and records when a paid account dropped to Free
     /// (cleared again on any paid plan): the customization retention clock.
-    pub async fn set_plan(&self, user_id: &str, plan: Plan, now: Timestamp) -> HubResult<()> {
+    pub async fn set_plan(
+        &self,
+        user_id: &str,
+        plan: Plan,
+        now: Timestamp,
+        audit: Option<&AuditEvent>,
+    ) -> HubResult<()> {
         with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
             sqlx::query(
                 "UPDATE users SET downgraded_at = CASE
                      WHEN $2 <> 'free' THEN NULL
@@ -448,12 +455,15 @@ impl Store {
             .bind(user_id)
             .bind(plan.as_str())
             .bind(now.as_millis())
-            .execute(pool)
+            .execute(&mut *tx)
             .await
-            .map(|r| r.rows_affected())
-            .map_err(store_error)
-        })?;
-        Ok(())
+            .map_err(store_error)?;
+            if let Some(event) = audit {
+                insert_audit!(&mut *tx, event)?;
+            }
+            tx.commit().await.map_err(store_error)?;
+            Ok(())
+        })
     }
 
     pub async fn user_count(&self) -> HubResult<i64> {

@@ -208,6 +208,14 @@ async fn both_layers_with_audit_rows_and_owner_mail(app: TestApp) {
     assert_eq!(app.patch_json(&project, &member, &json!({ "name": "Pro" })).await.status, StatusCode::OK);
     app.hub.set_plan("owner@example.com", Plan::Business).await.unwrap();
     assert_eq!(app.patch_json(&project, &member, &json!({ "name": "Biz" })).await.status, StatusCode::FORBIDDEN);
+    // Both plan changes touch Business, so both are on the log.
+    let plans: Vec<(String, String)> = audit_codes(&app, "owner@example.com")
+        .await
+        .into_iter()
+        .filter(|(code, _)| code == "PLAN_CHANGED")
+        .map(|(_, m)| (m["from"].as_str().unwrap().to_owned(), m["to"].as_str().unwrap().to_owned()))
+        .collect();
+    assert_eq!(plans, [("business".to_owned(), "pro".to_owned()), ("pro".to_owned(), "business".to_owned())]);
 }
 
 async fn removal_ends_access_at_once(app: TestApp) {
