@@ -377,9 +377,12 @@ async fn audit_rows_filter_page_and_export(app: TestApp) {
     }
 }
 
+/// What a local receiver was sent: each request's headers and body.
+type Seen = Arc<Mutex<Vec<(HeaderMap, Vec<u8>)>>>;
+
 /// A local receiver that keeps every request's headers and body.
-async fn receiver(status: StatusCode) -> (String, Arc<Mutex<Vec<(HeaderMap, Vec<u8>)>>>) {
-    let seen: Arc<Mutex<Vec<(HeaderMap, Vec<u8>)>>> = Arc::default();
+async fn receiver(status: StatusCode) -> (String, Seen) {
+    let seen: Seen = Arc::default();
     let kept = seen.clone();
     let app = axum::Router::new().fallback(move |headers: HeaderMap, body: axum::body::Bytes| {
         let kept = kept.clone();
@@ -516,4 +519,109 @@ async fn the_daily_prune_runs_once_across_three_nodes() {
     assert_eq!(claims_at(day + offset + 3_600_000).await, 0, "later that day: done already");
     assert_eq!(claims_at(day + 86_400_000 + offset - 60_000).await, 0, "03:22 the next day: not yet");
     assert_eq!(claims_at(day + 86_400_000 + offset).await, 1, "03:23 the next day: one again");
+}
+
+mod pages {
+    //! The team, invitation, access and audit pages through the dashboard.
+
+    use axum::http::StatusCode;
+    use hub_core::Plan;
+    use test_kit::{TestApp, on_both_stores};
+
+    use super::invitation_secret;
+    use crate::dashboard::{Browser, location, signed_in, text};
+
+    on_both_stores!(a_team_is_built_and_audited_in_the_dashboard);
+
+    async fn a_team_is_built_and_audited_in_the_dashboard(app: TestApp) {
+        let mut owner = signed_in(&app, "lead@example.com", Plan::Business).await;
+        let created = owner.submit("/app/new", "/app/new", &[("name", "Atlas"), ("slug", "atlas")]).await;
+        assert_eq!(created.status, StatusCode::SEE_OTHER);
+        let team = owner.get("/app/team").await;
+        assert!(text(&team).contains("Seats: 0 of 10 used"), "{}", text(&team));
+
+        // A bad address stays on the form with the error beside its field.
+        let bad = owner.submit("/app/team", "/app/team/invite", &[("email", "nobody"), ("role", "viewer")]).await;
+        assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+        assert!(text(&bad).contains("aria-invalid"), "{}", text(&bad));
+        let sent =
+            owner.submit("/app/team", "/app/team/invite", &[("email", "new@example.com"), ("role", "viewer")]).await;
+        assert_eq!(sent.status, StatusCode::SEE_OTHER);
+        let listed = text(&owner.get("/app/team").await);
+        assert!(listed.contains("new@example.com") && listed.contains("invited"), "{listed}");
+
+        // The invitee has no account: the link signs them up and in.
+        let secret = invitation_secret(&app, "new@example.com").await;
+        let mut invitee = Browser::new(&app);
+        let page = invitee.get(&format!("/app/invitations/{secret}")).await;
+        assert_eq!(page.status, StatusCode::OK);
+        let page_text = text(&page);
+        assert!(page_text.contains("lead@example.com") && page_text.contains("Create account and join"), "{page_text}");
+        let weak = invitee
+            .submit(
+                &format!("/app/invitations/{secret}"),
+                &format!("/app/invitations/{secret}/signup"),
+                &[("password", "short")],
+            )
+            .await;
+        assert_eq!(weak.status, StatusCode::UNPROCESSABLE_ENTITY);
+        let joined = invitee
+            .submit(
+                &format!("/app/invitations/{secret}"),
+                &format!("/app/invitations/{secret}/signup"),
+                &[("password", "violet tractor wanders far")],
+            )
+            .await;
+        assert_eq!(joined.status, StatusCode::SEE_OTHER, "{}", text(&joined));
+        assert_eq!(location(&joined), "/app");
+        let home = text(&invitee.get("/app").await);
+        assert!(home.contains("Atlas"), "the collaborator sees the owner's project: {home}");
+        // The link worked once.
+        assert_eq!(invitee.get(&format!("/app/invitations/{secret}")).await.status, StatusCode::NOT_FOUND);
+
+        // The owner hides the project from them on its Access tab.
+        let member_id = app.hub.user_by_email("new@example.com").await.unwrap().id;
+        let access = owner.get("/app/p/atlas/access").await;
+        assert!(text(&access).contains("new@example.com"));
+        let hidden =
+            owner.submit("/app/p/atlas/access", &format!("/app/p/atlas/access/{member_id}"), &[("role", "none")]).await;
+        assert_eq!(hidden.status, StatusCode::SEE_OTHER);
+        assert_eq!(invitee.get("/app/p/atlas").await.status, StatusCode::NOT_FOUND);
+        // The collaborator cannot manage the owner's project access.
+        assert_eq!(invitee.get("/app/p/atlas/access").await.status, StatusCode::NOT_FOUND);
+
+        // The audit viewer: rows, a filter, the export and the settings.
+        let audit = text(&owner.get("/app/audit?category=collaborators").await);
+        assert!(audit.contains("COLLABORATOR_ROLE_CHANGED") && audit.contains("COLLABORATOR_JOINED"), "{audit}");
+        assert!(!audit.contains("PROJECT_CREATED"), "the category filters");
+        let csv = owner.get("/app/audit/export.csv?q=atlas").await;
+        assert_eq!(csv.status, StatusCode::OK);
+        assert!(String::from_utf8_lossy(&csv.body).starts_with("id,account_user_id,actor_user_id,action"));
+        let bad_date = owner.get("/app/audit?from=someday").await;
+        assert_eq!(bad_date.status, StatusCode::UNPROCESSABLE_ENTITY);
+        let saved = owner
+            .submit(
+                "/app/audit/settings",
+                "/app/audit/settings",
+                &[
+                    ("retention_days", "365"),
+                    ("webhook_url", "https://hooks.example.com/audit"),
+                    ("chat_webhook_url", ""),
+                ],
+            )
+            .await;
+        assert_eq!(saved.status, StatusCode::OK);
+        let shown = text(&saved);
+        assert!(shown.contains("Signing secret") && shown.contains("shown once"), "{shown}");
+        let again = text(&owner.get("/app/audit/settings").await);
+        assert!(!again.contains("Signing secret") && again.contains("hooks.example.com"), "never shown again");
+        // Below Business the pages say what is needed.
+        let mut pro = signed_in(&app, "pro@example.com", Plan::Pro).await;
+        assert_eq!(pro.get("/app/audit").await.status, StatusCode::PAYMENT_REQUIRED);
+        // The collaborator leaves.
+        let owner_id = app.hub.user_by_email("lead@example.com").await.unwrap().id;
+        let left = invitee.submit("/app/team", &format!("/app/team/leave/{owner_id}"), &[]).await;
+        assert_eq!(left.status, StatusCode::SEE_OTHER);
+        assert!(!text(&invitee.get("/app").await).contains("Atlas"));
+    }
 }
