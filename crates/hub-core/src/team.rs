@@ -255,6 +255,21 @@ impl Hub {
         self.store.remove_member(&owner.id, &member, audit.as_ref()).await
     }
 
+    /// The addresses of the given users (the audit viewer names its actors);
+    /// unknown ids are left out.
+    pub async fn user_emails(&self, ids: &[String]) -> HubResult<std::collections::HashMap<String, String>> {
+        let mut unique: Vec<&String> = ids.iter().collect();
+        unique.sort();
+        unique.dedup();
+        let mut emails = std::collections::HashMap::new();
+        for id in unique.into_iter().take(100) {
+            if let Some(account) = self.store.account_by_id(id).await? {
+                emails.insert(id.clone(), account.email);
+            }
+        }
+        Ok(emails)
+    }
+
     /// The accounts the caller collaborates on.
     pub async fn memberships(&self, principal: &Principal) -> HubResult<Vec<Membership>> {
         self.store.memberships(&principal.user_id).await

@@ -400,6 +400,8 @@ pub(crate) async fn audit(State(d): Dash, Query(query): Query<AuditQuery>, heade
     let request = PageRequest::clamped(Some(i64::from(PAGE_SIZE)), Some(offset));
     match d.hub.audit_log_page(&me.principal, &filter, request).await {
         Ok(page) => {
+            let ids: Vec<String> = page.items.iter().map(|e| e.actor_user_id.clone()).collect();
+            let names = d.hub.user_emails(&ids).await.unwrap_or_default();
             let rows: Vec<Value> = page
                 .items
                 .iter()
@@ -408,9 +410,9 @@ pub(crate) async fn audit(State(d): Dash, Query(query): Query<AuditQuery>, heade
                         "when": when(e.created_at),
                         "at": e.created_at.to_rfc3339(),
                         "action": e.action,
-                        "actor": e.actor_user_id,
+                        "actor": names.get(&e.actor_user_id).unwrap_or(&e.actor_user_id),
                         "target": format!("{} {}", e.target_type, e.target_id),
-                        "metadata": e.metadata.to_string(),
+                        "metadata": details(&e.metadata),
                     })
                 })
                 .collect();
@@ -427,6 +429,18 @@ pub(crate) async fn audit(State(d): Dash, Query(query): Query<AuditQuery>, heade
         Err(e @ HubError::Validation { .. }) => render_audit(&d, &ctx, &query, form.with_error(&e), Value::Null),
         Err(e) => d.error_page(Some(&ctx), &e),
     }
+}
+
+/// A row's metadata as `key: value` pairs for people to read.
+fn details(metadata: &Value) -> String {
+    let Some(map) = metadata.as_object() else { return metadata.to_string() };
+    map.iter()
+        .map(|(key, value)| match value {
+            Value::String(text) => format!("{key}: {text}"),
+            other => format!("{key}: {other}"),
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
 }
 
 fn render_audit(d: &Dashboard, ctx: &Ctx, query: &AuditQuery, form: Form, result: Value) -> Response {
