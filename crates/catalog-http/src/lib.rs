@@ -1,7 +1,7 @@
 //! The catalog's HTTP surface: the Spotify-compatible Web API under `/v1`,
 //! the OAuth login page at `/authorize` and the token endpoint at
 //! `/api/token`, the device protocol under `/connect`, audio streams under
-//! `/stream` and the web player at `/player`, all on one origin so a Spotify client needs only its base
+//! `/stream` and the listener app (a player device itself) at `/`, all on one origin so a Spotify client needs only its base
 //! URLs changed.
 //!
 //! Handlers are thin: they extract, call one `catalog_core::Catalog` use
@@ -158,8 +158,8 @@ pub fn router(state: AppState) -> Router {
         .route("/connect/devices/{id}/state", get(d::state).put(d::report))
         .route("/stream/{id}", get(d::stream))
         .route("/preview/{id}", get(d::preview))
-        .route("/player", get(d::page))
-        .route("/player/player.js", get(d::script))
+        .route("/player", get(landing::player))
+        .route("/_app/{file}", get(landing::asset))
         // Playlists
         .route("/v1/me/playlists", get(p::mine).post(p::create))
         .route("/v1/users/{id}/playlists", get(p::of_user).post(p::create_for_user))

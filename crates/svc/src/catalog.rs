@@ -140,6 +140,9 @@ pub async fn run(command: CatalogCommand, store: &StoreArgs, out: &Output) -> an
     Ok(())
 }
 
+/// The listener the first start creates.
+const DEMO_LISTENER: &str = "demo";
+
 /// Opens the catalog, fills an empty one with the demo library, binds its
 /// listener and returns the future that serves it until shutdown.
 pub async fn serve_catalog(
@@ -152,6 +155,9 @@ pub async fn serve_catalog(
         requests: args.catalog_rate_limit,
         window_secs: catalog_core::limits::WINDOW_SECS,
     });
+    // The first start fills the library and makes a listener to try the
+    // app with; its login is printed once the address is known.
+    let mut demo_listener = None;
     if !args.no_demo
         && let Some(added) = catalog.seed_demo_if_empty(&store.data_dir).await?
     {
@@ -159,6 +165,12 @@ pub async fn serve_catalog(
             &format!("Filled the empty catalog with a synthesised demo library of {added} files (music, a podcast, an audiobook)."),
             &json!({ "catalog_demo_files": added }),
         );
+        match catalog.create_user(DEMO_LISTENER, None).await {
+            Ok(created) => demo_listener = Some(created),
+            // An operator made a listener of that name before the first scan.
+            Err(catalog_core::CatalogError::Conflict(_)) => {}
+            Err(e) => return Err(e.into()),
+        }
     }
     let listener = tokio::net::TcpListener::bind(args.catalog_listen)
         .await
@@ -173,6 +185,16 @@ pub async fn serve_catalog(
         ),
         &json!({ "service": "catalog", "listen": bound.to_string(), "url": public_url }),
     );
+    if let Some((user, password)) = demo_listener {
+        out.emit(
+            &format!(
+                "Created a demo listener on this empty catalog.\n  app:       {public_url}/ (sign in with the login below)\n  login:     {} / {}",
+                user.username,
+                password.expose()
+            ),
+            &json!({ "catalog_demo_listener": { "username": user.username, "password": password.expose(), "app": format!("{public_url}/") } }),
+        );
+    }
     let pruner = {
         let catalog = catalog.clone();
         platform::jobs::spawn_periodic(

@@ -1,0 +1,695 @@
+// The catalog's listener app. It renders on the client (no framework, no
+// build step): hash routes swap the content of <main> while the player
+// deck and its <audio> stay, so playback never stops between pages. It
+// signs in as the catalog's own public OAuth client (authorization code
+// with PKCE) and then uses only what any client may: the Spotify-shaped Web
+// API under /v1 and the device protocol under /connect. It is a device
+// itself: it registers, long-polls the playback meant for it and plays the
+// signed stream links through <audio>, reporting progress back.
+'use strict';
+
+const root = document.getElementById('app');
+const clientId = root.dataset.clientId;
+const redirectUri = root.dataset.redirectUri;
+const scopes = root.dataset.scopes;
+const store = window.sessionStorage;
+const audio = document.getElementById('audio');
+const $ = (id) => document.getElementById(id);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// --- DOM building: text is always set as text, never parsed as HTML ------
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else if (k === 'dataset') Object.assign(el.dataset, v);
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+function announce(text) {
+  const el = $('announce');
+  el.textContent = '';
+  setTimeout(() => { el.textContent = text; }, 30);
+}
+
+function clock(ms) {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  return Math.floor(s / 60) + ':' + String(s % 60).padStart(2, '0');
+}
+
+// --- OAuth with PKCE -------------------------------------------------------
+function base64url(bytes) {
+  let s = '';
+  for (const b of new Uint8Array(bytes)) s += String.fromCharCode(b);
+  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function randomString(n) {
+  const bytes = new Uint8Array(n);
+  crypto.getRandomValues(bytes);
+  return base64url(bytes);
+}
+
+async function signIn() {
+  if (!crypto.subtle) {
+    announce('Signing in needs a secure origin (https, or a loopback address).');
+    return;
+  }
+  const verifier = randomString(48);
+  const state = randomString(12);
+  store.setItem('pkce_verifier', verifier);
+  store.setItem('pkce_state', state);
+  store.setItem('return_to', location.hash);
+  const challenge = base64url(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)));
+  const params = new URLSearchParams({
+    client_id: clientId, response_type: 'code', redirect_uri: redirectUri, scope: scopes, state,
+    code_challenge: challenge, code_challenge_method: 'S256',
+  });
+  location.assign('/authorize?' + params.toString());
+}
+
+async function tokenRequest(fields) {
+  const res = await fetch('/api/token', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields),
+  });
+  const body = await res.json();
+  if (!res.ok) throw new Error(body.error_description || body.error || 'the token request failed');
+  store.setItem('access_token', body.access_token);
+  if (body.refresh_token) store.setItem('refresh_token', body.refresh_token);
+}
+
+async function finishSignIn() {
+  const q = new URLSearchParams(location.search);
+  if (!q.has('code') && !q.has('error')) return;
+  const back = store.getItem('return_to') || '';
+  history.replaceState(null, '', location.pathname + back);
+  if (q.has('error')) throw new Error('sign-in cancelled');
+  if (q.get('state') !== store.getItem('pkce_state')) throw new Error('the sign-in answer does not match this page');
+  await tokenRequest({
+    grant_type: 'authorization_code', code: q.get('code'), redirect_uri: redirectUri,
+    client_id: clientId, code_verifier: store.getItem('pkce_verifier') || '',
+  });
+}
+
+// Refresh tokens rotate and a spent one revokes the sign-in, so calls that
+// meet a 401 together share one refresh.
+let refreshing = null;
+function refresh(spent) {
+  if (store.getItem('access_token') !== spent) return Promise.resolve();
+  if (!refreshing) {
+    refreshing = tokenRequest({ grant_type: 'refresh_token', refresh_token: store.getItem('refresh_token'), client_id: clientId })
+      .finally(() => { refreshing = null; });
+  }
+  return refreshing;
+}
+
+async function api(method, path, body) {
+  for (let attempt = 0; ; attempt++) {
+    const access = store.getItem('access_token');
+    const res = await fetch(path, {
+      method,
+      headers: { authorization: 'Bearer ' + access, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (res.status === 401 && attempt === 0 && store.getItem('refresh_token')) {
+      await refresh(access);
+      continue;
+    }
+    return res;
+  }
+}
+
+async function get(path) {
+  const res = await api('GET', path);
+  if (res.status === 404) throw new NotFound();
+  if (!res.ok) throw new Error('the catalog answered ' + res.status);
+  return res.status === 204 ? null : res.json();
+}
+
+class NotFound extends Error {}
+
+async function send(method, path, body) {
+  const res = await api(method, path, body);
+  if (!res.ok) {
+    let message = 'the catalog answered ' + res.status;
+    try { message = (await res.json()).error.message || message; } catch (e) { /* not JSON */ }
+    announce('That did not work: ' + message);
+    throw new Error(message);
+  }
+  return res.status === 204 || res.status === 202 ? null : res.json().catch(() => null);
+}
+
+// --- the device -------------------------------------------------------------
+let me = null;
+let deviceId = null;
+let version = -1;
+let view = null;
+let lastReport = 0;
+
+// "Chrome on Linux": the browser and the system, from the user-agent.
+function deviceName() {
+  const ua = navigator.userAgent;
+  const browser = /Edg\//.test(ua) ? 'Edge' : /Firefox\//.test(ua) ? 'Firefox' : /OPR\//.test(ua) ? 'Opera'
+    : /Chrom(e|ium)\//.test(ua) ? 'Chrome' : /Safari\//.test(ua) ? 'Safari' : 'Browser';
+  const system = /Android/.test(ua) ? 'Android' : /iPhone|iPad|iPod/.test(ua) ? 'iOS' : /Windows/.test(ua) ? 'Windows'
+    : /Mac OS X/.test(ua) ? 'macOS' : /CrOS/.test(ua) ? 'ChromeOS' : /Linux/.test(ua) ? 'Linux' : 'an unknown system';
+  return browser + ' on ' + system;
+}
+
+async function register() {
+  const mobile = /Android|iPhone|iPad|iPod/.test(navigator.userAgent);
+  const res = await api('POST', '/connect/devices', { name: deviceName(), type: mobile ? 'Smartphone' : 'Computer', supports_volume: true });
+  if (!res.ok) throw new Error('the device could not register (' + res.status + ')');
+  const device = await res.json();
+  deviceId = device.id;
+  root.dataset.device = deviceId;
+  root.dataset.deviceName = device.name;
+  version = -1;
+}
+
+// A closed tab takes its device with it.
+window.addEventListener('pagehide', () => {
+  if (!deviceId) return;
+  fetch('/connect/devices/' + deviceId, {
+    method: 'DELETE', keepalive: true, headers: { authorization: 'Bearer ' + store.getItem('access_token') },
+  }).catch(() => {});
+});
+
+function command(method, path, body) {
+  return send(method, path + (path.includes('?') ? '&' : '?') + 'device_id=' + encodeURIComponent(deviceId), body);
+}
+
+// Plays `uris` (a list of tracks or episodes), or a context from `offset`.
+function play(body) {
+  return command('PUT', '/v1/me/player/play', body);
+}
+
+async function apply(v) {
+  view = v;
+  renderDeck(v);
+  if (!v.is_active || !v.item) {
+    if (!audio.paused) audio.pause();
+    return;
+  }
+  const target = v.progress_ms / 1000;
+  if (audio.dataset.track !== v.item.id) {
+    audio.dataset.track = v.item.id;
+    audio.src = v.item.stream_url;
+    audio.currentTime = target;
+  } else if (Math.abs(audio.currentTime - target) > 1.5) {
+    audio.currentTime = target;
+  }
+  audio.volume = Math.min(1, Math.max(0, v.volume_percent / 100));
+  if (v.is_playing) {
+    try { await audio.play(); } catch (e) { announce('The browser blocked playback: press Play to allow audio.'); }
+  } else if (!audio.paused) {
+    audio.pause();
+  }
+}
+
+async function report(ended) {
+  if (!deviceId || !view || !view.is_active || !audio.dataset.track) return;
+  lastReport = Date.now();
+  await api('PUT', '/connect/devices/' + deviceId + '/state', {
+    track_id: audio.dataset.track, progress_ms: Math.round(audio.currentTime * 1000), ended,
+  });
+}
+
+async function follow() {
+  for (;;) {
+    try {
+      const res = await api('GET', '/connect/devices/' + deviceId + '/state?after=' + version + '&wait=20');
+      if (res.status === 404) { await register(); continue; }
+      if (!res.ok) { await sleep(2000); continue; }
+      const v = await res.json();
+      version = v.version;
+      await apply(v);
+    } catch (e) {
+      await sleep(2000);
+    }
+  }
+}
+
+// --- the deck ----------------------------------------------------------------
+const deck = {};
+function buildDeck() {
+  const el = $('deck');
+  const button = (id, label, text, onclick) => (deck[id] = h('button', { type: 'button', class: 'icon', id, 'aria-label': label, onclick }, text));
+  deck.cover = h('img', { class: 'cover small', alt: '', hidden: true });
+  deck.title = h('strong', { id: 'now-title' }, 'Nothing playing');
+  deck.by = h('span', { class: 'muted', id: 'now-by' });
+  deck.seek = h('input', { type: 'range', id: 'seek', min: 0, max: 1000, value: 0, step: 1, 'aria-label': 'Position', 'aria-valuetext': '0:00' });
+  deck.time = h('span', { class: 'time muted', id: 'time' }, '0:00 / 0:00');
+  deck.volume = h('input', { type: 'range', id: 'volume', min: 0, max: 100, value: 100, step: 5, 'aria-label': 'Volume' });
+  el.replaceChildren(
+    h('div', { class: 'now' }, deck.cover, h('div', { class: 'now-text' }, deck.title, deck.by)),
+    h('div', { class: 'controls' },
+      button('shuffle', 'Shuffle', '⤮', () => command('PUT', '/v1/me/player/shuffle?state=' + !(view && view.shuffle_state))),
+      button('previous', 'Previous', '⏮', () => command('POST', '/v1/me/player/previous')),
+      button('toggle', 'Play', '▶', () => togglePlay()),
+      button('next', 'Next', '⏭', () => command('POST', '/v1/me/player/next')),
+      button('repeat', 'Repeat: off', '↻', () => {
+        const next = { off: 'context', context: 'track', track: 'off' }[(view && view.repeat_state) || 'off'];
+        command('PUT', '/v1/me/player/repeat?state=' + next);
+      })),
+    h('div', { class: 'bar' }, deck.seek, deck.time),
+    h('div', { class: 'side' },
+      h('label', { class: 'vol' }, h('span', { 'aria-hidden': 'true' }, '🔊'), deck.volume),
+      button('queue-button', 'Queue', '☰', () => showQueue()),
+      button('devices-button', 'Devices', '⧉', () => showDevices())),
+  );
+  deck.seek.addEventListener('change', () => {
+    if (!audio.duration) return;
+    const ms = Math.round((deck.seek.value / 1000) * audio.duration * 1000);
+    command('PUT', '/v1/me/player/seek?position_ms=' + ms);
+  });
+  deck.volume.addEventListener('change', () => command('PUT', '/v1/me/player/volume?volume_percent=' + deck.volume.value));
+  el.hidden = false;
+}
+
+function togglePlay() {
+  if (view && view.is_active && view.is_playing) return command('PUT', '/v1/me/player/pause');
+  if (view && view.is_active && view.item) return command('PUT', '/v1/me/player/play');
+  return send('PUT', '/v1/me/player', { device_ids: [deviceId], play: true });
+}
+
+function byline(item) {
+  if (!item) return '';
+  if (item.artists) return item.artists.map((a) => a.name).join(', ');
+  return (item.show || item.audiobook || {}).name || '';
+}
+
+function coverOf(item) {
+  const images = (item && ((item.album && item.album.images) || item.images || (item.show && item.show.images))) || [];
+  return images.length ? images[images.length > 1 ? 1 : 0].url : null;
+}
+
+function renderDeck(v) {
+  const item = v.item;
+  const mine = v.is_active;
+  deck.title.textContent = item ? item.name : 'Nothing playing';
+  deck.by.textContent = item ? byline(item) + (mine ? '' : ' · on another device') : '';
+  const cover = coverOf(item);
+  deck.cover.hidden = !cover;
+  if (cover) deck.cover.src = cover;
+  const playing = mine && v.is_playing;
+  deck.toggle.textContent = playing ? '⏸' : '▶';
+  deck.toggle.setAttribute('aria-label', playing ? 'Pause' : 'Play');
+  deck.shuffle.setAttribute('aria-pressed', String(!!v.shuffle_state));
+  deck.repeat.setAttribute('aria-pressed', String(v.repeat_state !== 'off'));
+  deck.repeat.setAttribute('aria-label', 'Repeat: ' + v.repeat_state);
+  deck.repeat.textContent = v.repeat_state === 'track' ? '↻1' : '↻';
+  if (document.activeElement !== deck.volume) deck.volume.value = v.volume_percent;
+  root.dataset.playing = String(playing);
+  if ('mediaSession' in navigator) {
+    navigator.mediaSession.metadata = item ? new MediaMetadata({
+      title: item.name, artist: byline(item), album: (item.album || {}).name || '',
+      artwork: cover ? [{ src: cover, sizes: '300x300' }] : [],
+    }) : null;
+    navigator.mediaSession.playbackState = playing ? 'playing' : 'paused';
+  }
+}
+
+function mediaSession() {
+  if (!('mediaSession' in navigator)) return;
+  const s = navigator.mediaSession;
+  const on = (action, fn) => { try { s.setActionHandler(action, fn); } catch (e) { /* unsupported action */ } };
+  on('play', () => command('PUT', '/v1/me/player/play'));
+  on('pause', () => command('PUT', '/v1/me/player/pause'));
+  on('nexttrack', () => command('POST', '/v1/me/player/next'));
+  on('previoustrack', () => command('POST', '/v1/me/player/previous'));
+  on('seekto', (d) => command('PUT', '/v1/me/player/seek?position_ms=' + Math.round(d.seekTime * 1000)));
+}
+
+audio.addEventListener('timeupdate', () => {
+  if (Date.now() - lastReport >= 1000) report(false).catch(() => {});
+  if (audio.duration) {
+    if (document.activeElement !== deck.seek) deck.seek.value = Math.round((audio.currentTime / audio.duration) * 1000);
+    const text = clock(audio.currentTime * 1000) + ' / ' + clock(audio.duration * 1000);
+    deck.time.textContent = text;
+    deck.seek.setAttribute('aria-valuetext', text);
+  }
+});
+audio.addEventListener('ended', () => report(true).catch(() => {}));
+
+// --- dialogs -------------------------------------------------------------------
+function dialog(title, ...body) {
+  const close = h('button', { type: 'button', class: 'btn secondary small', onclick: () => d.close() }, 'Close');
+  const d = h('dialog', { 'aria-labelledby': 'dialog-title' }, h('div', { class: 'head' }, h('h2', { id: 'dialog-title' }, title), close), ...body);
+  d.addEventListener('close', () => d.remove());
+  document.body.append(d);
+  d.showModal();
+  return d;
+}
+
+async function showQueue() {
+  const q = await get('/v1/me/player/queue');
+  dialog('Queue',
+    h('h3', {}, 'Now playing'), q.currently_playing ? h('p', {}, q.currently_playing.name, ' · ', byline(q.currently_playing)) : h('p', { class: 'muted' }, 'Nothing'),
+    h('h3', {}, 'Next up'),
+    q.queue.length ? h('ol', { class: 'plain' }, q.queue.map((t) => h('li', {}, t.name, h('span', { class: 'muted' }, ' · ', byline(t))))) : h('p', { class: 'muted' }, 'Nothing queued.'));
+}
+
+async function showDevices() {
+  const { devices } = await get('/v1/me/player/devices');
+  const d = dialog('Devices', h('ul', { class: 'plain', id: 'device-list' }, devices.map((dev) => h('li', { class: 'row' },
+    h('span', {}, dev.name, dev.id === deviceId ? ' (this tab)' : '', dev.is_active ? ' · playing here' : ''),
+    dev.is_active ? null : h('button', {
+      type: 'button', class: 'btn small secondary',
+      onclick: async () => { await send('PUT', '/v1/me/player', { device_ids: [dev.id], play: true }); d.close(); announce('Playing on ' + dev.name); },
+    }, 'Play here')))));
+}
+
+async function addToPlaylist(uri, name) {
+  const lists = await get('/v1/me/playlists?limit=50');
+  const mine = lists.items.filter((p) => me && p.owner.id === me.id);
+  const input = h('input', { type: 'text', id: 'new-playlist-name', required: true, maxlength: 100 });
+  const d = dialog('Add “' + name + '” to a playlist',
+    h('ul', { class: 'plain' }, mine.map((p) => h('li', {}, h('button', {
+      type: 'button', class: 'btn secondary small',
+      onclick: async () => { await send('POST', '/v1/playlists/' + p.id + '/items', { uris: [uri] }); d.close(); announce('Added to ' + p.name); },
+    }, p.name)))),
+    h('form', {
+      class: 'inline', onsubmit: async (e) => {
+        e.preventDefault();
+        const p = await send('POST', '/v1/me/playlists', { name: input.value.trim(), public: false });
+        await send('POST', '/v1/playlists/' + p.id + '/items', { uris: [uri] });
+        d.close();
+        announce('Created ' + p.name + ' with ' + name);
+      },
+    }, h('div', { class: 'field' }, h('label', { for: 'new-playlist-name' }, 'New playlist'), input),
+    h('button', { class: 'btn', type: 'submit' }, 'Create and add')));
+}
+
+// --- pieces of pages -------------------------------------------------------------
+const link = (href, text, attrs) => h('a', { href, ...attrs }, text);
+const artistLinks = (artists) => (artists || []).flatMap((a, i) => [i ? ', ' : '', link('#/artist/' + a.id, a.name)]);
+
+function cover(item, size) {
+  const src = coverOf(item);
+  return src ? h('img', { class: 'cover ' + (size || ''), src, alt: '', loading: 'lazy' }) : h('span', { class: 'cover ' + (size || '') + ' blank', 'aria-hidden': 'true' });
+}
+
+// A list of tracks or episodes; `playAt(i)` starts playback at row i.
+function trackList(label, items, playAt, extra) {
+  if (!items.length) return h('p', { class: 'muted' }, 'Nothing here yet.');
+  return h('ol', { class: 'tracks', 'aria-label': label }, items.map((t, i) => h('li', { class: 'track', dataset: { uri: t.uri } },
+    h('button', { type: 'button', class: 'icon play', 'aria-label': 'Play ' + t.name, onclick: () => playAt(i) }, '▶'),
+    h('div', { class: 'track-text' }, h('span', { class: 'name' }, t.name),
+      h('span', { class: 'muted' }, t.artists ? artistLinks(t.artists) : byline(t), t.album ? [' · ', link('#/album/' + t.album.id, t.album.name)] : '')),
+    h('span', { class: 'muted dur' }, clock(t.duration_ms)),
+    h('button', { type: 'button', class: 'btn small secondary', 'aria-label': 'Add ' + t.name + ' to a playlist', onclick: () => addToPlaylist(t.uri, t.name) }, '+ Playlist'),
+    extra ? extra(t, i) : null)));
+}
+
+function grid(label, items, href, sub) {
+  if (!items.length) return h('p', { class: 'muted' }, 'Nothing here yet.');
+  return h('ul', { class: 'grid', 'aria-label': label }, items.map((x) => h('li', { class: 'tile' },
+    h('a', { href: href(x) }, cover(x), h('span', { class: 'name' }, x.name)), h('span', { class: 'muted' }, sub ? sub(x) : ''))));
+}
+
+const playUris = (items) => (i) => play({ uris: items.map((t) => t.uri), offset: { position: i } });
+const playContext = (uri) => (i) => play({ context_uri: uri, offset: { position: i } });
+
+function toggleButton(label, on, doIt, undo, onText, offText) {
+  let state = on;
+  const b = h('button', { type: 'button', class: 'btn secondary', 'aria-pressed': String(state) }, state ? onText : offText);
+  b.setAttribute('aria-label', label);
+  b.addEventListener('click', async () => {
+    await (state ? undo() : doIt());
+    state = !state;
+    b.setAttribute('aria-pressed', String(state));
+    b.textContent = state ? onText : offText;
+    announce(state ? onText : offText);
+  });
+  return b;
+}
+
+// --- pages --------------------------------------------------------------------
+const pages = {
+  async home() {
+    const [recent, releases] = await Promise.all([
+      get('/v1/me/player/recently-played?limit=10'), get('/v1/browse/new-releases?limit=12'),
+    ]);
+    const tracks = recent.items.map((p) => p.track);
+    return ['Home', h('h1', {}, 'Home'),
+      h('h2', {}, 'Recently played'), trackList('Recently played', tracks, playUris(tracks)),
+      h('h2', {}, 'New releases'), grid('New releases', releases.albums.items, (a) => '#/album/' + a.id, (a) => a.artists.map((x) => x.name).join(', '))];
+  },
+
+  async search(params) {
+    const q = params.get('q') || '';
+    const input = h('input', { type: 'search', id: 'search-input', value: q, autocomplete: 'off', placeholder: 'Songs, albums, artists, playlists' });
+    const results = h('div', { id: 'results', 'aria-live': 'polite' });
+    let timer = null;
+    let seq = 0;
+    const run = async () => {
+      const text = input.value.trim();
+      history.replaceState(null, '', '#/search' + (text ? '?q=' + encodeURIComponent(text) : ''));
+      const mine = ++seq;
+      if (!text) { results.replaceChildren(); return; }
+      const r = await get('/v1/search?type=track,album,artist,playlist,show,audiobook&limit=8&q=' + encodeURIComponent(text));
+      if (mine !== seq) return;
+      const tracks = r.tracks.items;
+      const lists = r.playlists.items.filter(Boolean);
+      const spoken = [...r.shows.items, ...r.audiobooks.items].filter(Boolean);
+      results.replaceChildren(
+        h('h2', {}, 'Songs'), trackList('Songs', tracks, playUris(tracks)),
+        h('h2', {}, 'Artists'), grid('Artists', r.artists.items, (a) => '#/artist/' + a.id, () => 'Artist'),
+        h('h2', {}, 'Albums'), grid('Albums', r.albums.items, (a) => '#/album/' + a.id, (a) => a.artists.map((x) => x.name).join(', ')),
+        h('h2', {}, 'Playlists'), grid('Playlists', lists, (p) => '#/playlist/' + p.id, (p) => p.owner.display_name || ''),
+        spoken.length ? [h('h2', {}, 'Podcasts and audiobooks'), grid('Podcasts and audiobooks', spoken, (s) => '#/' + s.type + '/' + s.id, (s) => s.publisher || '')] : null);
+      root.dataset.searched = text;
+    };
+    input.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(() => run().catch(() => {}), 150); });
+    if (q) run().catch(() => {});
+    return ['Search', h('h1', {}, 'Search'),
+      h('form', { role: 'search', onsubmit: (e) => { e.preventDefault(); run(); } },
+        h('div', { class: 'field' }, h('label', { for: 'search-input' }, 'Search the catalog'), input)),
+      results];
+  },
+
+  async album(params, id) {
+    const a = await get('/v1/albums/' + id);
+    const [saved] = await get('/v1/me/albums/contains?ids=' + id);
+    const tracks = a.tracks.items.map((t) => ({ ...t, album: null }));
+    return [a.name, h('div', { class: 'hero' }, cover(a, 'large'), h('div', {},
+      h('p', { class: 'muted' }, a.album_type === 'single' ? 'Single' : 'Album', ' · ', a.release_date),
+      h('h1', {}, a.name), h('p', {}, artistLinks(a.artists)),
+      h('div', { class: 'actions' },
+        h('button', { type: 'button', class: 'btn', onclick: () => playContext(a.uri)(0) }, 'Play'),
+        toggleButton('Save album to your library', saved, () => send('PUT', '/v1/me/albums?ids=' + id), () => send('DELETE', '/v1/me/albums?ids=' + id), 'Saved', 'Save')))),
+    trackList('Tracks', tracks, playContext(a.uri))];
+  },
+
+  async artist(params, id) {
+    const [a, top, albums, [following]] = await Promise.all([
+      get('/v1/artists/' + id), get('/v1/artists/' + id + '/top-tracks'),
+      get('/v1/artists/' + id + '/albums?limit=20'), get('/v1/me/following/contains?type=artist&ids=' + id),
+    ]);
+    const related = await get('/v1/artists/' + id + '/related-artists').catch(() => ({ artists: [] }));
+    return [a.name, h('div', { class: 'hero' }, cover(a, 'large round'), h('div', {},
+      h('p', { class: 'muted' }, 'Artist', a.genres.length ? ' · ' + a.genres.join(', ') : ''),
+      h('h1', {}, a.name),
+      h('div', { class: 'actions' },
+        h('button', { type: 'button', class: 'btn', onclick: () => playContext(a.uri)(0) }, 'Play'),
+        toggleButton('Follow ' + a.name, following, () => send('PUT', '/v1/me/following?type=artist&ids=' + id),
+          () => send('DELETE', '/v1/me/following?type=artist&ids=' + id), 'Following', 'Follow')))),
+    h('h2', {}, 'Popular'), trackList('Popular', top.tracks, playUris(top.tracks)),
+    h('h2', {}, 'Albums'), grid('Albums', albums.items, (x) => '#/album/' + x.id, (x) => x.release_date.slice(0, 4)),
+    related.artists.length ? [h('h2', {}, 'Fans also like'), grid('Related artists', related.artists, (x) => '#/artist/' + x.id, () => 'Artist')] : null];
+  },
+
+  async playlist(params, id) {
+    const p = await get('/v1/playlists/' + id);
+    let items = (await get('/v1/playlists/' + id + '/items?limit=100')).items.filter((x) => x.track);
+    const own = me && p.owner.id === me.id;
+    const [followed] = await get('/v1/playlists/' + id + '/followers/contains?ids=' + encodeURIComponent(me.id));
+    const list = h('div', {});
+    let dragged = null;
+
+    // Moves row `from` before `to` on the server, then redraws.
+    const move = async (from, to, focusAt) => {
+      if (to < 0 || to > items.length || to === from || to === from + 1) return;
+      await send('PUT', '/v1/playlists/' + id + '/items', { range_start: from, insert_before: to, range_length: 1 });
+      const [row] = items.splice(from, 1);
+      items.splice(to > from ? to - 1 : to, 0, row);
+      draw();
+      announce(row.track.name + ' moved to position ' + (focusAt + 1) + ' of ' + items.length);
+      const target = list.querySelectorAll('.track')[focusAt];
+      if (target) target.querySelector(focusAt > from ? '.down' : '.up')?.focus();
+    };
+    const remove = async (i) => {
+      const t = items[i].track;
+      await send('DELETE', '/v1/playlists/' + id + '/items', { tracks: [{ uri: t.uri, positions: [i] }] });
+      items.splice(i, 1);
+      draw();
+      announce('Removed ' + t.name);
+    };
+    const controls = (t, i) => own ? h('span', { class: 'reorder' },
+      h('button', { type: 'button', class: 'icon up', 'aria-label': 'Move ' + t.name + ' up', disabled: i === 0, onclick: () => move(i, i - 1, i - 1) }, '↑'),
+      h('button', { type: 'button', class: 'icon down', 'aria-label': 'Move ' + t.name + ' down', disabled: i === items.length - 1, onclick: () => move(i, i + 2, i + 1) }, '↓'),
+      h('button', { type: 'button', class: 'icon', 'aria-label': 'Remove ' + t.name, onclick: () => remove(i) }, '✕')) : null;
+    const draw = () => {
+      const tracks = items.map((x) => x.track);
+      const ol = trackList('Playlist items', tracks, playContext(p.uri), controls);
+      if (own && ol.tagName === 'OL') {
+        ol.querySelectorAll('.track').forEach((row, i) => {
+          row.draggable = true;
+          row.addEventListener('dragstart', (e) => { dragged = i; e.dataTransfer.effectAllowed = 'move'; row.classList.add('dragging'); });
+          row.addEventListener('dragend', () => row.classList.remove('dragging'));
+          row.addEventListener('dragover', (e) => e.preventDefault());
+          row.addEventListener('drop', (e) => { e.preventDefault(); if (dragged !== null) move(dragged, dragged < i ? i + 1 : i, i); dragged = null; });
+        });
+      }
+      list.replaceChildren(ol);
+    };
+    draw();
+
+    let edit = null;
+    if (own) {
+      const name = h('input', { type: 'text', id: 'playlist-name', value: p.name, required: true, maxlength: 100 });
+      const description = h('input', { type: 'text', id: 'playlist-description', value: p.description || '', maxlength: 300 });
+      const title = h('h1', {}, p.name);
+      edit = h('details', {}, h('summary', {}, 'Edit details'), h('form', {
+        onsubmit: async (e) => {
+          e.preventDefault();
+          await send('PUT', '/v1/playlists/' + id, { name: name.value.trim(), description: description.value });
+          announce('Saved');
+          route();
+        },
+      }, h('div', { class: 'field' }, h('label', { for: 'playlist-name' }, 'Name'), name),
+      h('div', { class: 'field' }, h('label', { for: 'playlist-description' }, 'Description'), description),
+      h('button', { class: 'btn', type: 'submit' }, 'Save')));
+      void title;
+    }
+    return [p.name, h('div', { class: 'hero' }, cover(p, 'large'), h('div', {},
+      h('p', { class: 'muted' }, p.public ? 'Public playlist' : 'Private playlist', ' · ', p.owner.display_name || p.owner.id, ' · ', p.tracks.total + ' items'),
+      h('h1', {}, p.name), p.description ? h('p', {}, p.description) : null,
+      h('div', { class: 'actions' },
+        h('button', { type: 'button', class: 'btn', onclick: () => playContext(p.uri)(0), disabled: !items.length }, 'Play'),
+        own ? null : toggleButton('Follow ' + p.name, followed, () => send('PUT', '/v1/playlists/' + id + '/followers'),
+          () => send('DELETE', '/v1/playlists/' + id + '/followers'), 'Following', 'Follow')))),
+    edit, own ? h('p', { class: 'muted hint' }, 'Reorder with the arrow buttons, or drag a row.') : null, list];
+  },
+
+  async show(params, id) { return spoken('shows', 'episodes', id); },
+  async audiobook(params, id) { return spoken('audiobooks', 'chapters', id); },
+
+  async library(params) {
+    const tab = params.get('tab') || 'tracks';
+    const tabs = [['tracks', 'Songs'], ['albums', 'Albums'], ['artists', 'Artists'], ['playlists', 'Playlists'], ['shows', 'Podcasts'], ['audiobooks', 'Audiobooks']];
+    let body;
+    if (tab === 'tracks') {
+      const tracks = (await get('/v1/me/tracks?limit=50')).items.map((x) => x.track);
+      body = trackList('Saved songs', tracks, playUris(tracks));
+    } else if (tab === 'albums') {
+      body = grid('Saved albums', (await get('/v1/me/albums?limit=50')).items.map((x) => x.album), (a) => '#/album/' + a.id, (a) => a.artists.map((x) => x.name).join(', '));
+    } else if (tab === 'artists') {
+      body = grid('Followed artists', (await get('/v1/me/following?type=artist&limit=50')).artists.items, (a) => '#/artist/' + a.id, () => 'Artist');
+    } else if (tab === 'shows' || tab === 'audiobooks') {
+      const r = await get('/v1/me/' + tab + '?limit=50');
+      const kind = tab === 'shows' ? 'show' : 'audiobook';
+      body = grid(tab, r.items.map((x) => x[kind] || x), (s) => '#/' + kind + '/' + s.id, (s) => s.publisher || '');
+    } else {
+      const input = h('input', { type: 'text', id: 'create-name', required: true, maxlength: 100 });
+      body = [h('form', {
+        class: 'inline', onsubmit: async (e) => {
+          e.preventDefault();
+          const p = await send('POST', '/v1/me/playlists', { name: input.value.trim(), public: false });
+          location.hash = '#/playlist/' + p.id;
+        },
+      }, h('div', { class: 'field' }, h('label', { for: 'create-name' }, 'New playlist'), input), h('button', { class: 'btn', type: 'submit' }, 'Create')),
+      grid('Your playlists', (await get('/v1/me/playlists?limit=50')).items, (p) => '#/playlist/' + p.id, (p) => p.owner.display_name || '')];
+    }
+    return ['Library', h('h1', {}, 'Your library'),
+      h('nav', { class: 'tabs', 'aria-label': 'Library' }, tabs.map(([k, label]) => link('#/library?tab=' + k, label, { 'aria-current': k === tab ? 'page' : null }))),
+      body];
+  },
+};
+
+async function spoken(kind, items, id) {
+  const s = await get('/v1/' + kind + '/' + id);
+  const list = (await get('/v1/' + kind + '/' + id + '/' + items + '?limit=50')).items;
+  return [s.name, h('div', { class: 'hero' }, cover(s, 'large'), h('div', {},
+    h('p', { class: 'muted' }, kind === 'shows' ? 'Podcast' : 'Audiobook', ' · ', s.publisher || ''),
+    h('h1', {}, s.name), h('p', {}, s.description || ''))),
+  trackList(items, list, playContext(s.uri))];
+}
+
+// --- routing ---------------------------------------------------------------------
+const navItems = [['#/', 'Home', 'home'], ['#/search', 'Search', 'search'], ['#/library', 'Library', 'library']];
+
+async function route() {
+  const hash = location.hash.replace(/^#/, '') || '/';
+  const [path, query] = hash.split('?');
+  const [, name, id] = path.split('/');
+  const page = name || 'home';
+  const params = new URLSearchParams(query || '');
+  const target = $('view');
+  for (const a of $('nav').querySelectorAll('a')) {
+    if (a.dataset.page === page) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
+  }
+  let title;
+  let content;
+  try {
+    if (!pages[page]) throw new NotFound();
+    [title, ...content] = await pages[page](params, id);
+  } catch (e) {
+    title = e instanceof NotFound ? 'Not found' : 'Something went wrong';
+    content = [h('h1', {}, title), h('p', {}, e instanceof NotFound ? 'There is nothing at this address.' : e.message), link('#/', 'Go home')];
+  }
+  target.replaceChildren(...content.flat());
+  document.title = title + ' · svc catalog';
+  root.dataset.page = page;
+  if (page === 'search') $('search-input').focus(); else $('main').focus();
+  announce(title);
+}
+
+async function start() {
+  const signinRow = $('signin-row');
+  try {
+    await finishSignIn();
+  } catch (e) {
+    announce('Sign-in failed: ' + e.message);
+  }
+  if (!store.getItem('access_token')) {
+    signinRow.hidden = false;
+    $('signin').addEventListener('click', () => signIn());
+    return;
+  }
+  try {
+    me = await get('/v1/me');
+    await register();
+  } catch (e) {
+    store.removeItem('access_token');
+    signinRow.hidden = false;
+    $('signin').addEventListener('click', () => signIn());
+    announce('Please sign in again.');
+    return;
+  }
+  $('landing').hidden = true;
+  $('view').hidden = false;
+  const nav = $('nav');
+  nav.replaceChildren(...navItems.map(([href, text, page]) => link(href, text, { dataset: { page } })));
+  nav.hidden = false;
+  $('who').replaceChildren(h('span', {}, me.display_name || me.id),
+    h('button', { type: 'button', class: 'btn small secondary', id: 'signout', onclick: () => { store.clear(); location.assign('/'); } }, 'Sign out'));
+  buildDeck();
+  mediaSession();
+  window.addEventListener('hashchange', route);
+  await route();
+  root.dataset.ready = 'true';
+  follow();
+}
+
+start();
