@@ -420,16 +420,16 @@ function grid(label, items, href, sub) {
 const playUris = (items) => (i) => play({ uris: items.map((t) => t.uri), offset: { position: i } });
 const playContext = (uri) => (i) => play({ context_uri: uri, offset: { position: i } });
 
-function toggleButton(label, on, doIt, undo, onText, offText) {
+// A button that stays named for its action ("Follow") and says with
+// aria-pressed whether it is in effect; the stylesheet shows the state.
+function toggleButton(label, on, doIt, undo) {
   let state = on;
-  const b = h('button', { type: 'button', class: 'btn secondary', 'aria-pressed': String(state) }, state ? onText : offText);
-  b.setAttribute('aria-label', label);
+  const b = h('button', { type: 'button', class: 'btn secondary toggle', 'aria-pressed': String(state) }, label);
   b.addEventListener('click', async () => {
     await (state ? undo() : doIt());
     state = !state;
     b.setAttribute('aria-pressed', String(state));
-    b.textContent = state ? onText : offText;
-    announce(state ? onText : offText);
+    announce(label + (state ? ': on' : ': off'));
   });
   return b;
 }
@@ -487,7 +487,7 @@ const pages = {
       h('h1', {}, a.name), h('p', {}, artistLinks(a.artists)),
       h('div', { class: 'actions' },
         h('button', { type: 'button', class: 'btn', onclick: () => playContext(a.uri)(0) }, 'Play'),
-        toggleButton('Save album to your library', saved, () => send('PUT', '/v1/me/albums?ids=' + id), () => send('DELETE', '/v1/me/albums?ids=' + id), 'Saved', 'Save')))),
+        toggleButton('Save to library', saved, () => send('PUT', '/v1/me/albums?ids=' + id), () => send('DELETE', '/v1/me/albums?ids=' + id))))),
     trackList('Tracks', tracks, playContext(a.uri))];
   },
 
@@ -502,8 +502,8 @@ const pages = {
       h('h1', {}, a.name),
       h('div', { class: 'actions' },
         h('button', { type: 'button', class: 'btn', onclick: () => playContext(a.uri)(0) }, 'Play'),
-        toggleButton('Follow ' + a.name, following, () => send('PUT', '/v1/me/following?type=artist&ids=' + id),
-          () => send('DELETE', '/v1/me/following?type=artist&ids=' + id), 'Following', 'Follow')))),
+        toggleButton('Follow', following, () => send('PUT', '/v1/me/following?type=artist&ids=' + id),
+          () => send('DELETE', '/v1/me/following?type=artist&ids=' + id))))),
     h('h2', {}, 'Popular'), trackList('Popular', top.tracks, playUris(top.tracks)),
     h('h2', {}, 'Albums'), grid('Albums', albums.items, (x) => '#/album/' + x.id, (x) => x.release_date.slice(0, 4)),
     related.artists.length ? [h('h2', {}, 'Fans also like'), grid('Related artists', related.artists, (x) => '#/artist/' + x.id, () => 'Artist')] : null];
@@ -559,7 +559,6 @@ const pages = {
     if (own) {
       const name = h('input', { type: 'text', id: 'playlist-name', value: p.name, required: true, maxlength: 100 });
       const description = h('input', { type: 'text', id: 'playlist-description', value: p.description || '', maxlength: 300 });
-      const title = h('h1', {}, p.name);
       edit = h('details', {}, h('summary', {}, 'Edit details'), h('form', {
         onsubmit: async (e) => {
           e.preventDefault();
@@ -570,15 +569,14 @@ const pages = {
       }, h('div', { class: 'field' }, h('label', { for: 'playlist-name' }, 'Name'), name),
       h('div', { class: 'field' }, h('label', { for: 'playlist-description' }, 'Description'), description),
       h('button', { class: 'btn', type: 'submit' }, 'Save')));
-      void title;
     }
     return [p.name, h('div', { class: 'hero' }, cover(p, 'large'), h('div', {},
       h('p', { class: 'muted' }, p.public ? 'Public playlist' : 'Private playlist', ' · ', p.owner.display_name || p.owner.id, ' · ', p.tracks.total + ' items'),
       h('h1', {}, p.name), p.description ? h('p', {}, p.description) : null,
       h('div', { class: 'actions' },
         h('button', { type: 'button', class: 'btn', onclick: () => playContext(p.uri)(0), disabled: !items.length }, 'Play'),
-        own ? null : toggleButton('Follow ' + p.name, followed, () => send('PUT', '/v1/playlists/' + id + '/followers'),
-          () => send('DELETE', '/v1/playlists/' + id + '/followers'), 'Following', 'Follow')))),
+        own ? null : toggleButton('Follow', followed, () => send('PUT', '/v1/playlists/' + id + '/followers'),
+          () => send('DELETE', '/v1/playlists/' + id + '/followers'))))),
     edit, own ? h('p', { class: 'muted hint' }, 'Reorder with the arrow buttons, or drag a row.') : null, list];
   },
 

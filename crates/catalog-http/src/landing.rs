@@ -58,6 +58,7 @@ fn shell(client_id: &str, redirect_uri: &str) -> String {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>svc catalog</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/_app/listener.{v}.css">
 <script type="module" src="/_app/listener.{v}.js"></script>
 </head>
