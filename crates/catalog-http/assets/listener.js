@@ -33,6 +33,39 @@ function h(tag, attrs, ...children) {
   return el;
 }
 
+// Children as `h` takes them (nested lists, null for nothing) for replaceChildren.
+function nodes(...children) {
+  return children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false)
+    .map((c) => (c instanceof Node ? c : document.createTextNode(String(c))));
+}
+
+// The deck's icons, drawn inline (no icon font, nothing fetched).
+const ICONS = {
+  play: 'M8 5v14l11-7z',
+  pause: 'M6 5h4v14H6zM14 5h4v14h-4z',
+  previous: 'M6 6h2v12H6zM9.5 12l8.5 6V6z',
+  next: 'M16 6h2v12h-2zM6 18l8.5-6L6 6z',
+  shuffle: 'M10.59 9.17 5.41 4 4 5.41l5.17 5.17zM14.5 4l2.04 2.04L4 18.59 5.41 20 17.96 7.46 20 9.5V4zm.33 9.41-1.41 1.41 3.13 3.13L14.5 20H20v-5.5l-2.04 2.04z',
+  repeat: 'M7 7h10v3l4-4-4-4v3H5v6h2zm10 10H7v-3l-4 4 4 4v-3h12v-6h-2z',
+  volume: 'M3 9v6h4l5 5V4L7 9zm13.5 3A4.5 4.5 0 0 0 14 8v8a4.47 4.47 0 0 0 2.5-4z',
+  queue: 'M3 6h18v2H3zm0 5h18v2H3zm0 5h12v2H3z',
+  devices: 'M4 6h18V4H4a2 2 0 0 0-2 2v11H0v3h14v-3H4zm19 2h-6a1 1 0 0 0-1 1v10a1 1 0 0 0 1 1h6a1 1 0 0 0 1-1V9a1 1 0 0 0-1-1zm-1 9h-4v-7h4z',
+  up: 'M7 14l5-5 5 5z',
+  down: 'M7 10l5 5 5-5z',
+  remove: 'M19 6.41 17.59 5 12 10.59 6.41 5 5 6.41 10.59 12 5 17.59 6.41 19 12 13.41 17.59 19 19 17.59 13.41 12z',
+};
+function icon(name) {
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('aria-hidden', 'true');
+  svg.setAttribute('focusable', 'false');
+  const path = document.createElementNS(ns, 'path');
+  path.setAttribute('d', ICONS[name]);
+  svg.append(path);
+  return svg;
+}
+
 function announce(text) {
   const el = $('announce');
   el.textContent = '';
@@ -243,7 +276,7 @@ async function follow() {
 const deck = {};
 function buildDeck() {
   const el = $('deck');
-  const button = (id, label, text, onclick) => (deck[id] = h('button', { type: 'button', class: 'icon', id, 'aria-label': label, onclick }, text));
+  const button = (id, label, name, onclick) => (deck[id] = h('button', { type: 'button', class: 'icon', id, 'aria-label': label, onclick }, icon(name)));
   deck.cover = h('img', { class: 'cover small', alt: '', hidden: true });
   deck.title = h('strong', { id: 'now-title' }, 'Nothing playing');
   deck.by = h('span', { class: 'muted', id: 'now-by' });
@@ -253,19 +286,19 @@ function buildDeck() {
   el.replaceChildren(
     h('div', { class: 'now' }, deck.cover, h('div', { class: 'now-text' }, deck.title, deck.by)),
     h('div', { class: 'controls' },
-      button('shuffle', 'Shuffle', '⤮', () => command('PUT', '/v1/me/player/shuffle?state=' + !(view && view.shuffle_state))),
-      button('previous', 'Previous', '⏮', () => command('POST', '/v1/me/player/previous')),
-      button('toggle', 'Play', '▶', () => togglePlay()),
-      button('next', 'Next', '⏭', () => command('POST', '/v1/me/player/next')),
-      button('repeat', 'Repeat: off', '↻', () => {
+      button('shuffle', 'Shuffle', 'shuffle', () => command('PUT', '/v1/me/player/shuffle?state=' + !(view && view.shuffle_state))),
+      button('previous', 'Previous', 'previous', () => command('POST', '/v1/me/player/previous')),
+      button('toggle', 'Play', 'play', () => togglePlay()),
+      button('next', 'Next', 'next', () => command('POST', '/v1/me/player/next')),
+      button('repeat', 'Repeat: off', 'repeat', () => {
         const next = { off: 'context', context: 'track', track: 'off' }[(view && view.repeat_state) || 'off'];
         command('PUT', '/v1/me/player/repeat?state=' + next);
       })),
     h('div', { class: 'bar' }, deck.seek, deck.time),
     h('div', { class: 'side' },
-      h('label', { class: 'vol' }, h('span', { 'aria-hidden': 'true' }, '🔊'), deck.volume),
-      button('queue-button', 'Queue', '☰', () => showQueue()),
-      button('devices-button', 'Devices', '⧉', () => showDevices())),
+      h('label', { class: 'vol' }, icon('volume'), deck.volume),
+      button('queue-button', 'Queue', 'queue', () => showQueue()),
+      button('devices-button', 'Devices', 'devices', () => showDevices())),
   );
   deck.seek.addEventListener('change', () => {
     if (!audio.duration) return;
@@ -302,13 +335,13 @@ function renderDeck(v) {
   deck.cover.hidden = !cover;
   if (cover) deck.cover.src = cover;
   const playing = mine && v.is_playing;
-  deck.toggle.textContent = playing ? '⏸' : '▶';
+  deck.toggle.replaceChildren(icon(playing ? 'pause' : 'play'));
   deck.toggle.setAttribute('aria-label', playing ? 'Pause' : 'Play');
   deck.shuffle.setAttribute('aria-pressed', String(!!v.shuffle_state));
   deck.repeat.setAttribute('aria-pressed', String(v.repeat_state !== 'off'));
   deck.repeat.setAttribute('aria-label', 'Repeat: ' + v.repeat_state);
-  deck.repeat.textContent = v.repeat_state === 'track' ? '↻1' : '↻';
-  if (document.activeElement !== deck.volume) deck.volume.value = v.volume_percent;
+  deck.repeat.replaceChildren(icon('repeat'), v.repeat_state === 'track' ? h('span', { class: 'badge' }, '1') : '');
+  if (document.activeElement !== deck.volume && typeof v.volume_percent === 'number') deck.volume.value = v.volume_percent;
   root.dataset.playing = String(playing);
   if ('mediaSession' in navigator) {
     navigator.mediaSession.metadata = item ? new MediaMetadata({
@@ -396,14 +429,16 @@ const artistLinks = (artists) => (artists || []).flatMap((a, i) => [i ? ', ' : '
 
 function cover(item, size) {
   const src = coverOf(item);
-  return src ? h('img', { class: 'cover ' + (size || ''), src, alt: '', loading: 'lazy' }) : h('span', { class: 'cover ' + (size || '') + ' blank', 'aria-hidden': 'true' });
+  // Without artwork: the name's first letter on a tile.
+  return src ? h('img', { class: 'cover ' + (size || ''), src, alt: '', loading: 'lazy' })
+    : h('span', { class: 'cover ' + (size || '') + ' blank', 'aria-hidden': 'true' }, (item.name || '?').trim().charAt(0).toUpperCase());
 }
 
 // A list of tracks or episodes; `playAt(i)` starts playback at row i.
 function trackList(label, items, playAt, extra) {
   if (!items.length) return h('p', { class: 'muted' }, 'Nothing here yet.');
   return h('ol', { class: 'tracks', 'aria-label': label }, items.map((t, i) => h('li', { class: 'track', dataset: { uri: t.uri } },
-    h('button', { type: 'button', class: 'icon play', 'aria-label': 'Play ' + t.name, onclick: () => playAt(i) }, '▶'),
+    h('button', { type: 'button', class: 'icon play', 'aria-label': 'Play ' + t.name, onclick: () => playAt(i) }, icon('play')),
     h('div', { class: 'track-text' }, h('span', { class: 'name' }, t.name),
       h('span', { class: 'muted' }, t.artists ? artistLinks(t.artists) : byline(t), t.album ? [' · ', link('#/album/' + t.album.id, t.album.name)] : '')),
     h('span', { class: 'muted dur' }, clock(t.duration_ms)),
@@ -462,12 +497,14 @@ const pages = {
       const tracks = r.tracks.items;
       const lists = r.playlists.items.filter(Boolean);
       const spoken = [...r.shows.items, ...r.audiobooks.items].filter(Boolean);
-      results.replaceChildren(
-        h('h2', {}, 'Songs'), trackList('Songs', tracks, playUris(tracks)),
-        h('h2', {}, 'Artists'), grid('Artists', r.artists.items, (a) => '#/artist/' + a.id, () => 'Artist'),
-        h('h2', {}, 'Albums'), grid('Albums', r.albums.items, (a) => '#/album/' + a.id, (a) => a.artists.map((x) => x.name).join(', ')),
-        h('h2', {}, 'Playlists'), grid('Playlists', lists, (p) => '#/playlist/' + p.id, (p) => p.owner.display_name || ''),
-        spoken.length ? [h('h2', {}, 'Podcasts and audiobooks'), grid('Podcasts and audiobooks', spoken, (s) => '#/' + s.type + '/' + s.id, (s) => s.publisher || '')] : null);
+      const found = [
+        tracks.length ? [h('h2', {}, 'Songs'), trackList('Songs', tracks, playUris(tracks))] : null,
+        r.artists.items.length ? [h('h2', {}, 'Artists'), grid('Artists', r.artists.items, (a) => '#/artist/' + a.id, () => 'Artist')] : null,
+        r.albums.items.length ? [h('h2', {}, 'Albums'), grid('Albums', r.albums.items, (a) => '#/album/' + a.id, (a) => a.artists.map((x) => x.name).join(', '))] : null,
+        lists.length ? [h('h2', {}, 'Playlists'), grid('Playlists', lists, (p) => '#/playlist/' + p.id, (p) => p.owner.display_name || '')] : null,
+        spoken.length ? [h('h2', {}, 'Podcasts and audiobooks'), grid('Podcasts and audiobooks', spoken, (x) => '#/' + x.type + '/' + x.id, (x) => x.publisher || '')] : null,
+      ].filter(Boolean);
+      results.replaceChildren(...nodes(found.length ? found : h('p', {}, 'Nothing matches “' + text + '”.')));
       root.dataset.searched = text;
     };
     input.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(() => run().catch(() => {}), 150); });
@@ -536,9 +573,9 @@ const pages = {
       announce('Removed ' + t.name);
     };
     const controls = (t, i) => own ? h('span', { class: 'reorder' },
-      h('button', { type: 'button', class: 'icon up', 'aria-label': 'Move ' + t.name + ' up', disabled: i === 0, onclick: () => move(i, i - 1, i - 1) }, '↑'),
-      h('button', { type: 'button', class: 'icon down', 'aria-label': 'Move ' + t.name + ' down', disabled: i === items.length - 1, onclick: () => move(i, i + 2, i + 1) }, '↓'),
-      h('button', { type: 'button', class: 'icon', 'aria-label': 'Remove ' + t.name, onclick: () => remove(i) }, '✕')) : null;
+      h('button', { type: 'button', class: 'icon up', 'aria-label': 'Move ' + t.name + ' up', disabled: i === 0, onclick: () => move(i, i - 1, i - 1) }, icon('up')),
+      h('button', { type: 'button', class: 'icon down', 'aria-label': 'Move ' + t.name + ' down', disabled: i === items.length - 1, onclick: () => move(i, i + 2, i + 1) }, icon('down')),
+      h('button', { type: 'button', class: 'icon', 'aria-label': 'Remove ' + t.name, onclick: () => remove(i) }, icon('remove'))) : null;
     const draw = () => {
       const tracks = items.map((x) => x.track);
       const ol = trackList('Playlist items', tracks, playContext(p.uri), controls);
@@ -646,7 +683,7 @@ async function route() {
     title = e instanceof NotFound ? 'Not found' : 'Something went wrong';
     content = [h('h1', {}, title), h('p', {}, e instanceof NotFound ? 'There is nothing at this address.' : e.message), link('#/', 'Go home')];
   }
-  target.replaceChildren(...content.flat());
+  target.replaceChildren(...nodes(content));
   document.title = title + ' · svc catalog';
   root.dataset.page = page;
   if (page === 'search') $('search-input').focus(); else $('main').focus();
