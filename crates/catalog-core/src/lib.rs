@@ -9,6 +9,7 @@
 //! that `catalog-http` maps to the wire in one place. It must not depend on
 //! the hub's or the courses service's crates.
 
+pub mod apps;
 pub mod audio;
 pub mod error;
 pub mod ids;

@@ -652,6 +652,79 @@ const pages = {
   },
 };
 
+// The developer page: the listener's own OAuth apps (`/api/apps`, which
+// answers only this app's tokens). A secret is shown once, in the page
+// that made it, and never again.
+function secretBox(title, app, secret) {
+  return h('div', { class: 'card secret', role: 'alert', tabindex: '-1', id: 'secret' },
+    h('h2', {}, title),
+    h('p', {}, 'Copy the client secret now: it is shown only this once. Rotating makes a new one and stops this one working.'),
+    h('dl', {}, h('dt', {}, 'Client id'), h('dd', {}, h('code', { id: 'shown-client-id' }, app)),
+      h('dt', {}, 'Client secret'), h('dd', {}, h('code', { id: 'shown-secret' }, secret))));
+}
+
+pages.developer = async function developer() {
+  const { items } = await get('/api/apps');
+  const shown = h('div', {});
+  const name = h('input', { type: 'text', id: 'app-name', required: true, maxlength: 100 });
+  const uris = h('textarea', { id: 'app-uris', rows: 3, 'aria-describedby': 'app-uris-hint' });
+  const flows = [['authorization_code', 'Authorization code (a server app that keeps the secret)'],
+    ['pkce', 'Authorization code with PKCE (a browser or phone app, no secret)'],
+    ['client_credentials', 'Client credentials (catalog reads without a user)']];
+  const boxes = flows.map(([value, label]) => h('label', { class: 'check' },
+    h('input', { type: 'checkbox', name: 'flows', value, checked: value !== 'client_credentials' }), label));
+  const error = h('p', { class: 'error', id: 'app-error', role: 'alert' });
+  const form = h('form', {
+    class: 'card', 'aria-labelledby': 'create-app-title', onsubmit: async (e) => {
+      e.preventDefault();
+      error.textContent = '';
+      const res = await api('POST', '/api/apps', {
+        name: name.value.trim(),
+        redirect_uris: uris.value.split(/\s+/).filter(Boolean),
+        flows: boxes.map((b) => b.querySelector('input')).filter((i) => i.checked).map((i) => i.value),
+      });
+      const body = await res.json().catch(() => ({}));
+      if (!res.ok) { error.textContent = (body.error && body.error.message) || 'The app could not be created.'; name.focus(); return; }
+      await route();
+      const box = secretBox('Created ' + body.name, body.client_id, body.client_secret);
+      $('shown').replaceChildren(box);
+      box.focus();
+    },
+  }, h('h2', { id: 'create-app-title' }, 'Create an app'),
+  h('div', { class: 'field' }, h('label', { for: 'app-name' }, 'Name'), name),
+  h('div', { class: 'field' }, h('label', { for: 'app-uris' }, 'Redirect URIs'),
+    h('p', { class: 'hint muted', id: 'app-uris-hint' }, 'One a line, for example http://127.0.0.1:8888/callback'), uris),
+  h('fieldset', {}, h('legend', {}, 'Flows it may use'), boxes),
+  error, h('button', { class: 'btn', type: 'submit' }, 'Create app'));
+  shown.id = 'shown';
+  const list = items.length ? h('ul', { class: 'plain apps' }, items.map((a) => h('li', { class: 'card', dataset: { clientId: a.client_id } },
+    h('h3', {}, a.name),
+    h('dl', {}, h('dt', {}, 'Client id'), h('dd', {}, h('code', {}, a.client_id)),
+      h('dt', {}, 'Redirect URIs'), h('dd', {}, a.redirect_uris.length ? a.redirect_uris.join(', ') : 'none'),
+      h('dt', {}, 'Flows'), h('dd', {}, a.flows.join(', '))),
+    h('div', { class: 'actions' },
+      h('button', {
+        type: 'button', class: 'btn secondary small', onclick: async () => {
+          if (!window.confirm('Rotate the secret of ' + a.name + '? The current secret stops working at once.')) return;
+          const r = await send('POST', '/api/apps/' + a.client_id + '/secret');
+          const box = secretBox('New secret for ' + a.name, a.client_id, r.client_secret);
+          $('shown').replaceChildren(box);
+          box.focus();
+        },
+      }, 'Rotate secret'),
+      h('button', {
+        type: 'button', class: 'btn danger small', onclick: async () => {
+          if (!window.confirm('Delete ' + a.name + '? Every token it holds stops working.')) return;
+          await send('DELETE', '/api/apps/' + a.client_id);
+          announce('Deleted ' + a.name);
+          route();
+        },
+      }, 'Delete'))))) : h('p', { class: 'muted' }, 'No apps yet: create one below to get a client id for a Spotify client.');
+  return ['Developer', h('h1', {}, 'Your apps'),
+    h('p', {}, 'Apps reach this catalog through the Spotify Web API with their client id: point a Spotify library at this address instead of api.spotify.com and accounts.spotify.com.'),
+    shown, list, form];
+};
+
 async function spoken(kind, items, id) {
   const s = await get('/v1/' + kind + '/' + id);
   const list = (await get('/v1/' + kind + '/' + id + '/' + items + '?limit=50')).items;
@@ -662,7 +735,7 @@ async function spoken(kind, items, id) {
 }
 
 // --- routing ---------------------------------------------------------------------
-const navItems = [['#/', 'Home', 'home'], ['#/search', 'Search', 'search'], ['#/library', 'Library', 'library']];
+const navItems = [['#/', 'Home', 'home'], ['#/search', 'Search', 'search'], ['#/library', 'Library', 'library'], ['#/developer', 'Developer', 'developer']];
 
 async function route() {
   const hash = location.hash.replace(/^#/, '') || '/';
@@ -677,7 +750,7 @@ async function route() {
   let title;
   let content;
   try {
-    if (!pages[page]) throw new NotFound();
+    if (!Object.hasOwn(pages, page)) throw new NotFound();
     [title, ...content] = await pages[page](params, id);
   } catch (e) {
     title = e instanceof NotFound ? 'Not found' : 'Something went wrong';

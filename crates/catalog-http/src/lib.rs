@@ -27,7 +27,9 @@ use platform::secrets::SecretKey;
 use platform::web::{CookiePolicy, Csrf};
 
 use crate::error::ApiError;
-use crate::routes::{catalog as c, device as d, me, oauth, player as pl, playlists as p, spoken as sp};
+use crate::routes::{
+    catalog as c, developer as dev, device as d, me, oauth, player as pl, playlists as p, spoken as sp,
+};
 use crate::wire::Wire;
 
 /// Shared state of every handler.
@@ -85,6 +87,9 @@ pub fn router(state: AppState) -> Router {
         .route("/", get(landing::page))
         .route("/authorize", get(oauth::authorize_page).post(oauth::authorize_submit))
         .route("/api/token", post(oauth::token))
+        .route("/api/apps", get(dev::list).post(dev::create))
+        .route("/api/apps/{client_id}", delete(dev::delete))
+        .route("/api/apps/{client_id}/secret", post(dev::rotate))
         .route("/images/{id}", get(c::image))
         // Catalog
         .route("/v1/tracks", get(c::tracks))

@@ -1,6 +1,7 @@
 //! Route handlers, one module per route group.
 
 pub mod catalog;
+pub mod developer;
 pub mod device;
 pub mod me;
 pub mod oauth;

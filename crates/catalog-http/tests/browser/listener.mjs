@@ -187,6 +187,32 @@ try {
   await page.waitForSelector(`.grid a[href="#/artist/${artistId}"]`);
   await look(page, '07-library');
 
+  // The developer page: an app made here works with spotipy; a rotated
+  // secret stops the old one working.
+  await page.click('#nav a[data-page="developer"]');
+  await page.waitForSelector('#app-name');
+  await page.fill('#app-name', 'Night radio');
+  await page.fill('#app-uris', 'http://127.0.0.1:8765/callback');
+  await page.check('input[value="client_credentials"]');
+  await page.click('button:has-text("Create app")');
+  await page.waitForSelector('#shown-secret');
+  const clientId = await page.textContent('#shown-client-id');
+  const secret = await page.textContent('#shown-secret');
+  check('the developer page shows the new app\'s client id and secret once', /^[0-9a-f]{32}$/.test(clientId) && /^[0-9a-f]{32}$/.test(secret), `${clientId} ${secret}`);
+  await look(page, '08-developer');
+  await spotipySees('the new app complete the authorization code flow with PKCE', { check: 'pkce_app', client_id: clientId });
+  await spotipySees('the new app\'s secret work', { check: 'secret', client_id: clientId, secret, works: true });
+  page.once('dialog', (d) => d.accept());
+  await page.locator(`li[data-client-id="${clientId}"]`).getByRole('button', { name: 'Rotate secret' }).click();
+  await page.waitForFunction((old) => { const s = document.getElementById('shown-secret'); return s && s.textContent !== old; }, secret);
+  const rotated = await page.textContent('#shown-secret');
+  await spotipySees('the old secret refused after rotating', { check: 'secret', client_id: clientId, secret, works: false });
+  await spotipySees('the rotated secret work', { check: 'secret', client_id: clientId, secret: rotated, works: true });
+  page.once('dialog', (d) => d.accept());
+  await page.locator(`li[data-client-id="${clientId}"]`).getByRole('button', { name: 'Delete' }).click();
+  await page.waitForSelector(`li[data-client-id="${clientId}"]`, { state: 'detached' });
+  await spotipySees('the deleted app\'s secret refused', { check: 'secret', client_id: clientId, secret: rotated, works: false });
+
   // Playback went on through all those pages.
   const later = await audio(page);
   check('playback went on across pages', !later.paused && later.t > (start ?? 0) + 1, JSON.stringify(later));

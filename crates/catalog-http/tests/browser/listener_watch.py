@@ -12,6 +12,10 @@ sends them) and the answer says whether spotipy sees it, polling up to
   {"check": "playlist", "id": P, "uris": [..]} playlist P holds exactly these, in order
   {"check": "following", "artist": A}          the user follows artist A
   {"check": "device_gone", "device": D}        device D is no longer listed
+  {"check": "pkce_app", "client_id": C}        app C (made on the developer page) completes
+                                               the authorization code flow with PKCE as this user
+  {"check": "secret", "client_id": C, "secret": S, "works": B}
+                                               client credentials with S succeed exactly when B
 """
 
 import json
@@ -22,7 +26,7 @@ import urllib.parse
 
 import requests
 import spotipy
-from spotipy.oauth2 import SpotifyPKCE
+from spotipy.oauth2 import SpotifyClientCredentials, SpotifyOauthError, SpotifyPKCE
 
 BASE, CLIENT_ID, USERNAME, PASSWORD = sys.argv[1:5]
 REDIRECT = "http://127.0.0.1:8765/callback"
@@ -72,6 +76,26 @@ def seen(request):
     if kind == "device_gone":
         ids = [d["id"] for d in sp.devices()["devices"]]
         return request["device"] not in ids, f"devices {ids}"
+    if kind == "pkce_app":
+        other = SpotifyPKCE(client_id=request["client_id"], redirect_uri=REDIRECT, scope="user-read-private",
+                            open_browser=False, cache_handler=spotipy.MemoryCacheHandler())
+        other.OAUTH_AUTHORIZE_URL = f"{BASE}/authorize"
+        other.OAUTH_TOKEN_URL = f"{BASE}/api/token"
+        other.get_access_token(login(other.get_authorize_url()), check_cache=False)
+        client = spotipy.Spotify(auth_manager=other)
+        client.prefix = f"{BASE}/v1/"
+        who = client.current_user()["id"]
+        return who == sp.current_user()["id"], f"the new app's token is for {who}"
+    if kind == "secret":
+        manager = SpotifyClientCredentials(client_id=request["client_id"], client_secret=request["secret"],
+                                           cache_handler=spotipy.MemoryCacheHandler())
+        manager.OAUTH_TOKEN_URL = f"{BASE}/api/token"
+        try:
+            manager.get_access_token(as_dict=False, check_cache=False)
+            works = True
+        except SpotifyOauthError:
+            works = False
+        return works == request["works"], f"client credentials with that secret {'work' if works else 'are refused'}"
     return False, f"unknown check {kind}"
 
 

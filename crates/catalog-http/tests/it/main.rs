@@ -9,6 +9,7 @@
 )]
 
 mod catalog_reads;
+mod developer;
 mod fidelity;
 mod formats;
 mod landing;
