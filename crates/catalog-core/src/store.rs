@@ -422,6 +422,33 @@ impl Store {
         Ok(fetch_all_binds!(&self.db, UserRow, sql, &[value.to_owned()])?.into_iter().next())
     }
 
+    /// Whether the user administers the library.
+    pub async fn is_operator(&self, user_id: &str) -> StoreResult<bool> {
+        let row: Option<(bool,)> =
+            with_db!(&self.db, |pool| sqlx::query_as("SELECT is_operator FROM users WHERE id = $1")
+                .bind(user_id)
+                .fetch_optional(pool)
+                .await
+                .map_err(store_error))?;
+        Ok(row.is_some_and(|(yes,)| yes))
+    }
+
+    /// Makes the user an operator; false when there is no such user.
+    pub async fn set_operator(&self, user_id: &str) -> StoreResult<bool> {
+        with_db!(&self.db, |pool| sqlx::query("UPDATE users SET is_operator = TRUE WHERE id = $1")
+            .bind(user_id)
+            .execute(pool)
+            .await
+            .map(|done| done.rows_affected() == 1)
+            .map_err(store_error))
+    }
+
+    /// The first `limit` users by name.
+    pub async fn users_by_name(&self, limit: i64) -> StoreResult<Vec<UserRow>> {
+        let sql = format!("{USER_SELECT} ORDER BY u.username LIMIT {limit}");
+        fetch_all_binds!(&self.db, UserRow, sql, &[])
+    }
+
     pub async fn user_count(&self) -> StoreResult<u64> {
         let row: Count = with_db!(&self.db, |pool| sqlx::query_as("SELECT COUNT(*) AS n FROM users")
             .fetch_one(pool)

@@ -51,6 +51,19 @@ impl FromRequestParts<AppState> for Developer {
     }
 }
 
+/// An operator signed in to the listener app. Anyone else is answered
+/// "not found" by the use cases themselves (`catalog_core::admin`).
+pub struct Operator(pub String);
+
+impl FromRequestParts<AppState> for Operator {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let Developer(user) = Developer::from_request_parts(parts, state).await?;
+        Ok(Self(user))
+    }
+}
+
 /// The query string as name/value pairs (in order, for paging links).
 #[derive(Clone, Debug, Default)]
 pub struct Query {

@@ -28,7 +28,7 @@ use platform::web::{CookiePolicy, Csrf};
 
 use crate::error::ApiError;
 use crate::routes::{
-    catalog as c, developer as dev, device as d, me, oauth, player as pl, playlists as p, spoken as sp,
+    admin, catalog as c, developer as dev, device as d, me, oauth, player as pl, playlists as p, spoken as sp,
 };
 use crate::wire::Wire;
 
@@ -88,6 +88,8 @@ pub fn router(state: AppState) -> Router {
         .route("/authorize", get(oauth::authorize_page).post(oauth::authorize_submit))
         .route("/api/token", post(oauth::token))
         .route("/api/apps", get(dev::list).post(dev::create))
+        .route("/api/admin/scan", get(admin::scan_status).post(admin::start_scan))
+        .route("/api/admin/users", get(admin::users))
         .route("/api/apps/{client_id}", delete(dev::delete))
         .route("/api/apps/{client_id}/secret", post(dev::rotate))
         .route("/images/{id}", get(c::image))

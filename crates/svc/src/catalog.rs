@@ -44,6 +44,10 @@ pub enum CatalogUserCommand {
     Create {
         #[arg(long)]
         name: String,
+        /// Let this listener administer the library in the listener app
+        /// (scans, their problems, users and their apps).
+        #[arg(long)]
+        operator: bool,
     },
 }
 
@@ -128,8 +132,11 @@ pub async fn run(command: CatalogCommand, store: &StoreArgs, out: &Output) -> an
                 &json!({ "client_id": app.client_id, "client_secret": secret.expose() }),
             );
         }
-        CatalogCommand::User(CatalogUserCommand::Create { name }) => {
+        CatalogCommand::User(CatalogUserCommand::Create { name, operator }) => {
             let (user, password) = catalog.create_user(&name, None).await?;
+            if operator {
+                catalog.make_operator(&user.username).await?;
+            }
             out.emit(
                 &format!("created user {} (id {})\npassword: {}", user.username, user.id, password.expose()),
                 &json!({ "id": user.id, "username": user.username, "password": password.expose() }),
@@ -140,7 +147,7 @@ pub async fn run(command: CatalogCommand, store: &StoreArgs, out: &Output) -> an
     Ok(())
 }
 
-/// The listener the first start creates.
+/// The listener the first start creates, an operator.
 const DEMO_LISTENER: &str = "demo";
 
 /// Opens the catalog, fills an empty one with the demo library, binds its
@@ -166,7 +173,11 @@ pub async fn serve_catalog(
             &json!({ "catalog_demo_files": added }),
         );
         match catalog.create_user(DEMO_LISTENER, None).await {
-            Ok(created) => demo_listener = Some(created),
+            Ok(created) => {
+                // Whoever started the server administers it.
+                catalog.make_operator(DEMO_LISTENER).await?;
+                demo_listener = Some(created);
+            }
             // An operator made a listener of that name before the first scan.
             Err(catalog_core::CatalogError::Conflict(_)) => {}
             Err(e) => return Err(e.into()),
@@ -188,7 +199,7 @@ pub async fn serve_catalog(
     if let Some((user, password)) = demo_listener {
         out.emit(
             &format!(
-                "Created a demo listener on this empty catalog.\n  app:       {public_url}/ (sign in with the login below)\n  login:     {} / {}",
+                "Created a demo listener (an operator) on this empty catalog.\n  app:       {public_url}/ (sign in with the login below; Admin scans your music)\n  login:     {} / {}",
                 user.username,
                 password.expose()
             ),

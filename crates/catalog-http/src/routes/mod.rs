@@ -1,5 +1,6 @@
 //! Route handlers, one module per route group.
 
+pub mod admin;
 pub mod catalog;
 pub mod developer;
 pub mod device;

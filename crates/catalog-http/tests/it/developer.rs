@@ -13,7 +13,7 @@ const VERIFIER: &str = "a-verifier-of-forty-three-characters-long-x";
 
 /// A token of the catalog's own listener app (the first-party client) for
 /// `username`, a new listener.
-async fn listener_token(app: &TestApp, username: &str) -> String {
+pub async fn listener_token(app: &TestApp, username: &str) -> String {
     app.catalog.create_user(username, Some(kernel::Secret::new(PASSWORD.to_owned()))).await.unwrap();
     app.catalog.web_player_app(REDIRECT).await.unwrap();
     let challenge = catalog_core::oauth::pkce_challenge(VERIFIER);

@@ -8,6 +8,7 @@
     reason = "a test fails loudly on an unexpected shape; that is its job"
 )]
 
+mod admin;
 mod catalog_reads;
 mod developer;
 mod fidelity;
