@@ -725,6 +725,62 @@ pages.developer = async function developer() {
     shown, list, form];
 };
 
+// The administration page (operators only; `/api/admin` answers 404 to
+// anyone else): scan a folder on the server with its progress and the
+// files it could not read, and the listeners with their apps.
+function scanView(scan) {
+  if (!scan) return h('p', { class: 'muted' }, 'No scan has run from this page since the server started.');
+  const state = scan.error ? 'Stopped: ' + scan.error : scan.finished ? 'Finished' : 'Scanning';
+  return h('div', {},
+    h('p', { id: 'scan-state' }, state, ' · ', scan.dir),
+    h('progress', { id: 'scan-progress', max: Math.max(scan.total, 1), value: scan.done, 'aria-label': 'Scan progress' }),
+    h('p', { id: 'scan-counts' }, scan.done + ' of ' + scan.total + ' files: ' + scan.added + ' added, ' + scan.unchanged + ' unchanged, ' + scan.failed + ' not readable, ' + scan.removed + ' removed'),
+    scan.problems.length ? h('table', { class: 'stack', id: 'scan-problems' },
+      h('caption', {}, 'Files the scan could not read'),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'File'), h('th', { scope: 'col' }, 'Problem'), h('th', { scope: 'col' }, 'Imported'))),
+      h('tbody', {}, scan.problems.map((p) => h('tr', {},
+        h('td', { 'data-label': 'File' }, h('code', {}, p.path)), h('td', { 'data-label': 'Problem' }, p.problem),
+        h('td', { 'data-label': 'Imported' }, p.imported ? 'yes, without analysis' : 'no'))))) : null);
+}
+
+pages.admin = async function admin() {
+  const [{ scan }, users] = await Promise.all([get('/api/admin/scan'), get('/api/admin/users')]);
+  const status = h('div', { id: 'scan-status', 'aria-live': 'polite' }, scanView(scan));
+  const poll = async () => {
+    if (root.dataset.page !== 'admin') return;
+    const now = (await get('/api/admin/scan')).scan;
+    status.replaceChildren(scanView(now));
+    if (now && !now.finished) setTimeout(() => poll().catch(() => {}), 500);
+    else if (now) announce('Scan finished: ' + now.added + ' added, ' + now.failed + ' not readable');
+  };
+  if (scan && !scan.finished) setTimeout(() => poll().catch(() => {}), 500);
+  const dir = h('input', { type: 'text', id: 'scan-dir', required: true, value: scan ? scan.dir : '', 'aria-describedby': 'scan-dir-hint' });
+  const error = h('p', { class: 'error', role: 'alert' });
+  const form = h('form', {
+    class: 'inline', onsubmit: async (e) => {
+      e.preventDefault();
+      error.textContent = '';
+      const res = await api('POST', '/api/admin/scan', { dir: dir.value.trim() });
+      const body = await res.json().catch(() => ({}));
+      if (!res.ok) { error.textContent = (body.error && body.error.message) || 'The scan could not start.'; dir.focus(); return; }
+      announce('Scan started');
+      status.replaceChildren(scanView(body.scan));
+      setTimeout(() => poll().catch(() => {}), 300);
+    },
+  }, h('div', { class: 'field' }, h('label', { for: 'scan-dir' }, 'Folder on the server'),
+    h('p', { class: 'hint muted', id: 'scan-dir-hint' }, 'An absolute path, for example /srv/music. New and changed files are imported, missing ones removed.'), dir),
+  h('button', { class: 'btn', type: 'submit' }, 'Scan'));
+  const people = h('table', { class: 'stack', id: 'listeners' },
+    h('caption', {}, 'Listeners and their apps'),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Name'), h('th', { scope: 'col' }, 'Role'), h('th', { scope: 'col' }, 'Apps'))),
+    h('tbody', {}, users.items.map((u) => h('tr', {},
+      h('td', { 'data-label': 'Name' }, u.username), h('td', { 'data-label': 'Role' }, u.operator ? 'Operator' : 'Listener'),
+      h('td', { 'data-label': 'Apps' }, u.apps.length ? u.apps.map((a) => a.name + ' (' + a.client_id.slice(0, 8) + '…)').join(', ') : 'none')))));
+  return ['Administration', h('h1', {}, 'Administration'),
+    h('h2', {}, 'Scan the library'), form, error, status,
+    h('h2', {}, 'Listeners'), people];
+};
+
 async function spoken(kind, items, id) {
   const s = await get('/v1/' + kind + '/' + id);
   const list = (await get('/v1/' + kind + '/' + id + '/' + items + '?limit=50')).items;
@@ -788,7 +844,10 @@ async function start() {
   $('landing').hidden = true;
   $('view').hidden = false;
   const nav = $('nav');
-  nav.replaceChildren(...navItems.map(([href, text, page]) => link(href, text, { dataset: { page } })));
+  // The administration page is listed for operators only.
+  const operator = (await api('GET', '/api/admin/scan')).ok;
+  const items = operator ? [...navItems, ['#/admin', 'Admin', 'admin']] : navItems;
+  nav.replaceChildren(...items.map(([href, text, page]) => link(href, text, { dataset: { page } })));
   nav.hidden = false;
   $('who').replaceChildren(h('span', {}, me.display_name || me.id),
     h('button', { type: 'button', class: 'btn small secondary', id: 'signout', onclick: () => { store.clear(); location.assign('/'); } }, 'Sign out'));

@@ -213,6 +213,23 @@ try {
   await page.waitForSelector(`li[data-client-id="${clientId}"]`, { state: 'detached' });
   await spotipySees('the deleted app\'s secret refused', { check: 'secret', client_id: clientId, secret: rotated, works: false });
 
+  // Administration (the demo listener is the operator): scan a folder with
+  // a file the scan cannot read; the progress ends and the file is named.
+  if (process.env.SCAN_DIR) {
+    await page.click('#nav a[data-page="admin"]');
+    await page.waitForSelector('#scan-dir');
+    await page.fill('#scan-dir', process.env.SCAN_DIR);
+    await page.click('button:has-text("Scan")');
+    const finished = await page.waitForFunction(() => /^Finished/.test(document.getElementById('scan-state')?.textContent || ''), null, { timeout: 20000 }).then(() => true, () => false);
+    check('a scan started on the administration page finishes', finished, await page.textContent('#scan-status'));
+    const problems = await page.textContent('#scan-problems').catch(() => '');
+    check('the administration page names the file the scan could not read', problems.includes('broken.flac'), problems);
+    const counts = await page.textContent('#scan-counts');
+    check('the scan counts the files it added', /1 added/.test(counts) && /1 not readable/.test(counts), counts);
+    check('the listeners table lists the operator', (await page.textContent('#listeners')).includes('Operator'), '');
+    await look(page, '09-admin');
+  }
+
   // Playback went on through all those pages.
   const later = await audio(page);
   check('playback went on across pages', !later.paused && later.t > (start ?? 0) + 1, JSON.stringify(later));

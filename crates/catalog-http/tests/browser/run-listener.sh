@@ -58,5 +58,10 @@ listener="$(grep '"catalog_demo_listener"' "$data/serve.out" || true)"
 app="$("$svc" --json --data-dir "$data" catalog app create --name watcher --redirect-uri http://127.0.0.1:8765/callback)"
 username="$(echo "$listener" | field username)"
 password="$(echo "$listener" | field password)"
-BROWSER_MODULES="$modules" CHROMIUM="$chromium" timeout 300 node "$here/listener.mjs" "$url" "$username" "$password" "$artifacts" -- \
+# A folder for the administration page's scan: one song and one file no
+# decoder reads.
+mkdir -p "$data/more-music"
+cp "$(find "$data/demo-library" -name '*.wav' | head -n 1)" "$data/more-music/song.wav"
+printf 'not a flac file' >"$data/more-music/broken.flac"
+SCAN_DIR="$data/more-music" BROWSER_MODULES="$modules" CHROMIUM="$chromium" timeout 300 node "$here/listener.mjs" "$url" "$username" "$password" "$artifacts" -- \
   "$venv/bin/python" "$here/listener_watch.py" "$url" "$(echo "$app" | field client_id)" "$username" "$password"
