@@ -8,7 +8,7 @@ use hub_core::{HubError, Plan, Source};
 use kernel::Secret;
 use serde_json::{Value, json};
 
-use super::{Ctx, Dash, Dashboard, Form, Me, Posted, SESSION_COOKIE, when};
+use super::{Ctx, Dash, Dashboard, Form, FormErrors, Me, Posted, SESSION_COOKIE, when};
 
 /// The expiry choices of a new token, in days (0: never).
 const EXPIRY_OPTIONS: [(u32, &str); 5] =

@@ -9,7 +9,7 @@ use kernel::Secret;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{Ctx, Dash, Form, SESSION_COOKIE, client_ip, read_form, safe_next};
+use super::{Ctx, Dash, Form, FormErrors, SESSION_COOKIE, client_ip, read_form, safe_next};
 
 #[derive(Deserialize, Default)]
 pub(crate) struct TokenQuery {

@@ -10,7 +10,7 @@ use hub_core::{Action, HubError, Source};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::{Ctx, Dash, Dashboard, Form, Me, Posted, override_form, when};
+use super::{Ctx, Dash, Dashboard, Form, FormErrors, Me, Posted, override_form, when};
 
 /// Request-log rows read for the filters, and shown.
 const LOG_READ: u32 = 500;

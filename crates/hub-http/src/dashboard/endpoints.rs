@@ -12,7 +12,7 @@ use kernel::PageRequest;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Ctx, Dash, Dashboard, Form, Me, Posted, encode};
+use super::{Ctx, Dash, Dashboard, Form, FormErrors, Me, Posted, encode};
 
 /// Endpoints listed per page.
 const PER_PAGE: usize = 50;

@@ -25,19 +25,17 @@ mod endpoints;
 mod override_form;
 mod projects;
 
-use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, OnceLock};
 
 use axum::Router;
 use axum::extract::{ConnectInfo, Path, Request};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use hub_core::sessions::SessionInfo;
 use hub_core::{Hub, HubError, Principal};
-use minijinja::Environment;
-use serde::Serialize;
+use page_kit::{Flash, Form, PageState, Pages, encode, read_form, read_upload, when};
 use serde_json::{Value, json};
 
 use crate::WebConfig;
@@ -47,13 +45,8 @@ use crate::WebConfig;
 pub const SESSION_COOKIE: &str = "svc_session";
 /// The one-shot message shown by the next page.
 pub(crate) const FLASH_COOKIE: &str = "svc_flash";
-/// Every dashboard page: scripts, styles and images only from this origin,
-/// no inline code, no framing.
-const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
-     connect-src 'self'; frame-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-
-const CSS: &str = include_str!("../../assets/app.css");
-const JS: &str = include_str!("../../assets/app.js");
+/// Where the page kit's assets (and the hub's icon) are served.
+const ASSETS_PREFIX: &str = "/_app";
 
 /// Shared state of the dashboard's handlers.
 pub struct Dashboard {
@@ -136,55 +129,45 @@ pub fn router(hub: Hub, web: WebConfig, docs: Arc<crate::docs_site::DocsServer>)
         .with_state(state)
 }
 
-fn environment() -> &'static Environment<'static> {
-    static ENV: OnceLock<Environment<'static>> = OnceLock::new();
-    ENV.get_or_init(|| {
-        let mut env = Environment::new();
-        env.set_trim_blocks(true);
-        env.set_lstrip_blocks(true);
-        for (name, source) in [
-            ("layout.html", include_str!("../../templates/dashboard/layout.html")),
-            ("macros.html", include_str!("../../templates/dashboard/macros.html")),
-            ("message.html", include_str!("../../templates/dashboard/message.html")),
-            ("error.html", include_str!("../../templates/dashboard/error.html")),
-            ("confirm.html", include_str!("../../templates/dashboard/confirm.html")),
-            ("signup.html", include_str!("../../templates/dashboard/signup.html")),
-            ("signin.html", include_str!("../../templates/dashboard/signin.html")),
-            ("reset.html", include_str!("../../templates/dashboard/reset.html")),
-            ("reset_new.html", include_str!("../../templates/dashboard/reset_new.html")),
-            ("projects.html", include_str!("../../templates/dashboard/projects.html")),
-            ("project_new.html", include_str!("../../templates/dashboard/project_new.html")),
-            ("project_nav.html", include_str!("../../templates/dashboard/project_nav.html")),
-            ("project.html", include_str!("../../templates/dashboard/project.html")),
-            ("project_settings.html", include_str!("../../templates/dashboard/project_settings.html")),
-            ("diff.html", include_str!("../../templates/dashboard/diff.html")),
-            ("sdks.html", include_str!("../../templates/dashboard/sdks.html")),
-            ("project_docs.html", include_str!("../../templates/dashboard/project_docs.html")),
-            ("project_mock.html", include_str!("../../templates/dashboard/project_mock.html")),
-            ("override_edit.html", include_str!("../../templates/dashboard/override_edit.html")),
-            ("project_endpoints.html", include_str!("../../templates/dashboard/project_endpoints.html")),
-            ("endpoint_edit.html", include_str!("../../templates/dashboard/endpoint_edit.html")),
-            ("tokens.html", include_str!("../../templates/dashboard/tokens.html")),
-            ("account.html", include_str!("../../templates/dashboard/account.html")),
-        ] {
-            if let Err(err) = env.add_template(name, source) {
-                tracing::error!(template = name, error = %err, "a dashboard template does not compile");
-            }
-        }
-        env
-    })
-}
-
-/// A short fingerprint of the assets: their URLs change when they do, so
-/// browsers may cache them for a year.
-fn asset_version() -> &'static str {
-    static VERSION: OnceLock<String> = OnceLock::new();
-    VERSION.get_or_init(|| {
-        let mut all = String::with_capacity(CSS.len() + JS.len());
-        all.push_str(CSS);
-        all.push_str(JS);
-        all.push_str(docs_render::assets::ICON_SVG);
-        platform::crypto::sha256_hex(all.as_bytes()).chars().take(12).collect()
+/// The dashboard's pages: the page kit's layout and components, and the
+/// hub's own templates and icon.
+fn pages() -> &'static Pages {
+    static PAGES: OnceLock<Pages> = OnceLock::new();
+    PAGES.get_or_init(|| {
+        let icon = page_kit::assets::Asset {
+            name: "icon.svg",
+            body: docs_render::assets::ICON_SVG,
+            content_type: "image/svg+xml",
+        };
+        Pages::new(
+            "svc hub",
+            ASSETS_PREFIX,
+            page_kit::Assets::new(&[icon]),
+            &[
+                ("layout.html", include_str!("../../templates/dashboard/layout.html")),
+                ("message.html", include_str!("../../templates/dashboard/message.html")),
+                ("error.html", include_str!("../../templates/dashboard/error.html")),
+                ("confirm.html", include_str!("../../templates/dashboard/confirm.html")),
+                ("signup.html", include_str!("../../templates/dashboard/signup.html")),
+                ("signin.html", include_str!("../../templates/dashboard/signin.html")),
+                ("reset.html", include_str!("../../templates/dashboard/reset.html")),
+                ("reset_new.html", include_str!("../../templates/dashboard/reset_new.html")),
+                ("projects.html", include_str!("../../templates/dashboard/projects.html")),
+                ("project_new.html", include_str!("../../templates/dashboard/project_new.html")),
+                ("project_nav.html", include_str!("../../templates/dashboard/project_nav.html")),
+                ("project.html", include_str!("../../templates/dashboard/project.html")),
+                ("project_settings.html", include_str!("../../templates/dashboard/project_settings.html")),
+                ("diff.html", include_str!("../../templates/dashboard/diff.html")),
+                ("sdks.html", include_str!("../../templates/dashboard/sdks.html")),
+                ("project_docs.html", include_str!("../../templates/dashboard/project_docs.html")),
+                ("project_mock.html", include_str!("../../templates/dashboard/project_mock.html")),
+                ("override_edit.html", include_str!("../../templates/dashboard/override_edit.html")),
+                ("project_endpoints.html", include_str!("../../templates/dashboard/project_endpoints.html")),
+                ("endpoint_edit.html", include_str!("../../templates/dashboard/endpoint_edit.html")),
+                ("tokens.html", include_str!("../../templates/dashboard/tokens.html")),
+                ("account.html", include_str!("../../templates/dashboard/account.html")),
+            ],
+        )
     })
 }
 
@@ -207,21 +190,7 @@ async fn root(axum::extract::State(d): Dash, headers: HeaderMap) -> Response {
 }
 
 async fn asset(Path(file): Path<String>) -> Response {
-    let (body, content_type) = match file.as_str() {
-        "app.css" => (CSS, "text/css; charset=utf-8"),
-        "app.js" => (JS, "text/javascript; charset=utf-8"),
-        "icon.svg" => (docs_render::assets::ICON_SVG, "image/svg+xml"),
-        _ => return StatusCode::NOT_FOUND.into_response(),
-    };
-    (
-        [
-            (header::CONTENT_TYPE, content_type),
-            (header::CACHE_CONTROL, "public, max-age=31536000, immutable"),
-            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-        ],
-        body,
-    )
-        .into_response()
+    pages().assets().serve(&file)
 }
 
 /// The signed-in person of a request.
@@ -229,13 +198,6 @@ async fn asset(Path(file): Path<String>) -> Response {
 pub(crate) struct Me {
     principal: Principal,
     session: SessionInfo,
-}
-
-/// A flash message: `success`, `info` or `error`.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
-struct Flash {
-    kind: String,
-    text: String,
 }
 
 /// What every page of one request shares: who is signed in, the CSRF token
@@ -256,29 +218,14 @@ pub(crate) struct Posted {
     ip: Option<IpAddr>,
 }
 
-/// The fields of a form as posted, with its errors when it is re-rendered.
-#[derive(Debug, Default)]
-pub(crate) struct Form {
-    values: HashMap<String, String>,
-    errors: Vec<(Option<String>, String)>,
+/// A use case's refusal shown on the form that caused it.
+pub(crate) trait FormErrors {
+    /// The form with `error` beside its field (or for the whole form).
+    fn with_error(self, error: &HubError) -> Self;
 }
 
-impl Form {
-    fn parse(body: &[u8]) -> Self {
-        let pairs: Vec<(String, String)> = serde_urlencoded::from_bytes(body).unwrap_or_default();
-        Self { values: pairs.into_iter().collect(), errors: Vec::new() }
-    }
-
-    fn get(&self, name: &str) -> &str {
-        self.values.get(name).map_or("", String::as_str)
-    }
-
-    fn checked(&self, name: &str) -> bool {
-        matches!(self.get(name), "on" | "true" | "1" | "yes")
-    }
-
-    /// A form that shows `error` (from a use case) beside its field.
-    fn with_error(mut self, error: &HubError) -> Self {
+impl FormErrors for Form {
+    fn with_error(self, error: &HubError) -> Self {
         let field = match error {
             HubError::Validation { field: Some(field), .. } => Some((*field).to_owned()),
             HubError::InvalidField { field, .. } => Some(field.clone()),
@@ -288,31 +235,7 @@ impl Form {
             HubError::InvalidField { message, .. } => message.clone(),
             other => other.to_string(),
         };
-        self.errors.push((field, message));
-        self
-    }
-
-    fn with_message(mut self, field: Option<&str>, message: impl Into<String>) -> Self {
-        self.errors.push((field.map(str::to_owned), message.into()));
-        self
-    }
-
-    /// Values without secrets, for re-rendering.
-    fn view(&self) -> Value {
-        let values: serde_json::Map<String, Value> = self
-            .values
-            .iter()
-            .filter(|(k, _)| !k.contains("password") && k.as_str() != platform::web::CSRF_FIELD)
-            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-            .collect();
-        let field_errors: serde_json::Map<String, Value> = self
-            .errors
-            .iter()
-            .filter_map(|(field, message)| field.as_ref().map(|f| (f.clone(), Value::String(message.clone()))))
-            .collect();
-        let errors: Vec<Value> =
-            self.errors.iter().map(|(field, message)| json!({ "field": field, "message": message })).collect();
-        json!({ "values": values, "errors": errors, "field_errors": field_errors })
+        self.with_message(field.as_deref(), message)
     }
 }
 
@@ -324,19 +247,9 @@ impl Dashboard {
             Some(secret) => self.hub.session(secret).await?.map(|(principal, session)| Me { principal, session }),
             None => None,
         };
-        let issue = self.web.csrf.issue(headers);
-        let mut set_cookies: Vec<String> = issue.set_cookie.into_iter().collect();
-        let flash = self.web.cookies.get(headers, FLASH_COOKIE).and_then(|raw| {
-            let pairs: Vec<(String, String)> = serde_urlencoded::from_str(raw).ok()?;
-            let kind = pairs.iter().find(|(k, _)| k == "k").map(|(_, v)| v.clone())?;
-            let text = pairs.iter().find(|(k, _)| k == "t").map(|(_, v)| v.chars().take(300).collect())?;
-            let kind = if matches!(kind.as_str(), "success" | "info" | "error") { kind } else { "info".to_owned() };
-            Some(Flash { kind, text })
-        });
-        if flash.is_some() {
-            set_cookies.push(self.web.cookies.clear(FLASH_COOKIE));
-        }
-        Ok(Ctx { me, csrf: issue.token, flash, set_cookies })
+        let PageState { csrf, flash, set_cookies } =
+            PageState::begin(&self.web.csrf, &self.web.cookies, headers, FLASH_COOKIE);
+        Ok(Ctx { me, csrf, flash, set_cookies })
     }
 
     /// The context of a page that needs a session; a browser without one
@@ -398,28 +311,12 @@ impl Dashboard {
             "csrf": ctx.csrf,
             "flash": ctx.flash,
             "nav": nav,
-            "asset_version": asset_version(),
             "signup": self.hub.accounts_config().signup.as_str(),
         });
         if let (Some(target), Value::Object(extra)) = (context.as_object_mut(), page) {
             target.extend(extra);
         }
-        let html =
-            environment().get_template(template).and_then(|t| t.render(minijinja::Value::from_serialize(&context)));
-        let mut response = match html {
-            Ok(html) => (status, axum::response::Html(html)).into_response(),
-            Err(err) => {
-                tracing::error!(template, error = %err, "a dashboard page did not render");
-                (StatusCode::INTERNAL_SERVER_ERROR, "the page could not be rendered").into_response()
-            }
-        };
-        page_headers(response.headers_mut(), true);
-        for cookie in &ctx.set_cookies {
-            if let Ok(value) = HeaderValue::from_str(cookie) {
-                response.headers_mut().append(header::SET_COOKIE, value);
-            }
-        }
-        response
+        pages().render(status, template, context, &ctx.set_cookies)
     }
 
     /// A page with a heading and a sentence (errors, refusals, notices).
@@ -436,9 +333,9 @@ impl Dashboard {
                 (StatusCode::NOT_FOUND, "Not found", "There is nothing here, or it is not shared with you.".to_owned())
             }
             HubError::Forbidden { .. } => (StatusCode::FORBIDDEN, "Not allowed", error.to_string()),
-            HubError::PlanRequired { .. } | HubError::ProjectLimitReached { .. } => {
-                (StatusCode::PAYMENT_REQUIRED, "Upgrade needed", error.to_string())
-            }
+            HubError::PlanRequired { .. }
+            | HubError::ProjectLimitReached { .. }
+            | HubError::SeatLimitReached { .. } => (StatusCode::PAYMENT_REQUIRED, "Upgrade needed", error.to_string()),
             HubError::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "Slow down", error.to_string()),
             HubError::Validation { .. } | HubError::InvalidField { .. } | HubError::InvalidSpec(_) => {
                 (StatusCode::BAD_REQUEST, "That did not work", error.to_string())
@@ -465,107 +362,18 @@ impl Dashboard {
 
     /// A redirect that carries a flash message to the next page.
     fn redirect_with(&self, to: &str, kind: &str, text: &str) -> Response {
-        let value = serde_urlencoded::to_string([("k", kind), ("t", text)]).unwrap_or_default();
-        let mut response = Redirect::to(to).into_response();
-        if let Ok(cookie) = HeaderValue::from_str(&self.web.cookies.set(FLASH_COOKIE, &value, 60)) {
-            response.headers_mut().append(header::SET_COOKIE, cookie);
-        }
-        response
+        Flash::redirect(&self.web.cookies, FLASH_COOKIE, to, kind, text)
     }
 }
 
-/// The headers of every dashboard page.
-fn page_headers(headers: &mut HeaderMap, private: bool) {
-    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(PAGE_CSP));
-    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
-    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    if private {
-        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    }
-}
-
-fn encode(text: &str) -> String {
-    serde_urlencoded::to_string([("v", text)]).map(|s| s.trim_start_matches("v=").to_owned()).unwrap_or_default()
-}
-
-/// Where to go after signing in: only a path on this origin.
+/// Where to go after signing in: only a path of the dashboard.
 fn safe_next(next: &str) -> &str {
-    // Only visible ASCII: a control character or a space could not be a
-    // `Location` header, and anything else would be sent percent-encoded.
-    let plain = next.bytes().all(|b| b.is_ascii_graphic());
-    if plain && next.starts_with("/app") && !next.starts_with("//") && !next.contains('\\') { next } else { "/app" }
+    page_kit::safe_next(next, "/app")
 }
 
 /// The client's address, through the trusted proxies.
 fn client_ip(web: &WebConfig, request_headers: &HeaderMap, peer: Option<&ConnectInfo<SocketAddr>>) -> Option<IpAddr> {
     peer.map(|info| web.proxies.client_ip(info.0.ip(), request_headers))
-}
-
-/// A timestamp as people read it: `2026-11-24 16:05 UTC`.
-fn when(at: kernel::Timestamp) -> String {
-    chrono::DateTime::<chrono::Utc>::from_timestamp_millis(at.as_millis())
-        .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
-        .unwrap_or_default()
-}
-
-/// A file upload's fields: short text fields, and the one file.
-pub(crate) struct Upload {
-    texts: HashMap<String, String>,
-    file: Option<Vec<u8>>,
-}
-
-impl Upload {
-    fn text(&self, name: &str) -> &str {
-        self.texts.get(name).map_or("", String::as_str)
-    }
-}
-
-/// Text fields of an upload are cut at this many characters.
-const UPLOAD_TEXT_CHARS: usize = 200;
-
-/// Reads a multipart upload: the field `file_field` streams and is refused
-/// as soon as it passes `limit` bytes (`too_large` says so); other fields
-/// are short texts. Errors are sentences for the person uploading.
-async fn read_upload(request: Request, file_field: &str, limit: usize, too_large: &str) -> Result<Upload, String> {
-    let mut multipart = <axum::extract::Multipart as axum::extract::FromRequest<()>>::from_request(request, &())
-        .await
-        .map_err(|_| "Send the file as a form upload (multipart/form-data).".to_owned())?;
-    let unreadable = |e: axum::extract::multipart::MultipartError| format!("The upload could not be read: {e}");
-    let mut upload = Upload { texts: HashMap::new(), file: None };
-    while let Some(mut field) = multipart.next_field().await.map_err(unreadable)? {
-        let Some(name) = field.name().map(str::to_owned) else { continue };
-        if name == file_field {
-            let mut bytes = Vec::new();
-            while let Some(chunk) = field.chunk().await.map_err(unreadable)? {
-                if bytes.len() + chunk.len() > limit {
-                    return Err(too_large.to_owned());
-                }
-                bytes.extend_from_slice(&chunk);
-            }
-            upload.file = Some(bytes);
-        } else if upload.texts.len() < 16 {
-            let mut text = String::new();
-            while let Some(chunk) = field.chunk().await.map_err(unreadable)? {
-                text.push_str(&String::from_utf8_lossy(&chunk));
-                if text.len() > UPLOAD_TEXT_CHARS * 4 {
-                    break;
-                }
-            }
-            upload.texts.insert(name, text.chars().take(UPLOAD_TEXT_CHARS).collect());
-        }
-    }
-    Ok(upload)
-}
-
-/// Reads a form body (the router's 1 MiB limit applies).
-async fn read_form(request: Request) -> Result<(HeaderMap, Option<ConnectInfo<SocketAddr>>, Form), Response> {
-    let peer = request.extensions().get::<ConnectInfo<SocketAddr>>().cloned();
-    let (parts, body) = request.into_parts();
-    let bytes = platform::http::read_body_limited(&parts.headers, body, platform::http::DEFAULT_BODY_LIMIT)
-        .await
-        .map_err(|_| (StatusCode::PAYLOAD_TOO_LARGE, "the form is larger than 1 MiB").into_response())?;
-    Ok((parts.headers, peer, Form::parse(&bytes)))
 }
 
 #[cfg(test)]
@@ -587,21 +395,10 @@ mod tests {
 
     #[test]
     fn every_template_compiles() {
-        let env = environment();
+        let env = pages().environment();
         for name in ["layout.html", "signup.html", "signin.html", "projects.html", "project.html", "account.html"] {
             assert!(env.get_template(name).is_ok(), "{name}");
         }
-        assert_eq!(env.templates().count(), 23);
-    }
-
-    #[test]
-    fn form_views_never_echo_passwords_or_the_csrf_token() {
-        let form = Form::parse(b"email=a%40b.c&password=hunter22&current_password=x&csrf_token=t&name=Pets");
-        let view = form.view();
-        assert_eq!(view["values"]["email"], "a@b.c");
-        assert_eq!(view["values"]["name"], "Pets");
-        assert!(view["values"].get("password").is_none());
-        assert!(view["values"].get("current_password").is_none());
-        assert!(view["values"].get("csrf_token").is_none());
+        assert_eq!(env.templates().count(), 24, "the hub's 22 and the kit's base and macros");
     }
 }

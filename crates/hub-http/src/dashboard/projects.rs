@@ -11,7 +11,9 @@ use kernel::PageRequest;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Ctx, Dash, Dashboard, Form, Me, Posted, when};
+use page_kit::pager;
+
+use super::{Ctx, Dash, Dashboard, Form, FormErrors, Me, Posted, when};
 
 /// Projects per page of the list, versions per page of a project.
 const PER_PAGE: u32 = 25;
@@ -24,20 +26,6 @@ pub(crate) struct ListQuery {
     q: String,
     #[serde(default)]
     offset: u64,
-}
-
-/// An offset page for the pager component.
-fn pager(total: u64, offset: u64, limit: u32) -> Value {
-    let limit = u64::from(limit);
-    let last = (offset + limit).min(total);
-    json!({
-        "total": total,
-        "limit": limit,
-        "first": if total == 0 { 0 } else { offset + 1 },
-        "last": last,
-        "prev": (offset > 0).then(|| offset.saturating_sub(limit)),
-        "next": (last < total).then_some(last),
-    })
 }
 
 pub(crate) async fn list(State(d): Dash, headers: HeaderMap, Query(query): Query<ListQuery>) -> Response {
@@ -695,20 +683,6 @@ pub(crate) async fn sdk_download(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pages_know_their_neighbours() {
-        let first = pager(60, 0, 25);
-        assert_eq!(first["first"], 1);
-        assert_eq!(first["last"], 25);
-        assert!(first["prev"].is_null());
-        assert_eq!(first["next"], 25);
-        let last = pager(60, 50, 25);
-        assert_eq!(last["last"], 60);
-        assert_eq!(last["prev"], 25);
-        assert!(last["next"].is_null());
-        assert_eq!(pager(0, 0, 25)["first"], 0);
-    }
 
     #[test]
     fn labels_become_safe_file_names() {
