@@ -448,7 +448,7 @@ function trackList(label, items, playAt, extra) {
 
 function grid(label, items, href, sub) {
   if (!items.length) return h('p', { class: 'muted' }, 'Nothing here yet.');
-  return h('ul', { class: 'grid', 'aria-label': label }, items.map((x) => h('li', { class: 'tile' },
+  return h('ul', { class: 'tiles', 'aria-label': label }, items.map((x) => h('li', { class: 'tile' },
     h('a', { href: href(x) }, cover(x), h('span', { class: 'name' }, x.name)), h('span', { class: 'muted' }, sub ? sub(x) : ''))));
 }
 
@@ -656,7 +656,7 @@ const pages = {
 // answers only this app's tokens). A secret is shown once, in the page
 // that made it, and never again.
 function secretBox(title, app, secret) {
-  return h('div', { class: 'card secret', role: 'alert', tabindex: '-1', id: 'secret' },
+  return h('div', { class: 'card once', role: 'alert', tabindex: '-1', id: 'secret' },
     h('h2', {}, title),
     h('p', {}, 'Copy the client secret now: it is shown only this once. Rotating makes a new one and stops this one working.'),
     h('dl', {}, h('dt', {}, 'Client id'), h('dd', {}, h('code', { id: 'shown-client-id' }, app)),
@@ -735,12 +735,12 @@ function scanView(scan) {
     h('p', { id: 'scan-state' }, state, ' · ', scan.dir),
     h('progress', { id: 'scan-progress', max: Math.max(scan.total, 1), value: scan.done, 'aria-label': 'Scan progress' }),
     h('p', { id: 'scan-counts' }, scan.done + ' of ' + scan.total + ' files: ' + scan.added + ' added, ' + scan.unchanged + ' unchanged, ' + scan.failed + ' not readable, ' + scan.removed + ' removed'),
-    scan.problems.length ? h('table', { class: 'stack', id: 'scan-problems' },
+    scan.problems.length ? h('div', { class: 'table-wrap' }, h('table', { class: 'stack', id: 'scan-problems' },
       h('caption', {}, 'Files the scan could not read'),
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'File'), h('th', { scope: 'col' }, 'Problem'), h('th', { scope: 'col' }, 'Imported'))),
       h('tbody', {}, scan.problems.map((p) => h('tr', {},
         h('td', { 'data-label': 'File' }, h('code', {}, p.path)), h('td', { 'data-label': 'Problem' }, p.problem),
-        h('td', { 'data-label': 'Imported' }, p.imported ? 'yes, without analysis' : 'no'))))) : null);
+        h('td', { 'data-label': 'Imported' }, p.imported ? 'yes, without analysis' : 'no')))))) : null);
 }
 
 pages.admin = async function admin() {
@@ -770,12 +770,12 @@ pages.admin = async function admin() {
   }, h('div', { class: 'field' }, h('label', { for: 'scan-dir' }, 'Folder on the server'),
     h('p', { class: 'hint muted', id: 'scan-dir-hint' }, 'An absolute path, for example /srv/music. New and changed files are imported, missing ones removed.'), dir),
   h('button', { class: 'btn', type: 'submit' }, 'Scan'));
-  const people = h('table', { class: 'stack', id: 'listeners' },
+  const people = h('div', { class: 'table-wrap' }, h('table', { class: 'stack', id: 'listeners' },
     h('caption', {}, 'Listeners and their apps'),
     h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Name'), h('th', { scope: 'col' }, 'Role'), h('th', { scope: 'col' }, 'Apps'))),
     h('tbody', {}, users.items.map((u) => h('tr', {},
       h('td', { 'data-label': 'Name' }, u.username), h('td', { 'data-label': 'Role' }, u.operator ? 'Operator' : 'Listener'),
-      h('td', { 'data-label': 'Apps' }, u.apps.length ? u.apps.map((a) => a.name + ' (' + a.client_id.slice(0, 8) + '…)').join(', ') : 'none')))));
+      h('td', { 'data-label': 'Apps' }, u.apps.length ? u.apps.map((a) => a.name + ' (' + a.client_id.slice(0, 8) + '…)').join(', ') : 'none'))))));
   return ['Administration', h('h1', {}, 'Administration'),
     h('h2', {}, 'Scan the library'), form, error, status,
     h('h2', {}, 'Listeners'), people];

@@ -21,8 +21,8 @@ use crate::error::ApiError;
 const JS: &str = include_str!("../assets/listener.js");
 const CSS: &str = include_str!("../assets/listener.css");
 
-/// The page's policy: scripts, styles, media and calls from this origin
-/// only; images from here or `data:` (generated covers).
+/// The page's policy: the page kit's (`page_kit::PAGE_CSP`) plus media from
+/// this origin (the audio streams); nothing inline, nothing from elsewhere.
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
                    media-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
@@ -33,14 +33,16 @@ pub const SCOPES: &str = "streaming user-read-playback-state user-modify-playbac
                           playlist-modify-public playlist-modify-private user-read-private user-top-read \
                           user-read-playback-position ugc-image-upload";
 
-/// A short fingerprint of the assets: their names change when they do.
-fn asset_version() -> &'static str {
-    static VERSION: OnceLock<String> = OnceLock::new();
-    VERSION.get_or_init(|| {
-        let mut all = String::with_capacity(CSS.len() + JS.len());
-        all.push_str(CSS);
-        all.push_str(JS);
-        platform::crypto::sha256_hex(all.as_bytes()).chars().take(12).collect()
+/// The page kit's stylesheet (tokens and components shared with the hub's
+/// dashboard) and the app's own script and stylesheet, under one
+/// fingerprint.
+fn assets() -> &'static page_kit::Assets {
+    static ASSETS: OnceLock<page_kit::Assets> = OnceLock::new();
+    ASSETS.get_or_init(|| {
+        page_kit::Assets::new(&[
+            page_kit::assets::Asset { name: "listener.js", body: JS, content_type: "text/javascript; charset=utf-8" },
+            page_kit::assets::Asset { name: "listener.css", body: CSS, content_type: "text/css; charset=utf-8" },
+        ])
     })
 }
 
@@ -49,7 +51,7 @@ fn attribute(s: &str) -> String {
 }
 
 fn shell(client_id: &str, redirect_uri: &str) -> String {
-    let v = asset_version();
+    let v = assets().version();
     format!(
         r##"<!doctype html>
 <html lang="en">
@@ -59,8 +61,9 @@ fn shell(client_id: &str, redirect_uri: &str) -> String {
 <meta name="color-scheme" content="light dark">
 <title>svc catalog</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="/_app/listener.{v}.css">
-<script type="module" src="/_app/listener.{v}.js"></script>
+<link rel="stylesheet" href="/_app/app.css?v={v}">
+<link rel="stylesheet" href="/_app/listener.css?v={v}">
+<script type="module" src="/_app/listener.js?v={v}"></script>
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
@@ -121,22 +124,13 @@ pub async fn page(State(s): State<AppState>) -> Result<Response, ApiError> {
     Ok(strict(response))
 }
 
-/// `GET /_app/{file}`: the app's script and stylesheet under their
-/// fingerprinted names; an old fingerprint is gone (404).
+/// `GET /_app/{file}`: the kit's stylesheet and the app's files, with a
+/// year of caching (their URLs carry the fingerprint).
 pub async fn asset(Path(file): Path<String>) -> Response {
-    let v = asset_version();
-    let (body, mime) = if file == format!("listener.{v}.js") {
-        (JS, "text/javascript; charset=utf-8")
-    } else if file == format!("listener.{v}.css") {
-        (CSS, "text/css; charset=utf-8")
-    } else {
+    let response = assets().serve(&file);
+    if response.status() == StatusCode::NOT_FOUND {
         return ApiError::new(StatusCode::NOT_FOUND, "Service not found").into_response();
-    };
-    let mut response = ([(header::CONTENT_TYPE, mime)], body).into_response();
-    response
-        .headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=31536000, immutable"));
-    response.headers_mut().insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    }
     response
 }
 

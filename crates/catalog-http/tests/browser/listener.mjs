@@ -152,7 +152,7 @@ try {
   // The playlist page: reorder with the keyboard, then by dragging.
   await page.click('#nav a[data-page="library"]');
   await page.click('.tabs a:has-text("Playlists")');
-  await page.click('.grid a:has-text("Road trip")');
+  await page.click('.tiles a:has-text("Road trip")');
   await page.waitForSelector('#app[data-page="playlist"] .track');
   const playlistId = page.url().split('#/playlist/')[1];
   const order = () => page.locator('.tracks .track').evaluateAll((rows) => rows.map((r) => r.dataset.uri));
@@ -179,12 +179,12 @@ try {
   await spotipySees('the artist followed', { check: 'following', artist: artistId });
   await look(page, '05-artist');
 
-  await page.locator('.grid a[href^="#/album/"]').first().click();
+  await page.locator('.tiles a[href^="#/album/"]').first().click();
   await page.waitForSelector('#app[data-page="album"] #view h1');
   await look(page, '06-album');
   await page.click('#nav a[data-page="library"]');
   await page.click('.tabs a:has-text("Artists")');
-  await page.waitForSelector(`.grid a[href="#/artist/${artistId}"]`);
+  await page.waitForSelector(`.tiles a[href="#/artist/${artistId}"]`);
   await look(page, '07-library');
 
   // The developer page: an app made here works with spotipy; a rotated

@@ -39,25 +39,30 @@ async fn assets_are_fingerprinted(app: TestApp) {
     let page = app.request(Method::GET, "/", None, None).await;
     let html = String::from_utf8_lossy(&page.body);
     let assets = asset_paths(&html);
-    assert_eq!(assets.len(), 2, "{assets:?}");
+    // The page kit's stylesheet first, then the app's own files.
+    let names: Vec<&str> = assets.iter().map(|p| p.trim_start_matches("/_app/").split('?').next().unwrap()).collect();
+    assert_eq!(names, ["app.css", "listener.css", "listener.js"], "{assets:?}");
+    let versions: Vec<&str> = assets.iter().map(|p| p.split("?v=").nth(1).unwrap()).collect();
+    assert!(versions.iter().all(|v| v.len() == 12 && *v == versions[0]), "{versions:?}");
     for path in &assets {
         let asset = app.request(Method::GET, path, None, None).await;
         assert_eq!(asset.status, StatusCode::OK, "{path}");
         assert!(asset.headers["cache-control"].to_str().unwrap().contains("immutable"), "{path}");
         let mime = asset.headers["content-type"].to_str().unwrap();
         assert!(
-            if path.ends_with(".js") { mime.starts_with("text/javascript") } else { mime.starts_with("text/css") },
+            if path.contains(".js") { mime.starts_with("text/javascript") } else { mime.starts_with("text/css") },
             "{path}: {mime}"
         );
     }
-    let script = app.request(Method::GET, assets.iter().find(|p| p.ends_with(".js")).unwrap(), None, None).await;
+    let kit = app.request(Method::GET, &assets[0], None, None).await;
+    assert!(String::from_utf8_lossy(&kit.body).contains("--primary"), "the kit's tokens");
+    let script = app.request(Method::GET, &assets[2], None, None).await;
     let script = String::from_utf8_lossy(&script.body);
     // The app is a device of the device protocol and names itself after
     // the browser and the system; a closed tab deletes its device.
     assert!(script.contains("/connect/devices") && script.contains("' on '") && script.contains("pagehide"));
-    // A stale fingerprint is gone.
-    let stale = app.request(Method::GET, "/_app/listener.000000000000.js", None, None).await;
-    assert_eq!(stale.status, StatusCode::NOT_FOUND);
+    let unknown = app.request(Method::GET, "/_app/other.js", None, None).await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND);
 }
 
 async fn the_app_signs_in_as_its_own_client(app: TestApp) {
