@@ -341,7 +341,8 @@ function renderDeck(v) {
   deck.repeat.setAttribute('aria-pressed', String(v.repeat_state !== 'off'));
   deck.repeat.setAttribute('aria-label', 'Repeat: ' + v.repeat_state);
   deck.repeat.replaceChildren(icon('repeat'), v.repeat_state === 'track' ? h('span', { class: 'badge' }, '1') : '');
-  if (document.activeElement !== deck.volume && typeof v.volume_percent === 'number') deck.volume.value = v.volume_percent;
+  // Before anything plays the playback has no volume of its own yet.
+  if (document.activeElement !== deck.volume && item && typeof v.volume_percent === 'number') deck.volume.value = v.volume_percent;
   root.dataset.playing = String(playing);
   if ('mediaSession' in navigator) {
     navigator.mediaSession.metadata = item ? new MediaMetadata({
