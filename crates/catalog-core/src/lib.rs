@@ -9,6 +9,8 @@
 //! that `catalog-http` maps to the wire in one place. It must not depend on
 //! the hub's or the courses service's crates.
 
+pub mod admin;
+pub mod apps;
 pub mod audio;
 pub mod error;
 pub mod ids;
@@ -77,6 +79,8 @@ pub struct Catalog {
     ffmpeg: Option<Arc<transcode::Ffmpeg>>,
     /// Password attempts per client address and per account.
     signin: Arc<SignInThrottle>,
+    /// The last scan started from the administration page on this node.
+    scan_slot: admin::ScanSlot,
 }
 
 impl Catalog {
@@ -92,6 +96,7 @@ impl Catalog {
             markets: Arc::new(markets::Markets::default()),
             ffmpeg: None,
             signin: Arc::new(SignInThrottle::default()),
+            scan_slot: admin::ScanSlot::default(),
         }
     }
 

@@ -74,7 +74,7 @@ fn valid_username(name: &str) -> bool {
 
 /// Redirect URIs must be absolute: `https://...`, `http://` (for loopback
 /// and development) or an app's own scheme (`myapp://callback`).
-fn valid_redirect_uri(uri: &str) -> bool {
+pub(crate) fn valid_redirect_uri(uri: &str) -> bool {
     match uri.split_once("://") {
         Some((scheme, rest)) => {
             !scheme.is_empty()
@@ -120,6 +120,9 @@ impl Catalog {
             name: name.to_owned(),
             secret_hash: sha256_hex(secret.as_bytes()),
             redirect_uris: serde_json::to_string(redirect_uris).unwrap_or_else(|_| "[]".to_owned()),
+            owner_id: None,
+            flows: crate::apps::Flow::ALL_STORED.to_owned(),
+            created_at: self.clock.now().as_millis(),
         };
         self.store.insert_app(&row, self.clock.now()).await?;
         Ok((App { client_id, name: row.name, redirect_uris: redirect_uris.to_vec() }, Secret::new(secret)))
@@ -195,6 +198,9 @@ impl Catalog {
                     // Nobody knows this secret: the player uses PKCE.
                     secret_hash: sha256_hex(random_token(32).as_bytes()),
                     redirect_uris: "[]".to_owned(),
+                    owner_id: None,
+                    flows: crate::apps::Flow::Pkce.as_str().to_owned(),
+                    created_at: self.clock.now().as_millis(),
                 };
                 match self.store.insert_app(&row, self.clock.now()).await {
                     Ok(()) | Err(kernel::StoreError::Conflict(_)) => {}
@@ -212,7 +218,7 @@ impl Catalog {
         Ok(WEB_PLAYER_CLIENT_ID.to_owned())
     }
 
-    async fn app_row(&self, client_id: &str) -> CatalogResult<AppRow> {
+    pub(crate) async fn app_row(&self, client_id: &str) -> CatalogResult<AppRow> {
         self.store
             .app(client_id)
             .await?
@@ -341,6 +347,10 @@ impl Catalog {
             return Err(invalid_grant("Invalid authorization code"));
         }
         let (app, secret_checked) = self.authenticate_client(request).await?;
+        crate::apps::Flow::require(
+            &app,
+            if secret_checked { crate::apps::Flow::AuthorizationCode } else { crate::apps::Flow::Pkce },
+        )?;
         if grant.client_id != app.client_id || grant.expires_at <= self.clock.now().as_millis() {
             return Err(invalid_grant("Invalid authorization code"));
         }
@@ -444,6 +454,7 @@ impl Catalog {
                 if !secret_checked {
                     return Err(CatalogError::oauth(OAuthErrorKind::InvalidClient, "Invalid client secret"));
                 }
+                crate::apps::Flow::require(&app, crate::apps::Flow::ClientCredentials)?;
                 let access = random_token(32);
                 let row = TokenRow {
                     client_id: app.client_id,

@@ -161,6 +161,12 @@ pub struct AppRow {
     pub name: String,
     pub secret_hash: String,
     pub redirect_uris: String,
+    /// The listener who made it on the developer page; `None` for apps the
+    /// operator made with the CLI.
+    pub owner_id: Option<String>,
+    /// The flows it may use, comma-separated (see `crate::apps::Flow`).
+    pub flows: String,
+    pub created_at: i64,
 }
 
 #[derive(sqlx::FromRow)]
@@ -416,6 +422,33 @@ impl Store {
         Ok(fetch_all_binds!(&self.db, UserRow, sql, &[value.to_owned()])?.into_iter().next())
     }
 
+    /// Whether the user administers the library.
+    pub async fn is_operator(&self, user_id: &str) -> StoreResult<bool> {
+        let row: Option<(bool,)> =
+            with_db!(&self.db, |pool| sqlx::query_as("SELECT is_operator FROM users WHERE id = $1")
+                .bind(user_id)
+                .fetch_optional(pool)
+                .await
+                .map_err(store_error))?;
+        Ok(row.is_some_and(|(yes,)| yes))
+    }
+
+    /// Makes the user an operator; false when there is no such user.
+    pub async fn set_operator(&self, user_id: &str) -> StoreResult<bool> {
+        with_db!(&self.db, |pool| sqlx::query("UPDATE users SET is_operator = TRUE WHERE id = $1")
+            .bind(user_id)
+            .execute(pool)
+            .await
+            .map(|done| done.rows_affected() == 1)
+            .map_err(store_error))
+    }
+
+    /// The first `limit` users by name.
+    pub async fn users_by_name(&self, limit: i64) -> StoreResult<Vec<UserRow>> {
+        let sql = format!("{USER_SELECT} ORDER BY u.username LIMIT {limit}");
+        fetch_all_binds!(&self.db, UserRow, sql, &[])
+    }
+
     pub async fn user_count(&self) -> StoreResult<u64> {
         let row: Count = with_db!(&self.db, |pool| sqlx::query_as("SELECT COUNT(*) AS n FROM users")
             .fetch_one(pool)
@@ -426,12 +459,15 @@ impl Store {
 
     pub async fn insert_app(&self, app: &AppRow, now: Timestamp) -> StoreResult<()> {
         with_db!(&self.db, |pool| sqlx::query(
-            "INSERT INTO apps (client_id, name, secret_hash, redirect_uris, created_at) VALUES ($1, $2, $3, $4, $5)"
+            "INSERT INTO apps (client_id, name, secret_hash, redirect_uris, owner_id, flows, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7)"
         )
         .bind(&app.client_id)
         .bind(&app.name)
         .bind(&app.secret_hash)
         .bind(&app.redirect_uris)
+        .bind(&app.owner_id)
+        .bind(&app.flows)
         .bind(now.as_millis())
         .execute(pool)
         .await
@@ -450,13 +486,53 @@ impl Store {
     }
 
     pub async fn app(&self, client_id: &str) -> StoreResult<Option<AppRow>> {
-        with_db!(&self.db, |pool| sqlx::query_as(
-            "SELECT client_id, name, secret_hash, redirect_uris FROM apps WHERE client_id = $1"
+        with_db!(&self.db, |pool| {
+            sqlx::query_as(
+            "SELECT client_id, name, secret_hash, redirect_uris, owner_id, flows, created_at FROM apps WHERE client_id = $1"
         )
         .bind(client_id)
         .fetch_optional(pool)
         .await
+        .map_err(store_error)
+        })
+    }
+
+    /// The apps `owner` made, oldest first.
+    pub async fn apps_of(&self, owner: &str) -> StoreResult<Vec<AppRow>> {
+        with_db!(&self.db, |pool| sqlx::query_as(
+            "SELECT client_id, name, secret_hash, redirect_uris, owner_id, flows, created_at FROM apps \
+             WHERE owner_id = $1 ORDER BY created_at, client_id"
+        )
+        .bind(owner)
+        .fetch_all(pool)
+        .await
         .map_err(store_error))
+    }
+
+    /// Replaces the secret of `owner`'s app; false when they have no such app.
+    pub async fn set_app_secret(&self, client_id: &str, owner: &str, secret_hash: &str) -> StoreResult<bool> {
+        with_db!(&self.db, |pool| sqlx::query(
+            "UPDATE apps SET secret_hash = $1 WHERE client_id = $2 AND owner_id = $3"
+        )
+        .bind(secret_hash)
+        .bind(client_id)
+        .bind(owner)
+        .execute(pool)
+        .await
+        .map(|done| done.rows_affected() == 1)
+        .map_err(store_error))
+    }
+
+    /// Deletes `owner`'s app with its codes and tokens (the foreign keys
+    /// cascade); false when they have no such app.
+    pub async fn delete_app(&self, client_id: &str, owner: &str) -> StoreResult<bool> {
+        with_db!(&self.db, |pool| sqlx::query("DELETE FROM apps WHERE client_id = $1 AND owner_id = $2")
+            .bind(client_id)
+            .bind(owner)
+            .execute(pool)
+            .await
+            .map(|done| done.rows_affected() == 1)
+            .map_err(store_error))
     }
 
     // ----- OAuth grants ---------------------------------------------------

@@ -33,6 +33,37 @@ impl FromRequestParts<AppState> for Auth {
     }
 }
 
+/// A listener signed in to the catalog's own listener app. Only tokens
+/// issued to that first-party client may manage apps, so an app holding a
+/// user's token can neither see nor mint apps in their name.
+pub struct Developer(pub String);
+
+impl FromRequestParts<AppState> for Developer {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let Auth(access) = Auth::from_request_parts(parts, state).await?;
+        if access.client_id != catalog_core::oauth::WEB_PLAYER_CLIENT_ID {
+            return Err(ApiError::new(StatusCode::FORBIDDEN, "Only the catalog's own app may manage apps"));
+        }
+        let user = access.user(&[])?.to_owned();
+        Ok(Self(user))
+    }
+}
+
+/// An operator signed in to the listener app. Anyone else is answered
+/// "not found" by the use cases themselves (`catalog_core::admin`).
+pub struct Operator(pub String);
+
+impl FromRequestParts<AppState> for Operator {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let Developer(user) = Developer::from_request_parts(parts, state).await?;
+        Ok(Self(user))
+    }
+}
+
 /// The query string as name/value pairs (in order, for paging links).
 #[derive(Clone, Debug, Default)]
 pub struct Query {

@@ -1,7 +1,7 @@
 //! The catalog's HTTP surface: the Spotify-compatible Web API under `/v1`,
 //! the OAuth login page at `/authorize` and the token endpoint at
 //! `/api/token`, the device protocol under `/connect`, audio streams under
-//! `/stream` and the web player at `/player`, all on one origin so a Spotify client needs only its base
+//! `/stream` and the listener app (a player device itself) at `/`, all on one origin so a Spotify client needs only its base
 //! URLs changed.
 //!
 //! Handlers are thin: they extract, call one `catalog_core::Catalog` use
@@ -27,7 +27,9 @@ use platform::secrets::SecretKey;
 use platform::web::{CookiePolicy, Csrf};
 
 use crate::error::ApiError;
-use crate::routes::{catalog as c, device as d, me, oauth, player as pl, playlists as p, spoken as sp};
+use crate::routes::{
+    admin, catalog as c, developer as dev, device as d, me, oauth, player as pl, playlists as p, spoken as sp,
+};
 use crate::wire::Wire;
 
 /// Shared state of every handler.
@@ -85,6 +87,11 @@ pub fn router(state: AppState) -> Router {
         .route("/", get(landing::page))
         .route("/authorize", get(oauth::authorize_page).post(oauth::authorize_submit))
         .route("/api/token", post(oauth::token))
+        .route("/api/apps", get(dev::list).post(dev::create))
+        .route("/api/admin/scan", get(admin::scan_status).post(admin::start_scan))
+        .route("/api/admin/users", get(admin::users))
+        .route("/api/apps/{client_id}", delete(dev::delete))
+        .route("/api/apps/{client_id}/secret", post(dev::rotate))
         .route("/images/{id}", get(c::image))
         // Catalog
         .route("/v1/tracks", get(c::tracks))
@@ -158,8 +165,8 @@ pub fn router(state: AppState) -> Router {
         .route("/connect/devices/{id}/state", get(d::state).put(d::report))
         .route("/stream/{id}", get(d::stream))
         .route("/preview/{id}", get(d::preview))
-        .route("/player", get(d::page))
-        .route("/player/player.js", get(d::script))
+        .route("/player", get(landing::player))
+        .route("/_app/{file}", get(landing::asset))
         // Playlists
         .route("/v1/me/playlists", get(p::mine).post(p::create))
         .route("/v1/users/{id}/playlists", get(p::of_user).post(p::create_for_user))

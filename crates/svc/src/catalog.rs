@@ -44,6 +44,10 @@ pub enum CatalogUserCommand {
     Create {
         #[arg(long)]
         name: String,
+        /// Let this listener administer the library in the listener app
+        /// (scans, their problems, users and their apps).
+        #[arg(long)]
+        operator: bool,
     },
 }
 
@@ -128,8 +132,11 @@ pub async fn run(command: CatalogCommand, store: &StoreArgs, out: &Output) -> an
                 &json!({ "client_id": app.client_id, "client_secret": secret.expose() }),
             );
         }
-        CatalogCommand::User(CatalogUserCommand::Create { name }) => {
+        CatalogCommand::User(CatalogUserCommand::Create { name, operator }) => {
             let (user, password) = catalog.create_user(&name, None).await?;
+            if operator {
+                catalog.make_operator(&user.username).await?;
+            }
             out.emit(
                 &format!("created user {} (id {})\npassword: {}", user.username, user.id, password.expose()),
                 &json!({ "id": user.id, "username": user.username, "password": password.expose() }),
@@ -139,6 +146,9 @@ pub async fn run(command: CatalogCommand, store: &StoreArgs, out: &Output) -> an
     catalog.db().close().await;
     Ok(())
 }
+
+/// The listener the first start creates, an operator.
+const DEMO_LISTENER: &str = "demo";
 
 /// Opens the catalog, fills an empty one with the demo library, binds its
 /// listener and returns the future that serves it until shutdown.
@@ -152,6 +162,9 @@ pub async fn serve_catalog(
         requests: args.catalog_rate_limit,
         window_secs: catalog_core::limits::WINDOW_SECS,
     });
+    // The first start fills the library and makes a listener to try the
+    // app with; its login is printed once the address is known.
+    let mut demo_listener = None;
     if !args.no_demo
         && let Some(added) = catalog.seed_demo_if_empty(&store.data_dir).await?
     {
@@ -159,6 +172,16 @@ pub async fn serve_catalog(
             &format!("Filled the empty catalog with a synthesised demo library of {added} files (music, a podcast, an audiobook)."),
             &json!({ "catalog_demo_files": added }),
         );
+        match catalog.create_user(DEMO_LISTENER, None).await {
+            Ok(created) => {
+                // Whoever started the server administers it.
+                catalog.make_operator(DEMO_LISTENER).await?;
+                demo_listener = Some(created);
+            }
+            // An operator made a listener of that name before the first scan.
+            Err(catalog_core::CatalogError::Conflict(_)) => {}
+            Err(e) => return Err(e.into()),
+        }
     }
     let listener = tokio::net::TcpListener::bind(args.catalog_listen)
         .await
@@ -173,6 +196,16 @@ pub async fn serve_catalog(
         ),
         &json!({ "service": "catalog", "listen": bound.to_string(), "url": public_url }),
     );
+    if let Some((user, password)) = demo_listener {
+        out.emit(
+            &format!(
+                "Created a demo listener (an operator) on this empty catalog.\n  app:       {public_url}/ (sign in with the login below; Admin scans your music)\n  login:     {} / {}",
+                user.username,
+                password.expose()
+            ),
+            &json!({ "catalog_demo_listener": { "username": user.username, "password": password.expose(), "app": format!("{public_url}/") } }),
+        );
+    }
     let pruner = {
         let catalog = catalog.clone();
         platform::jobs::spawn_periodic(

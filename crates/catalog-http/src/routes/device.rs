@@ -1,6 +1,6 @@
 //! What makes a program a player: the device protocol under `/connect`
 //! (register, wait for the playback, report progress), the streaming route
-//! with HTTP ranges, and the web player page that uses both.
+//! with HTTP ranges; the listener app at `/` is a device built on both.
 //!
 //! The device routes take the user's bearer token with the `streaming`
 //! scope (Spotify's scope for playback SDKs). The streaming route takes a
@@ -13,13 +13,13 @@ use axum::Json;
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::{IntoResponse, Response};
+use catalog_core::CatalogError;
 use catalog_core::ids::{ItemKind, parse_id};
 use catalog_core::player::{DeviceReport, MAX_WAIT};
 use catalog_core::preview::PreviewSource;
 use catalog_core::stream::{ByteRange, StreamFile, StreamLink, byte_range};
 use catalog_core::transcode::{self, Ffmpeg};
-use catalog_core::{CatalogError, oauth::WEB_PLAYER_CLIENT_ID};
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncSeekExt as _};
@@ -314,46 +314,4 @@ pub async fn stream(
         h.insert(header::CONTENT_RANGE, value);
     }
     Ok(response)
-}
-
-fn attribute(s: &str) -> String {
-    s.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;").replace('>', "&gt;")
-}
-
-/// `GET /player`: the web player page. It logs in through `/authorize`
-/// (the catalog's own public client, with PKCE), registers itself as a
-/// device and plays what the player routes command.
-pub async fn page(State(s): State<AppState>) -> Result<Response, ApiError> {
-    let redirect = format!("{}/player", s.public_url);
-    let client_id = s.catalog.web_player_app(&redirect).await?;
-    debug_assert_eq!(client_id, WEB_PLAYER_CLIENT_ID);
-    let html = format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width\"><title>Web player</title>\
-         <style>body{{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}}\
-         button{{padding:.5rem .9rem;margin:.2rem .2rem .2rem 0}}#status{{color:#555}}#title{{font-size:1.2rem}}</style></head>\
-         <body><main id=\"player\" data-client-id=\"{}\" data-redirect-uri=\"{}\">\
-         <h1>Web player</h1><p id=\"status\" role=\"status\">Starting…</p>\
-         <section id=\"login\" hidden><p>Log in to play your catalog here.</p><button id=\"login-button\" type=\"button\">Log in</button></section>\
-         <section id=\"deck\" hidden><p><span id=\"title\">Nothing playing</span><br><span id=\"artists\"></span></p>\
-         <p><button id=\"previous\" type=\"button\">Previous</button><button id=\"toggle\" type=\"button\">Play</button>\
-         <button id=\"next\" type=\"button\">Next</button><button id=\"here\" type=\"button\">Play here</button>\
-         <button id=\"logout\" type=\"button\">Log out</button></p>\
-         <p><progress id=\"progress\" max=\"1\" value=\"0\"></progress> <span id=\"time\"></span></p>\
-         <audio id=\"audio\" preload=\"auto\"></audio></section>\
-         <noscript><p>The web player needs JavaScript.</p></noscript></main>\
-         <script src=\"/player/player.js\"></script></body></html>",
-        attribute(&client_id),
-        attribute(&redirect)
-    );
-    Ok(Html(html).into_response())
-}
-
-/// `GET /player/player.js`: the page's script (self-contained, no CDN).
-pub async fn script() -> Response {
-    (
-        [(header::CONTENT_TYPE, "text/javascript; charset=utf-8"), (header::CACHE_CONTROL, "no-cache")],
-        include_str!("player.js"),
-    )
-        .into_response()
 }

@@ -262,8 +262,9 @@ except spotipy.SpotifyException as e:
     check(e.http_status == 404 and e.reason == "NO_ACTIVE_DEVICE", f"player error reason {e.reason}")
 
 if WEB_PLAYER:
-    # The web player page, logged in as the same user, is a device.
-    listed = wait_for(lambda: [d for d in sp.devices()["devices"] if d["name"] == "Web player"], "the web player is a device")
+    # The listener app, signed in as the same user, is a device named by
+    # its browser and system.
+    listed = wait_for(lambda: [d for d in sp.devices()["devices"] if d["name"] == "Chrome on Linux"], "the web player is a device")
     device = listed[0]
     check(device["type"] == "Computer" and device["is_active"] is False, f"web player device {device}")
     sp.transfer_playback(device["id"], force_play=False)

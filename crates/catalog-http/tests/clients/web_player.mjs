@@ -1,5 +1,5 @@
-// The catalog's web player in headless Chromium, as the device the spotipy
-// run commands: it opens /player, logs in through /authorize like a person,
+// The catalog's listener app in headless Chromium, as the device the spotipy
+// run commands: it opens /, signs in through /authorize like a person,
 // waits until the page has registered as a device, then watches the page's
 // <audio> element: it must play (currentTime advances from a /stream link)
 // and later pause (currentTime stands still) as spotipy commands.
@@ -29,14 +29,14 @@ let paused = false;
 try {
   const page = await browser.newPage();
   page.on('console', (m) => { if (m.type() === 'error') console.log('page error:', m.text()); });
-  await page.goto(`${base}/player`);
-  await page.click('#login-button');
+  await page.goto(`${base}/`);
+  await page.click('#signin');
   await page.waitForURL(/\/authorize/);
   await page.fill('#username', username);
   await page.fill('#password', password);
   await page.click('button[value="allow"]');
-  await page.waitForSelector('#player[data-device]', { timeout: 15000 });
-  const device = await page.getAttribute('#player', 'data-device');
+  await page.waitForSelector('#app[data-device]', { timeout: 15000 });
+  const device = await page.getAttribute('#app', 'data-device');
   console.log(`web player: registered as device ${device}`);
   writeFileSync(join(statusDir, 'ready'), device);
 

@@ -8,7 +8,9 @@
     reason = "a test fails loudly on an unexpected shape; that is its job"
 )]
 
+mod admin;
 mod catalog_reads;
+mod developer;
 mod fidelity;
 mod formats;
 mod landing;

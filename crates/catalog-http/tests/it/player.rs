@@ -19,7 +19,6 @@ on_both_stores!(
     a_device_follows_commands_and_reports_plays,
     a_command_reaches_a_device_waiting_on_another_node,
     streams_serve_byte_ranges_behind_signed_links,
-    the_web_player_page_logs_in_as_its_own_client,
 );
 
 const SCOPES: &str = "streaming user-read-playback-state user-modify-playback-state user-read-currently-playing \
@@ -421,58 +420,4 @@ async fn streams_serve_byte_ranges_behind_signed_links(app: TestApp) {
     raw(&app, head, None).await.spotify_error(403);
     app.clock.advance_millis(2 * 3_600_000);
     raw(&app, &path, None).await.spotify_error(403);
-}
-
-async fn the_web_player_page_logs_in_as_its_own_client(app: TestApp) {
-    let page = app.request(Method::GET, "/player", None, None).await;
-    assert_eq!(page.status, StatusCode::OK);
-    let html = String::from_utf8(page.body.to_vec()).unwrap();
-    assert!(html.contains("data-client-id=\"catalog-web-player\""), "{html}");
-    assert!(html.contains(&format!("data-redirect-uri=\"{BASE}/player\"")), "{html}");
-    assert!(html.contains("<audio"), "{html}");
-    let script = app.request(Method::GET, "/player/player.js", None, None).await;
-    assert_eq!(script.status, StatusCode::OK);
-    assert!(script.headers["content-type"].to_str().unwrap().starts_with("text/javascript"));
-    assert!(String::from_utf8_lossy(&script.body).contains("/connect/devices"));
-    // The page's own login: authorization code with PKCE, no secret.
-    app.app_and_user("ada").await;
-    let verifier = "a-verifier-of-forty-three-characters-long-x";
-    let challenge = catalog_core::oauth::pkce_challenge(verifier);
-    let redirect = format!("{BASE}/player");
-    let pairs = [
-        ("client_id", "catalog-web-player"),
-        ("redirect_uri", redirect.as_str()),
-        ("response_type", "code"),
-        ("scope", "streaming user-modify-playback-state"),
-        ("code_challenge", challenge.as_str()),
-        ("code_challenge_method", "S256"),
-        ("username", "ada"),
-        ("password", crate::support::PASSWORD),
-        ("decision", "allow"),
-    ];
-    let answer = app.submit_login(&pairs).await;
-    let location = answer.headers["location"].to_str().unwrap().to_owned();
-    assert!(location.starts_with(&redirect), "{location}");
-    let code = serde_urlencoded::from_str::<Vec<(String, String)>>(location.split_once('?').unwrap().1)
-        .unwrap()
-        .into_iter()
-        .find(|(k, _)| k == "code")
-        .unwrap()
-        .1;
-    let token = app
-        .form(
-            "/api/token",
-            &[
-                ("grant_type", "authorization_code"),
-                ("code", &code),
-                ("redirect_uri", &redirect),
-                ("client_id", "catalog-web-player"),
-                ("code_verifier", verifier),
-            ],
-            None,
-        )
-        .await;
-    assert_eq!(token.status, StatusCode::OK, "{}", String::from_utf8_lossy(&token.body));
-    let access = token.json()["access_token"].as_str().unwrap().to_owned();
-    FakeDevice::register(&app, &access, "Web player").await;
 }

@@ -272,3 +272,44 @@ fn courses_workspaces_are_listed_with_the_ids_operators_need() {
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.lines().any(|l| l.starts_with(acme_id) && l.contains("scale") && l.ends_with("Acme")), "{text}");
 }
+
+/// The catalog's first start fills the library, creates the demo listener
+/// (an operator) and prints its login and the listener app's address, which
+/// serves the app; `svc catalog user create --operator` makes another.
+#[tokio::test]
+async fn the_catalog_first_start_prints_a_demo_listener_and_the_app() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = svc()
+        .args(["--json", "serve", "catalog", "--catalog-listen", "127.0.0.1:0", "--data-dir"])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(stdout));
+    let (mut url, mut listener) = (None, None);
+    while listener.is_none() {
+        let line: serde_json::Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+        if line["service"] == "catalog" {
+            url = Some(line["url"].as_str().unwrap().to_owned());
+        }
+        if let Some(demo) = line.get("catalog_demo_listener") {
+            listener = Some(demo.clone());
+        }
+    }
+    let (url, listener) = (url.expect("the catalog's address printed first"), listener.unwrap());
+    let server = Server { child, url: url.clone() };
+    assert_eq!(listener["username"], "demo");
+    assert!(listener["password"].as_str().unwrap().len() >= 12, "{listener}");
+    assert_eq!(listener["app"], format!("{url}/"));
+    let page = http().get(format!("{url}/")).send().await.unwrap();
+    assert_eq!(page.status(), 200);
+    assert!(page.text().await.unwrap().contains("id=\"signin\""));
+    drop(server);
+
+    let made = run_json(
+        &["--data-dir", dir.path().to_str().unwrap(), "catalog", "user", "create", "--name", "ops", "--operator"],
+        &[],
+    );
+    assert_eq!(made["username"], "ops", "{made}");
+}

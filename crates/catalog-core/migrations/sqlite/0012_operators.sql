@@ -1,0 +1,3 @@
+-- Operators administer the library (scans and their problems, users and
+-- their apps) from the listener app.
+ALTER TABLE users ADD COLUMN is_operator INTEGER NOT NULL DEFAULT 0;
