@@ -82,3 +82,225 @@ async fn free_and_pro_write_none(app: TestApp) {
         assert!(app.hub.audit_log(email).await.unwrap().is_empty(), "{plan} wrote audit rows");
     }
 }
+
+/// Every mutating operation of the API document, called once on a Business
+/// account, writes its audit code; the table must name every mutating
+/// operation the document has, so a new route cannot be added without its
+/// code.
+#[tokio::test]
+async fn every_mutating_route_of_the_api_writes_its_code() {
+    use axum::body::Body;
+    use axum::http::Method;
+    use serde_json::Value;
+
+    let app = TestApp::sqlite().await;
+    let (_, token) = app.user("walk@example.com", Plan::Business).await;
+    let (_, walker) = app.user("walker@example.com", Plan::Free).await;
+    let mut covered: Vec<&str> = Vec::new();
+    let mut seen = app.hub.audit_log("walk@example.com").await.unwrap().len();
+    // Calls one operation and checks the codes its rows carry.
+    macro_rules! step {
+        ($op:literal, $method:expr, $path:expr, $who:expr, $body:expr, [$($code:literal),*]) => {{
+            let body: Option<Value> = $body;
+            let response = app
+                .request($method, &$path, Some($who), body.map(|b| Body::from(b.to_string())))
+                .await;
+            assert!(response.status.is_success(), "{}: {} {}", $op, response.status, String::from_utf8_lossy(&response.body));
+            let rows = app.hub.audit_log("walk@example.com").await.unwrap();
+            let new: Vec<String> = rows[seen..].iter().map(|e| e.action.clone()).collect();
+            seen = rows.len();
+            let expected: Vec<&str> = vec![$($code),*];
+            assert_eq!(new, expected, "{}", $op);
+            covered.push($op);
+            response
+        }};
+    }
+    let p = "/api/v1/projects/walk";
+    step!(
+        "createProject",
+        Method::POST,
+        "/api/v1/projects".to_owned(),
+        &token,
+        Some(json!({"name": "Walk", "slug": "walk"})),
+        ["PROJECT_CREATED"]
+    );
+    let pushed = app.push("walk", &token, "label=1.0", openapi_yaml("1.0")).await;
+    assert_eq!(pushed.status, StatusCode::CREATED);
+    seen += 2; // SPEC_UPLOADED and the first version's VERSION_PROMOTED_DEFAULT
+    covered.push("pushVersion");
+    let again = app.push("walk", &token, "label=2.0", openapi_yaml("2.0")).await;
+    assert_eq!(again.status, StatusCode::CREATED);
+    seen += 1;
+    step!("updateProject", Method::PATCH, p.to_owned(), &token, Some(json!({"name": "Walk two"})), ["PROJECT_UPDATED"]);
+    step!(
+        "updateVersion",
+        Method::PATCH,
+        format!("{p}/versions/2.0"),
+        &token,
+        Some(json!({"is_default": true})),
+        ["VERSION_PROMOTED_DEFAULT"]
+    );
+    step!("deleteVersion", Method::DELETE, format!("{p}/versions/1.0"), &token, None, ["VERSION_DELETED"]);
+    step!(
+        "updateMockSettings",
+        Method::PATCH,
+        format!("{p}/mock/settings"),
+        &token,
+        Some(json!({"validateRequests": true})),
+        ["MOCK_SETTINGS_UPDATED"]
+    );
+    let made = step!(
+        "createMockOverride",
+        Method::POST,
+        format!("{p}/mock/overrides"),
+        &token,
+        Some(json!({"name": "Teapot", "matcher": {"method": "GET", "path": "/pets"}, "response": {"status": 418}})),
+        ["MOCK_OVERRIDE_CREATED"]
+    );
+    let id = made.json()["id"].as_str().unwrap().to_owned();
+    step!(
+        "updateMockOverride",
+        Method::PATCH,
+        format!("{p}/mock/overrides/{id}"),
+        &token,
+        Some(json!({"name": "Kettle"})),
+        ["MOCK_OVERRIDE_UPDATED"]
+    );
+    step!(
+        "duplicateMockOverride",
+        Method::POST,
+        format!("{p}/mock/overrides/{id}/duplicate"),
+        &token,
+        None,
+        ["MOCK_OVERRIDE_CREATED"]
+    );
+    step!(
+        "deleteMockOverride",
+        Method::DELETE,
+        format!("{p}/mock/overrides/{id}"),
+        &token,
+        None,
+        ["MOCK_OVERRIDE_DELETED"]
+    );
+    step!(
+        "importMockOverrides",
+        Method::POST,
+        format!("{p}/mock/overrides/import"),
+        &token,
+        Some(json!({"format": "svc-mock-overrides", "version": 1, "overrides": []})),
+        ["MOCK_OVERRIDES_IMPORTED"]
+    );
+    step!(
+        "putBranding",
+        Method::PUT,
+        format!("{p}/branding"),
+        &token,
+        Some(json!({"accent_color": "#FF6600"})),
+        ["BRANDING_UPDATED"]
+    );
+    step!("putTheme", Method::PUT, format!("{p}/theme"), &token, Some(json!({"radius": 6})), ["THEME_UPDATED"]);
+    step!(
+        "putCustomization",
+        Method::PUT,
+        format!("{p}/customization"),
+        &token,
+        Some(json!({"header": {"title": "Walk"}})),
+        ["CUSTOMIZATION_UPDATED"]
+    );
+    step!(
+        "putEndpointDocs",
+        Method::PUT,
+        format!("{p}/endpoint-docs"),
+        &token,
+        Some(json!({"version": "2.0", "endpoint": "get /pets", "intro": "Hello"})),
+        ["CUSTOMIZATION_UPDATED"]
+    );
+    step!(
+        "putDocsPassword",
+        Method::PUT,
+        format!("{p}/docs-password"),
+        &token,
+        Some(json!({"password": "a long docs password"})),
+        ["PROJECT_UPDATED"]
+    );
+    step!("rotateMcpToken", Method::POST, format!("{p}/mcp-token"), &token, None, ["MCP_TOKEN_ROTATED"]);
+    step!(
+        "inviteCollaborator",
+        Method::POST,
+        "/api/v1/collaborators".to_owned(),
+        &token,
+        Some(json!({"email": "walker@example.com", "role": "viewer"})),
+        ["COLLABORATOR_INVITED"]
+    );
+    let secret = crate::team::newest_invitation_secret(&app, "walker@example.com").await;
+    step!(
+        "acceptInvitation",
+        Method::POST,
+        format!("/api/v1/invitations/{secret}/accept"),
+        &walker,
+        None,
+        ["COLLABORATOR_JOINED"]
+    );
+    let member = app.hub.user_by_email("walker@example.com").await.unwrap().id;
+    step!(
+        "updateCollaborator",
+        Method::PATCH,
+        format!("/api/v1/collaborators/{member}"),
+        &token,
+        Some(json!({"role": "editor"})),
+        ["COLLABORATOR_ROLE_CHANGED"]
+    );
+    step!(
+        "putProjectOverride",
+        Method::PUT,
+        format!("{p}/collaborators/{member}"),
+        &token,
+        Some(json!({"role": "viewer"})),
+        ["COLLABORATOR_ROLE_CHANGED"]
+    );
+    step!(
+        "deleteProjectOverride",
+        Method::DELETE,
+        format!("{p}/collaborators/{member}"),
+        &token,
+        None,
+        ["COLLABORATOR_ROLE_CHANGED"]
+    );
+    step!(
+        "removeCollaborator",
+        Method::DELETE,
+        format!("/api/v1/collaborators/{member}"),
+        &token,
+        None,
+        ["COLLABORATOR_REMOVED"]
+    );
+    step!(
+        "putAuditSettings",
+        Method::PUT,
+        "/api/v1/audit/settings".to_owned(),
+        &token,
+        Some(json!({"retention_days": 90})),
+        ["AUDIT_SETTINGS_UPDATED"]
+    );
+    // The test event is sent and logged among the deliveries, never a row;
+    // without a webhook it is refused.
+    let test = app.post_json("/api/v1/audit/webhook/test", &token, &json!({})).await;
+    assert_eq!(test.status, StatusCode::BAD_REQUEST);
+    covered.push("testAuditWebhook");
+    step!("deleteProject", Method::DELETE, p.to_owned(), &token, None, ["PROJECT_DELETED"]);
+    assert_eq!(seen, app.hub.audit_log("walk@example.com").await.unwrap().len(), "nothing else was written");
+
+    let doc: Value = serde_json::from_str(hub_http::OPENAPI_DOCUMENT).unwrap();
+    let mut mutating: Vec<String> = Vec::new();
+    for item in doc["paths"].as_object().unwrap().values() {
+        for (method, op) in item.as_object().unwrap() {
+            if ["post", "put", "patch", "delete"].contains(&method.as_str()) {
+                mutating.push(op["operationId"].as_str().unwrap().to_owned());
+            }
+        }
+    }
+    mutating.sort();
+    let mut covered: Vec<String> = covered.into_iter().map(str::to_owned).collect();
+    covered.sort();
+    assert_eq!(covered, mutating, "every mutating operation of the document is walked");
+}

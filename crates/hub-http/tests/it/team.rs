@@ -36,6 +36,11 @@ async fn invitation_secret(app: &TestApp, to: &str) -> String {
     unfolded[start..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect()
 }
 
+/// The invitation link's secret of the newest mail to `to` (for other suites).
+pub(crate) async fn newest_invitation_secret(app: &TestApp, to: &str) -> String {
+    invitation_secret(app, to).await
+}
+
 /// Invites `email` as `role` and accepts with `member_token`.
 async fn join(app: &TestApp, owner: &str, email: &str, member_token: &str, role: &str) -> String {
     let invited =
