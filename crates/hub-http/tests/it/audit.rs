@@ -102,8 +102,9 @@ async fn every_mutating_route_of_the_api_writes_its_code() {
     macro_rules! step {
         ($op:literal, $method:expr, $path:expr, $who:expr, $body:expr, [$($code:literal),*]) => {{
             let body: Option<Value> = $body;
+            let path = String::from($path);
             let response = app
-                .request($method, &$path, Some($who), body.map(|b| Body::from(b.to_string())))
+                .request($method, &path, Some($who), body.map(|b| Body::from(b.to_string())))
                 .await;
             assert!(response.status.is_success(), "{}: {} {}", $op, response.status, String::from_utf8_lossy(&response.body));
             let rows = app.hub.audit_log("walk@example.com").await.unwrap();
@@ -119,7 +120,7 @@ async fn every_mutating_route_of_the_api_writes_its_code() {
     step!(
         "createProject",
         Method::POST,
-        "/api/v1/projects".to_owned(),
+        "/api/v1/projects",
         &token,
         Some(json!({"name": "Walk", "slug": "walk"})),
         ["PROJECT_CREATED"]
@@ -131,7 +132,7 @@ async fn every_mutating_route_of_the_api_writes_its_code() {
     let again = app.push("walk", &token, "label=2.0", openapi_yaml("2.0")).await;
     assert_eq!(again.status, StatusCode::CREATED);
     seen += 1;
-    step!("updateProject", Method::PATCH, p.to_owned(), &token, Some(json!({"name": "Walk two"})), ["PROJECT_UPDATED"]);
+    step!("updateProject", Method::PATCH, p, &token, Some(json!({"name": "Walk two"})), ["PROJECT_UPDATED"]);
     step!(
         "updateVersion",
         Method::PATCH,
@@ -227,7 +228,7 @@ async fn every_mutating_route_of_the_api_writes_its_code() {
     step!(
         "inviteCollaborator",
         Method::POST,
-        "/api/v1/collaborators".to_owned(),
+        "/api/v1/collaborators",
         &token,
         Some(json!({"email": "walker@example.com", "role": "viewer"})),
         ["COLLABORATOR_INVITED"]
@@ -277,7 +278,7 @@ async fn every_mutating_route_of_the_api_writes_its_code() {
     step!(
         "putAuditSettings",
         Method::PUT,
-        "/api/v1/audit/settings".to_owned(),
+        "/api/v1/audit/settings",
         &token,
         Some(json!({"retention_days": 90})),
         ["AUDIT_SETTINGS_UPDATED"]
@@ -287,7 +288,7 @@ async fn every_mutating_route_of_the_api_writes_its_code() {
     let test = app.post_json("/api/v1/audit/webhook/test", &token, &json!({})).await;
     assert_eq!(test.status, StatusCode::BAD_REQUEST);
     covered.push("testAuditWebhook");
-    step!("deleteProject", Method::DELETE, p.to_owned(), &token, None, ["PROJECT_DELETED"]);
+    step!("deleteProject", Method::DELETE, p, &token, None, ["PROJECT_DELETED"]);
     assert_eq!(seen, app.hub.audit_log("walk@example.com").await.unwrap().len(), "nothing else was written");
 
     let doc: Value = serde_json::from_str(hub_http::OPENAPI_DOCUMENT).unwrap();
