@@ -475,6 +475,18 @@ async fn webhook_deliveries_are_signed_and_logged(app: TestApp) {
         assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{body}");
         assert_eq!(refused.json()["error"]["details"]["field"], field, "{body}");
     }
+    // The chat webhook hears of a new token (and the owner gets a mail).
+    let (chat, chat_seen) = receiver(StatusCode::OK).await;
+    assert_eq!(put(json!({ "chat_webhook_url": chat })).await.status, StatusCode::OK);
+    app.hub.create_token("owner@example.com", "ci", None, hub_core::Source::Api).await.unwrap();
+    app.hub.settle_background().await;
+    let said = chat_seen.lock().unwrap().clone();
+    assert_eq!(said.len(), 1);
+    let message: Value = serde_json::from_slice(&said[0].1).unwrap();
+    assert!(message["text"].as_str().unwrap().contains("\"ci\""), "{message}");
+    assert_eq!(message["text"], message["content"]);
+    assert!(mails(&app).await.iter().any(|m| m.contains("To: owner@example.com") && m.contains("token was created")));
+
     // Clearing the URL stops deliveries and the test event says why.
     put(json!({ "webhook_url": null })).await;
     let none = app.post_json("/api/v1/audit/webhook/test", &owner, &json!({})).await;
