@@ -273,7 +273,9 @@ impl Hub {
         let store = self.store.clone();
         // (cursor of the last row sent, header sent, done)
         let start: (Option<(i64, String)>, bool, bool) = (None, false, resolved.matches_nothing);
-        Ok(futures_util::stream::unfold(start, move |(cursor, header_sent, done)| {
+        // Fused: a body that polls once more after the end gets `None`
+        // again instead of a panic.
+        Ok(futures_util::StreamExt::fuse(futures_util::stream::unfold(start, move |(cursor, header_sent, done)| {
             let (store, resolved, account_id) = (store.clone(), resolved.clone(), account.id.clone());
             async move {
                 if !header_sent {
@@ -293,7 +295,7 @@ impl Hub {
                     Err(err) => Some((Err(err), (cursor, true, true))),
                 }
             }
-        }))
+        })))
     }
 
     /// The caller's audit settings (Business).

@@ -370,6 +370,22 @@ async fn audit_rows_filter_page_and_export(app: TestApp) {
     // target id is the project's own. Each cell that a spreadsheet would
     // run is prefixed.
     assert!(records.iter().flat_map(|r| r.iter().collect::<Vec<_>>()).all(|cell| !cell.starts_with('=')));
+    // Compressed, the streamed body ends cleanly too (the compressor polls
+    // the stream once more after its end).
+    let gzip = TestApp::send(
+        &app.router,
+        axum::http::Request::builder()
+            .uri("/api/audit/export.csv")
+            .header("authorization", format!("Bearer {owner}"))
+            .header("accept-encoding", "gzip")
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(gzip.status, StatusCode::OK);
+    let mut unzipped = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&gzip.body[..]), &mut unzipped).unwrap();
+    assert_eq!(csv::Reader::from_reader(unzipped.as_bytes()).records().count(), rows.len());
     let filtered = app.get("/api/audit/export.csv?category=collaborators", &owner).await;
     assert_eq!(csv::Reader::from_reader(&filtered.body[..]).records().count(), 2);
 
