@@ -41,9 +41,9 @@ pub(crate) fn parse_instant(text: &str) -> Option<Timestamp> {
 
 /// The filters every audit read takes.
 pub(crate) fn filter_of(query: &QueryParams) -> Result<AuditFilter, ApiError> {
+    // An empty category is not "all" on the API: the parameter is an enum.
     let category = query
         .get("category")
-        .filter(|c| !c.is_empty())
         .map(|c| c.parse().map_err(|message: String| ApiError::field("category", message)))
         .transpose()?;
     Ok(AuditFilter {

@@ -1,5 +1,6 @@
 """The audit webhook checked by a receiver written with Python's standard
-library only (hmac, http.server), not by the hub's code.
+library only (hmac, http.server), and the CSV export read back by Python's
+csv module: not by the hub's code.
 
 1. The receiver verifies `X-Service-Signature` on every delivery in constant
    time, de-duplicates by `X-Service-Delivery`, and must see every audit row
@@ -12,8 +13,10 @@ library only (hmac, http.server), not by the hub's code.
 Usage: audit_webhook.py HUB_URL TOKEN
 """
 
+import csv
 import hashlib
 import hmac
+import io
 import json
 import statistics
 import sys
@@ -31,6 +34,13 @@ def check(name, ok, detail=""):
     print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
     if not ok:
         failures.append(name)
+
+
+def raw(path):
+    request = urllib.request.Request(HUB + path)
+    request.add_header("Authorization", f"Bearer {TOKEN}")
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return response.status, response.headers.get("Content-Type", ""), response.read().decode()
 
 
 def api(method, path, body=None):
@@ -123,6 +133,37 @@ check("webhook: nothing arrives twice", receiver.duplicates == 0, receiver.dupli
 check("webhook: each body is the row the API returns", all(receiver.rows[i] == r for i, r in wanted.items() if i in receiver.rows))
 actions = sorted({r["action"] for r in wanted.values()})
 check("webhook: the session's codes", {"PROJECT_CREATED", "PROJECT_UPDATED", "PROJECT_VISIBILITY_CHANGED", "UPLOAD_TOKEN_ROTATED", "MOCK_OVERRIDE_CREATED", "AUDIT_SETTINGS_UPDATED", "PROJECT_DELETED"} <= set(actions), actions)
+
+# The CSV export, read back by Python's csv module, equals the API's rows
+# for the same filters; a name a spreadsheet would run comes back
+# neutralised in the CSV and unchanged in the JSON.
+formula = '=HYPERLINK("https://evil.example","click")'
+status, evil = api("POST", "/api/v1/projects", {"name": formula, "slug": f"formula-{int(time.time())}"})
+check("csv: a project named like a formula is created", status == 201, evil)
+for query in ["", "?category=projects", f"?project={evil['slug']}", "?q=hyperlink"]:
+    rows = []
+    offset = 0
+    while True:
+        sep = "&" if query else "?"
+        page = api("GET", f"/api/v1/audit{query}{sep}limit=100&offset={offset}")[1]
+        rows += page["data"]
+        offset += 100
+        if offset >= page["pagination"]["total"]:
+            break
+    status, kind, text = raw(f"/api/audit/export.csv{query}")
+    records = list(csv.DictReader(io.StringIO(text, newline="")))
+    same = len(records) == len(rows) and all(
+        rec["id"] == row["id"] and rec["action"] == row["action"] and json.loads(rec["metadata"]) == row["metadata"]
+        and rec["created_at"] == row["created_at"] and rec["project_id"] == (row["project_id"] or "")
+        for rec, row in zip(records, rows)
+    )
+    check(f"csv{query or ' (all)'}: {len(records)} records equal the API's rows", status == 200 and kind.startswith("text/csv") and same, f"{len(records)} against {len(rows)}")
+status, _, text = raw(f"/api/audit/export.csv?project={evil['slug']}")
+cells = [cell for record in csv.reader(io.StringIO(text, newline="")) for cell in record]
+check("csv: no cell starts with a formula character", not any(c[:1] in ("=", "+", "-", "@", "\t", "\r") for c in cells), [c for c in cells if c[:1] in "=+-@"])
+created = [r for r in api("GET", f"/api/v1/audit?project={evil['slug']}")[1]["data"] if r["action"] == "PROJECT_CREATED"]
+check("json: the name comes back as written", created and created[0]["metadata"].get("name") == formula, created)
+api("DELETE", f"/api/v1/projects/{evil['slug']}")
 
 # 2. A receiver that sleeps 10 s does not slow the mutation.
 status, made = api("POST", "/api/v1/projects", {"name": "Timed", "slug": f"timed-{int(time.time())}"})
