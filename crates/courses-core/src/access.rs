@@ -21,7 +21,7 @@ pub fn is_read_method(method: &str) -> bool {
     matches!(method, "GET" | "HEAD" | "OPTIONS")
 }
 
-fn workspace_name(name: &str) -> CoursesResult<String> {
+pub(crate) fn workspace_name(name: &str) -> CoursesResult<String> {
     let name = name.trim();
     if name.is_empty() {
         return Err(CoursesError::field(&["name"], crate::issues::code::TOO_SMALL, "name must not be empty"));

@@ -23,6 +23,9 @@ use crate::model::{
 };
 use crate::plans::Plan;
 
+mod members;
+pub use members::CourseLine;
+
 /// Inserts outbox messages inside the transaction `$tx` of the change they
 /// report, so a change and its webhook messages commit (or roll back)
 /// together. A macro because the transaction's type differs per backend.

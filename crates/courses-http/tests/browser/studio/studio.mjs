@@ -1,0 +1,177 @@
+// The studio as a new author meets it, in headless Chromium: the welcome
+// page, sign-up with the keyboard alone, a course with three screens, the
+// search, publishing, the learner preview, SCORM 1.2 and 2004 downloads on
+// the Sandbox plan, the settings page with the workspace id, an invitation
+// whose mailed link a second person opens to join as a viewer, who sees no
+// controls. Every page is scanned with axe-core (no serious or critical
+// violation), checked for sideways scrolling at 375 px, and photographed at
+// 1440 and 375 px, light and dark.
+//
+// Usage: node studio.mjs BASE_URL ARTIFACT_DIR MAIL_DIR
+// Environment: STUDIO_MODULES (node_modules with playwright-core and
+// axe-core), CHROMIUM.
+
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { readFileSync, readdirSync, mkdirSync, existsSync } from 'node:fs';
+
+const [base, artifacts, mailDir] = process.argv.slice(2);
+const require = createRequire(join(process.env.STUDIO_MODULES || '.', 'node_modules', 'x.js'));
+const { chromium } = require('playwright-core');
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const shots = join(artifacts, 'studio');
+mkdirSync(shots, { recursive: true });
+
+let passed = 0;
+let failed = 0;
+function check(name, ok, detail) {
+  if (ok) { passed++; console.log(`ok   ${name}`); } else { failed++; console.log(`FAIL ${name}: ${detail}`); }
+}
+
+async function axe(page) {
+  await page.evaluate(axeSource + ';0');
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** Screenshots at 1440 and 375 px, light and dark; axe in both schemes; no sideways scrolling at 375. */
+async function look(page, name) {
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [1440, 375]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.screenshot({ path: join(shots, `${name}-${width}-${scheme}.png`), fullPage: true });
+      if (width === 375) {
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        check(`${name} (${scheme}): readable at 375 px`, overflow <= 0, `${overflow}px too wide`);
+      }
+    }
+    const violations = await axe(page);
+    check(`${name} (${scheme}): axe-core finds no serious or critical violation`, violations.length === 0, violations.join('; '));
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1440, height: 900 });
+}
+
+/** Moves focus with Tab until `selector` has it (at most 60 presses). */
+async function tabTo(page, selector) {
+  for (let i = 0; i < 60; i++) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate((s) => document.activeElement && document.activeElement.matches(s), selector)) return true;
+  }
+  return false;
+}
+
+/** Types into fields reached with the keyboard only. */
+async function typeInto(page, selector, text) {
+  check(`focus reaches ${selector} with Tab`, await tabTo(page, selector), 'never focused');
+  await page.keyboard.type(text);
+}
+
+function newestMail() {
+  if (!existsSync(mailDir)) return '';
+  const files = readdirSync(mailDir).filter((f) => f.endsWith('.txt')).sort();
+  return files.length ? readFileSync(join(mailDir, files[files.length - 1]), 'utf8') : '';
+}
+
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
+try {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  const external = [];
+  page.on('request', (r) => { if (!r.url().startsWith(base) && !r.url().startsWith('data:')) external.push(r.url()); });
+
+  await page.goto(base + '/');
+  check('signed out, / says what the service is', (await page.textContent('h1')) === 'svc courses', await page.textContent('h1'));
+  await look(page, '01-welcome');
+
+  // Sign-up with the keyboard alone.
+  await page.goto(base + '/signup');
+  await look(page, '02-signup');
+  await typeInto(page, '#f-workspace_name', 'Acme Academy');
+  await typeInto(page, '#f-display_name', 'Ada Lovelace');
+  await typeInto(page, '#f-email', 'ada@example.com');
+  await typeInto(page, '#f-password', 'correct horse battery staple');
+  await page.keyboard.press('Enter');
+  await page.waitForLoadState('load');
+  check('sign-up lands on the course list', page.url() === base + '/', page.url());
+  check('the welcome flash is shown', (await page.textContent('.flash') || '').includes('workspace is ready'), await page.content());
+  await look(page, '03-courses-empty');
+
+  // A course, by keyboard.
+  await typeInto(page, '#f-title', 'Fire safety');
+  await page.keyboard.press('Enter');
+  await page.waitForLoadState('load');
+  check('the course page opens', page.url().includes('/courses/crs_'), page.url());
+  const coursePath = new URL(page.url()).pathname;
+  for (const [title, text] of [['Welcome', 'Two minutes to learn the basics.'], ['Extinguishers', 'Foam for oil, water for paper.'], ['Leaving', 'Use the stairs, never the lifts.']]) {
+    await page.fill('#f-title', title);
+    await page.fill('#f-text', text);
+    await page.click('form[action$="/screens"] button[type=submit]');
+    await page.waitForLoadState('load');
+  }
+  const screens = await page.locator('ol.plain > li').count();
+  check('three screens are listed', screens === 3, `${screens}`);
+  await look(page, '04-course-draft');
+
+  await page.click('form[action$="/status"] button');
+  await page.waitForLoadState('load');
+  check('publishing shows the badge', (await page.textContent('.head .badge')) === 'published', await page.textContent('.head'));
+  await look(page, '05-course-published');
+
+  // SCORM downloads on Sandbox.
+  for (const version of ['1.2', '2004']) {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click(`a[href$="scorm?version=${version}"]`)]);
+    const name = download.suggestedFilename();
+    check(`SCORM ${version} downloads on Sandbox`, name.endsWith(`-scorm${version.replace('.', '')}.zip`), name);
+  }
+
+  // The learner preview.
+  const preview = await context.newPage();
+  await preview.goto(base + '/v1/embed/' + coursePath.split('/').pop());
+  check('the learner preview plays the course', (await preview.content()).includes('Fire safety'), 'no title');
+  await preview.close();
+
+  // Search.
+  await page.goto(base + '/?q=fire');
+  check('search finds the course', (await page.locator('table.stack tbody tr').count()) === 1, 'not listed');
+  await look(page, '06-courses-search');
+
+  // Settings: the workspace id and plan; an invitation.
+  await page.goto(base + '/settings');
+  const workspaceId = (await page.textContent('#ws-id')).trim();
+  check('settings show the workspace id', workspaceId.startsWith('ws_'), workspaceId);
+  await page.fill('#f-email', 'vera@example.com');
+  await page.selectOption('#f-role', 'viewer');
+  await page.click('form[action="/settings/invitations"] button[type=submit]');
+  await page.waitForLoadState('load');
+  await look(page, '07-settings-invited');
+  const mail = newestMail();
+  const link = (mail.match(/https?:\/\/\S+\/invitations\/\S+/) || [''])[0];
+  check('the invitation is mailed', link.length > 0, mail);
+
+  // The invited person joins and sees no controls.
+  const other = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const vera = await other.newPage();
+  await vera.goto(link);
+  await look(vera, '08-invitation');
+  await vera.fill('#f-display_name', 'Vera');
+  await vera.fill('#f-password', 'a different long passphrase');
+  await vera.click('form button[type=submit]');
+  await vera.waitForLoadState('load');
+  check('the viewer sees the course', (await vera.content()).includes('Fire safety'), await vera.content());
+  check('the viewer has no New course form', (await vera.locator('form[action="/courses"]').count()) === 0, 'form shown');
+  await look(vera, '09-viewer-courses');
+  await other.close();
+
+  check('no script errors', errors.length === 0, errors.join('; '));
+  check('no request leaves the service', external.length === 0, external.join(', '));
+} finally {
+  await browser.close();
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

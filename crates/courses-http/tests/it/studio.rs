@@ -1,0 +1,306 @@
+//! The studio through the real router: sign-up, sign-in and sign-out,
+//! invitations and roles, the course list with search, a course's screens,
+//! publishing, and SCORM export on every plan, on both stores.
+
+use std::collections::BTreeMap;
+
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode};
+use courses_core::Plan;
+use http_body_util::BodyExt as _;
+use tower::ServiceExt as _;
+
+use crate::on_both_stores;
+use crate::support::{TestApp, TestResponse};
+
+on_both_stores!(
+    signing_up_makes_a_workspace_with_its_owner,
+    authors_build_publish_and_export_scorm_on_every_plan,
+    invitations_bring_in_members_with_their_roles,
+    sessions_end_and_bad_input_is_a_clear_page,
+);
+
+/// A browser: keeps the cookies the studio sets and posts its forms with
+/// the CSRF token of the page they came from.
+struct Browser<'a> {
+    app: &'a TestApp,
+    cookies: BTreeMap<String, String>,
+}
+
+impl<'a> Browser<'a> {
+    fn new(app: &'a TestApp) -> Self {
+        Self { app, cookies: BTreeMap::new() }
+    }
+
+    async fn request(&mut self, method: Method, path: &str, body: Option<String>) -> TestResponse {
+        let mut builder = Request::builder().method(method).uri(path);
+        if !self.cookies.is_empty() {
+            let jar: Vec<String> = self.cookies.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            builder = builder.header("cookie", jar.join("; "));
+        }
+        if body.is_some() {
+            builder = builder.header("content-type", "application/x-www-form-urlencoded");
+        }
+        let request = builder.body(body.map_or_else(Body::empty, Body::from)).unwrap();
+        let response = self.app.router.clone().oneshot(request).await.unwrap();
+        for value in response.headers().get_all("set-cookie") {
+            let pair = value.to_str().unwrap().split(';').next().unwrap();
+            let (name, value) = pair.split_once('=').unwrap();
+            if value.is_empty() {
+                self.cookies.remove(name);
+            } else {
+                self.cookies.insert(name.to_owned(), value.to_owned());
+            }
+        }
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        TestResponse { status, headers, body }
+    }
+
+    async fn get(&mut self, path: &str) -> TestResponse {
+        self.request(Method::GET, path, None).await
+    }
+
+    /// Opens `page` and posts `fields` to `action` with the page's token.
+    async fn submit(&mut self, page: &str, action: &str, fields: &[(&str, &str)]) -> TestResponse {
+        let html = self.get(page).await.text();
+        let token = csrf_token(&html);
+        let mut all: Vec<(&str, &str)> = vec![("csrf_token", token.as_str())];
+        all.extend_from_slice(fields);
+        self.request(Method::POST, action, Some(serde_urlencoded::to_string(&all).unwrap())).await
+    }
+}
+
+fn csrf_token(html: &str) -> String {
+    let start = html.find("name=\"csrf_token\" value=\"").expect("a form with a CSRF token") + 25;
+    html[start..].split('"').next().unwrap().to_owned()
+}
+
+fn location(response: &TestResponse) -> &str {
+    response.headers.get("location").map_or("", |v| v.to_str().unwrap())
+}
+
+const PASSWORD: &str = "correct horse battery staple";
+
+async fn sign_up<'a>(app: &'a TestApp, email: &str) -> Browser<'a> {
+    let mut browser = Browser::new(app);
+    let done = browser
+        .submit(
+            "/signup",
+            "/signup",
+            &[("workspace_name", "Acme Academy"), ("display_name", "Ada"), ("email", email), ("password", PASSWORD)],
+        )
+        .await;
+    assert_eq!(done.status, StatusCode::SEE_OTHER, "{}", done.text());
+    assert_eq!(location(&done), "/");
+    browser
+}
+
+/// The workspace id the settings page shows.
+fn workspace_id(settings: &str) -> String {
+    let marker = "<code id=\"ws-id\">";
+    let start = settings.find(marker).unwrap() + marker.len();
+    settings[start..].split('<').next().unwrap().to_owned()
+}
+
+async fn signing_up_makes_a_workspace_with_its_owner(app: TestApp) {
+    let mut anonymous = Browser::new(&app);
+    let welcome = anonymous.get("/").await;
+    assert_eq!(welcome.status, StatusCode::OK);
+    assert!(welcome.text().contains("href=\"/signup\"") && welcome.text().contains("href=\"/signin\""));
+
+    // A weak password is refused beside its field; the other values stay.
+    let weak = anonymous
+        .submit(
+            "/signup",
+            "/signup",
+            &[("email", "ada@example.com"), ("password", "password1"), ("display_name", "Ada")],
+        )
+        .await;
+    assert_eq!(weak.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let html = weak.text();
+    assert!(html.contains("id=\"e-password\""), "{html}");
+    assert!(html.contains("value=\"ada@example.com\"") && !html.contains("password1"), "{html}");
+    assert!(app.courses.store().workspace_summaries().await.unwrap().is_empty(), "nothing was written");
+
+    let mut ada = sign_up(&app, "Ada@Example.com").await;
+    let home = ada.get("/").await;
+    assert_eq!(home.status, StatusCode::OK);
+    let html = home.text();
+    assert!(html.contains("No courses yet") && html.contains("ada@example.com"), "{html}");
+    assert_eq!(home.headers["cache-control"], "no-store");
+
+    let settings = ada.get("/settings").await.text();
+    let listed = app.courses.store().workspace_summaries().await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(workspace_id(&settings), listed[0].workspace.id);
+    assert_eq!(listed[0].workspace.name, "Acme Academy");
+    assert!(settings.contains("<span class=\"badge\">sandbox</span>"), "{settings}");
+    assert!(settings.contains("0 of 500"), "usage against the Sandbox allowance: {settings}");
+    assert!(settings.contains("<td data-label=\"Role\">owner</td>"), "{settings}");
+
+    // The same address again: refused, nothing new.
+    let again =
+        Browser::new(&app).submit("/signup", "/signup", &[("email", "ada@example.com"), ("password", PASSWORD)]).await;
+    assert_eq!(again.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(again.text().contains("has an account already"), "{}", again.text());
+    assert_eq!(app.courses.store().workspace_summaries().await.unwrap().len(), 1);
+}
+
+async fn authors_build_publish_and_export_scorm_on_every_plan(app: TestApp) {
+    let mut ada = sign_up(&app, "ada@example.com").await;
+    let empty_title = ada.submit("/", "/courses", &[("title", "  ")]).await;
+    assert_eq!(empty_title.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(empty_title.text().contains("id=\"e-title\""), "{}", empty_title.text());
+
+    let created = ada.submit("/", "/courses", &[("title", "Fire safety")]).await;
+    assert_eq!(created.status, StatusCode::SEE_OTHER);
+    let course_path = location(&created).to_owned();
+    assert!(course_path.starts_with("/courses/crs_"), "{course_path}");
+    let course_id = course_path.trim_start_matches("/courses/").to_owned();
+
+    let added = ada
+        .submit(
+            &course_path,
+            &format!("{course_path}/screens"),
+            &[("title", "Welcome"), ("text", "Two minutes <b>to</b> learn.")],
+        )
+        .await;
+    assert_eq!(added.status, StatusCode::SEE_OTHER);
+    let page = ada.get(&course_path).await.text();
+    assert!(page.contains("1. Welcome"), "{page}");
+    assert!(page.contains("Two minutes &lt;b&gt;to&lt;&#x2f;b&gt; learn."), "escaped: {page}");
+    assert!(page.contains("Screen added."), "the flash message: {page}");
+    assert!(!ada.get(&course_path).await.text().contains("Screen added."), "shown once");
+
+    // Search.
+    assert!(ada.get("/?q=FIRE").await.text().contains("Fire safety"));
+    let none = ada.get("/?q=zzz").await.text();
+    assert!(none.contains("No course matches") && !none.contains(">Fire safety<"), "{none}");
+    assert_eq!(ada.get("/?offset=nonsense").await.status, StatusCode::OK, "a bad query is the first page");
+
+    // Publish, then unpublish.
+    let published = ada.submit(&course_path, &format!("{course_path}/status"), &[("status", "published")]).await;
+    assert_eq!(published.status, StatusCode::SEE_OTHER);
+    let page = ada.get(&course_path).await.text();
+    assert!(page.contains("<span class=\"badge ok\">published</span>") && page.contains("Unpublish"), "{page}");
+    assert!(page.contains(&format!("href=\"/v1/embed/{course_id}\"")), "the learner preview: {page}");
+
+    // SCORM from the studio on Sandbox, both editions; the API keeps its gate.
+    for (version, schema) in [("1.2", "ADL SCORM"), ("2004", "2004")] {
+        let zip = ada.get(&format!("{course_path}/scorm?version={version}")).await;
+        assert_eq!(zip.status, StatusCode::OK, "{version}");
+        assert_eq!(zip.headers["content-type"], "application/zip");
+        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(zip.body.to_vec())).unwrap();
+        let mut manifest = String::new();
+        std::io::Read::read_to_string(&mut archive.by_name("imsmanifest.xml").unwrap(), &mut manifest).unwrap();
+        assert!(manifest.contains(schema), "{version}: {manifest}");
+    }
+    let bad = ada.get(&format!("{course_path}/scorm?version=3")).await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    assert!(bad.text().contains("1.2 or 2004"));
+    let ws = app.courses.store().workspace_summaries().await.unwrap()[0].workspace.id.clone();
+    let (_, key) = app.courses.create_key(&ws, "ci", false).await.unwrap();
+    let api = app.get(&format!("/v1/courses/{course_id}/scorm?version=1.2"), key.expose()).await;
+    assert_eq!(api.status, StatusCode::FORBIDDEN);
+    assert_eq!(api.error(), "plan_required");
+    assert!(api.json()["message"].as_str().unwrap().contains("requires the Scale plan"), "{}", api.text());
+
+    // Another workspace's course is not found, never confirmed.
+    let (_, other_key) = app.workspace(Plan::Sandbox).await;
+    let theirs = app.course(&other_key, &serde_json::json!({ "title": "Theirs" })).await;
+    let stranger = ada.get(&format!("/courses/{}", theirs["id"].as_str().unwrap())).await;
+    assert_eq!(stranger.status, StatusCode::NOT_FOUND);
+    assert!(stranger.text().contains("Not found"));
+    let export = ada.get(&format!("/courses/{}/scorm?version=1.2", theirs["id"].as_str().unwrap())).await;
+    assert_eq!(export.status, StatusCode::NOT_FOUND);
+}
+
+async fn invitations_bring_in_members_with_their_roles(app: TestApp) {
+    let mut owner = sign_up(&app, "owner@example.com").await;
+    let bad =
+        owner.submit("/settings", "/settings/invitations", &[("email", "not an address"), ("role", "viewer")]).await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(bad.text().contains("id=\"e-email\""));
+
+    let invited =
+        owner.submit("/settings", "/settings/invitations", &[("email", "Vera@example.com"), ("role", "viewer")]).await;
+    assert_eq!(invited.status, StatusCode::OK);
+    assert_eq!(invited.headers["cache-control"], "no-store");
+    let html = invited.text();
+    let marker = "<code id=\"invite-link\" class=\"wide\">";
+    let start = html.find(marker).unwrap() + marker.len();
+    let link = html[start..].split('<').next().unwrap().replace("&#x2f;", "/");
+    assert!(link.starts_with("http://studio.test/invitations/"), "{link}");
+    assert!(html.contains("vera@example.com as viewer"), "pending: {html}");
+    let mails = app.mails();
+    assert_eq!(mails.len(), 1);
+    assert!(mails[0].contains("To: vera@example.com") && mails[0].contains(&link), "{}", mails[0]);
+
+    let path = link.trim_start_matches("http://studio.test").to_owned();
+    let mut vera = Browser::new(&app);
+    let form = vera.get(&path).await.text();
+    assert!(form.contains("Join Acme Academy") && form.contains("vera@example.com"), "{form}");
+    let weak = vera.submit(&path, &path, &[("display_name", "Vera"), ("password", "123")]).await;
+    assert_eq!(weak.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let joined = vera.submit(&path, &path, &[("display_name", "Vera"), ("password", PASSWORD)]).await;
+    assert_eq!(joined.status, StatusCode::SEE_OTHER, "{}", joined.text());
+    assert_eq!(vera.get(&path).await.status, StatusCode::NOT_FOUND, "a link works once");
+
+    // A viewer reads but sees no controls, and is refused when posting anyway.
+    let home = vera.get("/").await.text();
+    assert!(home.contains("No courses yet") && !home.contains("action=\"/courses\""), "{home}");
+    let refused = vera.submit("/settings", "/courses", &[("title", "Sneaky")]).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    assert!(refused.text().contains("viewer"), "{}", refused.text());
+    let settings = vera.get("/settings").await.text();
+    assert!(!settings.contains("Invite someone") && settings.contains("Vera"), "{settings}");
+    let invite =
+        vera.submit("/settings", "/settings/invitations", &[("email", "x@example.com"), ("role", "owner")]).await;
+    assert_eq!(invite.status, StatusCode::FORBIDDEN, "only owners invite");
+    let owner_home = owner.get("/").await.text();
+    assert!(owner_home.contains("No courses yet"), "nothing was created: {owner_home}");
+    let members = owner.get("/settings").await.text();
+    assert!(members.contains("<td data-label=\"Role\">viewer</td>") && members.contains("vera@example.com"));
+}
+
+async fn sessions_end_and_bad_input_is_a_clear_page(app: TestApp) {
+    let mut ada = sign_up(&app, "ada@example.com").await;
+    // A form without its token changes nothing.
+    let forged = ada.request(Method::POST, "/courses", Some("title=Forged".to_owned())).await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+    assert!(forged.text().contains("This form has expired"));
+    assert!(ada.get("/").await.text().contains("No courses yet"));
+
+    let out = ada.submit("/", "/signout", &[]).await;
+    assert_eq!(out.status, StatusCode::SEE_OTHER);
+    let after = ada.get("/settings").await;
+    assert_eq!(after.status, StatusCode::SEE_OTHER);
+    assert_eq!(location(&after), "/signin");
+
+    let wrong =
+        ada.submit("/signin", "/signin", &[("email", "ada@example.com"), ("password", "wrong password here")]).await;
+    assert_eq!(wrong.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let unknown = ada.submit("/signin", "/signin", &[("email", "nobody@example.com"), ("password", PASSWORD)]).await;
+    assert_eq!(unknown.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(wrong.text().contains("The address or the password is not right."));
+    assert!(unknown.text().contains("The address or the password is not right."));
+    let back = ada.submit("/signin", "/signin", &[("email", "ADA@example.com"), ("password", PASSWORD)]).await;
+    assert_eq!(back.status, StatusCode::SEE_OTHER);
+    assert_eq!(ada.get("/settings").await.status, StatusCode::OK);
+
+    // A session ends after 14 days unused.
+    app.clock.advance_days(15);
+    assert_eq!(ada.get("/settings").await.status, StatusCode::SEE_OTHER);
+
+    let mut anyone = Browser::new(&app);
+    let missing = anyone.get("/invitations/nonsense").await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    assert!(missing.text().contains("invitation not found"), "{}", missing.text());
+    assert_eq!(anyone.get("/courses/crs_nope").await.status, StatusCode::SEE_OTHER, "signed out: sign in first");
+    let garbage = anyone.request(Method::POST, "/signup", Some("%%%=&&&".to_owned())).await;
+    assert_eq!(garbage.status, StatusCode::FORBIDDEN);
+    assert_eq!(anyone.get("/_studio/app.css").await.headers["cache-control"], "public, max-age=31536000, immutable");
+    assert_eq!(anyone.get("/_studio/nope.css").await.status, StatusCode::NOT_FOUND);
+}
