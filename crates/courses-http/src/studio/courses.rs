@@ -100,10 +100,16 @@ fn block_summary(block: &Value) -> Value {
         .find_map(|k| block.get(*k).and_then(Value::as_str))
         .unwrap_or_default();
     let short: String = text.chars().take(90).collect();
-    json!({ "type": kind.replace('_', " "), "text": short })
+    json!({
+        "id": block.get("id").and_then(Value::as_str).unwrap_or_default(),
+        "type": kind.replace('_', " "),
+        "text": short,
+        "scored": courses_core::content::is_scored_type(kind),
+    })
 }
 
 fn course_view(course: &courses_core::Course) -> Value {
+    let count = course.screens.len();
     let screens: Vec<Value> = course
         .screens
         .iter()
@@ -116,6 +122,8 @@ fn course_view(course: &courses_core::Course) -> Value {
                 .unwrap_or_default();
             json!({
                 "number": i + 1,
+                "first": i == 0,
+                "last": i + 1 == count,
                 "id": screen.get("id").and_then(Value::as_str).unwrap_or_default(),
                 "title": screen.get("title").and_then(Value::as_str).unwrap_or("Untitled screen"),
                 "blocks": blocks,
@@ -133,14 +141,25 @@ fn course_view(course: &courses_core::Course) -> Value {
     })
 }
 
-async fn course_page(s: &AppState, ctx: &Ctx, me: &courses_core::members::SignedIn, id: &str, form: &Form) -> Response {
+/// The course page. `failed` names the form whose errors `form` holds
+/// (`settings`, `screen`, `block`, `embed`); `link` is a just-minted embed
+/// link, shown once.
+pub(super) async fn course_page(
+    s: &AppState,
+    ctx: &Ctx,
+    me: &courses_core::members::SignedIn,
+    id: &str,
+    form: &Form,
+    failed: &str,
+    link: Option<&str>,
+) -> Response {
     let result = s.courses.course(&me.access, id).await.map(|course| {
         s.render(
             ctx,
             super::form_status(form),
             "course.html",
             "courses",
-            json!({ "course": course_view(&course), "form": form.view() }),
+            json!({ "course": course_view(&course), "form": form.view(), "failed": failed, "embed_link": link }),
         )
     });
     page_or_error(s, ctx, result)
@@ -148,7 +167,7 @@ async fn course_page(s: &AppState, ctx: &Ctx, me: &courses_core::members::Signed
 
 pub(super) async fn show(State(s): St, Path(id): Path<String>, headers: HeaderMap) -> Response {
     match s.studio_signed_in(&headers).await {
-        Ok((ctx, me)) => course_page(&s, &ctx, &me, &id, &Form::default()).await,
+        Ok((ctx, me)) => course_page(&s, &ctx, &me, &id, &Form::default(), "", None).await,
         Err(response) => response,
     }
 }
@@ -198,7 +217,7 @@ pub(super) async fn add_screen(State(s): St, Path(id): Path<String>, request: Re
     match s.courses.add_screen(access, &id, &body).await {
         Ok(_) => s.redirect_with(&format!("/courses/{id}"), "success", "Screen added."),
         Err(e @ courses_core::CoursesError::Invalid { .. }) => {
-            course_page(&s, &p.ctx, &p.me, &id, &form_with_error(p.form, &e)).await
+            course_page(&s, &p.ctx, &p.me, &id, &form_with_error(p.form, &e), "screen", None).await
         }
         Err(e) => s.error_page(Some(&p.ctx), e),
     }

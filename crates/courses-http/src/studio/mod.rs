@@ -16,6 +16,7 @@
 
 mod auth;
 mod courses;
+mod screens;
 mod settings;
 
 use std::net::{IpAddr, SocketAddr};
@@ -95,10 +96,14 @@ pub fn router() -> Router<AppState> {
         .route("/settings", get(settings::show))
         .route("/settings/invitations", post(settings::invite))
         .route("/courses", post(courses::create))
-        .route(c, get(courses::show))
         .route(&format!("{c}/status"), post(courses::set_status))
         .route(&format!("{c}/screens"), post(courses::add_screen))
         .route(&format!("{c}/scorm"), get(courses::export_scorm))
+        .route(c, get(courses::show).post(screens::update_course))
+        .route(&format!("{c}/blocks"), post(screens::add_block))
+        .route(&format!("{c}/embed-link"), post(screens::embed_link))
+        .route(&format!("{c}/screens/{{screen}}/{{action}}"), post(screens::screen_action))
+        .route(&format!("{c}/screens/{{screen}}/blocks/{{block}}/delete"), post(screens::delete_block))
 }
 
 /// The studio's pages: the kit's layout and components, and its own
@@ -253,6 +258,21 @@ fn form_with_error(form: Form, error: &CoursesError) -> Form {
         }),
         other => form.with_message(None, capitalise(&other.to_string())),
     }
+}
+
+/// [`form_with_error`] with the API's field names turned into the form's
+/// (`renames` pairs an API name with a form field's).
+fn form_with_error_as(form: Form, error: &CoursesError, renames: &[(&str, &str)]) -> Form {
+    let Form { values, errors } = form_with_error(form, error);
+    let errors = errors
+        .into_iter()
+        .map(|(field, message)| {
+            let field = field
+                .map(|f| renames.iter().find(|(api, _)| *api == f).map_or(f.clone(), |(_, name)| (*name).to_owned()));
+            (field, message)
+        })
+        .collect();
+    Form { values, errors }
 }
 
 fn capitalise(text: &str) -> String {

@@ -18,6 +18,7 @@ on_both_stores!(
     authors_build_publish_and_export_scorm_on_every_plan,
     invitations_bring_in_members_with_their_roles,
     sessions_end_and_bad_input_is_a_clear_page,
+    screens_and_quiz_blocks_are_edited_and_links_minted,
 );
 
 /// A browser: keeps the cookies the studio sets and posts its forms with
@@ -303,4 +304,123 @@ async fn sessions_end_and_bad_input_is_a_clear_page(app: TestApp) {
     assert_eq!(garbage.status, StatusCode::FORBIDDEN);
     assert_eq!(anyone.get("/_studio/app.css").await.headers["cache-control"], "public, max-age=31536000, immutable");
     assert_eq!(anyone.get("/_studio/nope.css").await.status, StatusCode::NOT_FOUND);
+}
+
+/// The screen ids of a course page, in order.
+fn screen_ids(html: &str) -> Vec<String> {
+    html.split("<li class=\"card\" id=\"screen-")
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap().to_owned())
+        .collect()
+}
+
+async fn screens_and_quiz_blocks_are_edited_and_links_minted(app: TestApp) {
+    let mut ada = sign_up(&app, "ada@example.com").await;
+    let created = ada.submit("/", "/courses", &[("title", "Fire safety")]).await;
+    let course = location(&created).to_owned();
+    let id = course.trim_start_matches("/courses/").to_owned();
+    for title in ["One", "Two", "Three"] {
+        let added = ada.submit(&course, &format!("{course}/screens"), &[("title", title)]).await;
+        assert_eq!(added.status, StatusCode::SEE_OTHER);
+    }
+    let ids = screen_ids(&ada.get(&course).await.text());
+    assert_eq!(ids.len(), 3);
+
+    // Down, up, duplicate, delete: the order the page shows follows.
+    let moved = ada.submit(&course, &format!("{course}/screens/{}/down", ids[0]), &[]).await;
+    assert_eq!(moved.status, StatusCode::SEE_OTHER);
+    assert_eq!(screen_ids(&ada.get(&course).await.text()), vec![ids[1].clone(), ids[0].clone(), ids[2].clone()]);
+    ada.submit(&course, &format!("{course}/screens/{}/up", ids[2]), &[]).await;
+    assert_eq!(screen_ids(&ada.get(&course).await.text()), vec![ids[1].clone(), ids[2].clone(), ids[0].clone()]);
+    let first_up = ada.submit(&course, &format!("{course}/screens/{}/up", ids[1]), &[]).await;
+    assert_eq!(first_up.status, StatusCode::SEE_OTHER, "the first screen stays first");
+    ada.submit(&course, &format!("{course}/screens/{}/duplicate", ids[2]), &[]).await;
+    let page = ada.get(&course).await.text();
+    let after = screen_ids(&page);
+    assert_eq!(after.len(), 4);
+    assert_eq!(after[1], ids[2]);
+    assert!(page.contains("3. Three"), "the copy follows the original: {page}");
+    ada.submit(&course, &format!("{course}/screens/{}/delete", after[2]), &[]).await;
+    assert_eq!(screen_ids(&ada.get(&course).await.text()), vec![ids[1].clone(), ids[2].clone(), ids[0].clone()]);
+    let unknown = ada.submit(&course, &format!("{course}/screens/{}/sideways", ids[0]), &[]).await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+
+    // Quiz blocks: a question with options and a true/false; refusals land beside their field.
+    let screen = ids[0].as_str();
+    let blocks = format!("{course}/blocks");
+    let no_answer = ada
+        .submit(
+            &course,
+            &blocks,
+            &[
+                ("screen", screen),
+                ("type", "multiple_choice"),
+                ("block_text", "Which for oil?"),
+                ("options", "Water\nFoam"),
+                ("correct", "7"),
+            ],
+        )
+        .await;
+    assert_eq!(no_answer.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let html = no_answer.text();
+    assert!(html.contains("id=\"e-correct\""), "{html}");
+    assert!(html.contains("Which for oil?"), "values kept: {html}");
+    let mc = ada
+        .submit(
+            &course,
+            &blocks,
+            &[
+                ("screen", screen),
+                ("type", "multiple_choice"),
+                ("block_text", "Which for oil?"),
+                ("options", "Water\r\nFoam\n"),
+                ("correct", "2"),
+            ],
+        )
+        .await;
+    assert_eq!(mc.status, StatusCode::SEE_OTHER);
+    let tf = ada
+        .submit(
+            &course,
+            &blocks,
+            &[("screen", screen), ("type", "true_false"), ("block_text", "Use the lifts."), ("answer", "false")],
+        )
+        .await;
+    assert_eq!(tf.status, StatusCode::SEE_OTHER);
+    let stored = app.courses.store().course_by_id(&id).await.unwrap().unwrap();
+    let quiz = stored.screens.iter().find(|s| s["id"] == screen).unwrap()["blocks"].as_array().unwrap().clone();
+    assert_eq!(quiz[0]["options"], serde_json::json!(["Water", "Foam"]));
+    assert_eq!(quiz[0]["correctIndex"], 1);
+    assert_eq!(quiz[1]["answer"], false);
+    let page = ada.get(&course).await.text();
+    assert!(page.contains("multiple choice</span> Which for oil?"), "{page}");
+    let block_id = quiz[1]["id"].as_str().unwrap();
+    let deleted = ada.submit(&course, &format!("{course}/screens/{screen}/blocks/{block_id}/delete"), &[]).await;
+    assert_eq!(deleted.status, StatusCode::SEE_OTHER);
+    assert!(!ada.get(&course).await.text().contains("Use the lifts."));
+
+    // Settings: the passing score is checked like the API's.
+    let bad = ada.submit(&course, &course, &[("course_title", "Fire safety"), ("passing_score", "150")]).await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(bad.text().contains("id=\"e-passing_score\""), "{}", bad.text());
+    let saved = ada.submit(&course, &course, &[("course_title", "Fire safety at work"), ("passing_score", "80")]).await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER);
+    let stored = app.courses.store().course_by_id(&id).await.unwrap().unwrap();
+    assert_eq!((stored.title.as_str(), stored.passing_score), ("Fire safety at work", Some(80)));
+
+    // The embed link builder: shown once, and it opens the published course for that learner.
+    ada.submit(&course, &format!("{course}/status"), &[("status", "published")]).await;
+    let minted = ada.submit(&course, &format!("{course}/embed-link"), &[("learner", "emp-42"), ("days", "7")]).await;
+    assert_eq!(minted.status, StatusCode::OK);
+    assert_eq!(minted.headers["cache-control"], "no-store");
+    let html = minted.text();
+    let marker = "<code id=\"embed-link\" class=\"wide\">";
+    let start = html.find(marker).unwrap() + marker.len();
+    let link = html[start..].split('<').next().unwrap().replace("&#x2f;", "/").replace("&amp;", "&");
+    assert!(link.starts_with("http://studio.test/v1/embed/") && link.contains("learner=emp-42"), "{link}");
+    let opened = app.send(Method::GET, link.trim_start_matches("http://studio.test"), None, None).await;
+    assert_eq!(opened.status, StatusCode::OK, "{}", opened.text());
+    let no_learner = ada.submit(&course, &format!("{course}/embed-link"), &[("learner", ""), ("days", "7")]).await;
+    assert_eq!(no_learner.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(no_learner.text().contains("id=\"e-learner\""), "{}", no_learner.text());
 }

@@ -96,30 +96,39 @@ try {
   await typeInto(page, '#f-display_name', 'Ada Lovelace');
   await typeInto(page, '#f-email', 'ada@example.com');
   await typeInto(page, '#f-password', 'correct horse battery staple');
-  await page.keyboard.press('Enter');
-  await page.waitForLoadState('load');
+  await Promise.all([page.waitForURL(base + '/'), page.keyboard.press('Enter')]);
   check('sign-up lands on the course list', page.url() === base + '/', page.url());
   check('the welcome flash is shown', (await page.textContent('.flash') || '').includes('workspace is ready'), await page.content());
   await look(page, '03-courses-empty');
 
   // A course, by keyboard.
   await typeInto(page, '#f-title', 'Fire safety');
-  await page.keyboard.press('Enter');
-  await page.waitForLoadState('load');
+  await Promise.all([page.waitForURL(/\/courses\/crs_/), page.keyboard.press('Enter')]);
   check('the course page opens', page.url().includes('/courses/crs_'), page.url());
   const coursePath = new URL(page.url()).pathname;
   for (const [title, text] of [['Welcome', 'Two minutes to learn the basics.'], ['Extinguishers', 'Foam for oil, water for paper.'], ['Leaving', 'Use the stairs, never the lifts.']]) {
     await page.fill('#f-title', title);
     await page.fill('#f-text', text);
-    await page.click('form[action$="/screens"] button[type=submit]');
-    await page.waitForLoadState('load');
+    await Promise.all([page.waitForNavigation(), page.click('form[action$="/screens"] button[type=submit]')]);
   }
-  const screens = await page.locator('ol.plain > li').count();
+  const screens = await page.locator('ul.plain > li.card').count();
   check('three screens are listed', screens === 3, `${screens}`);
+
+  // A scored question on the second screen, and the third screen moved up with the keyboard.
+  await page.selectOption('#f-screen', { index: 1 });
+  await page.selectOption('#f-type', 'multiple_choice');
+  await page.fill('#f-block_text', 'Which extinguisher for an oil fire?');
+  await page.fill('#f-options', 'Water\nFoam');
+  await page.fill('#f-correct', '2');
+  await Promise.all([page.waitForNavigation(), page.click('form[action$="/blocks"] button[type=submit]')]);
+  check('the question is listed', (await page.content()).includes('Which extinguisher for an oil fire?'), 'missing');
+  await page.focus('button[aria-label="Move screen 3 up"]');
+  await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+  const order = await page.locator('ul.plain > li.card h3').allTextContents();
+  check('Up with the keyboard reorders the screens', order[1] === '2. Leaving', order.join(' | '));
   await look(page, '04-course-draft');
 
-  await page.click('form[action$="/status"] button');
-  await page.waitForLoadState('load');
+  await Promise.all([page.waitForNavigation(), page.click('form[action$="/status"] button')]);
   check('publishing shows the badge', (await page.textContent('.head .badge')) === 'published', await page.textContent('.head'));
   await look(page, '05-course-published');
 
@@ -130,10 +139,18 @@ try {
     check(`SCORM ${version} downloads on Sandbox`, name.endsWith(`-scorm${version.replace('.', '')}.zip`), name);
   }
 
-  // The learner preview.
+  // The learner preview, and a signed link for one learner.
   const preview = await context.newPage();
   await preview.goto(base + '/v1/embed/' + coursePath.split('/').pop());
   check('the learner preview plays the course', (await preview.content()).includes('Fire safety'), 'no title');
+  await page.fill('#f-learner', 'emp-42');
+  await Promise.all([page.waitForNavigation(), page.click('form[action$="/embed-link"] button[type=submit]')]);
+  const embed = (await page.textContent('#embed-link')).trim();
+  check('the embed link names the learner', embed.includes('learner=emp-42') && embed.includes('signature='), embed);
+  await look(page, '05b-embed-link');
+  await preview.goto(embed);
+  check('the signed link plays the course for the learner', (await preview.content()).includes('Fire safety'), 'no title');
+  await preview.screenshot({ path: join(shots, '05c-learner-player-1440-light.png'), fullPage: true });
   await preview.close();
 
   // Search.
@@ -147,8 +164,7 @@ try {
   check('settings show the workspace id', workspaceId.startsWith('ws_'), workspaceId);
   await page.fill('#f-email', 'vera@example.com');
   await page.selectOption('#f-role', 'viewer');
-  await page.click('form[action="/settings/invitations"] button[type=submit]');
-  await page.waitForLoadState('load');
+  await Promise.all([page.waitForNavigation(), page.click('form[action="/settings/invitations"] button[type=submit]')]);
   await look(page, '07-settings-invited');
   const mail = newestMail();
   const link = (mail.match(/https?:\/\/\S+\/invitations\/\S+/) || [''])[0];
@@ -161,8 +177,7 @@ try {
   await look(vera, '08-invitation');
   await vera.fill('#f-display_name', 'Vera');
   await vera.fill('#f-password', 'a different long passphrase');
-  await vera.click('form button[type=submit]');
-  await vera.waitForLoadState('load');
+  await Promise.all([vera.waitForURL(base + '/'), vera.click('main form button[type=submit]')]);
   check('the viewer sees the course', (await vera.content()).includes('Fire safety'), await vera.content());
   check('the viewer has no New course form', (await vera.locator('form[action="/courses"]').count()) === 0, 'form shown');
   await look(vera, '09-viewer-courses');
