@@ -50,7 +50,7 @@ fn optional_string(
     }
 }
 
-fn parse_identities(body: &Map<String, Value>) -> CoursesResult<Vec<IdentityUpsert>> {
+pub(crate) fn parse_identities(body: &Map<String, Value>) -> CoursesResult<Vec<IdentityUpsert>> {
     let root = vec!["identities".to_owned()];
     let items = match body.get("identities") {
         Some(Value::Array(items)) if items.len() > BULK_LIMIT => {
@@ -250,7 +250,7 @@ impl Courses {
 
     /// The `identity.created` messages of each identity of a batch, written
     /// only for those the store creates (in the same transaction).
-    async fn identity_messages(
+    pub(crate) async fn identity_messages(
         &self,
         workspace_id: &str,
         batch: &[IdentityUpsert],

@@ -19,6 +19,7 @@ pub mod error;
 pub mod generate;
 pub mod issues;
 pub mod keys;
+pub mod learner_import;
 pub mod learners;
 pub mod members;
 pub mod model;

@@ -16,6 +16,7 @@
 
 mod auth;
 mod courses;
+mod learners;
 mod screens;
 mod settings;
 
@@ -93,6 +94,9 @@ pub fn router() -> Router<AppState> {
         .route("/signin", get(auth::signin_form).post(auth::signin))
         .route("/signout", post(auth::signout))
         .route("/invitations/{secret}", get(auth::invitation_form).post(auth::accept_invitation))
+        .route("/learners", get(learners::show))
+        .route("/learners/preview", post(learners::preview))
+        .route("/learners/import", post(learners::import))
         .route("/settings", get(settings::show))
         .route("/settings/invitations", post(settings::invite))
         .route("/courses", post(courses::create))
@@ -125,6 +129,7 @@ fn pages() -> &'static Pages {
                 ("courses.html", include_str!("../../templates/studio/courses.html")),
                 ("course.html", include_str!("../../templates/studio/course.html")),
                 ("settings.html", include_str!("../../templates/studio/settings.html")),
+                ("learners.html", include_str!("../../templates/studio/learners.html")),
             ],
         )
     })
@@ -302,7 +307,7 @@ mod tests {
     #[test]
     fn every_template_compiles() {
         let env = pages().environment();
-        assert_eq!(env.templates().count(), 11, "the studio's 9 and the kit's base and macros");
+        assert_eq!(env.templates().count(), 12, "the studio's 10 and the kit's base and macros");
         for (name, _) in env.templates() {
             assert!(env.get_template(name).is_ok(), "{name}");
         }

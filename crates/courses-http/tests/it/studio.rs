@@ -19,6 +19,7 @@ on_both_stores!(
     invitations_bring_in_members_with_their_roles,
     sessions_end_and_bad_input_is_a_clear_page,
     screens_and_quiz_blocks_are_edited_and_links_minted,
+    a_thousand_learners_are_previewed_then_imported,
 );
 
 /// A browser: keeps the cookies the studio sets and posts its forms with
@@ -61,6 +62,32 @@ impl<'a> Browser<'a> {
 
     async fn get(&mut self, path: &str) -> TestResponse {
         self.request(Method::GET, path, None).await
+    }
+
+    /// Opens `page` and uploads `file` (as the field `file`) to `action`
+    /// with the page's token, as a browser sends a multipart form.
+    async fn upload(&mut self, page: &str, action: &str, file: &str) -> TestResponse {
+        let html = self.get(page).await.text();
+        let token = csrf_token(&html);
+        let boundary = "studio-test-boundary";
+        let body = format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"csrf_token\"\r\n\r\n{token}\r\n\
+             --{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"learners.csv\"\r\nContent-Type: text/csv\r\n\r\n{file}\r\n\
+             --{boundary}--\r\n"
+        );
+        let jar: Vec<String> = self.cookies.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let request = Request::builder()
+            .method(Method::POST)
+            .uri(action)
+            .header("cookie", jar.join("; "))
+            .header("content-type", format!("multipart/form-data; boundary={boundary}"))
+            .body(Body::from(body))
+            .unwrap();
+        let response = self.app.router.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        TestResponse { status, headers, body }
     }
 
     /// Opens `page` and posts `fields` to `action` with the page's token.
@@ -423,4 +450,84 @@ async fn screens_and_quiz_blocks_are_edited_and_links_minted(app: TestApp) {
     let no_learner = ada.submit(&course, &format!("{course}/embed-link"), &[("learner", ""), ("days", "7")]).await;
     assert_eq!(no_learner.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(no_learner.text().contains("id=\"e-learner\""), "{}", no_learner.text());
+}
+
+async fn learner_count(app: &TestApp, key: &str) -> usize {
+    app.get("/v1/identities?limit=5000", key).await.json()["data"].as_array().unwrap().len()
+}
+
+/// The value of the hidden `csv` field of a preview, unescaped.
+fn hidden_csv(html: &str) -> String {
+    let marker = "name=\"csv\" value=\"";
+    let start = html.find(marker).expect("the import form") + marker.len();
+    html[start..]
+        .split('"')
+        .next()
+        .unwrap()
+        .replace("&#x2f;", "/")
+        .replace("&quot;", "\"")
+        .replace("&#x27;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+async fn a_thousand_learners_are_previewed_then_imported(app: TestApp) {
+    let mut ada = sign_up(&app, "ada@example.com").await;
+    let ws = app.courses.store().workspace_summaries().await.unwrap()[0].workspace.id.clone();
+    let (_, key) = app.courses.create_key(&ws, "ci", false).await.unwrap();
+
+    // Problems are shown per row and nothing is written.
+    let bad = ada
+        .upload(
+            "/learners",
+            "/learners/preview",
+            "Name,externalId,email\nAda,u1,ada@example.com\nBob,u2,not-an-address\n,u1,\n",
+        )
+        .await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", bad.text());
+    let html = bad.text();
+    assert!(html.contains("2 of 3 rows have a problem"), "{html}");
+    assert!(html.contains("email must be an email address") && html.contains("earlier line"), "{html}");
+    assert!(!html.contains("action=\"/learners/import\""), "no import button: {html}");
+    assert_eq!(learner_count(&app, key.expose()).await, 0);
+
+    // 1,001 rows: refused whole, beside the file field.
+    let too_many: String = std::iter::once("externalId,name\n".to_owned())
+        .chain((0..1_001).map(|i| format!("u{i},Learner {i}\n")))
+        .collect();
+    let refused = ada.upload("/learners", "/learners/preview", &too_many).await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(refused.text().contains("id=\"e-file\"") && refused.text().contains("at most 1000"), "{}", refused.text());
+
+    // 1,000 rows: previewed, then imported in one go.
+    let thousand: String = std::iter::once("externalId,name,email\n".to_owned())
+        .chain((0..1_000).map(|i| format!("u{i},\"Learner, {i}\",l{i}@example.com\n")))
+        .collect();
+    let preview = ada.upload("/learners", "/learners/preview", &thousand).await;
+    assert_eq!(preview.status, StatusCode::OK, "{}", &preview.text()[..500.min(preview.text().len())]);
+    let html = preview.text();
+    assert!(html.contains("1000 learners are ready to import"), "{}", &html[..2000.min(html.len())]);
+    assert_eq!(learner_count(&app, key.expose()).await, 0, "a preview writes nothing");
+    let csv = hidden_csv(&html);
+    assert_eq!(csv, thousand, "the preview carries the file to the import");
+    let imported = ada.submit("/learners", "/learners/import", &[("csv", csv.as_str())]).await;
+    assert_eq!(imported.status, StatusCode::SEE_OTHER, "{}", imported.text());
+    let page = ada.get("/learners").await.text();
+    assert!(page.contains("Imported: 1000 new learners, 0 updated."), "{page}");
+    assert!(page.contains("Learner, 0") && page.contains("Next"), "the first page of 25: {page}");
+    assert_eq!(learner_count(&app, key.expose()).await, 1_000);
+
+    // Again: every learner is updated, none created.
+    let again = ada.submit("/learners", "/learners/import", &[("csv", csv.as_str())]).await;
+    assert_eq!(again.status, StatusCode::SEE_OTHER);
+    assert!(ada.get("/learners").await.text().contains("Imported: 0 new learners, 1000 updated."));
+    // A file changed after its preview is checked again on import.
+    let tampered = ada.submit("/learners", "/learners/import", &[("csv", "externalId,email\nx,broken\n")]).await;
+    assert_eq!(tampered.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        tampered.text().contains("Nothing was imported: line 2: email must be an email address."),
+        "{}",
+        tampered.text()
+    );
 }

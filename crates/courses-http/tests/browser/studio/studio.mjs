@@ -82,6 +82,7 @@ try {
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('response', (r) => { if (r.status() >= 400) errors.push(`${r.status()} ${r.url()}`); });
   const external = [];
   page.on('request', (r) => { if (!r.url().startsWith(base) && !r.url().startsWith('data:')) external.push(r.url()); });
 
@@ -157,6 +158,16 @@ try {
   await page.goto(base + '/?q=fire');
   check('search finds the course', (await page.locator('table.stack tbody tr').count()) === 1, 'not listed');
   await look(page, '06-courses-search');
+
+  // Learners from a CSV file: previewed, then imported.
+  await page.goto(base + '/learners');
+  await page.setInputFiles('#f-file', { name: 'learners.csv', mimeType: 'text/csv', buffer: Buffer.from('externalId,name,email\nemp-1,Grace Hopper,grace@example.com\nemp-2,Alan Turing,alan@example.com\n') });
+  await Promise.all([page.waitForNavigation(), page.click('form[action^="/learners/preview"] button[type=submit]')]);
+  check('the preview lists the rows', (await page.content()).includes('2 learners are ready to import'), 'no preview');
+  await look(page, '06b-learners-preview');
+  await Promise.all([page.waitForNavigation(), page.click('form[action="/learners/import"] button[type=submit]')]);
+  check('the import lists the learners', (await page.content()).includes('Grace Hopper'), 'not listed');
+  await look(page, '06c-learners');
 
   // Settings: the workspace id and plan; an invitation.
   await page.goto(base + '/settings');
