@@ -594,6 +594,33 @@ impl Courses {
                 (None, None)
             }
         };
+        self.session_of(&ws, course, locale, view_id, identity).await
+    }
+
+    /// The studio's preview of a course, draft or published, as the learner
+    /// player shows it: a member of the workspace sees it, nothing is
+    /// recorded and no course view is counted (the seed counts openings by
+    /// learners).
+    pub async fn studio_preview(
+        &self,
+        me: &crate::members::SignedIn,
+        course_id: &str,
+        locale: Option<&str>,
+    ) -> CoursesResult<EmbedSession> {
+        let course = self.course(&me.access, course_id).await?;
+        self.session_of(&me.access.workspace, course, locale, None, None).await
+    }
+
+    /// What the player gets for `course` in `ws`: its screens without the
+    /// answers, with the theme and the translation the plan allows.
+    async fn session_of(
+        &self,
+        ws: &crate::model::Workspace,
+        course: Course,
+        locale: Option<&str>,
+        view_id: Option<String>,
+        identity: Option<Identity>,
+    ) -> CoursesResult<EmbedSession> {
         // Themes and translations apply only while the plan has them: after
         // a downgrade the original course shows, never a partly themed or
         // partly translated one, and both return on upgrade (nothing is

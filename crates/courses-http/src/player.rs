@@ -54,6 +54,11 @@ async fn open_as(
     let lang = query_param(query.as_deref(), "lang");
     check_query(&link, lang.as_deref())?;
     let session = s.courses.open_embed(&course_id, &link, lang.as_deref(), client).await?;
+    Ok(player_response(&session, as_json))
+}
+
+/// The player for a session: its page, or (`as_json`) the page's data.
+pub(crate) fn player_response(session: &courses_core::learners::EmbedSession, as_json: bool) -> Response {
     let course = &session.course;
     let data = json!({
         "viewId": session.view_id,
@@ -74,8 +79,8 @@ async fn open_as(
         "scormState": session.scorm_state,
     });
     if as_json {
-        return Ok((StatusCode::OK, [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))], Json(data))
-            .into_response());
+        return (StatusCode::OK, [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))], Json(data))
+            .into_response();
     }
     let locale: String =
         session.locale.as_deref().unwrap_or("en").chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
@@ -88,14 +93,14 @@ async fn open_as(
         )
         .replace("{{sandbox}}", crate::scorm::SANDBOX)
         .replace("{{data}}", &data.to_string().replace('<', "\\u003c"));
-    Ok((
+    (
         [
             (header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8")),
             (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
         ],
         html,
     )
-        .into_response())
+        .into_response()
 }
 
 /// `POST /v1/embed/views/{viewId}/completion`: `{answers}` graded on the server.

@@ -223,6 +223,20 @@ pub(super) async fn add_screen(State(s): St, Path(id): Path<String>, request: Re
     }
 }
 
+/// The course as learners see it, in the learner player itself (draft or
+/// published; nothing recorded, no course view counted): the course page
+/// frames it, so every saved change shows there.
+pub(super) async fn preview(State(s): St, Path(id): Path<String>, headers: HeaderMap) -> Response {
+    let (ctx, me) = match s.studio_signed_in(&headers).await {
+        Ok(found) => found,
+        Err(response) => return response,
+    };
+    match s.courses.studio_preview(&me, &id, None).await {
+        Ok(session) => crate::player::player_response(&session, false),
+        Err(e) => s.error_page(Some(&ctx), e),
+    }
+}
+
 #[derive(Deserialize)]
 pub(super) struct ExportQuery {
     #[serde(default)]

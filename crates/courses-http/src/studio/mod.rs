@@ -103,6 +103,7 @@ pub fn router() -> Router<AppState> {
         .route(&format!("{c}/status"), post(courses::set_status))
         .route(&format!("{c}/screens"), post(courses::add_screen))
         .route(&format!("{c}/scorm"), get(courses::export_scorm))
+        .route(&format!("{c}/preview"), get(courses::preview))
         .route(c, get(courses::show).post(screens::update_course))
         .route(&format!("{c}/blocks"), post(screens::add_block))
         .route(&format!("{c}/embed-link"), post(screens::embed_link))

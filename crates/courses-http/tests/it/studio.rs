@@ -208,6 +208,15 @@ async fn authors_build_publish_and_export_scorm_on_every_plan(app: TestApp) {
     assert!(none.contains("No course matches") && !none.contains(">Fire safety<"), "{none}");
     assert_eq!(ada.get("/?offset=nonsense").await.status, StatusCode::OK, "a bad query is the first page");
 
+    // The draft in the learner player, framed by the course page: nothing counted.
+    assert!(ada.get(&course_path).await.text().contains(&format!("<iframe src=\"{course_path}/preview\"")));
+    let preview = ada.get(&format!("{course_path}/preview")).await;
+    assert_eq!(preview.status, StatusCode::OK);
+    let player = preview.text();
+    assert!(player.contains("Fire safety") && player.contains("\"preview\":true"), "{player}");
+    assert!(ada.get("/settings").await.text().contains("0 of 500"), "a studio preview is not a course view");
+    assert_eq!(Browser::new(&app).get(&format!("{course_path}/preview")).await.status, StatusCode::SEE_OTHER);
+
     // Publish, then unpublish.
     let published = ada.submit(&course_path, &format!("{course_path}/status"), &[("status", "published")]).await;
     assert_eq!(published.status, StatusCode::SEE_OTHER);
@@ -421,6 +430,11 @@ async fn screens_and_quiz_blocks_are_edited_and_links_minted(app: TestApp) {
     assert_eq!(quiz[1]["answer"], false);
     let page = ada.get(&course).await.text();
     assert!(page.contains("multiple choice</span> Which for oil?"), "{page}");
+    let player = ada.get(&format!("{course}/preview")).await.text();
+    assert!(
+        player.contains("Which for oil?") && !player.contains("correctIndex"),
+        "answers never reach the player: {player}"
+    );
     let block_id = quiz[1]["id"].as_str().unwrap();
     let deleted = ada.submit(&course, &format!("{course}/screens/{screen}/blocks/{block_id}/delete"), &[]).await;
     assert_eq!(deleted.status, StatusCode::SEE_OTHER);
