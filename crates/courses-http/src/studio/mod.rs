@@ -109,6 +109,7 @@ pub fn router() -> Router<AppState> {
         .route(&format!("{c}/embed-link"), post(screens::embed_link))
         .route(&format!("{c}/screens/{{screen}}/{{action}}"), post(screens::screen_action))
         .route(&format!("{c}/screens/{{screen}}/blocks/{{block}}/delete"), post(screens::delete_block))
+        .route(&format!("{c}/screens/{{screen}}/blocks/{{block}}"), get(screens::edit_block).post(screens::save_block))
 }
 
 /// The studio's pages: the kit's layout and components, and its own
@@ -131,6 +132,7 @@ fn pages() -> &'static Pages {
                 ("course.html", include_str!("../../templates/studio/course.html")),
                 ("settings.html", include_str!("../../templates/studio/settings.html")),
                 ("learners.html", include_str!("../../templates/studio/learners.html")),
+                ("block.html", include_str!("../../templates/studio/block.html")),
             ],
         )
     })
@@ -308,7 +310,7 @@ mod tests {
     #[test]
     fn every_template_compiles() {
         let env = pages().environment();
-        assert_eq!(env.templates().count(), 12, "the studio's 10 and the kit's base and macros");
+        assert_eq!(env.templates().count(), 13, "the studio's 11 and the kit's base and macros");
         for (name, _) in env.templates() {
             assert!(env.get_template(name).is_ok(), "{name}");
         }

@@ -43,7 +43,11 @@ pub(super) async fn screen_action(
 
 /// The block a form describes, as the API's body (validated by the use case).
 fn block_body(form: &page_kit::Form) -> Map<String, Value> {
-    let kind = form.get("type");
+    block_body_of(form.get("type"), form)
+}
+
+/// The block of kind `kind` the form describes.
+fn block_body_of(kind: &str, form: &page_kit::Form) -> Map<String, Value> {
     let mut body = Map::new();
     body.insert("type".into(), json!(kind));
     match kind {
@@ -168,6 +172,138 @@ pub(super) async fn embed_link(State(s): St, Path(id): Path<String>, request: Re
         Err(e @ CoursesError::Invalid { .. }) => {
             let form = form_with_error_as(p.form, &e, &[("externalId", "learner"), ("expiresInSeconds", "days")]);
             super::courses::course_page(&s, &p.ctx, &p.me, &id, &form, "embed", None).await
+        }
+        Err(e) => s.error_page(Some(&p.ctx), e),
+    }
+}
+
+/// The form values of a stored block, for its edit page.
+fn block_values(block: &Value) -> std::collections::HashMap<String, String> {
+    let text = |k: &str| block.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let mut values = std::collections::HashMap::new();
+    let kind = text("type");
+    let main = match kind.as_str() {
+        "multiple_choice" => text("question"),
+        "true_false" => text("statement"),
+        _ => text("text"),
+    };
+    values.insert("block_text".to_owned(), main);
+    let options: Vec<&str> = block
+        .get("options")
+        .and_then(Value::as_array)
+        .map(|o| o.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    values.insert("options".to_owned(), options.join("\n"));
+    if let Some(i) = block.get("correctIndex").and_then(Value::as_u64) {
+        values.insert("correct".to_owned(), (i + 1).to_string());
+    }
+    values.insert("answer".to_owned(), block.get("answer").and_then(Value::as_bool).unwrap_or(true).to_string());
+    values.insert("type".to_owned(), kind);
+    values
+}
+
+/// The stored kind of a block (empty when it cannot be read: the update
+/// then answers why).
+async fn block_values_kind(
+    s: &crate::AppState,
+    me: &courses_core::members::SignedIn,
+    ids: (&str, &str, &str),
+) -> String {
+    let (id, screen_id, block_id) = ids;
+    s.courses
+        .screen(&me.access, id, screen_id)
+        .await
+        .ok()
+        .and_then(|(_, screen)| {
+            screen.get("blocks").and_then(Value::as_array).and_then(|blocks| {
+                blocks
+                    .iter()
+                    .find(|b| b.get("id").and_then(Value::as_str) == Some(block_id))
+                    .and_then(|b| b.get("type").and_then(Value::as_str).map(str::to_owned))
+            })
+        })
+        .unwrap_or_default()
+}
+
+/// The kinds of block the studio's form edits; others are edited over the API.
+const EDITABLE: [&str; 4] = ["text", "heading", "multiple_choice", "true_false"];
+
+async fn block_page(
+    s: &crate::AppState,
+    ctx: &super::Ctx,
+    me: &courses_core::members::SignedIn,
+    ids: (&str, &str, &str),
+    form: Option<&page_kit::Form>,
+) -> Response {
+    let (id, screen_id, block_id) = ids;
+    let found = s.courses.screen(&me.access, id, screen_id).await.and_then(|(_, screen)| {
+        screen
+            .get("blocks")
+            .and_then(Value::as_array)
+            .and_then(|blocks| blocks.iter().find(|b| b.get("id").and_then(Value::as_str) == Some(block_id)).cloned())
+            .map(|block| (screen, block))
+            .ok_or(CoursesError::not_found("block"))
+    });
+    let (screen, block) = match found {
+        Ok(found) => found,
+        Err(e) => return s.error_page(Some(ctx), e),
+    };
+    let stored = page_kit::Form { values: block_values(&block), errors: Vec::new() };
+    let form = form.unwrap_or(&stored);
+    let kind = block.get("type").and_then(Value::as_str).unwrap_or_default();
+    s.render(
+        ctx,
+        super::form_status(form),
+        "block.html",
+        "courses",
+        json!({
+            "course_id": id,
+            "screen": { "id": screen_id, "title": screen.get("title").and_then(Value::as_str).unwrap_or_default() },
+            "block": { "id": block_id, "type": kind, "label": kind.replace('_', " "), "editable": EDITABLE.contains(&kind) },
+            "form": form.view(),
+        }),
+    )
+}
+
+pub(super) async fn edit_block(
+    State(s): St,
+    Path((id, screen, block)): Path<(String, String, String)>,
+    headers: axum::http::HeaderMap,
+) -> Response {
+    match s.studio_signed_in(&headers).await {
+        Ok((ctx, me)) => block_page(&s, &ctx, &me, (&id, &screen, &block), None).await,
+        Err(response) => response,
+    }
+}
+
+/// Saves a block's text, options and answer (its kind stays).
+pub(super) async fn save_block(
+    State(s): St,
+    Path((id, screen, block)): Path<(String, String, String)>,
+    request: Request,
+) -> Response {
+    let p = match s.studio_posted(request).await {
+        Ok(p) => p,
+        Err(response) => return response,
+    };
+    let access = match p.me.writer() {
+        Ok(access) => access,
+        Err(e) => return s.error_page(Some(&p.ctx), e),
+    };
+    let kind = block_values_kind(&s, &p.me, (&id, &screen, &block)).await;
+    let mut body = block_body_of(&kind, &p.form);
+    body.remove("type");
+    match s.courses.update_block(access, &id, &screen, &block, &body).await {
+        Ok(_) => s.redirect_with(&format!("/courses/{id}#screen-{screen}"), "success", "Block saved."),
+        Err(e @ CoursesError::Invalid { .. }) => {
+            let renames = [
+                ("question", "block_text"),
+                ("statement", "block_text"),
+                ("text", "block_text"),
+                ("correctIndex", "correct"),
+            ];
+            let form = form_with_error_as(p.form, &e, &renames);
+            block_page(&s, &p.ctx, &p.me, (&id, &screen, &block), Some(&form)).await
         }
         Err(e) => s.error_page(Some(&p.ctx), e),
     }

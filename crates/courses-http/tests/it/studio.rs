@@ -435,6 +435,33 @@ async fn screens_and_quiz_blocks_are_edited_and_links_minted(app: TestApp) {
         player.contains("Which for oil?") && !player.contains("correctIndex"),
         "answers never reach the player: {player}"
     );
+    // Editing a question: its page holds the stored values; the API's rules apply.
+    let mc_id = quiz[0]["id"].as_str().unwrap();
+    let edit = format!("{course}/screens/{screen}/blocks/{mc_id}");
+    let page = ada.get(&edit).await.text();
+    assert!(page.contains("Water\nFoam</textarea>") && page.contains("value=\"2\""), "{page}");
+    let wrong = ada
+        .submit(&edit, &edit, &[("block_text", "Which for oil?"), ("options", "Water\nFoam"), ("correct", "5")])
+        .await;
+    assert_eq!(wrong.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(wrong.text().contains("id=\"e-correct\""), "{}", wrong.text());
+    let saved = ada
+        .submit(
+            &edit,
+            &edit,
+            &[("block_text", "Which extinguisher for oil?"), ("options", "Water\nFoam\nSand"), ("correct", "3")],
+        )
+        .await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER);
+    let stored = app.courses.store().course_by_id(&id).await.unwrap().unwrap();
+    let edited = stored.screens.iter().find(|s| s["id"] == screen).unwrap()["blocks"][0].clone();
+    assert_eq!(
+        (edited["question"].as_str(), edited["correctIndex"].as_u64()),
+        (Some("Which extinguisher for oil?"), Some(2))
+    );
+    assert_eq!(edited["type"], "multiple_choice", "the kind stays");
+    assert_eq!(ada.get(&format!("{course}/screens/{screen}/blocks/blk_nope")).await.status, StatusCode::NOT_FOUND);
+
     let block_id = quiz[1]["id"].as_str().unwrap();
     let deleted = ada.submit(&course, &format!("{course}/screens/{screen}/blocks/{block_id}/delete"), &[]).await;
     assert_eq!(deleted.status, StatusCode::SEE_OTHER);
