@@ -153,13 +153,24 @@ pub(super) async fn course_page(
     failed: &str,
     link: Option<&str>,
 ) -> Response {
+    let themes = match super::themes::themes_of(s, me).await {
+        Ok(themes) => themes,
+        Err(e) => return s.error_page(Some(ctx), e),
+    };
     let result = s.courses.course(&me.access, id).await.map(|course| {
         s.render(
             ctx,
             super::form_status(form),
             "course.html",
             "courses",
-            json!({ "course": course_view(&course), "form": form.view(), "failed": failed, "embed_link": link }),
+            json!({
+                "course": course_view(&course),
+                "theme_id": course.theme_id,
+                "themes": themes,
+                "form": form.view(),
+                "failed": failed,
+                "embed_link": link,
+            }),
         )
     });
     page_or_error(s, ctx, result)

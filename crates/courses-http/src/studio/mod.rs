@@ -19,6 +19,7 @@ mod courses;
 mod learners;
 mod screens;
 mod settings;
+mod themes;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::OnceLock;
@@ -97,6 +98,7 @@ pub fn router() -> Router<AppState> {
         .route("/learners", get(learners::show))
         .route("/learners/preview", post(learners::preview))
         .route("/learners/import", post(learners::import))
+        .route("/themes", get(themes::show).post(themes::create))
         .route("/settings", get(settings::show))
         .route("/settings/invitations", post(settings::invite))
         .route("/courses", post(courses::create))
@@ -133,6 +135,7 @@ fn pages() -> &'static Pages {
                 ("settings.html", include_str!("../../templates/studio/settings.html")),
                 ("learners.html", include_str!("../../templates/studio/learners.html")),
                 ("block.html", include_str!("../../templates/studio/block.html")),
+                ("themes.html", include_str!("../../templates/studio/themes.html")),
             ],
         )
     })
@@ -310,7 +313,7 @@ mod tests {
     #[test]
     fn every_template_compiles() {
         let env = pages().environment();
-        assert_eq!(env.templates().count(), 13, "the studio's 11 and the kit's base and macros");
+        assert_eq!(env.templates().count(), 14, "the studio's 12 and the kit's base and macros");
         for (name, _) in env.templates() {
             assert!(env.get_template(name).is_ok(), "{name}");
         }

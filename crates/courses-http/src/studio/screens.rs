@@ -137,10 +137,20 @@ pub(super) async fn update_course(State(s): St, Path(id): Path<String>, request:
         passing.parse::<i64>().map_or_else(|_| json!(passing), |n| json!(n))
     };
     body.insert("passingScore".into(), passing);
+    // The theme field is on the form only where the plan has themes; an
+    // empty choice is the default look.
+    if let Some(theme) = p.form.values.get("theme") {
+        let theme = theme.trim();
+        body.insert("themeId".into(), if theme.is_empty() { Value::Null } else { json!(theme) });
+    }
     match s.courses.update_course(access, &id, &body).await {
         Ok(_) => s.redirect_with(&format!("/courses/{id}"), "success", "Course saved."),
         Err(e @ CoursesError::Invalid { .. }) => {
-            let form = form_with_error_as(p.form, &e, &[("passingScore", "passing_score"), ("title", "course_title")]);
+            let form = form_with_error_as(
+                p.form,
+                &e,
+                &[("passingScore", "passing_score"), ("title", "course_title"), ("themeId", "theme")],
+            );
             super::courses::course_page(&s, &p.ctx, &p.me, &id, &form, "settings", None).await
         }
         Err(e) => s.error_page(Some(&p.ctx), e),

@@ -20,6 +20,7 @@ on_both_stores!(
     sessions_end_and_bad_input_is_a_clear_page,
     screens_and_quiz_blocks_are_edited_and_links_minted,
     a_thousand_learners_are_previewed_then_imported,
+    themes_need_scale_and_apply_to_the_player_until_a_downgrade,
 );
 
 /// A browser: keeps the cookies the studio sets and posts its forms with
@@ -571,4 +572,55 @@ async fn a_thousand_learners_are_previewed_then_imported(app: TestApp) {
         "{}",
         tampered.text()
     );
+}
+
+async fn themes_need_scale_and_apply_to_the_player_until_a_downgrade(app: TestApp) {
+    let mut ada = sign_up(&app, "ada@example.com").await;
+    let ws = app.courses.store().workspace_summaries().await.unwrap()[0].workspace.id.clone();
+    let created = ada.submit("/", "/courses", &[("title", "Fire safety")]).await;
+    let course = location(&created).to_owned();
+
+    // Sandbox: the page says which plan has themes; a post anyway is refused.
+    let page = ada.get("/themes").await.text();
+    assert!(page.contains("Themes are on the Scale plan and up") && !page.contains("action=\"/themes\""), "{page}");
+    let refused = ada.submit("/settings", "/themes", &[("name", "Brand"), ("accent", "#aa0000")]).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    assert!(refused.text().contains("Scale"), "{}", refused.text());
+    assert!(!ada.get(&course).await.text().contains("id=\"f-theme\""), "no theme choice below Scale");
+
+    // Scale: a theme, checked like the API's, chosen for the course, shown by the player.
+    app.courses.set_plan(&ws, Plan::Scale).await.unwrap();
+    let bad = ada.submit("/themes", "/themes", &[("name", "Brand"), ("accent", "red; background:url(x)")]).await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(bad.text().contains("id=\"e-accent\""), "{}", bad.text());
+    let made = ada.submit("/themes", "/themes", &[("name", "Brand"), ("accent", "#aa0000")]).await;
+    assert_eq!(made.status, StatusCode::SEE_OTHER);
+    assert!(ada.get("/themes").await.text().contains("#aa0000"));
+    let page = ada.get(&course).await.text();
+    let marker = "<option value=\"thm_";
+    let start = page.find(marker).expect("the theme choice") + "<option value=\"".len();
+    let theme_id = page[start..].split('"').next().unwrap().to_owned();
+    let saved = ada
+        .submit(&course, &course, &[("course_title", "Fire safety"), ("passing_score", ""), ("theme", &theme_id)])
+        .await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", saved.text());
+    assert!(ada.get(&course).await.text().contains(&format!("<option value=\"{theme_id}\" selected>")));
+    assert!(ada.get(&format!("{course}/preview")).await.text().contains("#aa0000"), "the player shows the theme");
+
+    // Below Scale again: the player shows the default look, the course keeps its theme.
+    app.courses.set_plan(&ws, Plan::Sandbox).await.unwrap();
+    assert!(!ada.get(&format!("{course}/preview")).await.text().contains("#aa0000"));
+    let id = course.trim_start_matches("/courses/");
+    assert_eq!(
+        app.courses.store().course_by_id(id).await.unwrap().unwrap().theme_id.as_deref(),
+        Some(theme_id.as_str())
+    );
+    let api = app
+        .post(
+            "/v1/themes",
+            app.courses.create_key(&ws, "k", false).await.unwrap().1.expose(),
+            &serde_json::json!({"name": "x"}),
+        )
+        .await;
+    assert_eq!(api.status, StatusCode::FORBIDDEN);
 }

@@ -169,6 +169,10 @@ try {
   check('the import lists the learners', (await page.content()).includes('Grace Hopper'), 'not listed');
   await look(page, '06c-learners');
 
+  await page.goto(base + '/themes');
+  check('themes explain their plan on Sandbox', (await page.content()).includes('Themes are on the Scale plan and up'), 'no note');
+  await look(page, '06d-themes-sandbox');
+
   // Settings: the workspace id and plan; an invitation.
   await page.goto(base + '/settings');
   const workspaceId = (await page.textContent('#ws-id')).trim();
