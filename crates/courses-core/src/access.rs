@@ -228,6 +228,11 @@ impl Courses {
         Ok(self.store.workspace_summaries().await?)
     }
 
+    /// Operator view: the members of a workspace with their roles.
+    pub async fn workspace_members(&self, workspace_id: &str) -> CoursesResult<Vec<crate::members::Member>> {
+        Ok(self.store.members(workspace_id).await?)
+    }
+
     /// Operator action: move a workspace to another plan (nothing is deleted
     /// on a downgrade; a Sandbox cap clears on upgrade).
     pub async fn set_plan(&self, workspace_id: &str, plan: Plan) -> CoursesResult<Workspace> {

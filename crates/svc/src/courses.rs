@@ -117,10 +117,15 @@ pub async fn run(command: CoursesCommand, store: &StoreArgs, out: &Output) -> an
         }
         CoursesCommand::Workspace(WorkspaceCommand::List) => {
             let summaries = courses.workspace_summaries().await?;
-            let rows: Vec<serde_json::Value> = summaries
-                .iter()
-                .map(|s| {
-                    json!({
+            let mut rows: Vec<serde_json::Value> = Vec::with_capacity(summaries.len());
+            for s in &summaries {
+                let members: Vec<serde_json::Value> = courses
+                    .workspace_members(&s.workspace.id)
+                    .await?
+                    .iter()
+                    .map(|m| json!({ "email": m.email, "name": m.display_name, "role": m.role.as_str() }))
+                    .collect();
+                rows.push(json!({
                         "id": s.workspace.id,
                         "name": s.workspace.name,
                         "plan": s.workspace.plan.as_str(),
@@ -128,23 +133,24 @@ pub async fn run(command: CoursesCommand, store: &StoreArgs, out: &Output) -> an
                         "keys": s.active_keys,
                         "readOnlyKeys": s.read_only_keys,
                         "courses": s.courses,
+                        "members": members,
                         "createdAt": s.workspace.created_at.to_rfc3339(),
-                    })
-                })
-                .collect();
+                }));
+            }
             let mut text = if summaries.is_empty() {
                 "no workspaces yet: svc courses workspace create --name NAME".to_owned()
             } else {
-                format!("{:<36}  {:<8}  {:>4}  {:>7}  name", "id", "plan", "keys", "courses")
+                format!("{:<36}  {:<8}  {:>4}  {:>7}  {:>7}  name", "id", "plan", "keys", "courses", "members")
             };
             for s in &summaries {
                 let unpaid = if s.workspace.payment_failed_at.is_some() { "  (charge failed)" } else { "" };
                 text.push_str(&format!(
-                    "\n{:<36}  {:<8}  {:>4}  {:>7}  {}{unpaid}",
+                    "\n{:<36}  {:<8}  {:>4}  {:>7}  {:>7}  {}{unpaid}",
                     s.workspace.id,
                     s.workspace.plan.as_str(),
                     s.active_keys,
                     s.courses,
+                    s.members,
                     s.workspace.name
                 ));
             }

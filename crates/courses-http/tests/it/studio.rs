@@ -299,6 +299,17 @@ async fn invitations_bring_in_members_with_their_roles(app: TestApp) {
     assert_eq!(invite.status, StatusCode::FORBIDDEN, "only owners invite");
     let owner_home = owner.get("/").await.text();
     assert!(owner_home.contains("No courses yet"), "nothing was created: {owner_home}");
+    let ws = app.courses.store().workspace_summaries().await.unwrap()[0].clone();
+    assert_eq!(ws.members, 2);
+    let listed: Vec<(String, &str)> = app
+        .courses
+        .workspace_members(&ws.workspace.id)
+        .await
+        .unwrap()
+        .iter()
+        .map(|m| (m.email.clone(), m.role.as_str()))
+        .collect();
+    assert_eq!(listed, [("owner@example.com".to_owned(), "owner"), ("vera@example.com".to_owned(), "viewer")]);
     let members = owner.get("/settings").await.text();
     assert!(members.contains("<td data-label=\"Role\">viewer</td>") && members.contains("vera@example.com"));
 }
