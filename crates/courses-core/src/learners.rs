@@ -699,10 +699,18 @@ impl Courses {
         content::check_answer(&course.screens, &block_id, &answer).ok_or(CoursesError::not_found("question"))
     }
 
-    /// The player's completion: graded on the server from the answers.
-    pub async fn complete_view(&self, view_id: &str, body: &Map<String, Value>) -> CoursesResult<Completion> {
+    /// The player's completion: graded on the server from the answers,
+    /// with the review of each question for the results screen (the right
+    /// answers reach the browser only once the attempt is recorded).
+    pub async fn complete_view(
+        &self,
+        view_id: &str,
+        body: &Map<String, Value>,
+    ) -> CoursesResult<(Completion, Vec<Value>)> {
         let (course, identity) = self.view_context(view_id).await?;
-        self.complete(&course, &identity.id, parse_answers(body)?).await
+        let answers = parse_answers(body)?;
+        let review = content::review(&course.screens, &answers);
+        Ok((self.complete(&course, &identity.id, answers).await?, review))
     }
 
     /// Saves what a SCO of the view's course committed (`{blockId, data}`),

@@ -110,8 +110,12 @@ pub async fn complete(
     Path(view): Path<String>,
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
-    let completion = s.courses.complete_view(&view, &body).await?;
-    Ok((StatusCode::CREATED, Json(wire::completion(&completion))).into_response())
+    let (completion, review) = s.courses.complete_view(&view, &body).await?;
+    let mut body = wire::completion(&completion);
+    if let Value::Object(map) = &mut body {
+        map.insert("review".to_owned(), Value::Array(review));
+    }
+    Ok((StatusCode::CREATED, Json(body)).into_response())
 }
 
 /// `POST /v1/embed/views/{viewId}/check`: `{blockId, answer}` to `{correct}`,
@@ -389,6 +393,21 @@ const PAGE: &str = r#"<!doctype html>
     const scoreText = completion.score === null ? ui.completed : ui.score + ' ' + completion.score + '%';
     root.appendChild(el('p', { class: 'result', id: 'score' }, scoreText));
     root.appendChild(el('p', { id: 'outcome' }, completion.passed ? ui.passed : ui.failed.replace('{passingScore}', String(course.passingScore))));
+    if (course.passingScore !== null && course.passingScore !== undefined) {
+      root.appendChild(el('p', { id: 'passing' }, (ui.passingScore || 'Passing score:') + ' ' + course.passingScore + '%'));
+    }
+    if (Array.isArray(completion.review) && completion.review.length) {
+      const list = el('ol', { id: 'review' });
+      for (const item of completion.review) {
+        const li = el('li', { class: item.correct ? 'right' : 'wrong' });
+        li.appendChild(el('p', {}, item.question));
+        li.appendChild(el('p', {}, (ui.yourAnswer || 'Your answer:') + ' ' + (item.yourAnswer || '—') + ' · ' + (item.correct ? ui.correct : ui.incorrect)));
+        if (!item.correct) li.appendChild(el('p', {}, (ui.rightAnswer || 'Right answer:') + ' ' + (item.rightAnswer || '')));
+        if (item.feedback) li.appendChild(el('p', { class: 'feedback' }, item.feedback));
+        list.appendChild(li);
+      }
+      root.appendChild(list);
+    }
     if (completion.passed) {
       const cert = await fetch('/v1/embed/views/' + data.viewId + '/certificate', { method: 'POST' });
       if (cert.ok) {
