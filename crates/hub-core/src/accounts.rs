@@ -71,7 +71,22 @@ impl Hub {
     /// and customisations apply again after an upgrade.
     pub async fn set_plan(&self, email: &str, plan: Plan) -> HubResult<User> {
         let user = self.user_by_email(email).await?;
-        self.store.set_plan(&user.id, plan, self.clock.now()).await?;
+        // Recorded when the account keeps a log before or after the change.
+        let keeps = if user.plan.writes_audit() { user.plan } else { plan };
+        let audit = (user.plan != plan)
+            .then(|| {
+                self.audit_row(
+                    &user.id,
+                    keeps,
+                    &user.id,
+                    Source::System,
+                    AuditDraft::new(AuditAction::PlanChanged, "account", &user.id)
+                        .meta("from", user.plan.as_str())
+                        .meta("to", plan.as_str()),
+                )
+            })
+            .flatten();
+        self.store.set_plan(&user.id, plan, self.clock.now(), audit.as_ref()).await?;
         // An upgrade request from the dashboard is done now.
         self.store.complete_plan_requests(&user.id, self.clock.now()).await?;
         Ok(User { plan, ..user })
@@ -132,6 +147,18 @@ impl Hub {
             AuditDraft::new(AuditAction::TokenCreated, "token", &info.id).meta("name", name),
         );
         self.store.insert_token(&info, &minted.hash, audit.as_ref()).await?;
+        self.notify_owner(
+            &user.id,
+            &user.email,
+            source,
+            "A personal access token was created",
+            &format!(
+                "A personal access token named \"{name}\" was created for your account ({}). \
+                 It acts as you on the API until it is revoked{}.",
+                info.display,
+                info.expires_at.map(|at| format!(" or expires on {}", at.to_rfc3339())).unwrap_or_default()
+            ),
+        );
         Ok((info, minted.plaintext))
     }
 

@@ -42,6 +42,17 @@ pub enum AuditAction {
     PasswordChanged,
     SessionsRevoked,
     PlanChangeRequested,
+    PlanChanged,
+    CollaboratorInvited,
+    CollaboratorJoined,
+    CollaboratorInvitationDeclined,
+    CollaboratorRoleChanged,
+    CollaboratorRemoved,
+    CollaboratorLeft,
+    AuditSettingsUpdated,
+    AuditWebhookTested,
+    SignedIn,
+    ProfileUpdated,
 }
 
 impl AuditAction {
@@ -77,7 +88,161 @@ impl AuditAction {
             Self::PasswordChanged => "PASSWORD_CHANGED",
             Self::SessionsRevoked => "SESSIONS_REVOKED",
             Self::PlanChangeRequested => "PLAN_CHANGE_REQUESTED",
+            Self::PlanChanged => "PLAN_CHANGED",
+            Self::CollaboratorInvited => "COLLABORATOR_INVITED",
+            Self::CollaboratorJoined => "COLLABORATOR_JOINED",
+            Self::CollaboratorInvitationDeclined => "COLLABORATOR_INVITATION_DECLINED",
+            Self::CollaboratorRoleChanged => "COLLABORATOR_ROLE_CHANGED",
+            Self::CollaboratorRemoved => "COLLABORATOR_REMOVED",
+            Self::CollaboratorLeft => "COLLABORATOR_LEFT",
+            Self::AuditSettingsUpdated => "AUDIT_SETTINGS_UPDATED",
+            Self::AuditWebhookTested => "AUDIT_WEBHOOK_TESTED",
+            Self::SignedIn => "SIGNED_IN",
+            Self::ProfileUpdated => "PROFILE_UPDATED",
         }
+    }
+
+    /// The viewer's filter group of this code.
+    pub const fn category(self) -> Category {
+        match self {
+            Self::ProjectCreated
+            | Self::ProjectUpdated
+            | Self::ProjectVisibilityChanged
+            | Self::ProjectCustomDomainChanged
+            | Self::ProjectDeleted => Category::Projects,
+            Self::SpecUploaded | Self::SpecSynced => Category::Specs,
+            Self::PreviewCreated
+            | Self::PreviewUpdated
+            | Self::PreviewExpired
+            | Self::VersionPromotedDefault
+            | Self::VersionDeactivated
+            | Self::VersionReactivated
+            | Self::VersionUpdated
+            | Self::VersionDeleted => Category::Versions,
+            Self::TokenCreated | Self::TokenRevoked | Self::UploadTokenRotated | Self::McpTokenRotated => {
+                Category::Tokens
+            }
+            Self::MockSettingsUpdated
+            | Self::MockOverrideCreated
+            | Self::MockOverrideUpdated
+            | Self::MockOverrideDeleted
+            | Self::MockOverridesImported => Category::Mock,
+            Self::BrandingUpdated | Self::ThemeUpdated | Self::CustomizationUpdated => Category::Docs,
+            Self::CollaboratorInvited
+            | Self::CollaboratorJoined
+            | Self::CollaboratorInvitationDeclined
+            | Self::CollaboratorRoleChanged
+            | Self::CollaboratorRemoved
+            | Self::CollaboratorLeft => Category::Collaborators,
+            Self::PasswordChanged
+            | Self::SessionsRevoked
+            | Self::PlanChangeRequested
+            | Self::PlanChanged
+            | Self::SignedIn
+            | Self::ProfileUpdated
+            | Self::AuditSettingsUpdated
+            | Self::AuditWebhookTested => Category::Account,
+        }
+    }
+}
+
+/// Every code, in the order docs/api.md lists them.
+pub const ALL_ACTIONS: [AuditAction; 41] = [
+    AuditAction::ProjectCreated,
+    AuditAction::ProjectUpdated,
+    AuditAction::ProjectVisibilityChanged,
+    AuditAction::ProjectCustomDomainChanged,
+    AuditAction::ProjectDeleted,
+    AuditAction::SpecUploaded,
+    AuditAction::SpecSynced,
+    AuditAction::PreviewCreated,
+    AuditAction::PreviewUpdated,
+    AuditAction::PreviewExpired,
+    AuditAction::VersionPromotedDefault,
+    AuditAction::VersionDeactivated,
+    AuditAction::VersionReactivated,
+    AuditAction::VersionUpdated,
+    AuditAction::VersionDeleted,
+    AuditAction::TokenCreated,
+    AuditAction::TokenRevoked,
+    AuditAction::UploadTokenRotated,
+    AuditAction::McpTokenRotated,
+    AuditAction::MockSettingsUpdated,
+    AuditAction::MockOverrideCreated,
+    AuditAction::MockOverrideUpdated,
+    AuditAction::MockOverrideDeleted,
+    AuditAction::MockOverridesImported,
+    AuditAction::BrandingUpdated,
+    AuditAction::ThemeUpdated,
+    AuditAction::CustomizationUpdated,
+    AuditAction::PasswordChanged,
+    AuditAction::SessionsRevoked,
+    AuditAction::PlanChangeRequested,
+    AuditAction::PlanChanged,
+    AuditAction::SignedIn,
+    AuditAction::ProfileUpdated,
+    AuditAction::CollaboratorInvited,
+    AuditAction::CollaboratorJoined,
+    AuditAction::CollaboratorInvitationDeclined,
+    AuditAction::CollaboratorRoleChanged,
+    AuditAction::CollaboratorRemoved,
+    AuditAction::CollaboratorLeft,
+    AuditAction::AuditSettingsUpdated,
+    AuditAction::AuditWebhookTested,
+];
+
+/// The viewer's groups of codes (the seed's "action category" filter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Category {
+    Projects,
+    Versions,
+    Specs,
+    Tokens,
+    Collaborators,
+    Mock,
+    Docs,
+    Account,
+}
+
+impl Category {
+    pub const ALL: [Self; 8] = [
+        Self::Projects,
+        Self::Versions,
+        Self::Specs,
+        Self::Tokens,
+        Self::Collaborators,
+        Self::Mock,
+        Self::Docs,
+        Self::Account,
+    ];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Projects => "projects",
+            Self::Versions => "versions",
+            Self::Specs => "specs",
+            Self::Tokens => "tokens",
+            Self::Collaborators => "collaborators",
+            Self::Mock => "mock",
+            Self::Docs => "docs",
+            Self::Account => "account",
+        }
+    }
+
+    /// The codes of this group.
+    pub fn codes(self) -> Vec<&'static str> {
+        ALL_ACTIONS.iter().filter(|a| a.category() == self).map(|a| a.code()).collect()
+    }
+}
+
+impl std::str::FromStr for Category {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL.into_iter().find(|c| c.as_str() == s).ok_or_else(|| {
+            let names: Vec<_> = Self::ALL.iter().map(|c| c.as_str()).collect();
+            format!("category is one of {}", names.join(", "))
+        })
     }
 }
 
@@ -130,6 +295,21 @@ impl AuditDraft {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn codes_are_unique_upper_snake_and_grouped() {
+        let mut seen = std::collections::HashSet::new();
+        for action in ALL_ACTIONS {
+            let code = action.code();
+            assert!(seen.insert(code), "{code} twice");
+            assert!(code.chars().all(|c| c.is_ascii_uppercase() || c == '_'), "{code}");
+        }
+        assert!(ALL_ACTIONS.len() > 30);
+        let grouped: usize = Category::ALL.iter().map(|c| c.codes().len()).sum();
+        assert_eq!(grouped, ALL_ACTIONS.len());
+        assert!(Category::Collaborators.codes().contains(&"COLLABORATOR_ROLE_CHANGED"));
+        assert!("nonsense".parse::<Category>().unwrap_err().contains("collaborators"));
+    }
 
     #[test]
     fn events_carry_source_and_a_uuid() {

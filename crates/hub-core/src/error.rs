@@ -51,6 +51,10 @@ pub enum HubError {
     PlanRequired { feature: Feature, current: Plan },
     #[error("the {plan} plan allows {limit} projects; delete one or upgrade")]
     ProjectLimitReached { plan: Plan, limit: u32 },
+    #[error(
+        "the {plan} plan has {limit} collaborator seats, and pending invitations hold seats too; remove someone or upgrade"
+    )]
+    SeatLimitReached { plan: Plan, limit: u32 },
     #[error("a project may hold at most {limit} preview versions; delete one or let it expire")]
     PreviewLimitReached { limit: u32 },
     #[error("rate limit of {limit} requests per minute reached; retry in {retry_after_secs} s")]

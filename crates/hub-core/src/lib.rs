@@ -10,6 +10,7 @@
 pub mod accounts;
 pub mod assistant;
 pub mod audit;
+pub mod audit_log;
 pub mod demo;
 pub mod diffs;
 pub mod docs;
@@ -26,6 +27,7 @@ pub mod sdks;
 pub mod search;
 pub mod sessions;
 pub mod store;
+pub mod team;
 pub mod tokens;
 pub mod tryit;
 pub mod uploads;
@@ -74,6 +76,13 @@ pub struct Hub {
     /// Work started off the request path (mail, and the lookups whose
     /// timing would tell whether an address has an account).
     background: tokio_util::task::TaskTracker,
+    /// Seals recoverable secrets (the audit webhook's signing key).
+    secret_key: Arc<platform::secrets::SecretKey>,
+    /// The client of the audit webhook and chat notifications, behind the
+    /// outbound guard.
+    webhooks: platform::outbound::Outbound,
+    /// Wakes the audit outbox's worker.
+    outbox: Arc<tokio::sync::Notify>,
 }
 
 impl Hub {
@@ -112,7 +121,25 @@ impl Hub {
             llm: None,
             search_indexes: Arc::new(search::DocumentIndexes::default()),
             background: tokio_util::task::TaskTracker::new(),
+            secret_key: Arc::new(platform::secrets::SecretKey::generate()),
+            webhooks: platform::outbound::Outbound::default(),
+            outbox: Arc::new(tokio::sync::Notify::new()),
         }
+    }
+
+    /// The same hub with the service's secret key (sealed secrets outlive
+    /// restarts only with the key they were sealed with).
+    #[must_use]
+    pub fn with_secret_key(mut self, key: platform::secrets::SecretKey) -> Self {
+        self.secret_key = Arc::new(key);
+        self
+    }
+
+    /// The same hub with the client its webhooks go through.
+    #[must_use]
+    pub fn with_webhooks(mut self, outbound: platform::outbound::Outbound) -> Self {
+        self.webhooks = outbound;
+        self
     }
 
     /// Runs `work` after the answer, off the request path. The work is
@@ -184,6 +211,14 @@ impl Hub {
         source: Source,
         draft: AuditDraft,
     ) -> Option<AuditEvent> {
-        account_plan.writes_audit().then(|| draft.into_event(account_user_id, actor_user_id, source, self.clock.now()))
+        let event = account_plan
+            .writes_audit()
+            .then(|| draft.into_event(account_user_id, actor_user_id, source, self.clock.now()));
+        if event.is_some() {
+            // The row may be queued for the webhook: the worker looks again
+            // (and once more on its next tick, in case this was before commit).
+            self.outbox.notify_one();
+        }
+        event
     }
 }

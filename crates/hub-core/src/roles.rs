@@ -99,6 +99,8 @@ pub enum Action {
     UpdateProject,
     DeleteProject,
     ManageBilling,
+    /// Inviting, removing and setting roles of collaborators.
+    ManageCollaborators,
     PushVersion,
     UpdateVersion,
     DeleteVersion,
@@ -112,6 +114,7 @@ impl Action {
             Self::UpdateProject => "update_project",
             Self::DeleteProject => "delete_project",
             Self::ManageBilling => "manage_billing",
+            Self::ManageCollaborators => "manage_collaborators",
             Self::PushVersion => "push_version",
             Self::UpdateVersion => "update_version",
             Self::DeleteVersion => "delete_version",
@@ -120,7 +123,7 @@ impl Action {
     }
 
     const fn is_owner_only(self) -> bool {
-        matches!(self, Self::DeleteProject | Self::ManageBilling)
+        matches!(self, Self::DeleteProject | Self::ManageBilling | Self::ManageCollaborators)
     }
 
     const fn is_read(self) -> bool {
@@ -153,11 +156,12 @@ pub fn authorize(access: Access, action: Action) -> Result<(), Denial> {
 mod tests {
     use super::*;
 
-    const ALL_ACTIONS: [Action; 8] = [
+    const ALL_ACTIONS: [Action; 9] = [
         Action::ViewProject,
         Action::UpdateProject,
         Action::DeleteProject,
         Action::ManageBilling,
+        Action::ManageCollaborators,
         Action::PushVersion,
         Action::UpdateVersion,
         Action::DeleteVersion,
@@ -194,7 +198,7 @@ mod tests {
             assert_eq!(authorize(Access::None, action), Err(Denial::Hidden));
             let editor = authorize(Access::Editor, action);
             let viewer = authorize(Access::Viewer, action);
-            if matches!(action, Action::DeleteProject | Action::ManageBilling) {
+            if matches!(action, Action::DeleteProject | Action::ManageBilling | Action::ManageCollaborators) {
                 assert!(matches!(editor, Err(Denial::Forbidden { .. })), "{action:?}");
             } else {
                 assert_eq!(editor, Ok(()), "{action:?}");

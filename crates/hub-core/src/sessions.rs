@@ -17,7 +17,7 @@ use platform::mail::{Mail, Mailer};
 use crate::Hub;
 use crate::audit::{AuditAction, AuditDraft};
 use crate::error::{HubError, HubResult};
-use crate::model::{Principal, Source, User};
+use crate::model::{AuditEvent, Principal, Source, User};
 use crate::names::Email;
 use crate::plans::Plan;
 
@@ -186,7 +186,7 @@ pub enum SignInRefusal {
     Unverified,
 }
 
-fn hash_secret(secret: &str) -> String {
+pub(crate) fn hash_secret(secret: &str) -> String {
     platform::crypto::sha256_hex(secret.as_bytes())
 }
 
@@ -198,8 +198,13 @@ pub fn check_password(password: &str, email: &str) -> HubResult<()> {
         .map_err(|message| HubError::validation("password", message))
 }
 
-/// A mail with one call to action, as plain text and HTML.
-fn link_mail(to: &str, subject: &str, lead: &str, action: &str, link: &str, tail: &str) -> Mail {
+pub(crate) fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// A mail with one call to action, as plain text and HTML (the platform's,
+/// shared with the courses studio's invitations).
+pub(crate) fn link_mail(to: &str, subject: &str, lead: &str, action: &str, link: &str, tail: &str) -> Mail {
     Mail::with_link(to, subject, lead, action, link, tail)
 }
 
@@ -339,7 +344,7 @@ impl Hub {
 
     /// Sends a mail; a failure is logged and reported as `false`, never
     /// lost silently and never a failed request.
-    async fn deliver(&self, mail: &Mail) -> bool {
+    pub(crate) async fn deliver(&self, mail: &Mail) -> bool {
         match self.accounts.mailer.send(mail).await {
             Ok(()) => true,
             Err(err) => {
@@ -383,10 +388,26 @@ impl Hub {
         if !account.is_verified() {
             return Ok(Err(SignInRefusal::Unverified));
         }
-        Ok(Ok(self.open_session(&account.id, client).await?))
+        let audit = self.audit_row(
+            &account.id,
+            account.plan,
+            &account.id,
+            Source::Dashboard,
+            AuditDraft::new(AuditAction::SignedIn, "session", &account.id).meta("method", "password"),
+        );
+        Ok(Ok(self.open_session_audited(&account.id, client, audit.as_ref()).await?))
     }
 
-    async fn open_session(&self, user_id: &str, client: ClientInfo) -> HubResult<NewSession> {
+    pub(crate) async fn open_session(&self, user_id: &str, client: ClientInfo) -> HubResult<NewSession> {
+        self.open_session_audited(user_id, client, None).await
+    }
+
+    async fn open_session_audited(
+        &self,
+        user_id: &str,
+        client: ClientInfo,
+        audit: Option<&AuditEvent>,
+    ) -> HubResult<NewSession> {
         let now = self.clock.now();
         let secret = platform::crypto::random_token(32);
         let info = SessionInfo {
@@ -398,7 +419,7 @@ impl Hub {
             user_agent: client.user_agent.chars().take(300).collect(),
             ip: client.ip.chars().take(64).collect(),
         };
-        self.store.insert_session(&info, &hash_secret(&secret)).await?;
+        self.store.insert_session(&info, &hash_secret(&secret), audit).await?;
         Ok(NewSession { secret: Secret::new(secret), info })
     }
 
@@ -617,7 +638,15 @@ impl Hub {
         if name.chars().any(char::is_control) {
             return Err(HubError::validation("display_name", "the name cannot hold control characters"));
         }
-        self.store.set_display_name(&principal.user_id, (!name.is_empty()).then_some(name)).await?;
+        let audit = self.audit_row(
+            &principal.user_id,
+            principal.plan,
+            &principal.user_id,
+            Source::Dashboard,
+            AuditDraft::new(AuditAction::ProfileUpdated, "account", &principal.user_id)
+                .meta("display_name", !name.is_empty()),
+        );
+        self.store.set_display_name(&principal.user_id, (!name.is_empty()).then_some(name), audit.as_ref()).await?;
         self.account(principal).await
     }
 

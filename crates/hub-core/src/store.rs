@@ -68,7 +68,20 @@ macro_rules! insert_audit {
         .bind(&event.project_id)
         .bind(event.metadata.to_string())
         .bind(event.created_at.as_millis())
-        .execute($conn)
+        .execute(&mut *$conn)
+        .await
+        .map_err(store_error)?;
+        // The webhook's outbox row, in the same transaction: the worker
+        // sends it after commit, and a rollback takes both away.
+        sqlx::query(
+            "INSERT INTO audit_outbox (event_id, account_user_id, created_at)
+             SELECT $1, $2, $3 WHERE EXISTS (
+                 SELECT 1 FROM audit_settings s WHERE s.account_user_id = $2 AND s.webhook_url IS NOT NULL)",
+        )
+        .bind(&event.id)
+        .bind(&event.account_user_id)
+        .bind(event.created_at.as_millis())
+        .execute(&mut *$conn)
         .await
         .map_err(store_error)
     }};
@@ -422,8 +435,15 @@ impl Store {
 
     /// Changes the plan and records when a paid account dropped to Free
     /// (cleared again on any paid plan): the customization retention clock.
-    pub async fn set_plan(&self, user_id: &str, plan: Plan, now: Timestamp) -> HubResult<()> {
+    pub async fn set_plan(
+        &self,
+        user_id: &str,
+        plan: Plan,
+        now: Timestamp,
+        audit: Option<&AuditEvent>,
+    ) -> HubResult<()> {
         with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
             sqlx::query(
                 "UPDATE users SET downgraded_at = CASE
                      WHEN $2 <> 'free' THEN NULL
@@ -435,12 +455,15 @@ impl Store {
             .bind(user_id)
             .bind(plan.as_str())
             .bind(now.as_millis())
-            .execute(pool)
+            .execute(&mut *tx)
             .await
-            .map(|r| r.rows_affected())
-            .map_err(store_error)
-        })?;
-        Ok(())
+            .map_err(store_error)?;
+            if let Some(event) = audit {
+                insert_audit!(&mut *tx, event)?;
+            }
+            tx.commit().await.map_err(store_error)?;
+            Ok(())
+        })
     }
 
     pub async fn user_count(&self) -> HubResult<i64> {
@@ -869,7 +892,7 @@ impl Store {
         audit: Option<&AuditEvent>,
     ) -> HubResult<()> {
         let sql = "UPDATE projects SET mcp_token_hash = $2, updated_at = $3 WHERE id = $1";
-        self.set_project_token_hash(sql, project_id, token_hash, now, audit).await
+        self.set_project_token_hash(sql, project_id, token_hash, None, now, audit).await
     }
 
     pub async fn mcp_token_hash(&self, project_id: &str) -> HubResult<Option<String>> {
@@ -896,15 +919,19 @@ impl Store {
     }
 
     /// Replaces a project's upload token hash (the old token stops working).
+    /// Sets the project's upload token and who minted it (removing that
+    /// collaborator later ends the token).
     pub async fn set_upload_token_hash(
         &self,
         project_id: &str,
         token_hash: &str,
+        minted_by: &str,
         now: Timestamp,
         audit: Option<&AuditEvent>,
     ) -> HubResult<()> {
-        let sql = "UPDATE projects SET upload_token_hash = $2, updated_at = $3 WHERE id = $1";
-        self.set_project_token_hash(sql, project_id, token_hash, now, audit).await
+        let sql =
+            "UPDATE projects SET upload_token_hash = $2, updated_at = $3, upload_token_minted_by = $4 WHERE id = $1";
+        self.set_project_token_hash(sql, project_id, token_hash, Some(minted_by), now, audit).await
     }
 
     /// Runs one of the token-hash updates above with its audit row, in one
@@ -914,19 +941,17 @@ impl Store {
         sql: &'static str,
         project_id: &str,
         token_hash: &str,
+        minted_by: Option<&str>,
         now: Timestamp,
         audit: Option<&AuditEvent>,
     ) -> HubResult<()> {
         with_db!(&self.db, |pool| {
             let mut tx = pool.begin().await.map_err(store_error)?;
-            let updated = sqlx::query(sql)
-                .bind(project_id)
-                .bind(token_hash)
-                .bind(now.as_millis())
-                .execute(&mut *tx)
-                .await
-                .map_err(store_error)?
-                .rows_affected();
+            let mut query = sqlx::query(sql).bind(project_id).bind(token_hash).bind(now.as_millis());
+            if let Some(minted_by) = minted_by {
+                query = query.bind(minted_by);
+            }
+            let updated = query.execute(&mut *tx).await.map_err(store_error)?.rows_affected();
             if updated == 0 {
                 return Err(HubError::not_found("project"));
             }
@@ -1470,8 +1495,11 @@ mod tests {
 }
 
 mod assistant;
+mod audit_log;
 mod docs;
 mod mock;
 mod sessions;
+mod team;
 
 pub use docs::DocsProjectRow;
+pub use team::NewInvitation;

@@ -37,7 +37,15 @@ impl Hub {
                 .project(&found.project.id)
                 .meta("display", minted.display.as_str()),
         );
-        self.store.set_upload_token_hash(&found.project.id, &minted.hash, self.clock.now(), audit.as_ref()).await?;
+        self.store
+            .set_upload_token_hash(
+                &found.project.id,
+                &minted.hash,
+                &principal.user_id,
+                self.clock.now(),
+                audit.as_ref(),
+            )
+            .await?;
         Ok(minted.plaintext)
     }
 

@@ -17,6 +17,7 @@ pub enum Code {
     InvalidToken,
     PlanRequired,
     ProjectLimitReached,
+    SeatLimitReached,
     Forbidden,
     NotFound,
     MethodNotAllowed,
@@ -39,6 +40,7 @@ impl Code {
             Self::InvalidToken => (StatusCode::UNAUTHORIZED, "INVALID_TOKEN"),
             Self::PlanRequired => (StatusCode::PAYMENT_REQUIRED, "PLAN_REQUIRED"),
             Self::ProjectLimitReached => (StatusCode::PAYMENT_REQUIRED, "PROJECT_LIMIT_REACHED"),
+            Self::SeatLimitReached => (StatusCode::PAYMENT_REQUIRED, "SEAT_LIMIT_REACHED"),
             Self::Forbidden => (StatusCode::FORBIDDEN, "FORBIDDEN"),
             Self::NotFound => (StatusCode::NOT_FOUND, "NOT_FOUND"),
             Self::MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED"),
@@ -124,6 +126,8 @@ impl From<HubError> for ApiError {
             })),
             HubError::ProjectLimitReached { plan, limit } => Self::new(Code::ProjectLimitReached, message)
                 .with_details(json!({ "plan": plan.as_str(), "limit": limit })),
+            HubError::SeatLimitReached { plan, limit } => Self::new(Code::SeatLimitReached, message)
+                .with_details(json!({ "plan": plan.as_str(), "seats": limit })),
             HubError::PreviewLimitReached { limit } => {
                 Self::new(Code::PreviewLimitReached, message).with_details(json!({ "limit": limit }))
             }
@@ -230,6 +234,7 @@ mod tests {
             Code::InvalidToken,
             Code::PlanRequired,
             Code::ProjectLimitReached,
+            Code::SeatLimitReached,
             Code::Forbidden,
             Code::NotFound,
             Code::MethodNotAllowed,

@@ -200,6 +200,24 @@ impl JsonObject {
             Some(_) => Err(ApiError::field(name, format!("{name} must be true or false"))),
         }
     }
+
+    /// An integer field (a JSON number without a fraction).
+    pub fn integer(&self, name: &str) -> Result<Option<i64>, ApiError> {
+        match self.0.get(name) {
+            None => Ok(None),
+            Some(Value::Number(n)) => {
+                n.as_i64().map(Some).ok_or_else(|| ApiError::field(name, format!("{name} must be a whole number")))
+            }
+            Some(_) => Err(ApiError::field(name, format!("{name} must be a whole number"))),
+        }
+    }
+
+    /// A collaborator role: `editor`, `viewer` or `none`.
+    pub fn role(&self, name: &str) -> Result<Option<hub_core::Role>, ApiError> {
+        self.string(name)?
+            .map(|r| r.parse().map_err(|_| ApiError::field(name, format!("{name} is one of editor, viewer, none"))))
+            .transpose()
+    }
 }
 
 #[cfg(test)]

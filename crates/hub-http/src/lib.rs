@@ -199,6 +199,18 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         )
         .route(&format!("{project}/docs-password"), axum::routing::put(routes::docs_admin::put_password))
         .route("/api/v1/openapi.json", get(openapi_document))
+        .route("/api/v1/collaborators", get(routes::team::list).post(routes::team::invite))
+        .route("/api/v1/collaborators/{id}", axum::routing::patch(routes::team::update).delete(routes::team::remove))
+        .route(
+            &format!("{project}/collaborators/{{id}}"),
+            axum::routing::put(routes::team::put_override).delete(routes::team::delete_override),
+        )
+        .route("/api/v1/invitations/{token}/accept", post(routes::team::accept))
+        .route("/api/v1/audit", get(routes::audit::list))
+        .route("/api/audit/export.csv", get(routes::audit::export_csv))
+        .route("/api/v1/audit/settings", get(routes::audit::get_settings).put(routes::audit::put_settings))
+        .route("/api/v1/audit/webhook/test", post(routes::audit::test_webhook))
+        .route("/api/v1/audit/webhook/deliveries", get(routes::audit::deliveries))
         .route("/api/projects/{slug}/upload-token", post(routes::uploads::rotate))
         .route(&format!("{project}/mcp-token"), post(routes::uploads::rotate_mcp))
         .route("/api/projects/{slug}/upload", post(routes::uploads::upload))

@@ -113,3 +113,28 @@ impl<T> ListBody<T> {
         }
     }
 }
+
+/// A collaborator or a pending invitation.
+#[derive(Debug, Serialize)]
+pub struct CollaboratorBody {
+    pub id: String,
+    pub email: String,
+    pub role: &'static str,
+    pub status: &'static str,
+    pub created_at: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
+}
+
+impl From<hub_core::team::Collaborator> for CollaboratorBody {
+    fn from(c: hub_core::team::Collaborator) -> Self {
+        Self {
+            id: c.id,
+            email: c.email,
+            role: c.role.as_str(),
+            status: c.status.as_str(),
+            created_at: c.created_at.to_rfc3339(),
+            expires_at: c.expires_at.map(Timestamp::to_rfc3339),
+        }
+    }
+}

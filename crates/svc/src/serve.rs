@@ -124,6 +124,11 @@ async fn serve_hub(
         tracing::info!(model = %llm.model, "the docs assistant answers with SVC_LLM_URL");
     }
     let hub = hub.with_llm(llm);
+    let key = platform::secrets::SecretKey::load_or_create(&store.data_dir).context("the secret key")?;
+    let webhooks = platform::outbound::Outbound::guarded_for(platform::outbound::Purpose::Webhooks).context(
+        "SVC_OUTBOUND_ALLOW or SVC_OUTBOUND_ALLOW_WEBHOOKS (hosts and networks webhooks may reach) is invalid",
+    )?;
+    let hub = hub.with_secret_key(key.clone()).with_webhooks(webhooks);
     out.emit(
         &format!("hub listening on http://{bound} (API {public_url}/api/v1, OpenAPI {public_url}/api/v1/openapi.json)"),
         &json!({ "service": "hub", "listen": bound.to_string(), "url": public_url }),
@@ -216,6 +221,31 @@ async fn serve_hub(
             },
         )
     };
+    // The audit log: rows past retention go daily at 03:23 UTC, once across
+    // nodes; the webhook's outbox is sent as rows arrive.
+    let audit_pruner = {
+        let hub = hub.clone();
+        platform::jobs::spawn_daily_at(
+            hub.db().clone(),
+            Arc::new(SystemClock),
+            "hub.audit-prune",
+            hub_core::audit_log::prune_offset_ms(),
+            stopped.clone(),
+            move || {
+                let hub = hub.clone();
+                async move {
+                    match hub.prune_audit().await {
+                        Ok(0) => {}
+                        Ok(n) => {
+                            tracing::info!(removed = n, "pruned audit rows past retention and expired invitations")
+                        }
+                        Err(err) => tracing::warn!(error = %err, "audit pruning failed"),
+                    }
+                }
+            },
+        )
+    };
+    let audit_delivery = hub.spawn_audit_delivery(stopped.clone());
     let mock_config = hub_http::mock_server::MockConfig {
         per_project_per_minute: args.mock_rate_per_project,
         per_ip_per_minute: args.mock_rate_per_ip,
@@ -223,7 +253,6 @@ async fn serve_hub(
     let outbound = platform::outbound::Outbound::guarded_for(platform::outbound::Purpose::TryIt).context(
         "SVC_OUTBOUND_ALLOW or SVC_OUTBOUND_ALLOW_TRYIT (hosts and networks the Try-It relay may reach) is invalid",
     )?;
-    let key = platform::secrets::SecretKey::load_or_create(&store.data_dir).context("the secret key")?;
     let mut web = hub_http::WebConfig::new(&public_url, &key);
     web.proxies = platform::net::TrustedProxies::from_env().context("SVC_TRUSTED_PROXIES")?;
     let mock_listener = match args.mock_listen {
@@ -269,6 +298,8 @@ async fn serve_hub(
         log_pruner.await.ok();
         customization_pruner.await.ok();
         session_pruner.await.ok();
+        audit_pruner.await.ok();
+        audit_delivery.await.ok();
         // Mail started after an answer (sign-up, reset) is sent before the
         // store closes.
         hub.settle_background().await;

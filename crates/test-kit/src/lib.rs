@@ -79,9 +79,11 @@ impl TestApp {
     async fn build(db: Db, dir: tempfile::TempDir, backend: &'static str) -> Self {
         db.migrate(&hub_core::MIGRATIONS).await.expect("migrations apply");
         let clock = ManualClock::new(START);
-        let hub = Hub::new(db, &dir.path().join("blobs"), Arc::new(clock.clone()));
-        // Loopback is allowed so relay tests can stand up a local API.
+        // Loopback is allowed so relay tests can stand up a local API, and
+        // webhook tests a local receiver.
         let allow = platform::outbound::AllowList::parse("127.0.0.1").expect("a valid allow list");
+        let hub = Hub::new(db, &dir.path().join("blobs"), Arc::new(clock.clone()))
+            .with_webhooks(platform::outbound::Outbound::guarded(allow.clone()));
         let state = AppState {
             hub: hub.clone(),
             cron_secret: Secret::new(CRON_SECRET.to_owned()),

@@ -295,21 +295,36 @@ impl Store {
         Ok(())
     }
 
-    pub async fn set_display_name(&self, user_id: &str, name: Option<&str>) -> HubResult<()> {
+    pub async fn set_display_name(
+        &self,
+        user_id: &str,
+        name: Option<&str>,
+        audit: Option<&AuditEvent>,
+    ) -> HubResult<()> {
         with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
             sqlx::query("UPDATE users SET display_name = $2 WHERE id = $1")
                 .bind(user_id)
                 .bind(name)
-                .execute(pool)
+                .execute(&mut *tx)
                 .await
-                .map(|_| ())
-                .map_err(store_error)
-        })?;
-        Ok(())
+                .map_err(store_error)?;
+            if let Some(event) = audit {
+                insert_audit!(&mut *tx, event)?;
+            }
+            tx.commit().await.map_err(store_error)?;
+            Ok(())
+        })
     }
 
-    pub async fn insert_session(&self, session: &SessionInfo, token_hash: &str) -> HubResult<()> {
+    pub async fn insert_session(
+        &self,
+        session: &SessionInfo,
+        token_hash: &str,
+        audit: Option<&AuditEvent>,
+    ) -> HubResult<()> {
         with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
             sqlx::query(
                 "INSERT INTO sessions (id, user_id, token_hash, created_at, last_seen_at, expires_at, user_agent, ip)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
@@ -322,12 +337,15 @@ impl Store {
             .bind(session.expires_at.as_millis())
             .bind(&session.user_agent)
             .bind(&session.ip)
-            .execute(pool)
+            .execute(&mut *tx)
             .await
-            .map(|_| ())
-            .map_err(store_error)
-        })?;
-        Ok(())
+            .map_err(store_error)?;
+            if let Some(event) = audit {
+                insert_audit!(&mut *tx, event)?;
+            }
+            tx.commit().await.map_err(store_error)?;
+            Ok(())
+        })
     }
 
     pub async fn session_by_hash(&self, token_hash: &str) -> HubResult<Option<(Principal, SessionInfo)>> {

@@ -24,6 +24,7 @@ mod builder;
 mod endpoints;
 mod override_form;
 mod projects;
+mod team;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, OnceLock};
@@ -118,6 +119,18 @@ pub fn router(hub: Hub, web: WebConfig, docs: Arc<crate::docs_site::DocsServer>)
         .route(&format!("{p}/mock/import"), post(builder::overrides_import))
         .route(&format!("{p}/sdks"), get(projects::sdks))
         .route(&format!("{p}/sdks/{{language}}"), get(projects::sdk_download))
+        .route(&format!("{p}/access"), get(team::project_access))
+        .route(&format!("{p}/access/{{id}}"), post(team::set_project_access))
+        .route("/app/team", get(team::team))
+        .route("/app/team/invite", post(team::invite))
+        .route("/app/team/leave/{account}", post(team::leave))
+        .route("/app/team/{id}/{action}", post(team::member_action))
+        .route("/app/invitations/{secret}", get(team::invitation))
+        .route("/app/invitations/{secret}/{action}", post(team::invitation_action))
+        .route("/app/audit", get(team::audit))
+        .route("/app/audit/export.csv", get(team::audit_export))
+        .route("/app/audit/settings", get(team::audit_settings).post(team::save_audit_settings))
+        .route("/app/audit/webhook/test", post(team::test_audit_webhook))
         .route("/app/tokens", get(account::tokens).post(account::create_token))
         .route("/app/tokens/{id}/revoke", post(account::revoke_token))
         .route("/app/account", get(account::show))
@@ -166,6 +179,11 @@ fn pages() -> &'static Pages {
                 ("endpoint_edit.html", include_str!("../../templates/dashboard/endpoint_edit.html")),
                 ("tokens.html", include_str!("../../templates/dashboard/tokens.html")),
                 ("account.html", include_str!("../../templates/dashboard/account.html")),
+                ("team.html", include_str!("../../templates/dashboard/team.html")),
+                ("invitation.html", include_str!("../../templates/dashboard/invitation.html")),
+                ("project_access.html", include_str!("../../templates/dashboard/project_access.html")),
+                ("audit.html", include_str!("../../templates/dashboard/audit.html")),
+                ("audit_settings.html", include_str!("../../templates/dashboard/audit_settings.html")),
             ],
         )
     })
@@ -333,9 +351,9 @@ impl Dashboard {
                 (StatusCode::NOT_FOUND, "Not found", "There is nothing here, or it is not shared with you.".to_owned())
             }
             HubError::Forbidden { .. } => (StatusCode::FORBIDDEN, "Not allowed", error.to_string()),
-            HubError::PlanRequired { .. } | HubError::ProjectLimitReached { .. } => {
-                (StatusCode::PAYMENT_REQUIRED, "Upgrade needed", error.to_string())
-            }
+            HubError::PlanRequired { .. }
+            | HubError::ProjectLimitReached { .. }
+            | HubError::SeatLimitReached { .. } => (StatusCode::PAYMENT_REQUIRED, "Upgrade needed", error.to_string()),
             HubError::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "Slow down", error.to_string()),
             HubError::Validation { .. } | HubError::InvalidField { .. } | HubError::InvalidSpec(_) => {
                 (StatusCode::BAD_REQUEST, "That did not work", error.to_string())

@@ -87,6 +87,25 @@ async function waitForMail(count) {
   return '';
 }
 
+/** The text of the first mail whose decoded body matches `pattern`, waiting for it. */
+async function mailMatching(pattern) {
+  for (let i = 0; i < 100; i++) {
+    const dir = join(maildir, 'new');
+    if (existsSync(dir)) {
+      for (const f of readdirSync(dir).sort()) {
+        const raw = readFileSync(join(dir, f), 'utf8');
+        let text = raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+        for (const block of raw.split(/\r?\n\r?\n/)) {
+          if (/^[A-Za-z0-9+/=\r\n]{40,}$/.test(block.trim())) text += Buffer.from(block.replace(/\s+/g, ''), 'base64').toString('utf8');
+        }
+        if (pattern.test(text)) return text;
+      }
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return '';
+}
+
 /** Moves focus with Tab until `selector` has it (keyboard-only use). */
 async function tabTo(page, selector, limit = 40) {
   for (let i = 0; i < limit; i++) {
@@ -299,6 +318,57 @@ try {
   await page.goto(`${base}/app/p/petstore`);
   await page.screenshot({ path: join(shots, '14-project-dark.png'), fullPage: true });
   await page.emulateMedia({ colorScheme: 'light' });
+
+  // The team: on Business, a collaborator is invited by mail (a real SMTP
+  // receiver), signs up through the link in a browser of their own, and
+  // the owner gives them another role on one project; the audit log shows
+  // it all, and its webhook settings show the secret once.
+  execFileSync(process.env.SVC_BIN, ['--data-dir', process.env.SVC_DATA, 'hub', 'user', 'set-plan', '--email', email, '--plan', 'business']);
+  await page.goto(`${base}/app/team`);
+  check('team: the seats of Business are shown', (await page.textContent('main')).includes('of 10 used'), await page.textContent('main'));
+  const invitee = `teammate-${Date.now()}@example.com`;
+  await page.focus('#f-email');
+  await page.keyboard.type(invitee);
+  await page.selectOption('#f-role', 'viewer');
+  await Promise.all([page.waitForNavigation(), page.click('text=Send invitation')]);
+  check('team: the invitation is sent', (await page.textContent('.flash')).includes(`Invitation sent to ${invitee}`), await page.textContent('main'));
+  await look(page, '19-team');
+  await lookDark(page, '19-team');
+  const invitationMail = await mailMatching(/\/app\/invitations\//);
+  const inviteLink = (invitationMail.match(/https?:\/\/[^\s"<>]*\/app\/invitations\/[A-Za-z0-9_-]+/) || [''])[0];
+  check('team: the invitation arrives by mail with its link', inviteLink.includes("/app/invitations/"), invitationMail.slice(0, 400));
+  const other = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const guest = await other.newPage();
+  await guest.goto(inviteLink.replace(/^https?:\/\/[^/]+/, base));
+  check('invitation: the page names the inviter and the role', (await guest.textContent('main')).includes('as viewer'), await guest.textContent('main'));
+  await look(guest, '20-invitation');
+  await lookDark(guest, '20-invitation');
+  await guest.fill('#f-password', 'copper kettle morning walk');
+  await Promise.all([guest.waitForNavigation(), guest.click('text=Create account and join')]);
+  check('invitation: the newcomer is signed in and sees the project', guest.url().endsWith('/app') && (await guest.textContent('main')).includes('petstore'), `${guest.url()} ${await guest.textContent('main')}`);
+  await page.goto(`${base}/app/p/petstore/access`);
+  const memberRow = page.locator('tr', { hasText: invitee });
+  await memberRow.locator('select').selectOption('editor');
+  await Promise.all([page.waitForNavigation(), memberRow.locator('button', { hasText: 'Save' }).click()]);
+  check('access: a per-project role is saved', (await page.textContent('.flash')).includes('Access saved'), await page.textContent('main'));
+  await look(page, '21-access');
+  await lookDark(page, '21-access');
+  await other.close();
+  await page.goto(`${base}/app/audit?category=collaborators`);
+  const auditText = await page.textContent('main');
+  check('audit: the invitation, the join and the role change are listed', ['COLLABORATOR_INVITED', 'COLLABORATOR_JOINED', 'COLLABORATOR_ROLE_CHANGED'].every((c) => auditText.includes(c)), auditText.slice(0, 600));
+  await look(page, '22-audit');
+  await lookDark(page, '22-audit');
+  await page.goto(`${base}/app/audit/settings`);
+  await page.selectOption('#f-retention_days', '365');
+  await page.fill('#f-webhook_url', 'https://hooks.example.com/audit');
+  await Promise.all([page.waitForNavigation(), page.click('button:text-is("Save")')]);
+  const secretShown = (await page.textContent('#new-secret') || '').trim();
+  check('audit settings: the webhook secret is shown once', secretShown.length === 43, secretShown);
+  await look(page, '23-audit-settings');
+  await lookDark(page, '23-audit-settings');
+  await page.goto(`${base}/app/audit/settings`);
+  check('audit settings: the secret is not shown again', !(await page.content()).includes(secretShown), 'secret visible');
 
   // Sign out.
   await Promise.all([page.waitForNavigation(), page.click('text=Sign out')]);

@@ -27,6 +27,7 @@ mod roles;
 mod sdks;
 mod search;
 mod security;
+mod team;
 mod uploads;
 mod versions;
 

@@ -42,8 +42,9 @@ async fn every_documented_operation_is_routed() {
         }
     }
     assert_eq!(
-        operations, 32,
-        "the seed's ten routes, the eleven of the mock, the SDK route, the nine of the docs and the MCP token"
+        operations, 45,
+        "the seed's ten routes, the eleven of the mock, the SDK route, the nine of the docs, the MCP token, \
+         the six of collaborators and the seven of the audit log"
     );
 }
 
