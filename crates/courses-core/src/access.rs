@@ -21,7 +21,7 @@ pub fn is_read_method(method: &str) -> bool {
     matches!(method, "GET" | "HEAD" | "OPTIONS")
 }
 
-fn workspace_name(name: &str) -> CoursesResult<String> {
+pub(crate) fn workspace_name(name: &str) -> CoursesResult<String> {
     let name = name.trim();
     if name.is_empty() {
         return Err(CoursesError::field(&["name"], crate::issues::code::TOO_SMALL, "name must not be empty"));
@@ -226,6 +226,11 @@ impl Courses {
     /// take.
     pub async fn workspace_summaries(&self) -> CoursesResult<Vec<crate::model::WorkspaceSummary>> {
         Ok(self.store.workspace_summaries().await?)
+    }
+
+    /// Operator view: the members of a workspace with their roles.
+    pub async fn workspace_members(&self, workspace_id: &str) -> CoursesResult<Vec<crate::members::Member>> {
+        Ok(self.store.members(workspace_id).await?)
     }
 
     /// Operator action: move a workspace to another plan (nothing is deleted

@@ -550,6 +550,55 @@ pub fn check_answer(screens: &[Value], block_id: &str, answer: &Value) -> Option
     })
 }
 
+/// The results screen's review of a graded attempt: for each question, in
+/// course order, its text, the learner's answer and the right one (as the
+/// options' texts, or "True"/"False"), whether it was right, and the
+/// block's `feedback` when it has one.
+pub fn review(screens: &[Value], answers: &Map<String, Value>) -> Vec<Value> {
+    let option = |block: &Map<String, Value>, i: Option<u64>| -> Option<String> {
+        let i = usize::try_from(i?).ok()?;
+        block.get("options").and_then(Value::as_array).and_then(|o| o.get(i)).and_then(Value::as_str).map(str::to_owned)
+    };
+    let options = |block: &Map<String, Value>, v: Option<&Value>| -> Option<String> {
+        let list: Vec<String> = v?.as_array()?.iter().filter_map(|i| option(block, i.as_u64())).collect();
+        (!list.is_empty()).then(|| list.join(", "))
+    };
+    let yes_no = |b: Option<bool>| b.map(|b| if b { "True" } else { "False" }.to_owned());
+    blocks(screens)
+        .filter_map(|block| {
+            let kind = block.get("type").and_then(Value::as_str).unwrap_or_default();
+            if !is_scored_type(kind) {
+                return None;
+            }
+            let id = block.get("id").and_then(Value::as_str).unwrap_or_default();
+            let given = answers.get(id);
+            let (question, yours, right) = match kind {
+                "multiple_choice" => (
+                    block.get("question"),
+                    option(block, given.and_then(Value::as_u64)),
+                    option(block, block.get("correctIndex").and_then(Value::as_u64)),
+                ),
+                "multiple_response" => {
+                    (block.get("question"), options(block, given), options(block, block.get("correctIndexes")))
+                }
+                _ => (
+                    block.get("statement"),
+                    yes_no(given.and_then(Value::as_bool)),
+                    yes_no(block.get("answer").and_then(Value::as_bool)),
+                ),
+            };
+            Some(serde_json::json!({
+                "blockId": id,
+                "question": question.and_then(Value::as_str).unwrap_or_default(),
+                "yourAnswer": yours,
+                "rightAnswer": right,
+                "correct": given.is_some_and(|a| is_correct(kind, block, a)),
+                "feedback": block.get("feedback").and_then(Value::as_str),
+            }))
+        })
+        .collect()
+}
+
 fn is_correct(kind: &str, block: &Map<String, Value>, answer: &Value) -> bool {
     match kind {
         "multiple_choice" => block.get("correctIndex").and_then(Value::as_u64) == answer.as_u64(),

@@ -508,6 +508,35 @@ impl Courses {
         Ok(course)
     }
 
+    /// Moves a screen one place earlier (`earlier`) or later, inside one
+    /// read-modify-write of the course (the studio's Up and Down buttons, the
+    /// keyboard twin of dragging). At either end it stays where it is.
+    pub async fn move_screen(
+        &self,
+        access: &Access,
+        course_id: &str,
+        screen_id: &str,
+        earlier: bool,
+    ) -> CoursesResult<Course> {
+        let now = self.clock.now();
+        let (course, ()) = self
+            .store
+            .modify_course(&access.workspace.id, course_id, now, |course| {
+                let at = course
+                    .screens
+                    .iter()
+                    .position(|s| s.get("id").and_then(Value::as_str) == Some(screen_id))
+                    .ok_or(CoursesError::not_found("screen"))?;
+                let to = if earlier { at.checked_sub(1) } else { Some(at + 1).filter(|&i| i < course.screens.len()) };
+                if let Some(to) = to {
+                    course.screens.swap(at, to);
+                }
+                Ok(())
+            })
+            .await?;
+        Ok(course)
+    }
+
     /// Copies a screen right after the original; the copy and each of its
     /// blocks get new ids.
     pub async fn duplicate_screen(

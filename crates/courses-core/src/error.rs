@@ -41,6 +41,9 @@ pub enum CoursesError {
     Unauthorized(KeyRejection),
     #[error("this API key is read-only; a key with write access is required for {method} requests")]
     InsufficientScope { method: String },
+    /// A member of the workspace whose role does not allow the action.
+    #[error("your role in this workspace ({role}) does not allow this; {needed}")]
+    RoleRequired { role: crate::members::Role, needed: &'static str },
     #[error("{} requires the {} plan or higher (current plan: {current})", .feature.as_str(), .feature.minimum_plan())]
     PlanRequired { feature: Feature, current: Plan },
     #[error("{}", suspension_message(.0))]

@@ -50,7 +50,7 @@ fn optional_string(
     }
 }
 
-fn parse_identities(body: &Map<String, Value>) -> CoursesResult<Vec<IdentityUpsert>> {
+pub(crate) fn parse_identities(body: &Map<String, Value>) -> CoursesResult<Vec<IdentityUpsert>> {
     let root = vec!["identities".to_owned()];
     let items = match body.get("identities") {
         Some(Value::Array(items)) if items.len() > BULK_LIMIT => {
@@ -250,7 +250,7 @@ impl Courses {
 
     /// The `identity.created` messages of each identity of a batch, written
     /// only for those the store creates (in the same transaction).
-    async fn identity_messages(
+    pub(crate) async fn identity_messages(
         &self,
         workspace_id: &str,
         batch: &[IdentityUpsert],
@@ -594,6 +594,33 @@ impl Courses {
                 (None, None)
             }
         };
+        self.session_of(&ws, course, locale, view_id, identity).await
+    }
+
+    /// The studio's preview of a course, draft or published, as the learner
+    /// player shows it: a member of the workspace sees it, nothing is
+    /// recorded and no course view is counted (the seed counts openings by
+    /// learners).
+    pub async fn studio_preview(
+        &self,
+        me: &crate::members::SignedIn,
+        course_id: &str,
+        locale: Option<&str>,
+    ) -> CoursesResult<EmbedSession> {
+        let course = self.course(&me.access, course_id).await?;
+        self.session_of(&me.access.workspace, course, locale, None, None).await
+    }
+
+    /// What the player gets for `course` in `ws`: its screens without the
+    /// answers, with the theme and the translation the plan allows.
+    async fn session_of(
+        &self,
+        ws: &crate::model::Workspace,
+        course: Course,
+        locale: Option<&str>,
+        view_id: Option<String>,
+        identity: Option<Identity>,
+    ) -> CoursesResult<EmbedSession> {
         // Themes and translations apply only while the plan has them: after
         // a downgrade the original course shows, never a partly themed or
         // partly translated one, and both return on upgrade (nothing is
@@ -672,10 +699,18 @@ impl Courses {
         content::check_answer(&course.screens, &block_id, &answer).ok_or(CoursesError::not_found("question"))
     }
 
-    /// The player's completion: graded on the server from the answers.
-    pub async fn complete_view(&self, view_id: &str, body: &Map<String, Value>) -> CoursesResult<Completion> {
+    /// The player's completion: graded on the server from the answers,
+    /// with the review of each question for the results screen (the right
+    /// answers reach the browser only once the attempt is recorded).
+    pub async fn complete_view(
+        &self,
+        view_id: &str,
+        body: &Map<String, Value>,
+    ) -> CoursesResult<(Completion, Vec<Value>)> {
         let (course, identity) = self.view_context(view_id).await?;
-        self.complete(&course, &identity.id, parse_answers(body)?).await
+        let answers = parse_answers(body)?;
+        let review = content::review(&course.screens, &answers);
+        Ok((self.complete(&course, &identity.id, answers).await?, review))
     }
 
     /// Saves what a SCO of the view's course committed (`{blockId, data}`),

@@ -19,7 +19,9 @@ pub mod error;
 pub mod generate;
 pub mod issues;
 pub mod keys;
+pub mod learner_import;
 pub mod learners;
+pub mod members;
 pub mod model;
 pub mod offline_writer;
 pub mod pdf;
@@ -73,6 +75,10 @@ pub struct Courses {
     lease_ms: i64,
     /// The files of imported SCORM packages, content-addressed.
     blobs: Arc<dyn BlobStore>,
+    /// The studio's public URL and mail, for invitations.
+    members: members::MembersConfig,
+    /// Members' password hashes (argon2id on the blocking pool, bounded).
+    passwords: platform::passwords::Passwords,
 }
 
 impl Courses {
@@ -89,7 +95,17 @@ impl Courses {
             secret_key: SecretKey::generate(),
             rate_limit: access::RATE_LIMIT,
             lease_ms: webhooks::LEASE_MS,
+            members: members::MembersConfig::default(),
+            passwords: platform::passwords::Passwords::default(),
         }
+    }
+
+    /// Where mailed links point and how mail leaves (by default links to
+    /// the default address and no mail).
+    #[must_use]
+    pub fn with_members(mut self, config: members::MembersConfig) -> Self {
+        self.members = config;
+        self
     }
 
     /// Requests per key per rolling minute (at least 1).

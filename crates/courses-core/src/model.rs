@@ -25,6 +25,8 @@ pub struct WorkspaceSummary {
     pub active_keys: u64,
     pub read_only_keys: u64,
     pub courses: u64,
+    /// People with a role in the workspace (the studio's members).
+    pub members: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

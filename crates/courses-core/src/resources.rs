@@ -45,6 +45,11 @@ fn string_field(body: &Map<String, Value>, name: &str, required: bool, max: usiz
     }
 }
 
+/// `#rgb` or `#rrggbb`.
+pub fn is_hex_colour(text: &str) -> bool {
+    text.strip_prefix('#').is_some_and(|hex| matches!(hex.len(), 3 | 6) && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
 impl Courses {
     fn gate(&self, access: &Access, kind: ResourceKind) -> CoursesResult<()> {
         feature(kind).map_or(Ok(()), |f| self.require(access, f))
@@ -96,6 +101,20 @@ impl Courses {
                         format!("events must list one or more of {}", WEBHOOK_EVENTS.join(", ")),
                     ),
                 }
+            }
+        }
+        if kind == ResourceKind::Theme {
+            // The player and the exports put it into a stylesheet: only a
+            // colour may go there.
+            match doc.get("accentColor") {
+                None | Some(Value::Null) => {}
+                Some(Value::String(c)) if is_hex_colour(c) => {}
+                Some(_) => issues.push(
+                    code::INVALID_VALUE,
+                    &[],
+                    Some("accentColor"),
+                    "accentColor is a colour such as #2f4f8f (# and 3 or 6 hexadecimal digits)",
+                ),
             }
         }
         if kind == ResourceKind::CertificateTemplate {

@@ -25,6 +25,26 @@ impl crate::Courses {
         version: ScormVersion,
     ) -> crate::CoursesResult<(Course, Vec<u8>)> {
         self.require(access, crate::Feature::ScormApi)?;
+        self.package_scorm(access, course_id, version).await
+    }
+
+    /// SCORM export from the studio: every plan has it (the seed's "SCORM
+    /// export from the dashboard"), for any member of the workspace.
+    pub async fn studio_export_scorm(
+        &self,
+        me: &crate::members::SignedIn,
+        course_id: &str,
+        version: ScormVersion,
+    ) -> crate::CoursesResult<(Course, Vec<u8>)> {
+        self.package_scorm(&me.access, course_id, version).await
+    }
+
+    async fn package_scorm(
+        &self,
+        access: &crate::Access,
+        course_id: &str,
+        version: ScormVersion,
+    ) -> crate::CoursesResult<(Course, Vec<u8>)> {
         let course = self.course(access, course_id).await?;
         // Our package's player cannot host another tool's SCOs; the author
         // still has the package they imported.

@@ -23,6 +23,9 @@ use crate::model::{
 };
 use crate::plans::Plan;
 
+mod members;
+pub use members::CourseLine;
+
 /// Inserts outbox messages inside the transaction `$tx` of the change they
 /// report, so a change and its webhook messages commit (or roll back)
 /// together. A macro because the transaction's type differs per backend.
@@ -155,6 +158,7 @@ struct WorkspaceSummaryRow {
     active_keys: i64,
     read_only_keys: i64,
     courses: i64,
+    members: i64,
 }
 
 #[derive(sqlx::FromRow)]
@@ -488,7 +492,8 @@ impl Store {
                 "SELECT w.id, w.name, w.plan, w.payment_failed_at, w.created_at, w.updated_at,
                    (SELECT COUNT(*) FROM api_keys k WHERE k.workspace_id = w.id AND k.revoked_at IS NULL) AS active_keys,
                    (SELECT COUNT(*) FROM api_keys k WHERE k.workspace_id = w.id AND k.revoked_at IS NULL AND k.read_only) AS read_only_keys,
-                   (SELECT COUNT(*) FROM courses c WHERE c.workspace_id = w.id) AS courses
+                   (SELECT COUNT(*) FROM courses c WHERE c.workspace_id = w.id) AS courses,
+                   (SELECT COUNT(*) FROM memberships m WHERE m.workspace_id = w.id) AS members
                  FROM workspaces w ORDER BY w.created_at, w.id",
             )
             .fetch_all(pool)
@@ -501,6 +506,7 @@ impl Store {
                 active_keys: u64::try_from(row.active_keys).unwrap_or(0),
                 read_only_keys: u64::try_from(row.read_only_keys).unwrap_or(0),
                 courses: u64::try_from(row.courses).unwrap_or(0),
+                members: u64::try_from(row.members).unwrap_or(0),
                 workspace: Workspace::from(WorkspaceRow {
                     id: row.id,
                     name: row.name,

@@ -100,6 +100,11 @@ impl ApiError {
         &self.message
     }
 
+    /// Seconds the client should wait (429, 503).
+    pub const fn retry_after(&self) -> Option<u64> {
+        self.retry_after
+    }
+
     pub fn issues(&self) -> Option<&[Issue]> {
         self.issues.as_deref()
     }
@@ -113,7 +118,9 @@ impl From<CoursesError> for ApiError {
                 Self { issues: Some(issues), ..Self::new(Code::InvalidRequest, message) }
             }
             CoursesError::Unauthorized(_) => Self::new(Code::Unauthorized, message),
-            CoursesError::InsufficientScope { .. } => Self::new(Code::InsufficientScope, message),
+            CoursesError::InsufficientScope { .. } | CoursesError::RoleRequired { .. } => {
+                Self::new(Code::InsufficientScope, message)
+            }
             CoursesError::PlanRequired { .. } => Self::new(Code::PlanRequired, message),
             CoursesError::Suspended(Suspension::AllowanceUsed { .. } | Suspension::UnpaidInvoice { .. }) => {
                 Self::new(Code::PaymentRequired, message)

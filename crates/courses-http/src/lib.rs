@@ -8,13 +8,13 @@
 
 pub mod error;
 pub mod extract;
-mod landing;
 pub mod list;
 pub mod mcp;
 pub mod openapi;
 pub mod player;
 pub mod routes;
 pub mod scorm;
+pub mod studio;
 pub mod wire;
 
 use std::net::IpAddr;
@@ -43,6 +43,8 @@ pub struct AppState {
     /// The public embed's per-address limit (keyed by the resolved client
     /// address, pruned of idle addresses).
     pub embed_throttle: Arc<Throttle<IpAddr>>,
+    /// The studio's cookies, CSRF key and throttles.
+    pub studio: Arc<studio::StudioWeb>,
 }
 
 impl AppState {
@@ -52,7 +54,16 @@ impl AppState {
             courses,
             proxies: TrustedProxies::default(),
             embed_throttle: Arc::new(Throttle::per_minute(EMBED_PER_IP_PER_MINUTE)),
+            studio: Arc::new(studio::StudioWeb::default()),
         }
+    }
+
+    /// The studio's cookies and CSRF tokens for `public_url` under the
+    /// service's secret key (shared by every node).
+    #[must_use]
+    pub fn with_studio(mut self, public_url: &str, key: &platform::secrets::SecretKey) -> Self {
+        self.studio = Arc::new(studio::StudioWeb::new(public_url, key));
+        self
     }
 
     #[must_use]
@@ -85,7 +96,6 @@ pub fn router(state: AppState) -> Router {
     use routes as r;
     let db = state.courses.db().clone();
     let api = Router::new()
-        .route("/", get(landing::page))
         .route("/v1/openapi.json", get(|| async { axum::Json(openapi::document()) }))
         .route("/v1/workspaces", get(r::list_workspaces))
         .route("/v1/workspaces/{id}", get(r::get_workspace).patch(r::update_workspace))
@@ -137,6 +147,7 @@ pub fn router(state: AppState) -> Router {
         // any axum extractor a future handler might use.
         .layer(axum::extract::DefaultBodyLimit::max(platform::http::DEFAULT_BODY_LIMIT))
         .method_not_allowed_fallback(method_not_allowed)
+        .merge(studio::router())
         .with_state(state);
     // Served by `platform::http::serve` with [`panic_response`].
     platform::http::instrument(api.merge(platform::http::ops_routes(db)).fallback(not_found), "courses")

@@ -54,6 +54,11 @@ async fn open_as(
     let lang = query_param(query.as_deref(), "lang");
     check_query(&link, lang.as_deref())?;
     let session = s.courses.open_embed(&course_id, &link, lang.as_deref(), client).await?;
+    Ok(player_response(&session, as_json))
+}
+
+/// The player for a session: its page, or (`as_json`) the page's data.
+pub(crate) fn player_response(session: &courses_core::learners::EmbedSession, as_json: bool) -> Response {
     let course = &session.course;
     let data = json!({
         "viewId": session.view_id,
@@ -74,8 +79,8 @@ async fn open_as(
         "scormState": session.scorm_state,
     });
     if as_json {
-        return Ok((StatusCode::OK, [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))], Json(data))
-            .into_response());
+        return (StatusCode::OK, [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))], Json(data))
+            .into_response();
     }
     let locale: String =
         session.locale.as_deref().unwrap_or("en").chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
@@ -88,14 +93,14 @@ async fn open_as(
         )
         .replace("{{sandbox}}", crate::scorm::SANDBOX)
         .replace("{{data}}", &data.to_string().replace('<', "\\u003c"));
-    Ok((
+    (
         [
             (header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8")),
             (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
         ],
         html,
     )
-        .into_response())
+        .into_response()
 }
 
 /// `POST /v1/embed/views/{viewId}/completion`: `{answers}` graded on the server.
@@ -105,8 +110,12 @@ pub async fn complete(
     Path(view): Path<String>,
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
-    let completion = s.courses.complete_view(&view, &body).await?;
-    Ok((StatusCode::CREATED, Json(wire::completion(&completion))).into_response())
+    let (completion, review) = s.courses.complete_view(&view, &body).await?;
+    let mut body = wire::completion(&completion);
+    if let Value::Object(map) = &mut body {
+        map.insert("review".to_owned(), Value::Array(review));
+    }
+    Ok((StatusCode::CREATED, Json(body)).into_response())
 }
 
 /// `POST /v1/embed/views/{viewId}/check`: `{blockId, answer}` to `{correct}`,
@@ -384,6 +393,21 @@ const PAGE: &str = r#"<!doctype html>
     const scoreText = completion.score === null ? ui.completed : ui.score + ' ' + completion.score + '%';
     root.appendChild(el('p', { class: 'result', id: 'score' }, scoreText));
     root.appendChild(el('p', { id: 'outcome' }, completion.passed ? ui.passed : ui.failed.replace('{passingScore}', String(course.passingScore))));
+    if (course.passingScore !== null && course.passingScore !== undefined) {
+      root.appendChild(el('p', { id: 'passing' }, (ui.passingScore || 'Passing score:') + ' ' + course.passingScore + '%'));
+    }
+    if (Array.isArray(completion.review) && completion.review.length) {
+      const list = el('ol', { id: 'review' });
+      for (const item of completion.review) {
+        const li = el('li', { class: item.correct ? 'right' : 'wrong' });
+        li.appendChild(el('p', {}, item.question));
+        li.appendChild(el('p', {}, (ui.yourAnswer || 'Your answer:') + ' ' + (item.yourAnswer || '—') + ' · ' + (item.correct ? ui.correct : ui.incorrect)));
+        if (!item.correct) li.appendChild(el('p', {}, (ui.rightAnswer || 'Right answer:') + ' ' + (item.rightAnswer || '')));
+        if (item.feedback) li.appendChild(el('p', { class: 'feedback' }, item.feedback));
+        list.appendChild(li);
+      }
+      root.appendChild(list);
+    }
     if (completion.passed) {
       const cert = await fetch('/v1/embed/views/' + data.viewId + '/certificate', { method: 'POST' });
       if (cert.ok) {

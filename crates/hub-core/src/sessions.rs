@@ -31,10 +31,9 @@ const SESSION_TOUCH_MS: i64 = 60_000;
 pub const VERIFY_LINK_HOURS: i64 = 24;
 /// Reset links work this long.
 pub const RESET_LINK_HOURS: i64 = 1;
-/// Password length bounds, in characters. The upper bound keeps the hash's
-/// input bounded; passphrases fit.
-pub const MIN_PASSWORD_CHARS: usize = 10;
-pub const MAX_PASSWORD_CHARS: usize = 256;
+/// Password length bounds, in characters (the platform's, shared by every
+/// service's accounts).
+pub use platform::passwords::{MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS};
 /// Display names, in characters.
 pub const MAX_DISPLAY_NAME_CHARS: usize = 100;
 
@@ -194,50 +193,19 @@ pub(crate) fn hash_secret(secret: &str) -> String {
 /// Checks a new password: length, and not among the passwords attackers try
 /// first (zxcvbn's frequency lists and patterns, with the address as a hint).
 pub fn check_password(password: &str, email: &str) -> HubResult<()> {
-    let chars = password.chars().count();
-    if chars < MIN_PASSWORD_CHARS {
-        return Err(HubError::validation(
-            "password",
-            format!("use at least {MIN_PASSWORD_CHARS} characters; a few unrelated words make a good password"),
-        ));
-    }
-    if chars > MAX_PASSWORD_CHARS {
-        return Err(HubError::validation("password", format!("use at most {MAX_PASSWORD_CHARS} characters")));
-    }
     let local = email.split('@').next().unwrap_or_default();
-    let estimate = zxcvbn::zxcvbn(password, &[local, email, "svc", "hub"]);
-    if u8::from(estimate.score()) < 2 {
-        let hint = estimate
-            .feedback()
-            .and_then(|f| f.warning().map(|w| w.to_string()))
-            .filter(|w| !w.is_empty())
-            .unwrap_or_else(|| "this password is among the first that attackers try".to_owned());
-        return Err(HubError::validation("password", format!("choose a less common password: {hint}")));
-    }
-    Ok(())
+    platform::passwords::check_strength(password, &[local, email, "svc", "hub"])
+        .map_err(|message| HubError::validation("password", message))
 }
 
 pub(crate) fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-/// A mail with one call to action, as plain text and HTML.
+/// A mail with one call to action, as plain text and HTML (the platform's,
+/// shared with the courses studio's invitations).
 pub(crate) fn link_mail(to: &str, subject: &str, lead: &str, action: &str, link: &str, tail: &str) -> Mail {
-    Mail {
-        to: to.to_owned(),
-        subject: subject.to_owned(),
-        text: format!("{lead}\n\n{action}: {link}\n\n{tail}\n"),
-        html: format!(
-            "<!doctype html><html><body style=\"font-family:system-ui,sans-serif;line-height:1.5\">\
-             <p>{}</p><p><a href=\"{}\">{}</a></p><p style=\"color:#555\">{}</p>\
-             <p style=\"color:#555;font-size:90%\">Or paste this address into your browser: {}</p></body></html>",
-            escape(lead),
-            escape(link),
-            escape(action),
-            escape(tail),
-            escape(link)
-        ),
-    }
+    Mail::with_link(to, subject, lead, action, link, tail)
 }
 
 impl Hub {

@@ -29,6 +29,33 @@ pub struct Mail {
     pub html: String,
 }
 
+impl Mail {
+    /// A mail with one call to action (`action`, a link), as plain text and
+    /// as HTML: a lead sentence, the link, and a closing sentence.
+    #[must_use]
+    pub fn with_link(to: &str, subject: &str, lead: &str, action: &str, link: &str, tail: &str) -> Self {
+        Self {
+            to: to.to_owned(),
+            subject: subject.to_owned(),
+            text: format!("{lead}\n\n{action}: {link}\n\n{tail}\n"),
+            html: format!(
+                "<!doctype html><html><body style=\"font-family:system-ui,sans-serif;line-height:1.5\">\
+                 <p>{}</p><p><a href=\"{}\">{}</a></p><p style=\"color:#555\">{}</p>\
+                 <p style=\"color:#555;font-size:90%\">Or paste this address into your browser: {}</p></body></html>",
+                escape_html(lead),
+                escape_html(link),
+                escape_html(action),
+                escape_html(tail),
+                escape_html(link)
+            ),
+        }
+    }
+}
+
+fn escape_html(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum MailError {
     #[error("SVC_SMTP_URL is not a usable SMTP URL: {0}")]

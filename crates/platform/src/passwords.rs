@@ -67,6 +67,39 @@ impl Passwords {
     }
 }
 
+/// Password length bounds, in characters. The upper bound keeps the hash's
+/// input bounded; passphrases fit.
+pub const MIN_PASSWORD_CHARS: usize = 10;
+pub const MAX_PASSWORD_CHARS: usize = 256;
+
+/// Why a new password is refused, as a sentence for its owner: too short,
+/// too long, or among the passwords attackers try first (zxcvbn's frequency
+/// lists and patterns, with `hints` such as the address as further words).
+///
+/// # Errors
+/// The sentence, when the password is refused.
+pub fn check_strength(password: &str, hints: &[&str]) -> Result<(), String> {
+    let chars = password.chars().count();
+    if chars < MIN_PASSWORD_CHARS {
+        return Err(format!(
+            "use at least {MIN_PASSWORD_CHARS} characters; a few unrelated words make a good password"
+        ));
+    }
+    if chars > MAX_PASSWORD_CHARS {
+        return Err(format!("use at most {MAX_PASSWORD_CHARS} characters"));
+    }
+    let estimate = zxcvbn::zxcvbn(password, hints);
+    if u8::from(estimate.score()) < 2 {
+        let hint = estimate
+            .feedback()
+            .and_then(|f| f.warning().map(|w| w.to_string()))
+            .filter(|w| !w.is_empty())
+            .unwrap_or_else(|| "this password is among the first that attackers try".to_owned());
+        return Err(format!("choose a less common password: {hint}"));
+    }
+    Ok(())
+}
+
 /// Hashes synchronously (for command-line tools and tests).
 pub fn hash_now(password: &str) -> Result<String, PasswordError> {
     let mut salt_bytes = [0_u8; 16];

@@ -117,10 +117,15 @@ pub async fn run(command: CoursesCommand, store: &StoreArgs, out: &Output) -> an
         }
         CoursesCommand::Workspace(WorkspaceCommand::List) => {
             let summaries = courses.workspace_summaries().await?;
-            let rows: Vec<serde_json::Value> = summaries
-                .iter()
-                .map(|s| {
-                    json!({
+            let mut rows: Vec<serde_json::Value> = Vec::with_capacity(summaries.len());
+            for s in &summaries {
+                let members: Vec<serde_json::Value> = courses
+                    .workspace_members(&s.workspace.id)
+                    .await?
+                    .iter()
+                    .map(|m| json!({ "email": m.email, "name": m.display_name, "role": m.role.as_str() }))
+                    .collect();
+                rows.push(json!({
                         "id": s.workspace.id,
                         "name": s.workspace.name,
                         "plan": s.workspace.plan.as_str(),
@@ -128,23 +133,24 @@ pub async fn run(command: CoursesCommand, store: &StoreArgs, out: &Output) -> an
                         "keys": s.active_keys,
                         "readOnlyKeys": s.read_only_keys,
                         "courses": s.courses,
+                        "members": members,
                         "createdAt": s.workspace.created_at.to_rfc3339(),
-                    })
-                })
-                .collect();
+                }));
+            }
             let mut text = if summaries.is_empty() {
                 "no workspaces yet: svc courses workspace create --name NAME".to_owned()
             } else {
-                format!("{:<36}  {:<8}  {:>4}  {:>7}  name", "id", "plan", "keys", "courses")
+                format!("{:<36}  {:<8}  {:>4}  {:>7}  {:>7}  name", "id", "plan", "keys", "courses", "members")
             };
             for s in &summaries {
                 let unpaid = if s.workspace.payment_failed_at.is_some() { "  (charge failed)" } else { "" };
                 text.push_str(&format!(
-                    "\n{:<36}  {:<8}  {:>4}  {:>7}  {}{unpaid}",
+                    "\n{:<36}  {:<8}  {:>4}  {:>7}  {:>7}  {}{unpaid}",
                     s.workspace.id,
                     s.workspace.plan.as_str(),
                     s.active_keys,
                     s.courses,
+                    s.members,
                     s.workspace.name
                 ));
             }
@@ -225,6 +231,20 @@ pub async fn serve_courses(
         .with_context(|| format!("could not listen on {}", args.courses_listen))?;
     let bound = listener.local_addr().context("could not read the bound address")?;
     let public_url = format!("http://{bound}");
+    // The studio's mailed links and cookies: the public URL when the
+    // operator gives one (SVC_PUBLIC_URL_COURSES), else the bound address.
+    let studio_url = std::env::var("SVC_PUBLIC_URL_COURSES")
+        .ok()
+        .map(|url| url.trim().trim_end_matches('/').to_owned())
+        .filter(|url| !url.is_empty())
+        .unwrap_or_else(|| public_url.clone());
+    let mail_from = args.mail_from.clone().unwrap_or_else(|| crate::serve::default_sender(&studio_url));
+    let mailer = platform::mail::Mailer::from_config(args.smtp_url.as_deref(), &mail_from, &store.data_dir)
+        .context("SVC_SMTP_URL or SVC_MAIL_FROM")?;
+    let secret_key = platform::secrets::SecretKey::load_or_create(&store.data_dir)
+        .context("the secret key (SVC_SECRET_KEY, or secret.key in the data dir)")?;
+    let courses = courses
+        .with_members(courses_core::members::MembersConfig { public_url: studio_url.clone(), mailer: Some(mailer) });
     if !args.no_demo
         && let Some(demo) = courses.seed_demo_if_empty().await?
     {
@@ -291,7 +311,10 @@ pub async fn serve_courses(
         _ => courses_http::EMBED_PER_IP_PER_MINUTE,
     };
     let router = courses_http::router(
-        courses_http::AppState::new(courses.clone()).with_proxies(proxies).with_embed_limit(embed_limit),
+        courses_http::AppState::new(courses.clone())
+            .with_proxies(proxies)
+            .with_embed_limit(embed_limit)
+            .with_studio(&studio_url, &secret_key),
     );
     Ok(async move {
         let until = async move {

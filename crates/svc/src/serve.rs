@@ -310,7 +310,7 @@ async fn serve_hub(
 
 /// `noreply@` the public host when it is a name; `noreply@localhost` for an
 /// address (mail servers refuse senders at bare addresses).
-fn default_sender(public_url: &str) -> String {
+pub(crate) fn default_sender(public_url: &str) -> String {
     let authority = public_url.split_once("://").map_or(public_url, |(_, rest)| rest);
     let authority = authority.split('/').next().unwrap_or_default();
     let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);

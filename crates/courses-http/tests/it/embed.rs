@@ -43,6 +43,14 @@ async fn player_records_completion_and_certificate(app: TestApp) {
     let failed = send(format!("/v1/embed/views/{view}/completion"), json!({ "answers": { "q1": 1 } })).await;
     assert_eq!(failed.status, StatusCode::CREATED);
     assert_eq!((failed.json()["score"].clone(), failed.json()["passed"].clone()), (json!(50.0), json!(false)));
+    // The results screen's review: each question with the learner's answer and the right one.
+    assert_eq!(
+        failed.json()["review"],
+        json!([
+            { "blockId": "q1", "question": "Which extinguisher for oil?", "yourAnswer": "foam", "rightAnswer": "foam", "correct": true, "feedback": null },
+            { "blockId": "q2", "question": "Use lifts in a fire.", "yourAnswer": null, "rightAnswer": "False", "correct": false, "feedback": null },
+        ])
+    );
     let refused = send(format!("/v1/embed/views/{view}/certificate"), json!({})).await;
     assert_eq!(refused.status, StatusCode::FORBIDDEN);
     assert_eq!(refused.error(), "passing_score_not_met");

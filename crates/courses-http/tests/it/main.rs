@@ -20,5 +20,6 @@ mod openapi;
 mod plans;
 mod scorm;
 mod security;
+mod studio;
 mod support;
 mod webhooks;

@@ -97,7 +97,12 @@ impl TestApp {
             platform::Backend::Sqlite => Arc::new(platform::blobs::FsBlobStore::new(dir.path().join("courses-blobs"))),
             platform::Backend::Postgres => Arc::new(platform::blobs::DbBlobStore::new(db.clone())),
         };
-        let courses = Courses::new(db, Arc::new(clock.clone())).with_blobs(blobs);
+        // Mailed links (invitations) are written under the data dir.
+        let mailer =
+            platform::mail::Mailer::from_config(None, "svc courses <noreply@studio.test>", dir.path()).unwrap();
+        let members =
+            courses_core::members::MembersConfig { public_url: "http://studio.test".to_owned(), mailer: Some(mailer) };
+        let courses = Courses::new(db, Arc::new(clock.clone())).with_blobs(blobs).with_members(members);
         let router = courses_http::router(AppState::new(courses.clone()));
         Self { courses, router, clock, _dir: dir }
     }
@@ -115,6 +120,18 @@ impl TestApp {
     pub fn with_state(mut self, configure: impl FnOnce(AppState) -> AppState) -> Self {
         self.router = courses_http::router(configure(AppState::new(self.courses.clone())));
         self
+    }
+
+    /// The texts of the mail written so far (`.txt` twins), oldest first.
+    pub fn mails(&self) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(self._dir.path().join("mail")) else { return Vec::new() };
+        let mut names: Vec<_> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+            .collect();
+        names.sort();
+        names.iter().map(|p| std::fs::read_to_string(p).unwrap()).collect()
     }
 
     /// A workspace on `plan` and a read-write key for it.

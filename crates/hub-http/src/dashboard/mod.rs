@@ -417,6 +417,6 @@ mod tests {
         for name in ["layout.html", "signup.html", "signin.html", "projects.html", "project.html", "account.html"] {
             assert!(env.get_template(name).is_ok(), "{name}");
         }
-        assert_eq!(env.templates().count(), 24, "the hub's 22 and the kit's base and macros");
+        assert_eq!(env.templates().count(), 29, "the hub's 27 and the kit's base and macros");
     }
 }

@@ -267,6 +267,7 @@ fn courses_workspaces_are_listed_with_the_ids_operators_need() {
             (other["id"].as_str().unwrap().to_owned(), "sandbox".to_owned(), 0, 0)
         ]
     );
+    assert_eq!(listed["workspaces"][0]["members"], serde_json::json!([]), "no studio members yet");
     // Without --json: a table naming each id and plan.
     let text = svc().args(["--data-dir", data, "courses", "workspace", "list"]).output().unwrap();
     let text = String::from_utf8_lossy(&text.stdout);

@@ -1,0 +1,476 @@
+//! People who author in the studio: members of a workspace with an email
+//! address and a password, their roles, browser sessions and invitations.
+//! API keys stay for machines; a member's session acts through the same
+//! use cases with an [`Access`] whose scope follows the role.
+//!
+//! Roles (docs/decisions.md): an `owner` does everything, including
+//! inviting people and the workspace's settings; an `author` edits,
+//! publishes, exports and manages learners; a `viewer` reads. The security
+//! rules are the hub's: argon2id through `platform::passwords` (a check
+//! against an unknown address costs the same hash), sessions stored as the
+//! SHA-256 of a random secret that end after [`SESSION_IDLE_DAYS`] unused
+//! or [`SESSION_ABSOLUTE_DAYS`] after sign-in, single-use invitation links
+//! stored hashed that expire after [`INVITATION_DAYS`], mail through
+//! `platform::mail`. Throttles and CSRF are the pages' (they know the client).
+
+use std::fmt;
+
+use kernel::{Secret, Timestamp};
+use platform::mail::{Mail, Mailer};
+
+use crate::error::{CoursesError, CoursesResult};
+use crate::issues::code;
+use crate::model::{Access, Workspace};
+use crate::plans::Plan;
+use crate::{Courses, content};
+
+/// A session unused this long ends.
+pub const SESSION_IDLE_DAYS: i64 = 14;
+/// A session ends this long after sign-in, however busy.
+pub const SESSION_ABSOLUTE_DAYS: i64 = 30;
+/// Invitation links work this long.
+pub const INVITATION_DAYS: i64 = 7;
+/// `last_seen_at` is rewritten at most once per this interval.
+const SESSION_TOUCH_MS: i64 = 60_000;
+/// Display names, in characters.
+pub const MAX_NAME_CHARS: usize = 100;
+/// Addresses, in characters.
+const MAX_EMAIL_CHARS: usize = 254;
+
+/// A member's role in one workspace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Role {
+    Viewer,
+    Author,
+    Owner,
+}
+
+impl Role {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Owner => "owner",
+            Self::Author => "author",
+            Self::Viewer => "viewer",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim() {
+            "owner" => Some(Self::Owner),
+            "author" => Some(Self::Author),
+            "viewer" => Some(Self::Viewer),
+            _ => None,
+        }
+    }
+
+    /// Whether the role may change the workspace's content.
+    pub const fn can_write(self) -> bool {
+        matches!(self, Self::Owner | Self::Author)
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A person's membership as the studio shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    pub person_id: String,
+    pub workspace_id: String,
+    pub email: String,
+    pub display_name: String,
+    pub role: Role,
+    pub created_at: Timestamp,
+}
+
+/// A signed-in member in their workspace, and the access their role gives
+/// to the use cases (read-only for viewers).
+#[derive(Clone, Debug)]
+pub struct SignedIn {
+    pub member: Member,
+    pub session_id: String,
+    pub access: Access,
+}
+
+impl SignedIn {
+    /// The access of a member who may write, or 403 for a viewer.
+    pub fn writer(&self) -> CoursesResult<&Access> {
+        if self.member.role.can_write() {
+            Ok(&self.access)
+        } else {
+            Err(CoursesError::RoleRequired { role: self.member.role, needed: "an owner or an author may change it" })
+        }
+    }
+
+    /// Continues for an owner, or 403.
+    pub fn owner(&self) -> CoursesResult<&Access> {
+        if self.member.role == Role::Owner {
+            Ok(&self.access)
+        } else {
+            Err(CoursesError::RoleRequired { role: self.member.role, needed: "only an owner may do this" })
+        }
+    }
+}
+
+/// A new session: the cookie's secret, returned once.
+#[derive(Debug)]
+pub struct NewSession {
+    pub secret: Secret<String>,
+    pub workspace_id: String,
+}
+
+/// A session row as the store keeps it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionRow {
+    pub id: String,
+    pub person_id: String,
+    pub workspace_id: String,
+    pub created_at: Timestamp,
+    pub last_seen_at: Timestamp,
+    pub expires_at: Timestamp,
+}
+
+/// A person: one per address.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Person {
+    pub id: String,
+    pub email: String,
+    pub display_name: String,
+    pub password_hash: Option<String>,
+    pub created_at: Timestamp,
+}
+
+/// An invitation to a workspace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Invitation {
+    pub id: String,
+    pub workspace_id: String,
+    pub email: String,
+    pub role: Role,
+    pub invited_by: String,
+    pub created_at: Timestamp,
+    pub expires_at: Timestamp,
+    pub accepted_at: Option<Timestamp>,
+}
+
+/// An invitation as the page that accepts it shows it.
+#[derive(Clone, Debug)]
+pub struct InvitationView {
+    pub invitation: Invitation,
+    pub workspace_name: String,
+    /// Whether the address has an account already (then its password is
+    /// asked, not a new one).
+    pub has_account: bool,
+}
+
+/// A sign-up: the workspace's name and the owner's name, address and
+/// password.
+#[derive(Debug)]
+pub struct SignUp<'a> {
+    pub workspace_name: &'a str,
+    pub display_name: &'a str,
+    pub email: &'a str,
+    pub password: &'a Secret<String>,
+}
+
+/// How members are reached: the studio's public URL (mailed links start
+/// with it) and the mailer.
+#[derive(Clone, Debug)]
+pub struct MembersConfig {
+    pub public_url: String,
+    pub mailer: Option<Mailer>,
+}
+
+impl Default for MembersConfig {
+    fn default() -> Self {
+        Self { public_url: "http://127.0.0.1:8082".to_owned(), mailer: None }
+    }
+}
+
+pub(crate) fn hash_secret(secret: &str) -> String {
+    platform::crypto::sha256_hex(secret.as_bytes())
+}
+
+/// An address as stored: trimmed, lowercased, one `@` with text either side.
+pub fn parse_email(email: &str) -> CoursesResult<String> {
+    let email = email.trim().to_lowercase();
+    let valid = email.chars().count() <= MAX_EMAIL_CHARS
+        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
+        && email.split_once('@').is_some_and(|(local, domain)| {
+            !local.is_empty()
+                && domain.contains('.')
+                && !domain.starts_with('.')
+                && !domain.ends_with('.')
+                && !domain.contains('@')
+        });
+    if valid {
+        Ok(email)
+    } else {
+        Err(CoursesError::field(&["email"], code::INVALID_VALUE, "enter an email address such as ada@example.com"))
+    }
+}
+
+fn display_name(name: &str, email: &str) -> CoursesResult<String> {
+    let name = name.trim();
+    if name.chars().count() > MAX_NAME_CHARS {
+        return Err(CoursesError::field(&["display_name"], code::TOO_BIG, "a name is at most 100 characters"));
+    }
+    Ok(if name.is_empty() { email.split('@').next().unwrap_or(email).to_owned() } else { name.to_owned() })
+}
+
+fn check_password(password: &str, email: &str) -> CoursesResult<()> {
+    let local = email.split('@').next().unwrap_or_default();
+    platform::passwords::check_strength(password, &[local, email, "svc", "courses"])
+        .map_err(|message| CoursesError::field(&["password"], code::TOO_SMALL, message))
+}
+
+impl Courses {
+    /// The studio's public URL and mailer.
+    pub const fn members_config(&self) -> &MembersConfig {
+        &self.members
+    }
+
+    /// A new workspace on Sandbox with its first member, its owner, signed
+    /// in. The workspace, the person and the membership are written in one
+    /// transaction.
+    pub async fn sign_up(&self, form: SignUp<'_>) -> CoursesResult<NewSession> {
+        let email = parse_email(form.email)?;
+        check_password(form.password.expose(), &email)?;
+        let name = display_name(form.display_name, &email)?;
+        let workspace_name = if form.workspace_name.trim().is_empty() {
+            format!("{name}'s workspace")
+        } else {
+            form.workspace_name.to_owned()
+        };
+        let workspace_name = crate::access::workspace_name(&workspace_name).map_err(|_| {
+            CoursesError::field(&["workspace_name"], code::TOO_BIG, "a workspace name is at most 100 characters")
+        })?;
+        let hash =
+            self.passwords.hash(form.password.expose()).await.map_err(|e| CoursesError::Internal(e.to_string()))?;
+        let now = self.clock.now();
+        let workspace = Workspace {
+            id: content::new_id("ws"),
+            name: workspace_name,
+            plan: Plan::Sandbox,
+            payment_failed_at: None,
+            created_at: now,
+            updated_at: now,
+        };
+        let person = Person {
+            id: content::new_id("per"),
+            email,
+            display_name: name,
+            password_hash: Some(hash),
+            created_at: now,
+        };
+        if !self.store.insert_owner(&workspace, &person).await? {
+            return Err(CoursesError::field(
+                &["email"],
+                code::DUPLICATE,
+                "this address has an account already: sign in, or ask for an invitation to another workspace",
+            ));
+        }
+        self.open_session(&person.id, &workspace.id).await
+    }
+
+    /// Checks a password and opens a session in the person's first
+    /// workspace. Unknown addresses cost the same hash as known ones; the
+    /// answer is the same `None` for both.
+    pub async fn sign_in(&self, email: &str, password: &Secret<String>) -> CoursesResult<Option<NewSession>> {
+        let person = match parse_email(email) {
+            Ok(email) => self.store.person_by_email(&email).await?,
+            Err(_) => None,
+        };
+        let input: String = password.expose().chars().take(platform::passwords::MAX_PASSWORD_CHARS).collect();
+        let stored = person.as_ref().and_then(|p| p.password_hash.as_deref());
+        let matches = self.passwords.verify(&input, stored).await.map_err(|e| CoursesError::Internal(e.to_string()))?;
+        let Some(person) = person.filter(|_| matches) else { return Ok(None) };
+        let Some(workspace_id) = self.store.first_workspace_of(&person.id).await? else { return Ok(None) };
+        Ok(Some(self.open_session(&person.id, &workspace_id).await?))
+    }
+
+    async fn open_session(&self, person_id: &str, workspace_id: &str) -> CoursesResult<NewSession> {
+        let now = self.clock.now();
+        let secret = platform::crypto::random_token(32);
+        let row = SessionRow {
+            id: content::new_id("ses"),
+            person_id: person_id.to_owned(),
+            workspace_id: workspace_id.to_owned(),
+            created_at: now,
+            last_seen_at: now,
+            expires_at: now.plus_days(SESSION_ABSOLUTE_DAYS),
+        };
+        self.store.insert_member_session(&row, &hash_secret(&secret)).await?;
+        Ok(NewSession { secret: Secret::new(secret), workspace_id: workspace_id.to_owned() })
+    }
+
+    /// The member behind a session cookie, when the session is live and
+    /// the membership still exists.
+    pub async fn signed_in(&self, secret: &str) -> CoursesResult<Option<SignedIn>> {
+        if secret.is_empty() || secret.len() > 128 {
+            return Ok(None);
+        }
+        let Some((row, member)) = self.store.member_session(&hash_secret(secret)).await? else { return Ok(None) };
+        let now = self.clock.now();
+        if row.expires_at <= now || row.last_seen_at.plus_days(SESSION_IDLE_DAYS) <= now {
+            self.store.delete_member_session(&row.id).await?;
+            return Ok(None);
+        }
+        if now.as_millis() - row.last_seen_at.as_millis() >= SESSION_TOUCH_MS {
+            self.store.touch_member_session(&row.id, now).await?;
+        }
+        let workspace = self.workspace(&row.workspace_id).await?;
+        let access =
+            Access { workspace, key_id: format!("member:{}", member.person_id), read_only: !member.role.can_write() };
+        Ok(Some(SignedIn { member, session_id: row.id, access }))
+    }
+
+    /// Ends the session behind a cookie.
+    pub async fn sign_out(&self, secret: &str) -> CoursesResult<()> {
+        Ok(self.store.delete_member_session_by_hash(&hash_secret(secret)).await?)
+    }
+
+    /// The studio's course list: titles containing `query`, newest change
+    /// first, `limit` from `offset`, with the number that match.
+    pub async fn studio_courses(
+        &self,
+        me: &SignedIn,
+        query: &str,
+        limit: u32,
+        offset: u64,
+    ) -> CoursesResult<(Vec<crate::store::CourseLine>, u64)> {
+        let query: String = query.trim().chars().take(200).collect();
+        let offset = i64::try_from(offset).unwrap_or(i64::MAX);
+        let (lines, total) = self.store.course_lines(&me.access.workspace.id, &query, i64::from(limit), offset).await?;
+        Ok((lines, u64::try_from(total).unwrap_or(0)))
+    }
+
+    /// The members of the caller's workspace, owners first.
+    pub async fn list_members(&self, me: &SignedIn) -> CoursesResult<Vec<Member>> {
+        Ok(self.store.members(&me.access.workspace.id).await?)
+    }
+
+    /// The invitations of the caller's workspace not accepted yet.
+    pub async fn pending_invitations(&self, me: &SignedIn) -> CoursesResult<Vec<Invitation>> {
+        me.owner()?;
+        let now = self.clock.now();
+        Ok(self
+            .store
+            .invitations(&me.access.workspace.id)
+            .await?
+            .into_iter()
+            .filter(|i| i.accepted_at.is_none() && i.expires_at > now)
+            .collect())
+    }
+
+    /// Invites `email` to the caller's workspace with `role` (owners only)
+    /// and mails the link. The link is returned too, so an operator without
+    /// mail can pass it on.
+    pub async fn invite(&self, me: &SignedIn, email: &str, role: Role) -> CoursesResult<(Invitation, String)> {
+        me.owner()?;
+        let email = parse_email(email)?;
+        if self.store.members(&me.access.workspace.id).await?.iter().any(|m| m.email == email) {
+            return Err(CoursesError::field(&["email"], code::INVALID_VALUE, "this person is a member already"));
+        }
+        let now = self.clock.now();
+        let secret = platform::crypto::random_token(32);
+        let invitation = Invitation {
+            id: content::new_id("inv"),
+            workspace_id: me.access.workspace.id.clone(),
+            email,
+            role,
+            invited_by: me.member.person_id.clone(),
+            created_at: now,
+            expires_at: now.plus_days(INVITATION_DAYS),
+            accepted_at: None,
+        };
+        self.store.insert_invitation(&invitation, &hash_secret(&secret)).await?;
+        let link = format!("{}/invitations/{secret}", self.members.public_url.trim_end_matches('/'));
+        if let Some(mailer) = &self.members.mailer {
+            let mail = Mail::with_link(
+                &invitation.email,
+                &format!("{} invites you to {} on svc courses", me.member.display_name, me.access.workspace.name),
+                &format!(
+                    "{} ({}) invites you to author courses in the workspace {} as {} {}.",
+                    me.member.display_name,
+                    me.member.email,
+                    me.access.workspace.name,
+                    if role == Role::Author { "an" } else { "a" },
+                    role
+                ),
+                "Accept the invitation",
+                &link,
+                &format!(
+                    "The link works once, for {INVITATION_DAYS} days. If you did not expect it, ignore this mail."
+                ),
+            );
+            if let Err(err) = mailer.send(&mail).await {
+                tracing::warn!(error = %err, "an invitation could not be mailed");
+            }
+        }
+        Ok((invitation, link))
+    }
+
+    /// The invitation behind a link, while it is open.
+    pub async fn invitation(&self, secret: &str) -> CoursesResult<InvitationView> {
+        let not_found = || CoursesError::not_found("invitation");
+        if secret.is_empty() || secret.len() > 128 {
+            return Err(not_found());
+        }
+        let invitation = self.store.invitation_by_hash(&hash_secret(secret)).await?.ok_or_else(not_found)?;
+        if invitation.accepted_at.is_some() || invitation.expires_at <= self.clock.now() {
+            return Err(not_found());
+        }
+        let workspace = self.workspace(&invitation.workspace_id).await?;
+        let has_account =
+            self.store.person_by_email(&invitation.email).await?.is_some_and(|p| p.password_hash.is_some());
+        Ok(InvitationView { invitation, workspace_name: workspace.name, has_account })
+    }
+
+    /// Accepts an invitation: a new person chooses a name and a password; a
+    /// person with an account proves it with their password. The
+    /// membership is added, the link spent and a session opened in the
+    /// invitation's workspace, in that order.
+    pub async fn accept_invitation(
+        &self,
+        secret: &str,
+        name: &str,
+        password: &Secret<String>,
+    ) -> CoursesResult<NewSession> {
+        let view = self.invitation(secret).await?;
+        let invitation = view.invitation;
+        let now = self.clock.now();
+        let person = match self.store.person_by_email(&invitation.email).await? {
+            Some(person) if person.password_hash.is_some() => {
+                let ok = self
+                    .passwords
+                    .verify(password.expose(), person.password_hash.as_deref())
+                    .await
+                    .map_err(|e| CoursesError::Internal(e.to_string()))?;
+                if !ok {
+                    return Err(CoursesError::field(&["password"], code::INVALID_VALUE, "the password is not right"));
+                }
+                person
+            }
+            _ => {
+                check_password(password.expose(), &invitation.email)?;
+                let hash =
+                    self.passwords.hash(password.expose()).await.map_err(|e| CoursesError::Internal(e.to_string()))?;
+                Person {
+                    id: content::new_id("per"),
+                    display_name: display_name(name, &invitation.email)?,
+                    email: invitation.email.clone(),
+                    password_hash: Some(hash),
+                    created_at: now,
+                }
+            }
+        };
+        if !self.store.accept_invitation(&invitation, &person, now).await? {
+            return Err(CoursesError::not_found("invitation"));
+        }
+        self.open_session(&person.id, &invitation.workspace_id).await
+    }
+}

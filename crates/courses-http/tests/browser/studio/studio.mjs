@@ -1,0 +1,207 @@
+// The studio as a new author meets it, in headless Chromium: the welcome
+// page, sign-up with the keyboard alone, a course with three screens, the
+// search, publishing, the learner preview, SCORM 1.2 and 2004 downloads on
+// the Sandbox plan, the settings page with the workspace id, an invitation
+// whose mailed link a second person opens to join as a viewer, who sees no
+// controls. Every page is scanned with axe-core (no serious or critical
+// violation), checked for sideways scrolling at 375 px, and photographed at
+// 1440 and 375 px, light and dark.
+//
+// Usage: node studio.mjs BASE_URL ARTIFACT_DIR MAIL_DIR
+// Environment: STUDIO_MODULES (node_modules with playwright-core and
+// axe-core), CHROMIUM.
+
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { readFileSync, readdirSync, mkdirSync, existsSync } from 'node:fs';
+
+const [base, artifacts, mailDir] = process.argv.slice(2);
+const require = createRequire(join(process.env.STUDIO_MODULES || '.', 'node_modules', 'x.js'));
+const { chromium } = require('playwright-core');
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const shots = join(artifacts, 'studio');
+mkdirSync(shots, { recursive: true });
+
+let passed = 0;
+let failed = 0;
+function check(name, ok, detail) {
+  if (ok) { passed++; console.log(`ok   ${name}`); } else { failed++; console.log(`FAIL ${name}: ${detail}`); }
+}
+
+async function axe(page) {
+  await page.evaluate(axeSource + ';0');
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** Screenshots at 1440 and 375 px, light and dark; axe in both schemes; no sideways scrolling at 375. */
+async function look(page, name) {
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [1440, 375]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.screenshot({ path: join(shots, `${name}-${width}-${scheme}.png`), fullPage: true });
+      if (width === 375) {
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        check(`${name} (${scheme}): readable at 375 px`, overflow <= 0, `${overflow}px too wide`);
+      }
+    }
+    const violations = await axe(page);
+    check(`${name} (${scheme}): axe-core finds no serious or critical violation`, violations.length === 0, violations.join('; '));
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1440, height: 900 });
+}
+
+/** Moves focus with Tab until `selector` has it (at most 60 presses). */
+async function tabTo(page, selector) {
+  for (let i = 0; i < 60; i++) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate((s) => document.activeElement && document.activeElement.matches(s), selector)) return true;
+  }
+  return false;
+}
+
+/** Types into fields reached with the keyboard only. */
+async function typeInto(page, selector, text) {
+  check(`focus reaches ${selector} with Tab`, await tabTo(page, selector), 'never focused');
+  await page.keyboard.type(text);
+}
+
+function newestMail() {
+  if (!existsSync(mailDir)) return '';
+  const files = readdirSync(mailDir).filter((f) => f.endsWith('.txt')).sort();
+  return files.length ? readFileSync(join(mailDir, files[files.length - 1]), 'utf8') : '';
+}
+
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
+try {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('response', (r) => { if (r.status() >= 400) errors.push(`${r.status()} ${r.url()}`); });
+  const external = [];
+  page.on('request', (r) => { if (!r.url().startsWith(base) && !r.url().startsWith('data:')) external.push(r.url()); });
+
+  await page.goto(base + '/');
+  check('signed out, / says what the service is', (await page.textContent('h1')) === 'svc courses', await page.textContent('h1'));
+  await look(page, '01-welcome');
+
+  // Sign-up with the keyboard alone.
+  await page.goto(base + '/signup');
+  await look(page, '02-signup');
+  await typeInto(page, '#f-workspace_name', 'Acme Academy');
+  await typeInto(page, '#f-display_name', 'Ada Lovelace');
+  await typeInto(page, '#f-email', 'ada@example.com');
+  await typeInto(page, '#f-password', 'correct horse battery staple');
+  await Promise.all([page.waitForURL(base + '/'), page.keyboard.press('Enter')]);
+  check('sign-up lands on the course list', page.url() === base + '/', page.url());
+  check('the welcome flash is shown', (await page.textContent('.flash') || '').includes('workspace is ready'), await page.content());
+  await look(page, '03-courses-empty');
+
+  // A course, by keyboard.
+  await typeInto(page, '#f-title', 'Fire safety');
+  await Promise.all([page.waitForURL(/\/courses\/crs_/), page.keyboard.press('Enter')]);
+  check('the course page opens', page.url().includes('/courses/crs_'), page.url());
+  const coursePath = new URL(page.url()).pathname;
+  for (const [title, text] of [['Welcome', 'Two minutes to learn the basics.'], ['Extinguishers', 'Foam for oil, water for paper.'], ['Leaving', 'Use the stairs, never the lifts.']]) {
+    await page.fill('#f-title', title);
+    await page.fill('#f-text', text);
+    await Promise.all([page.waitForNavigation(), page.click('form[action$="/screens"] button[type=submit]')]);
+  }
+  const screens = await page.locator('ul.plain > li.card').count();
+  check('three screens are listed', screens === 3, `${screens}`);
+
+  // A scored question on the second screen, and the third screen moved up with the keyboard.
+  await page.selectOption('#f-screen', { index: 1 });
+  await page.selectOption('#f-type', 'multiple_choice');
+  await page.fill('#f-block_text', 'Which extinguisher for an oil fire?');
+  await page.fill('#f-options', 'Water\nFoam');
+  await page.fill('#f-correct', '2');
+  await Promise.all([page.waitForNavigation(), page.click('form[action$="/blocks"] button[type=submit]')]);
+  check('the question is listed', (await page.content()).includes('Which extinguisher for an oil fire?'), 'missing');
+  await page.focus('button[aria-label="Move screen 3 up"]');
+  await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+  const order = await page.locator('ul.plain > li.card h3').allTextContents();
+  check('Up with the keyboard reorders the screens', order[1] === '2. Leaving', order.join(' | '));
+  await look(page, '04-course-draft');
+
+  await Promise.all([page.waitForNavigation(), page.click('form[action$="/status"] button')]);
+  check('publishing shows the badge', (await page.textContent('.head .badge')) === 'published', await page.textContent('.head'));
+  await look(page, '05-course-published');
+
+  // SCORM downloads on Sandbox.
+  for (const version of ['1.2', '2004']) {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click(`a[href$="scorm?version=${version}"]`)]);
+    const name = download.suggestedFilename();
+    check(`SCORM ${version} downloads on Sandbox`, name.endsWith(`-scorm${version.replace('.', '')}.zip`), name);
+  }
+
+  // The learner preview, and a signed link for one learner.
+  const preview = await context.newPage();
+  await preview.goto(base + '/v1/embed/' + coursePath.split('/').pop());
+  check('the learner preview plays the course', (await preview.content()).includes('Fire safety'), 'no title');
+  await page.fill('#f-learner', 'emp-42');
+  await Promise.all([page.waitForNavigation(), page.click('form[action$="/embed-link"] button[type=submit]')]);
+  const embed = (await page.textContent('#embed-link')).trim();
+  check('the embed link names the learner', embed.includes('learner=emp-42') && embed.includes('signature='), embed);
+  await look(page, '05b-embed-link');
+  await preview.goto(embed);
+  check('the signed link plays the course for the learner', (await preview.content()).includes('Fire safety'), 'no title');
+  await preview.screenshot({ path: join(shots, '05c-learner-player-1440-light.png'), fullPage: true });
+  await preview.close();
+
+  // Search.
+  await page.goto(base + '/?q=fire');
+  check('search finds the course', (await page.locator('table.stack tbody tr').count()) === 1, 'not listed');
+  await look(page, '06-courses-search');
+
+  // Learners from a CSV file: previewed, then imported.
+  await page.goto(base + '/learners');
+  await page.setInputFiles('#f-file', { name: 'learners.csv', mimeType: 'text/csv', buffer: Buffer.from('externalId,name,email\nemp-1,Grace Hopper,grace@example.com\nemp-2,Alan Turing,alan@example.com\n') });
+  await Promise.all([page.waitForNavigation(), page.click('form[action^="/learners/preview"] button[type=submit]')]);
+  check('the preview lists the rows', (await page.content()).includes('2 learners are ready to import'), 'no preview');
+  await look(page, '06b-learners-preview');
+  await Promise.all([page.waitForNavigation(), page.click('form[action="/learners/import"] button[type=submit]')]);
+  check('the import lists the learners', (await page.content()).includes('Grace Hopper'), 'not listed');
+  await look(page, '06c-learners');
+
+  await page.goto(base + '/themes');
+  check('themes explain their plan on Sandbox', (await page.content()).includes('Themes are on the Scale plan and up'), 'no note');
+  await look(page, '06d-themes-sandbox');
+
+  // Settings: the workspace id and plan; an invitation.
+  await page.goto(base + '/settings');
+  const workspaceId = (await page.textContent('#ws-id')).trim();
+  check('settings show the workspace id', workspaceId.startsWith('ws_'), workspaceId);
+  await page.fill('#f-email', 'vera@example.com');
+  await page.selectOption('#f-role', 'viewer');
+  await Promise.all([page.waitForNavigation(), page.click('form[action="/settings/invitations"] button[type=submit]')]);
+  await look(page, '07-settings-invited');
+  const mail = newestMail();
+  const link = (mail.match(/https?:\/\/\S+\/invitations\/\S+/) || [''])[0];
+  check('the invitation is mailed', link.length > 0, mail);
+
+  // The invited person joins and sees no controls.
+  const other = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const vera = await other.newPage();
+  await vera.goto(link);
+  await look(vera, '08-invitation');
+  await vera.fill('#f-display_name', 'Vera');
+  await vera.fill('#f-password', 'a different long passphrase');
+  await Promise.all([vera.waitForURL(base + '/'), vera.click('main form button[type=submit]')]);
+  check('the viewer sees the course', (await vera.content()).includes('Fire safety'), await vera.content());
+  check('the viewer has no New course form', (await vera.locator('form[action="/courses"]').count()) === 0, 'form shown');
+  await look(vera, '09-viewer-courses');
+  await other.close();
+
+  check('no script errors', errors.length === 0, errors.join('; '));
+  check('no request leaves the service', external.length === 0, external.join(', '));
+} finally {
+  await browser.close();
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

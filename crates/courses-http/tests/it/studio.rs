@@ -1,0 +1,637 @@
+//! The studio through the real router: sign-up, sign-in and sign-out,
+//! invitations and roles, the course list with search, a course's screens,
+//! publishing, and SCORM export on every plan, on both stores.
+
+use std::collections::BTreeMap;
+
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode};
+use courses_core::Plan;
+use http_body_util::BodyExt as _;
+use tower::ServiceExt as _;
+
+use crate::on_both_stores;
+use crate::support::{TestApp, TestResponse};
+
+on_both_stores!(
+    signing_up_makes_a_workspace_with_its_owner,
+    authors_build_publish_and_export_scorm_on_every_plan,
+    invitations_bring_in_members_with_their_roles,
+    sessions_end_and_bad_input_is_a_clear_page,
+    screens_and_quiz_blocks_are_edited_and_links_minted,
+    a_thousand_learners_are_previewed_then_imported,
+    themes_need_scale_and_apply_to_the_player_until_a_downgrade,
+);
+
+/// A browser: keeps the cookies the studio sets and posts its forms with
+/// the CSRF token of the page they came from.
+struct Browser<'a> {
+    app: &'a TestApp,
+    cookies: BTreeMap<String, String>,
+}
+
+impl<'a> Browser<'a> {
+    fn new(app: &'a TestApp) -> Self {
+        Self { app, cookies: BTreeMap::new() }
+    }
+
+    async fn request(&mut self, method: Method, path: &str, body: Option<String>) -> TestResponse {
+        let mut builder = Request::builder().method(method).uri(path);
+        if !self.cookies.is_empty() {
+            let jar: Vec<String> = self.cookies.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            builder = builder.header("cookie", jar.join("; "));
+        }
+        if body.is_some() {
+            builder = builder.header("content-type", "application/x-www-form-urlencoded");
+        }
+        let request = builder.body(body.map_or_else(Body::empty, Body::from)).unwrap();
+        let response = self.app.router.clone().oneshot(request).await.unwrap();
+        for value in response.headers().get_all("set-cookie") {
+            let pair = value.to_str().unwrap().split(';').next().unwrap();
+            let (name, value) = pair.split_once('=').unwrap();
+            if value.is_empty() {
+                self.cookies.remove(name);
+            } else {
+                self.cookies.insert(name.to_owned(), value.to_owned());
+            }
+        }
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        TestResponse { status, headers, body }
+    }
+
+    async fn get(&mut self, path: &str) -> TestResponse {
+        self.request(Method::GET, path, None).await
+    }
+
+    /// Opens `page` and uploads `file` (as the field `file`) to `action`
+    /// with the page's token, as a browser sends a multipart form.
+    async fn upload(&mut self, page: &str, action: &str, file: &str) -> TestResponse {
+        let html = self.get(page).await.text();
+        let token = csrf_token(&html);
+        let boundary = "studio-test-boundary";
+        let body = format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"csrf_token\"\r\n\r\n{token}\r\n\
+             --{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"learners.csv\"\r\nContent-Type: text/csv\r\n\r\n{file}\r\n\
+             --{boundary}--\r\n"
+        );
+        let jar: Vec<String> = self.cookies.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let request = Request::builder()
+            .method(Method::POST)
+            .uri(action)
+            .header("cookie", jar.join("; "))
+            .header("content-type", format!("multipart/form-data; boundary={boundary}"))
+            .body(Body::from(body))
+            .unwrap();
+        let response = self.app.router.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        TestResponse { status, headers, body }
+    }
+
+    /// Opens `page` and posts `fields` to `action` with the page's token.
+    async fn submit(&mut self, page: &str, action: &str, fields: &[(&str, &str)]) -> TestResponse {
+        let html = self.get(page).await.text();
+        let token = csrf_token(&html);
+        let mut all: Vec<(&str, &str)> = vec![("csrf_token", token.as_str())];
+        all.extend_from_slice(fields);
+        self.request(Method::POST, action, Some(serde_urlencoded::to_string(&all).unwrap())).await
+    }
+}
+
+fn csrf_token(html: &str) -> String {
+    let start = html.find("name=\"csrf_token\" value=\"").expect("a form with a CSRF token") + 25;
+    html[start..].split('"').next().unwrap().to_owned()
+}
+
+fn location(response: &TestResponse) -> &str {
+    response.headers.get("location").map_or("", |v| v.to_str().unwrap())
+}
+
+const PASSWORD: &str = "correct horse battery staple";
+
+async fn sign_up<'a>(app: &'a TestApp, email: &str) -> Browser<'a> {
+    let mut browser = Browser::new(app);
+    let done = browser
+        .submit(
+            "/signup",
+            "/signup",
+            &[("workspace_name", "Acme Academy"), ("display_name", "Ada"), ("email", email), ("password", PASSWORD)],
+        )
+        .await;
+    assert_eq!(done.status, StatusCode::SEE_OTHER, "{}", done.text());
+    assert_eq!(location(&done), "/");
+    browser
+}
+
+/// The workspace id the settings page shows.
+fn workspace_id(settings: &str) -> String {
+    let marker = "<code id=\"ws-id\">";
+    let start = settings.find(marker).unwrap() + marker.len();
+    settings[start..].split('<').next().unwrap().to_owned()
+}
+
+async fn signing_up_makes_a_workspace_with_its_owner(app: TestApp) {
+    let mut anonymous = Browser::new(&app);
+    let welcome = anonymous.get("/").await;
+    assert_eq!(welcome.status, StatusCode::OK);
+    assert!(welcome.text().contains("href=\"/signup\"") && welcome.text().contains("href=\"/signin\""));
+
+    // A weak password is refused beside its field; the other values stay.
+    let weak = anonymous
+        .submit(
+            "/signup",
+            "/signup",
+            &[("email", "ada@example.com"), ("password", "password1"), ("display_name", "Ada")],
+        )
+        .await;
+    assert_eq!(weak.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let html = weak.text();
+    assert!(html.contains("id=\"e-password\""), "{html}");
+    assert!(html.contains("value=\"ada@example.com\"") && !html.contains("password1"), "{html}");
+    assert!(app.courses.store().workspace_summaries().await.unwrap().is_empty(), "nothing was written");
+
+    let mut ada = sign_up(&app, "Ada@Example.com").await;
+    let home = ada.get("/").await;
+    assert_eq!(home.status, StatusCode::OK);
+    let html = home.text();
+    assert!(html.contains("No courses yet") && html.contains("ada@example.com"), "{html}");
+    assert_eq!(home.headers["cache-control"], "no-store");
+
+    let settings = ada.get("/settings").await.text();
+    let listed = app.courses.store().workspace_summaries().await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(workspace_id(&settings), listed[0].workspace.id);
+    assert_eq!(listed[0].workspace.name, "Acme Academy");
+    assert!(settings.contains("<span class=\"badge\">sandbox</span>"), "{settings}");
+    assert!(settings.contains("0 of 500"), "usage against the Sandbox allowance: {settings}");
+    assert!(settings.contains("<td data-label=\"Role\">owner</td>"), "{settings}");
+
+    // The same address again: refused, nothing new.
+    let again =
+        Browser::new(&app).submit("/signup", "/signup", &[("email", "ada@example.com"), ("password", PASSWORD)]).await;
+    assert_eq!(again.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(again.text().contains("has an account already"), "{}", again.text());
+    assert_eq!(app.courses.store().workspace_summaries().await.unwrap().len(), 1);
+}
+
+async fn authors_build_publish_and_export_scorm_on_every_plan(app: TestApp) {
+    let mut ada = sign_up(&app, "ada@example.com").await;
+    let empty_title = ada.submit("/", "/courses", &[("title", "  ")]).await;
+    assert_eq!(empty_title.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(empty_title.text().contains("id=\"e-title\""), "{}", empty_title.text());
+
+    let created = ada.submit("/", "/courses", &[("title", "Fire safety")]).await;
+    assert_eq!(created.status, StatusCode::SEE_OTHER);
+    let course_path = location(&created).to_owned();
+    assert!(course_path.starts_with("/courses/crs_"), "{course_path}");
+    let course_id = course_path.trim_start_matches("/courses/").to_owned();
+
+    let added = ada
+        .submit(
+            &course_path,
+            &format!("{course_path}/screens"),
+            &[("title", "Welcome"), ("text", "Two minutes <b>to</b> learn.")],
+        )
+        .await;
+    assert_eq!(added.status, StatusCode::SEE_OTHER);
+    let page = ada.get(&course_path).await.text();
+    assert!(page.contains("1. Welcome"), "{page}");
+    assert!(page.contains("Two minutes &lt;b&gt;to&lt;&#x2f;b&gt; learn."), "escaped: {page}");
+    assert!(page.contains("Screen added."), "the flash message: {page}");
+    assert!(!ada.get(&course_path).await.text().contains("Screen added."), "shown once");
+
+    // Search.
+    assert!(ada.get("/?q=FIRE").await.text().contains("Fire safety"));
+    let none = ada.get("/?q=zzz").await.text();
+    assert!(none.contains("No course matches") && !none.contains(">Fire safety<"), "{none}");
+    assert_eq!(ada.get("/?offset=nonsense").await.status, StatusCode::OK, "a bad query is the first page");
+
+    // The draft in the learner player, framed by the course page: nothing counted.
+    assert!(ada.get(&course_path).await.text().contains(&format!("<iframe src=\"{course_path}/preview\"")));
+    let preview = ada.get(&format!("{course_path}/preview")).await;
+    assert_eq!(preview.status, StatusCode::OK);
+    let player = preview.text();
+    assert!(player.contains("Fire safety") && player.contains("\"preview\":true"), "{player}");
+    assert!(ada.get("/settings").await.text().contains("0 of 500"), "a studio preview is not a course view");
+    assert_eq!(Browser::new(&app).get(&format!("{course_path}/preview")).await.status, StatusCode::SEE_OTHER);
+
+    // Publish, then unpublish.
+    let published = ada.submit(&course_path, &format!("{course_path}/status"), &[("status", "published")]).await;
+    assert_eq!(published.status, StatusCode::SEE_OTHER);
+    let page = ada.get(&course_path).await.text();
+    assert!(page.contains("<span class=\"badge ok\">published</span>") && page.contains("Unpublish"), "{page}");
+    assert!(page.contains(&format!("href=\"/v1/embed/{course_id}\"")), "the learner preview: {page}");
+
+    // SCORM from the studio on Sandbox, both editions; the API keeps its gate.
+    for (version, schema) in [("1.2", "ADL SCORM"), ("2004", "2004")] {
+        let zip = ada.get(&format!("{course_path}/scorm?version={version}")).await;
+        assert_eq!(zip.status, StatusCode::OK, "{version}");
+        assert_eq!(zip.headers["content-type"], "application/zip");
+        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(zip.body.to_vec())).unwrap();
+        let mut manifest = String::new();
+        std::io::Read::read_to_string(&mut archive.by_name("imsmanifest.xml").unwrap(), &mut manifest).unwrap();
+        assert!(manifest.contains(schema), "{version}: {manifest}");
+    }
+    let bad = ada.get(&format!("{course_path}/scorm?version=3")).await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    assert!(bad.text().contains("1.2 or 2004"));
+    let ws = app.courses.store().workspace_summaries().await.unwrap()[0].workspace.id.clone();
+    let (_, key) = app.courses.create_key(&ws, "ci", false).await.unwrap();
+    let api = app.get(&format!("/v1/courses/{course_id}/scorm?version=1.2"), key.expose()).await;
+    assert_eq!(api.status, StatusCode::FORBIDDEN);
+    assert_eq!(api.error(), "plan_required");
+    assert!(api.json()["message"].as_str().unwrap().contains("requires the Scale plan"), "{}", api.text());
+
+    // Another workspace's course is not found, never confirmed.
+    let (_, other_key) = app.workspace(Plan::Sandbox).await;
+    let theirs = app.course(&other_key, &serde_json::json!({ "title": "Theirs" })).await;
+    let stranger = ada.get(&format!("/courses/{}", theirs["id"].as_str().unwrap())).await;
+    assert_eq!(stranger.status, StatusCode::NOT_FOUND);
+    assert!(stranger.text().contains("Not found"));
+    let export = ada.get(&format!("/courses/{}/scorm?version=1.2", theirs["id"].as_str().unwrap())).await;
+    assert_eq!(export.status, StatusCode::NOT_FOUND);
+}
+
+async fn invitations_bring_in_members_with_their_roles(app: TestApp) {
+    let mut owner = sign_up(&app, "owner@example.com").await;
+    let bad =
+        owner.submit("/settings", "/settings/invitations", &[("email", "not an address"), ("role", "viewer")]).await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(bad.text().contains("id=\"e-email\""));
+
+    let invited =
+        owner.submit("/settings", "/settings/invitations", &[("email", "Vera@example.com"), ("role", "viewer")]).await;
+    assert_eq!(invited.status, StatusCode::OK);
+    assert_eq!(invited.headers["cache-control"], "no-store");
+    let html = invited.text();
+    let marker = "<code id=\"invite-link\" class=\"wide\">";
+    let start = html.find(marker).unwrap() + marker.len();
+    let link = html[start..].split('<').next().unwrap().replace("&#x2f;", "/");
+    assert!(link.starts_with("http://studio.test/invitations/"), "{link}");
+    assert!(html.contains("vera@example.com as viewer"), "pending: {html}");
+    let mails = app.mails();
+    assert_eq!(mails.len(), 1);
+    assert!(mails[0].contains("To: vera@example.com") && mails[0].contains(&link), "{}", mails[0]);
+
+    let path = link.trim_start_matches("http://studio.test").to_owned();
+    let mut vera = Browser::new(&app);
+    let form = vera.get(&path).await.text();
+    assert!(form.contains("Join Acme Academy") && form.contains("vera@example.com"), "{form}");
+    let weak = vera.submit(&path, &path, &[("display_name", "Vera"), ("password", "123")]).await;
+    assert_eq!(weak.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let joined = vera.submit(&path, &path, &[("display_name", "Vera"), ("password", PASSWORD)]).await;
+    assert_eq!(joined.status, StatusCode::SEE_OTHER, "{}", joined.text());
+    assert_eq!(vera.get(&path).await.status, StatusCode::NOT_FOUND, "a link works once");
+
+    // A viewer reads but sees no controls, and is refused when posting anyway.
+    let home = vera.get("/").await.text();
+    assert!(home.contains("No courses yet") && !home.contains("action=\"/courses\""), "{home}");
+    let refused = vera.submit("/settings", "/courses", &[("title", "Sneaky")]).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    assert!(refused.text().contains("viewer"), "{}", refused.text());
+    let settings = vera.get("/settings").await.text();
+    assert!(!settings.contains("Invite someone") && settings.contains("Vera"), "{settings}");
+    let invite =
+        vera.submit("/settings", "/settings/invitations", &[("email", "x@example.com"), ("role", "owner")]).await;
+    assert_eq!(invite.status, StatusCode::FORBIDDEN, "only owners invite");
+    let owner_home = owner.get("/").await.text();
+    assert!(owner_home.contains("No courses yet"), "nothing was created: {owner_home}");
+    let ws = app.courses.store().workspace_summaries().await.unwrap()[0].clone();
+    assert_eq!(ws.members, 2);
+    let listed: Vec<(String, &str)> = app
+        .courses
+        .workspace_members(&ws.workspace.id)
+        .await
+        .unwrap()
+        .iter()
+        .map(|m| (m.email.clone(), m.role.as_str()))
+        .collect();
+    assert_eq!(listed, [("owner@example.com".to_owned(), "owner"), ("vera@example.com".to_owned(), "viewer")]);
+    let members = owner.get("/settings").await.text();
+    assert!(members.contains("<td data-label=\"Role\">viewer</td>") && members.contains("vera@example.com"));
+}
+
+async fn sessions_end_and_bad_input_is_a_clear_page(app: TestApp) {
+    let mut ada = sign_up(&app, "ada@example.com").await;
+    // A form without its token changes nothing.
+    let forged = ada.request(Method::POST, "/courses", Some("title=Forged".to_owned())).await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+    assert!(forged.text().contains("This form has expired"));
+    assert!(ada.get("/").await.text().contains("No courses yet"));
+
+    let out = ada.submit("/", "/signout", &[]).await;
+    assert_eq!(out.status, StatusCode::SEE_OTHER);
+    let after = ada.get("/settings").await;
+    assert_eq!(after.status, StatusCode::SEE_OTHER);
+    assert_eq!(location(&after), "/signin");
+
+    let wrong =
+        ada.submit("/signin", "/signin", &[("email", "ada@example.com"), ("password", "wrong password here")]).await;
+    assert_eq!(wrong.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let unknown = ada.submit("/signin", "/signin", &[("email", "nobody@example.com"), ("password", PASSWORD)]).await;
+    assert_eq!(unknown.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(wrong.text().contains("The address or the password is not right."));
+    assert!(unknown.text().contains("The address or the password is not right."));
+    let back = ada.submit("/signin", "/signin", &[("email", "ADA@example.com"), ("password", PASSWORD)]).await;
+    assert_eq!(back.status, StatusCode::SEE_OTHER);
+    assert_eq!(ada.get("/settings").await.status, StatusCode::OK);
+
+    // A session ends after 14 days unused.
+    app.clock.advance_days(15);
+    assert_eq!(ada.get("/settings").await.status, StatusCode::SEE_OTHER);
+
+    let mut anyone = Browser::new(&app);
+    let missing = anyone.get("/invitations/nonsense").await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND);
+    assert!(missing.text().contains("invitation not found"), "{}", missing.text());
+    assert_eq!(anyone.get("/courses/crs_nope").await.status, StatusCode::SEE_OTHER, "signed out: sign in first");
+    let garbage = anyone.request(Method::POST, "/signup", Some("%%%=&&&".to_owned())).await;
+    assert_eq!(garbage.status, StatusCode::FORBIDDEN);
+    assert_eq!(anyone.get("/_studio/app.css").await.headers["cache-control"], "public, max-age=31536000, immutable");
+    assert_eq!(anyone.get("/_studio/nope.css").await.status, StatusCode::NOT_FOUND);
+}
+
+/// The screen ids of a course page, in order.
+fn screen_ids(html: &str) -> Vec<String> {
+    html.split("<li class=\"card\" id=\"screen-")
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap().to_owned())
+        .collect()
+}
+
+async fn screens_and_quiz_blocks_are_edited_and_links_minted(app: TestApp) {
+    let mut ada = sign_up(&app, "ada@example.com").await;
+    let created = ada.submit("/", "/courses", &[("title", "Fire safety")]).await;
+    let course = location(&created).to_owned();
+    let id = course.trim_start_matches("/courses/").to_owned();
+    for title in ["One", "Two", "Three"] {
+        let added = ada.submit(&course, &format!("{course}/screens"), &[("title", title)]).await;
+        assert_eq!(added.status, StatusCode::SEE_OTHER);
+    }
+    let ids = screen_ids(&ada.get(&course).await.text());
+    assert_eq!(ids.len(), 3);
+
+    // Down, up, duplicate, delete: the order the page shows follows.
+    let moved = ada.submit(&course, &format!("{course}/screens/{}/down", ids[0]), &[]).await;
+    assert_eq!(moved.status, StatusCode::SEE_OTHER);
+    assert_eq!(screen_ids(&ada.get(&course).await.text()), vec![ids[1].clone(), ids[0].clone(), ids[2].clone()]);
+    ada.submit(&course, &format!("{course}/screens/{}/up", ids[2]), &[]).await;
+    assert_eq!(screen_ids(&ada.get(&course).await.text()), vec![ids[1].clone(), ids[2].clone(), ids[0].clone()]);
+    let first_up = ada.submit(&course, &format!("{course}/screens/{}/up", ids[1]), &[]).await;
+    assert_eq!(first_up.status, StatusCode::SEE_OTHER, "the first screen stays first");
+    ada.submit(&course, &format!("{course}/screens/{}/duplicate", ids[2]), &[]).await;
+    let page = ada.get(&course).await.text();
+    let after = screen_ids(&page);
+    assert_eq!(after.len(), 4);
+    assert_eq!(after[1], ids[2]);
+    assert!(page.contains("3. Three"), "the copy follows the original: {page}");
+    ada.submit(&course, &format!("{course}/screens/{}/delete", after[2]), &[]).await;
+    assert_eq!(screen_ids(&ada.get(&course).await.text()), vec![ids[1].clone(), ids[2].clone(), ids[0].clone()]);
+    let unknown = ada.submit(&course, &format!("{course}/screens/{}/sideways", ids[0]), &[]).await;
+    assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+
+    // Quiz blocks: a question with options and a true/false; refusals land beside their field.
+    let screen = ids[0].as_str();
+    let blocks = format!("{course}/blocks");
+    let no_answer = ada
+        .submit(
+            &course,
+            &blocks,
+            &[
+                ("screen", screen),
+                ("type", "multiple_choice"),
+                ("block_text", "Which for oil?"),
+                ("options", "Water\nFoam"),
+                ("correct", "7"),
+            ],
+        )
+        .await;
+    assert_eq!(no_answer.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let html = no_answer.text();
+    assert!(html.contains("id=\"e-correct\""), "{html}");
+    assert!(html.contains("Which for oil?"), "values kept: {html}");
+    let mc = ada
+        .submit(
+            &course,
+            &blocks,
+            &[
+                ("screen", screen),
+                ("type", "multiple_choice"),
+                ("block_text", "Which for oil?"),
+                ("options", "Water\r\nFoam\n"),
+                ("correct", "2"),
+            ],
+        )
+        .await;
+    assert_eq!(mc.status, StatusCode::SEE_OTHER);
+    let tf = ada
+        .submit(
+            &course,
+            &blocks,
+            &[("screen", screen), ("type", "true_false"), ("block_text", "Use the lifts."), ("answer", "false")],
+        )
+        .await;
+    assert_eq!(tf.status, StatusCode::SEE_OTHER);
+    let stored = app.courses.store().course_by_id(&id).await.unwrap().unwrap();
+    let quiz = stored.screens.iter().find(|s| s["id"] == screen).unwrap()["blocks"].as_array().unwrap().clone();
+    assert_eq!(quiz[0]["options"], serde_json::json!(["Water", "Foam"]));
+    assert_eq!(quiz[0]["correctIndex"], 1);
+    assert_eq!(quiz[1]["answer"], false);
+    let page = ada.get(&course).await.text();
+    assert!(page.contains("multiple choice</span> Which for oil?"), "{page}");
+    let player = ada.get(&format!("{course}/preview")).await.text();
+    assert!(
+        player.contains("Which for oil?") && !player.contains("correctIndex"),
+        "answers never reach the player: {player}"
+    );
+    // Editing a question: its page holds the stored values; the API's rules apply.
+    let mc_id = quiz[0]["id"].as_str().unwrap();
+    let edit = format!("{course}/screens/{screen}/blocks/{mc_id}");
+    let page = ada.get(&edit).await.text();
+    assert!(page.contains("Water\nFoam</textarea>") && page.contains("value=\"2\""), "{page}");
+    let wrong = ada
+        .submit(&edit, &edit, &[("block_text", "Which for oil?"), ("options", "Water\nFoam"), ("correct", "5")])
+        .await;
+    assert_eq!(wrong.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(wrong.text().contains("id=\"e-correct\""), "{}", wrong.text());
+    let saved = ada
+        .submit(
+            &edit,
+            &edit,
+            &[("block_text", "Which extinguisher for oil?"), ("options", "Water\nFoam\nSand"), ("correct", "3")],
+        )
+        .await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER);
+    let stored = app.courses.store().course_by_id(&id).await.unwrap().unwrap();
+    let edited = stored.screens.iter().find(|s| s["id"] == screen).unwrap()["blocks"][0].clone();
+    assert_eq!(
+        (edited["question"].as_str(), edited["correctIndex"].as_u64()),
+        (Some("Which extinguisher for oil?"), Some(2))
+    );
+    assert_eq!(edited["type"], "multiple_choice", "the kind stays");
+    assert_eq!(ada.get(&format!("{course}/screens/{screen}/blocks/blk_nope")).await.status, StatusCode::NOT_FOUND);
+
+    let block_id = quiz[1]["id"].as_str().unwrap();
+    let deleted = ada.submit(&course, &format!("{course}/screens/{screen}/blocks/{block_id}/delete"), &[]).await;
+    assert_eq!(deleted.status, StatusCode::SEE_OTHER);
+    assert!(!ada.get(&course).await.text().contains("Use the lifts."));
+
+    // Settings: the passing score is checked like the API's.
+    let bad = ada.submit(&course, &course, &[("course_title", "Fire safety"), ("passing_score", "150")]).await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(bad.text().contains("id=\"e-passing_score\""), "{}", bad.text());
+    let saved = ada.submit(&course, &course, &[("course_title", "Fire safety at work"), ("passing_score", "80")]).await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER);
+    let stored = app.courses.store().course_by_id(&id).await.unwrap().unwrap();
+    assert_eq!((stored.title.as_str(), stored.passing_score), ("Fire safety at work", Some(80)));
+
+    // The embed link builder: shown once, and it opens the published course for that learner.
+    ada.submit(&course, &format!("{course}/status"), &[("status", "published")]).await;
+    let minted = ada.submit(&course, &format!("{course}/embed-link"), &[("learner", "emp-42"), ("days", "7")]).await;
+    assert_eq!(minted.status, StatusCode::OK);
+    assert_eq!(minted.headers["cache-control"], "no-store");
+    let html = minted.text();
+    let marker = "<code id=\"embed-link\" class=\"wide\">";
+    let start = html.find(marker).unwrap() + marker.len();
+    let link = html[start..].split('<').next().unwrap().replace("&#x2f;", "/").replace("&amp;", "&");
+    assert!(link.starts_with("http://studio.test/v1/embed/") && link.contains("learner=emp-42"), "{link}");
+    let opened = app.send(Method::GET, link.trim_start_matches("http://studio.test"), None, None).await;
+    assert_eq!(opened.status, StatusCode::OK, "{}", opened.text());
+    let no_learner = ada.submit(&course, &format!("{course}/embed-link"), &[("learner", ""), ("days", "7")]).await;
+    assert_eq!(no_learner.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(no_learner.text().contains("id=\"e-learner\""), "{}", no_learner.text());
+}
+
+async fn learner_count(app: &TestApp, key: &str) -> usize {
+    app.get("/v1/identities?limit=5000", key).await.json()["data"].as_array().unwrap().len()
+}
+
+/// The value of the hidden `csv` field of a preview, unescaped.
+fn hidden_csv(html: &str) -> String {
+    let marker = "name=\"csv\" value=\"";
+    let start = html.find(marker).expect("the import form") + marker.len();
+    html[start..]
+        .split('"')
+        .next()
+        .unwrap()
+        .replace("&#x2f;", "/")
+        .replace("&quot;", "\"")
+        .replace("&#x27;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+async fn a_thousand_learners_are_previewed_then_imported(app: TestApp) {
+    let mut ada = sign_up(&app, "ada@example.com").await;
+    let ws = app.courses.store().workspace_summaries().await.unwrap()[0].workspace.id.clone();
+    let (_, key) = app.courses.create_key(&ws, "ci", false).await.unwrap();
+
+    // Problems are shown per row and nothing is written.
+    let bad = ada
+        .upload(
+            "/learners",
+            "/learners/preview",
+            "Name,externalId,email\nAda,u1,ada@example.com\nBob,u2,not-an-address\n,u1,\n",
+        )
+        .await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", bad.text());
+    let html = bad.text();
+    assert!(html.contains("2 of 3 rows have a problem"), "{html}");
+    assert!(html.contains("email must be an email address") && html.contains("earlier line"), "{html}");
+    assert!(!html.contains("action=\"/learners/import\""), "no import button: {html}");
+    assert_eq!(learner_count(&app, key.expose()).await, 0);
+
+    // 1,001 rows: refused whole, beside the file field.
+    let too_many: String = std::iter::once("externalId,name\n".to_owned())
+        .chain((0..1_001).map(|i| format!("u{i},Learner {i}\n")))
+        .collect();
+    let refused = ada.upload("/learners", "/learners/preview", &too_many).await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(refused.text().contains("id=\"e-file\"") && refused.text().contains("at most 1000"), "{}", refused.text());
+
+    // 1,000 rows: previewed, then imported in one go.
+    let thousand: String = std::iter::once("externalId,name,email\n".to_owned())
+        .chain((0..1_000).map(|i| format!("u{i},\"Learner, {i}\",l{i}@example.com\n")))
+        .collect();
+    let preview = ada.upload("/learners", "/learners/preview", &thousand).await;
+    assert_eq!(preview.status, StatusCode::OK, "{}", &preview.text()[..500.min(preview.text().len())]);
+    let html = preview.text();
+    assert!(html.contains("1000 learners are ready to import"), "{}", &html[..2000.min(html.len())]);
+    assert_eq!(learner_count(&app, key.expose()).await, 0, "a preview writes nothing");
+    let csv = hidden_csv(&html);
+    assert_eq!(csv, thousand, "the preview carries the file to the import");
+    let imported = ada.submit("/learners", "/learners/import", &[("csv", csv.as_str())]).await;
+    assert_eq!(imported.status, StatusCode::SEE_OTHER, "{}", imported.text());
+    let page = ada.get("/learners").await.text();
+    assert!(page.contains("Imported: 1000 new learners, 0 updated."), "{page}");
+    assert!(page.contains("Learner, 0") && page.contains("Next"), "the first page of 25: {page}");
+    assert_eq!(learner_count(&app, key.expose()).await, 1_000);
+
+    // Again: every learner is updated, none created.
+    let again = ada.submit("/learners", "/learners/import", &[("csv", csv.as_str())]).await;
+    assert_eq!(again.status, StatusCode::SEE_OTHER);
+    assert!(ada.get("/learners").await.text().contains("Imported: 0 new learners, 1000 updated."));
+    // A file changed after its preview is checked again on import.
+    let tampered = ada.submit("/learners", "/learners/import", &[("csv", "externalId,email\nx,broken\n")]).await;
+    assert_eq!(tampered.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        tampered.text().contains("Nothing was imported: line 2: email must be an email address."),
+        "{}",
+        tampered.text()
+    );
+}
+
+async fn themes_need_scale_and_apply_to_the_player_until_a_downgrade(app: TestApp) {
+    let mut ada = sign_up(&app, "ada@example.com").await;
+    let ws = app.courses.store().workspace_summaries().await.unwrap()[0].workspace.id.clone();
+    let created = ada.submit("/", "/courses", &[("title", "Fire safety")]).await;
+    let course = location(&created).to_owned();
+
+    // Sandbox: the page says which plan has themes; a post anyway is refused.
+    let page = ada.get("/themes").await.text();
+    assert!(page.contains("Themes are on the Scale plan and up") && !page.contains("action=\"/themes\""), "{page}");
+    let refused = ada.submit("/settings", "/themes", &[("name", "Brand"), ("accent", "#aa0000")]).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    assert!(refused.text().contains("Scale"), "{}", refused.text());
+    assert!(!ada.get(&course).await.text().contains("id=\"f-theme\""), "no theme choice below Scale");
+
+    // Scale: a theme, checked like the API's, chosen for the course, shown by the player.
+    app.courses.set_plan(&ws, Plan::Scale).await.unwrap();
+    let bad = ada.submit("/themes", "/themes", &[("name", "Brand"), ("accent", "red; background:url(x)")]).await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(bad.text().contains("id=\"e-accent\""), "{}", bad.text());
+    let made = ada.submit("/themes", "/themes", &[("name", "Brand"), ("accent", "#aa0000")]).await;
+    assert_eq!(made.status, StatusCode::SEE_OTHER);
+    assert!(ada.get("/themes").await.text().contains("#aa0000"));
+    let page = ada.get(&course).await.text();
+    let marker = "<option value=\"thm_";
+    let start = page.find(marker).expect("the theme choice") + "<option value=\"".len();
+    let theme_id = page[start..].split('"').next().unwrap().to_owned();
+    let saved = ada
+        .submit(&course, &course, &[("course_title", "Fire safety"), ("passing_score", ""), ("theme", &theme_id)])
+        .await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", saved.text());
+    assert!(ada.get(&course).await.text().contains(&format!("<option value=\"{theme_id}\" selected>")));
+    assert!(ada.get(&format!("{course}/preview")).await.text().contains("#aa0000"), "the player shows the theme");
+
+    // Below Scale again: the player shows the default look, the course keeps its theme.
+    app.courses.set_plan(&ws, Plan::Sandbox).await.unwrap();
+    assert!(!ada.get(&format!("{course}/preview")).await.text().contains("#aa0000"));
+    let id = course.trim_start_matches("/courses/");
+    assert_eq!(
+        app.courses.store().course_by_id(id).await.unwrap().unwrap().theme_id.as_deref(),
+        Some(theme_id.as_str())
+    );
+    let api = app
+        .post(
+            "/v1/themes",
+            app.courses.create_key(&ws, "k", false).await.unwrap().1.expose(),
+            &serde_json::json!({"name": "x"}),
+        )
+        .await;
+    assert_eq!(api.status, StatusCode::FORBIDDEN);
+}
