@@ -28,7 +28,7 @@ import { createHmac } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, normalize, extname, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -364,7 +364,45 @@ const missing = await call('GET', '/v1/embed/crs_missing', { auth: null });
 equal('errors: a draft\'s embed link is 404 like a missing course', [draft.status, draft.json], [404, missing.json]);
 const invalid = await call('POST', '/v1/courses', { body: { title: 'T', screens: [{ blocks: [{ type: 'stack', stackCards: Array(11).fill({ front: 'f' }) }] }] } });
 equal('errors: 11 stack cards is 400 invalid_request with the path', [invalid.status, invalid.json.error, invalid.json.issues.map(i => i.path)], [400, 'invalid_request', [['screens', '0', 'blocks', '0', 'stackCards']]]);
-const big = await call('POST', '/v1/courses/import/scorm', { raw: Buffer.alloc(100_000_001) });
+// The server answers 413 as soon as the declared length is too large and
+// closes the connection while the client may still be writing: fetch then
+// fails with EPIPE before it reads the answer, so this upload uses
+// node:http, which keeps the answer even when the write side breaks.
+function oversizedUpload(path, bytes) {
+  return new Promise((resolve, reject) => {
+    const url = new URL(base + path);
+    let answered = false;
+    const req = httpRequest({
+      hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/zip', 'content-length': bytes },
+    }, (res) => {
+      answered = true;
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => { text += chunk; });
+      res.on('end', () => {
+        let json = null;
+        try { json = JSON.parse(text); } catch { /* not JSON */ }
+        resolve({ status: res.statusCode, json, headers: new Headers(res.headers) });
+      });
+      res.on('error', () => {});
+    });
+    // A broken write is expected; only a connection that never answers fails.
+    req.on('error', (err) => setTimeout(() => { if (!answered) reject(err); }, 3000));
+    const chunk = Buffer.alloc(1 << 20);
+    let sent = 0;
+    const pump = () => {
+      while (sent < bytes) {
+        const n = Math.min(chunk.length, bytes - sent);
+        sent += n;
+        if (!req.write(n === chunk.length ? chunk : chunk.subarray(0, n))) { req.once('drain', pump); return; }
+      }
+      req.end();
+    };
+    pump();
+  });
+}
+const big = await oversizedUpload('/v1/courses/import/scorm', 100_000_001);
 equal('errors: a SCORM package over 100 MB (100,000,000 bytes) is 413 payload_too_large', row(big), [413, 'payload_too_large', 'string']);
 let limited = null;
 for (let i = 0; i < 130 && !limited; i++) {
