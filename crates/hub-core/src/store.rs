@@ -1338,20 +1338,8 @@ impl Store {
     // ---- audit -------------------------------------------------------------
 
     pub async fn audit_events(&self, account_user_id: &str) -> HubResult<Vec<AuditEvent>> {
-        #[derive(sqlx::FromRow)]
-        struct Row {
-            id: String,
-            account_user_id: String,
-            actor_user_id: String,
-            action: String,
-            target_type: String,
-            target_id: String,
-            project_id: Option<String>,
-            metadata: String,
-            created_at: i64,
-        }
         let rows = with_db!(&self.db, |pool| {
-            sqlx::query_as::<_, Row>(
+            sqlx::query_as::<_, audit_log::EventRow>(
                 "SELECT id, account_user_id, actor_user_id, action, target_type, target_id, project_id, metadata, created_at
                  FROM audit_events WHERE account_user_id = $1 ORDER BY created_at, id",
             )
@@ -1360,20 +1348,7 @@ impl Store {
             .await
             .map_err(store_error)
         })?;
-        Ok(rows
-            .into_iter()
-            .map(|r| AuditEvent {
-                id: r.id,
-                account_user_id: r.account_user_id,
-                actor_user_id: r.actor_user_id,
-                action: r.action,
-                target_type: r.target_type,
-                target_id: r.target_id,
-                project_id: r.project_id,
-                metadata: serde_json::from_str(&r.metadata).unwrap_or(serde_json::Value::Null),
-                created_at: Timestamp::from_millis(r.created_at),
-            })
-            .collect())
+        Ok(rows.into_iter().map(AuditEvent::from).collect())
     }
 }
 

@@ -70,14 +70,11 @@ async fn list_page(
 
 /// A new draft course with its title; then its page.
 pub(super) async fn create(State(s): St, request: Request) -> Response {
-    let p = match s.studio_posted(request).await {
+    let p = match s.studio_writer(request).await {
         Ok(p) => p,
         Err(response) => return response,
     };
-    let access = match p.me.writer() {
-        Ok(access) => access,
-        Err(e) => return s.error_page(Some(&p.ctx), e),
-    };
+    let access = &p.me.access;
     let mut body = Map::new();
     body.insert("title".into(), json!(p.form.get("title").trim()));
     match s.courses.create_course(access, &body).await {
@@ -212,14 +209,11 @@ pub(super) async fn set_status(State(s): St, Path(id): Path<String>, request: Re
 
 /// A screen with a title and, optionally, a first text block.
 pub(super) async fn add_screen(State(s): St, Path(id): Path<String>, request: Request) -> Response {
-    let p = match s.studio_posted(request).await {
+    let p = match s.studio_writer(request).await {
         Ok(p) => p,
         Err(response) => return response,
     };
-    let access = match p.me.writer() {
-        Ok(access) => access,
-        Err(e) => return s.error_page(Some(&p.ctx), e),
-    };
+    let access = &p.me.access;
     let mut body = Map::new();
     body.insert("title".into(), json!(p.form.get("title").trim()));
     let text = p.form.get("text").trim();

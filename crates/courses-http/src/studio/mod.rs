@@ -186,6 +186,16 @@ impl AppState {
         Ok(Posted { ctx, me, form })
     }
 
+    /// [`AppState::studio_posted`] for a change: a viewer gets the 403
+    /// page before anything is read further (`me.access` may then write).
+    async fn studio_writer(&self, request: Request) -> Result<Posted, Response> {
+        let posted = self.studio_posted(request).await?;
+        if let Err(e) = posted.me.writer() {
+            return Err(self.error_page(Some(&posted.ctx), e));
+        }
+        Ok(posted)
+    }
+
     fn check_csrf(&self, headers: &HeaderMap, form: &Form) -> Result<(), Response> {
         if self.studio.csrf.verify(headers, Some(form.get(platform::web::CSRF_FIELD))) {
             Ok(())

@@ -18,14 +18,11 @@ pub(super) async fn screen_action(
     Path((id, screen, action)): Path<(String, String, String)>,
     request: Request,
 ) -> Response {
-    let p = match s.studio_posted(request).await {
+    let p = match s.studio_writer(request).await {
         Ok(p) => p,
         Err(response) => return response,
     };
-    let access = match p.me.writer() {
-        Ok(access) => access,
-        Err(e) => return s.error_page(Some(&p.ctx), e),
-    };
+    let access = &p.me.access;
     let back = format!("/courses/{id}#screen-{screen}");
     let done = match action.as_str() {
         "up" => s.courses.move_screen(access, &id, &screen, true).await.map(|_| "Screen moved up."),
@@ -72,14 +69,11 @@ fn block_body_of(kind: &str, form: &page_kit::Form) -> Map<String, Value> {
 
 /// Adds a block at the end of a screen.
 pub(super) async fn add_block(State(s): St, Path(id): Path<String>, request: Request) -> Response {
-    let p = match s.studio_posted(request).await {
+    let p = match s.studio_writer(request).await {
         Ok(p) => p,
         Err(response) => return response,
     };
-    let access = match p.me.writer() {
-        Ok(access) => access,
-        Err(e) => return s.error_page(Some(&p.ctx), e),
-    };
+    let access = &p.me.access;
     let screen = p.form.get("screen").to_owned();
     match s.courses.add_block(access, &id, &screen, &block_body(&p.form)).await {
         Ok(_) => s.redirect_with(&format!("/courses/{id}#screen-{screen}"), "success", "Block added."),
@@ -120,14 +114,11 @@ pub(super) async fn delete_block(
 
 /// The course's title and passing score.
 pub(super) async fn update_course(State(s): St, Path(id): Path<String>, request: Request) -> Response {
-    let p = match s.studio_posted(request).await {
+    let p = match s.studio_writer(request).await {
         Ok(p) => p,
         Err(response) => return response,
     };
-    let access = match p.me.writer() {
-        Ok(access) => access,
-        Err(e) => return s.error_page(Some(&p.ctx), e),
-    };
+    let access = &p.me.access;
     let mut body = Map::new();
     body.insert("title".into(), json!(p.form.get("course_title").trim()));
     let passing = p.form.get("passing_score").trim();
@@ -159,14 +150,11 @@ pub(super) async fn update_course(State(s): St, Path(id): Path<String>, request:
 
 /// Mints a signed embed link for one learner and shows it once.
 pub(super) async fn embed_link(State(s): St, Path(id): Path<String>, request: Request) -> Response {
-    let p = match s.studio_posted(request).await {
+    let p = match s.studio_writer(request).await {
         Ok(p) => p,
         Err(response) => return response,
     };
-    let access = match p.me.writer() {
-        Ok(access) => access,
-        Err(e) => return s.error_page(Some(&p.ctx), e),
-    };
+    let access = &p.me.access;
     let days = p.form.get("days").trim().parse::<i64>().unwrap_or(1);
     let mut body = Map::new();
     body.insert("externalId".into(), json!(p.form.get("learner").trim()));
@@ -292,14 +280,11 @@ pub(super) async fn save_block(
     Path((id, screen, block)): Path<(String, String, String)>,
     request: Request,
 ) -> Response {
-    let p = match s.studio_posted(request).await {
+    let p = match s.studio_writer(request).await {
         Ok(p) => p,
         Err(response) => return response,
     };
-    let access = match p.me.writer() {
-        Ok(access) => access,
-        Err(e) => return s.error_page(Some(&p.ctx), e),
-    };
+    let access = &p.me.access;
     let kind = block_values_kind(&s, &p.me, (&id, &screen, &block)).await;
     let mut body = block_body_of(&kind, &p.form);
     body.remove("type");

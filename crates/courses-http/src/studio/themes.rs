@@ -61,14 +61,11 @@ pub(super) async fn show(State(s): St, headers: HeaderMap) -> Response {
 }
 
 pub(super) async fn create(State(s): St, request: Request) -> Response {
-    let p = match s.studio_posted(request).await {
+    let p = match s.studio_writer(request).await {
         Ok(p) => p,
         Err(response) => return response,
     };
-    let access = match p.me.writer() {
-        Ok(access) => access,
-        Err(e) => return s.error_page(Some(&p.ctx), e),
-    };
+    let access = &p.me.access;
     let mut body = Map::new();
     body.insert("name".into(), json!(p.form.get("name").trim()));
     body.insert("accentColor".into(), json!(p.form.get("accent").trim()));

@@ -10,8 +10,9 @@ use crate::audit_log::{AuditSettings, Delivery, ResolvedFilter};
 use crate::error::{HubError, HubResult};
 use crate::model::AuditEvent;
 
+/// An audit row as stored (the store's other reads use it too).
 #[derive(sqlx::FromRow)]
-struct EventRow {
+pub(super) struct EventRow {
     id: String,
     account_user_id: String,
     actor_user_id: String,
