@@ -53,6 +53,11 @@ pub enum AuditAction {
     AuditWebhookTested,
     SignedIn,
     ProfileUpdated,
+    MonitorEnabled,
+    MonitorDisabled,
+    MonitorUpdated,
+    MonitorCredentialSet,
+    MonitorCredentialCleared,
 }
 
 impl AuditAction {
@@ -99,6 +104,11 @@ impl AuditAction {
             Self::AuditWebhookTested => "AUDIT_WEBHOOK_TESTED",
             Self::SignedIn => "SIGNED_IN",
             Self::ProfileUpdated => "PROFILE_UPDATED",
+            Self::MonitorEnabled => "MONITOR_ENABLED",
+            Self::MonitorDisabled => "MONITOR_DISABLED",
+            Self::MonitorUpdated => "MONITOR_UPDATED",
+            Self::MonitorCredentialSet => "MONITOR_CREDENTIAL_SET",
+            Self::MonitorCredentialCleared => "MONITOR_CREDENTIAL_CLEARED",
         }
     }
 
@@ -142,12 +152,17 @@ impl AuditAction {
             | Self::ProfileUpdated
             | Self::AuditSettingsUpdated
             | Self::AuditWebhookTested => Category::Account,
+            Self::MonitorEnabled
+            | Self::MonitorDisabled
+            | Self::MonitorUpdated
+            | Self::MonitorCredentialSet
+            | Self::MonitorCredentialCleared => Category::Monitoring,
         }
     }
 }
 
 /// Every code, in the order docs/api.md lists them.
-pub const ALL_ACTIONS: [AuditAction; 41] = [
+pub const ALL_ACTIONS: [AuditAction; 46] = [
     AuditAction::ProjectCreated,
     AuditAction::ProjectUpdated,
     AuditAction::ProjectVisibilityChanged,
@@ -189,6 +204,11 @@ pub const ALL_ACTIONS: [AuditAction; 41] = [
     AuditAction::CollaboratorLeft,
     AuditAction::AuditSettingsUpdated,
     AuditAction::AuditWebhookTested,
+    AuditAction::MonitorEnabled,
+    AuditAction::MonitorDisabled,
+    AuditAction::MonitorUpdated,
+    AuditAction::MonitorCredentialSet,
+    AuditAction::MonitorCredentialCleared,
 ];
 
 /// The viewer's groups of codes (the seed's "action category" filter).
@@ -202,10 +222,11 @@ pub enum Category {
     Mock,
     Docs,
     Account,
+    Monitoring,
 }
 
 impl Category {
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 9] = [
         Self::Projects,
         Self::Versions,
         Self::Specs,
@@ -214,6 +235,7 @@ impl Category {
         Self::Mock,
         Self::Docs,
         Self::Account,
+        Self::Monitoring,
     ];
 
     pub const fn as_str(self) -> &'static str {
@@ -226,6 +248,7 @@ impl Category {
             Self::Mock => "mock",
             Self::Docs => "docs",
             Self::Account => "account",
+            Self::Monitoring => "monitoring",
         }
     }
 

@@ -18,6 +18,7 @@ pub mod error;
 pub mod mcp;
 pub mod mock;
 pub mod model;
+pub mod monitoring;
 pub mod names;
 pub mod plans;
 pub mod projects;
@@ -83,6 +84,10 @@ pub struct Hub {
     webhooks: platform::outbound::Outbound,
     /// Wakes the audit outbox's worker.
     outbox: Arc<tokio::sync::Notify>,
+    /// The client of uptime probes, behind the outbound guard.
+    probes: platform::outbound::Outbound,
+    /// The uptime round's period (status pages say when they refresh).
+    probe_interval_secs: u64,
 }
 
 impl Hub {
@@ -124,7 +129,26 @@ impl Hub {
             secret_key: Arc::new(platform::secrets::SecretKey::generate()),
             webhooks: platform::outbound::Outbound::default(),
             outbox: Arc::new(tokio::sync::Notify::new()),
+            probes: platform::outbound::Outbound::default()
+                .with_timeout(monitoring::PROBE_TIMEOUT)
+                .with_max_response(monitoring::MAX_PROBE_BODY),
+            probe_interval_secs: monitoring::DEFAULT_INTERVAL_SECS,
         }
+    }
+
+    /// The same hub with the client uptime probes go through (its timeout
+    /// is the probes' budget: give it [`monitoring::PROBE_TIMEOUT`]; the
+    /// body limit is the monitor's own) and the rounds' period.
+    #[must_use]
+    pub fn with_probes(mut self, outbound: platform::outbound::Outbound, interval_secs: u64) -> Self {
+        self.probes = outbound.with_max_response(monitoring::MAX_PROBE_BODY);
+        self.probe_interval_secs = interval_secs.max(1);
+        self
+    }
+
+    /// The uptime round's period in seconds.
+    pub const fn probe_interval_secs(&self) -> u64 {
+        self.probe_interval_secs
     }
 
     /// The same hub with the service's secret key (sealed secrets outlive

@@ -105,6 +105,8 @@ pub enum Action {
     UpdateVersion,
     DeleteVersion,
     RotateUploadToken,
+    /// Turning monitors on and off, their probe values and credentials.
+    ManageMonitors,
 }
 
 impl Action {
@@ -119,6 +121,7 @@ impl Action {
             Self::UpdateVersion => "update_version",
             Self::DeleteVersion => "delete_version",
             Self::RotateUploadToken => "rotate_upload_token",
+            Self::ManageMonitors => "manage_monitors",
         }
     }
 
@@ -156,7 +159,7 @@ pub fn authorize(access: Access, action: Action) -> Result<(), Denial> {
 mod tests {
     use super::*;
 
-    const ALL_ACTIONS: [Action; 9] = [
+    const ALL_ACTIONS: [Action; 10] = [
         Action::ViewProject,
         Action::UpdateProject,
         Action::DeleteProject,
@@ -166,6 +169,7 @@ mod tests {
         Action::UpdateVersion,
         Action::DeleteVersion,
         Action::RotateUploadToken,
+        Action::ManageMonitors,
     ];
 
     #[test]

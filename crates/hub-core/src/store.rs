@@ -1473,6 +1473,7 @@ mod assistant;
 mod audit_log;
 mod docs;
 mod mock;
+mod monitoring;
 mod sessions;
 mod team;
 

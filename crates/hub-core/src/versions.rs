@@ -159,6 +159,11 @@ impl Hub {
             })
             .await
             .inspect(|_| self.mock_changed())?;
+        // New operations appear in the monitor list, unmonitored; a failure
+        // here leaves the rows to be written on first read.
+        if let Err(err) = self.sync_monitors(&version, &parsed).await {
+            tracing::warn!(error = %err, version = %version.id, "could not write the version's monitor rows");
+        }
         Ok(PushOutcome { created: outcome == UploadOutcome::Created, version })
     }
 

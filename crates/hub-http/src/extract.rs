@@ -164,6 +164,11 @@ impl JsonObject {
         }
     }
 
+    /// The raw value of a field.
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.0.get(name)
+    }
+
     pub fn only(&self, allowed: &[&str]) -> Result<(), ApiError> {
         match self.0.keys().find(|k| !allowed.contains(&k.as_str())) {
             Some(unknown) => Err(ApiError::field(

@@ -223,6 +223,16 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
             get(routes::cron::customizations_prune).post(routes::cron::customizations_prune),
         )
         .route("/api/cron/mock-log-prune", get(routes::cron::mock_log_prune).post(routes::cron::mock_log_prune))
+        .route("/api/cron/uptime", get(routes::cron::uptime).post(routes::cron::uptime))
+        .route(&format!("{project}/monitors"), get(routes::monitors::list))
+        .route(&format!("{project}/monitors/status"), get(routes::monitors::status))
+        .route(&format!("{project}/monitors/credentials"), get(routes::monitors::credentials))
+        .route(
+            &format!("{project}/monitors/credentials/{{scheme}}"),
+            axum::routing::put(routes::monitors::put_credential).delete(routes::monitors::delete_credential),
+        )
+        .route(&format!("{project}/monitors/{{id}}"), axum::routing::patch(routes::monitors::update))
+        .route(&format!("{project}/monitors/{{id}}/checks"), get(routes::monitors::checks))
         .route(&format!("{mock_admin}/settings"), get(routes::mock::get_settings).patch(routes::mock::update_settings))
         .route(
             &format!("{mock_admin}/overrides"),

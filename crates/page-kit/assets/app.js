@@ -19,6 +19,25 @@
     });
   });
 
+  // A region with data-refresh="<seconds>" is fetched again on that period
+  // and replaced in place (status pages), so the page stays current without
+  // a full reload; the rest of the page, and the focus, stay as they are.
+  document.querySelectorAll("[data-refresh][id]").forEach(function (region) {
+    var seconds = parseInt(region.getAttribute("data-refresh"), 10);
+    if (!(seconds > 0) || !window.fetch || !window.DOMParser) return;
+    setInterval(function () {
+      fetch(location.href, { headers: { Accept: "text/html" }, credentials: "same-origin" })
+        .then(function (r) { return r.ok ? r.text() : null; })
+        .then(function (html) {
+          if (!html) return;
+          var fresh = new DOMParser().parseFromString(html, "text/html").getElementById(region.id);
+          var current = document.getElementById(region.id);
+          if (fresh && current && !current.contains(document.activeElement)) current.replaceWith(fresh);
+        })
+        .catch(function () {});
+    }, seconds * 1000);
+  });
+
   // A destructive button stays disabled until the expected text is typed.
   document.querySelectorAll("input[data-confirm]").forEach(function (input) {
     var button = document.getElementById(input.getAttribute("data-confirm"));

@@ -49,6 +49,15 @@ pub enum OutboundError {
     Resolve { host: String, reason: String },
     #[error("request failed: {0}")]
     Request(String),
+    /// No answer within the client's timeout.
+    #[error("timed out: {0}")]
+    Timeout(String),
+    /// The connection could not be made (refused, reset, unreachable).
+    #[error("could not connect: {0}")]
+    Connect(String),
+    /// The TLS handshake failed (certificate, protocol).
+    #[error("TLS failed: {0}")]
+    Tls(String),
     #[error("invalid {ALLOW_ENV} entry {0:?}: expected a host name, an IP address or a CIDR block")]
     InvalidAllowEntry(String),
 }
@@ -58,6 +67,53 @@ impl OutboundError {
     pub const fn is_permanent(&self) -> bool {
         matches!(self, Self::InvalidUrl(_) | Self::Refused { .. } | Self::InvalidAllowEntry(_))
     }
+
+    /// A short class for logs and uptime checks: `dns`, `connect`, `tls`,
+    /// `timeout`, `refused` (the guard), `invalid_url` or `request`.
+    pub const fn class(&self) -> &'static str {
+        match self {
+            Self::InvalidUrl(_) | Self::InvalidAllowEntry(_) => "invalid_url",
+            Self::Refused { .. } => "refused",
+            Self::Resolve { .. } => "dns",
+            Self::Timeout(_) => "timeout",
+            Self::Connect(_) => "connect",
+            Self::Tls(_) => "tls",
+            Self::Request(_) => "request",
+        }
+    }
+
+    /// Sorts a client error into timeout, TLS, connect or other request
+    /// failures, keeping its whole chain of causes as the message.
+    fn from_reqwest(error: &reqwest::Error) -> Self {
+        let text = error_chain(error);
+        if error.is_timeout() {
+            Self::Timeout(text)
+        } else if is_tls_failure(error) {
+            Self::Tls(text)
+        } else if error.is_connect() {
+            Self::Connect(text)
+        } else {
+            Self::Request(text)
+        }
+    }
+}
+
+/// Whether a TLS error is among the causes. `io::Error` hides the error it
+/// wraps from `source()`, so each one met on the way is opened as well.
+fn is_tls_failure(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut current: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(err) = current {
+        if err.is::<rustls::Error>() {
+            return true;
+        }
+        if let Some(inner) = err.downcast_ref::<std::io::Error>().and_then(std::io::Error::get_ref)
+            && is_tls_failure(inner)
+        {
+            return true;
+        }
+        current = err.source();
+    }
+    false
 }
 
 /// One allowed network.
@@ -361,19 +417,32 @@ impl Outbound {
         body: Vec<u8>,
     ) -> Result<OutboundResponse, OutboundError> {
         let opened = self.open(method, url, headers, body).await?;
-        let (status, headers) = (opened.status, opened.headers.clone());
-        let mut response = opened.response;
-        let mut kept = Vec::new();
-        let mut truncated = false;
-        while let Ok(Some(chunk)) = response.chunk().await {
-            kept.extend_from_slice(&chunk);
-            if kept.len() > self.max_response {
-                truncated = true;
-                break;
-            }
+        Ok(opened.keep(self.max_response).await)
+    }
+
+    /// A client for the origin of `url` (scheme, host and port): its
+    /// addresses are checked by the guard once and pinned, and every request
+    /// through it reuses its connections. For many requests to one origin
+    /// (an uptime round); a request to another origin is refused.
+    pub async fn origin_client(&self, url: &str) -> Result<OriginClient, OutboundError> {
+        let (parsed, addrs) = self.check(url).await?;
+        let client = self.client_for(&parsed, &addrs)?;
+        Ok(OriginClient { client, origin: parsed.origin(), max_response: self.max_response })
+    }
+
+    /// A client that connects only to `addrs` for the URL's host and
+    /// follows no redirect and no proxy.
+    fn client_for(&self, parsed: &reqwest::Url, addrs: &[SocketAddr]) -> Result<reqwest::Client, OutboundError> {
+        ensure_crypto_provider();
+        let mut builder = reqwest::Client::builder()
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(self.timeout)
+            .connect_timeout(self.timeout);
+        if let Some(domain) = parsed.host_str().filter(|h| !h.starts_with('[') && h.parse::<IpAddr>().is_err()) {
+            builder = builder.resolve_to_addrs(domain, addrs);
         }
-        kept.truncate(self.max_response);
-        Ok(OutboundResponse { status, headers, body: kept, truncated })
+        builder.build().map_err(|e| OutboundError::Request(e.to_string()))
     }
 
     /// Sends a request like [`Outbound::send`] and hands back the response
@@ -387,35 +456,70 @@ impl Outbound {
         headers: &[(&str, String)],
         body: Vec<u8>,
     ) -> Result<OpenedResponse, OutboundError> {
-        let method = reqwest::Method::from_bytes(method.as_bytes())
-            .map_err(|_| OutboundError::Request(format!("invalid method {method:?}")))?;
+        let method = parse_method(method)?;
         let (parsed, addrs) = self.check(url).await?;
-        ensure_crypto_provider();
-        let mut builder = reqwest::Client::builder()
-            .no_proxy()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(self.timeout)
-            .connect_timeout(self.timeout);
-        if let Some(domain) = parsed.host_str().filter(|h| !h.starts_with('[') && h.parse::<IpAddr>().is_err()) {
-            builder = builder.resolve_to_addrs(domain, &addrs);
-        }
-        let client = builder.build().map_err(|e| OutboundError::Request(e.to_string()))?;
-        let mut request = client.request(method.clone(), parsed);
-        if !body.is_empty() || method != reqwest::Method::GET {
-            request = request.body(body);
-        }
-        for (name, value) in headers {
-            request = request.header(*name, value.as_str());
-        }
-        let response = request.send().await.map_err(|e| OutboundError::Request(error_chain(&e)))?;
-        let status = response.status().as_u16();
-        let headers = response
-            .headers()
-            .iter()
-            .map(|(name, value)| (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
-            .collect();
-        Ok(OpenedResponse { status, headers, response, max_response: self.max_response })
+        let client = self.client_for(&parsed, &addrs)?;
+        dispatch(&client, method, parsed, headers, body, self.max_response).await
     }
+}
+
+/// A client bound to one origin whose addresses the guard checked (see
+/// [`Outbound::origin_client`]).
+#[derive(Clone, Debug)]
+pub struct OriginClient {
+    client: reqwest::Client,
+    origin: url::Origin,
+    max_response: usize,
+}
+
+impl OriginClient {
+    /// Sends a request to a URL of this client's origin and keeps at most
+    /// the client's `max_response` bytes of the body.
+    pub async fn send(
+        &self,
+        method: &str,
+        url: &str,
+        headers: &[(&str, String)],
+        body: Vec<u8>,
+    ) -> Result<OutboundResponse, OutboundError> {
+        let method = parse_method(method)?;
+        let parsed = parse(url)?;
+        if parsed.origin() != self.origin {
+            return Err(OutboundError::InvalidUrl(format!("{url} is not on this client's origin")));
+        }
+        let opened = dispatch(&self.client, method, parsed, headers, body, self.max_response).await?;
+        Ok(opened.keep(self.max_response).await)
+    }
+}
+
+fn parse_method(method: &str) -> Result<reqwest::Method, OutboundError> {
+    reqwest::Method::from_bytes(method.as_bytes())
+        .map_err(|_| OutboundError::Request(format!("invalid method {method:?}")))
+}
+
+async fn dispatch(
+    client: &reqwest::Client,
+    method: reqwest::Method,
+    url: reqwest::Url,
+    headers: &[(&str, String)],
+    body: Vec<u8>,
+    max_response: usize,
+) -> Result<OpenedResponse, OutboundError> {
+    let mut request = client.request(method.clone(), url);
+    if !body.is_empty() || method != reqwest::Method::GET {
+        request = request.body(body);
+    }
+    for (name, value) in headers {
+        request = request.header(*name, value.as_str());
+    }
+    let response = request.send().await.map_err(|e| OutboundError::from_reqwest(&e))?;
+    let status = response.status().as_u16();
+    let headers = response
+        .headers()
+        .iter()
+        .map(|(name, value)| (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
+        .collect();
+    Ok(OpenedResponse { status, headers, response, max_response })
 }
 
 /// A response whose headers have arrived and whose body has not been read.
@@ -429,6 +533,23 @@ pub struct OpenedResponse {
 }
 
 impl OpenedResponse {
+    /// Reads the body, keeping at most `max` bytes; a body cut short by a
+    /// failure keeps what arrived.
+    async fn keep(self, max: usize) -> OutboundResponse {
+        let (status, headers, mut response) = (self.status, self.headers, self.response);
+        let mut kept = Vec::new();
+        let mut truncated = false;
+        while let Ok(Some(chunk)) = response.chunk().await {
+            kept.extend_from_slice(&chunk);
+            if kept.len() > max {
+                truncated = true;
+                break;
+            }
+        }
+        kept.truncate(max);
+        OutboundResponse { status, headers, body: kept, truncated }
+    }
+
     /// The first value of header `name` (lowercase).
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
@@ -458,7 +579,7 @@ impl OpenedResponse {
                 }
                 Err(error) => {
                     *over = true;
-                    Err(OutboundError::Request(error_chain(&error)))
+                    Err(OutboundError::from_reqwest(&error))
                 }
             };
             futures_util::future::ready(Some(item))

@@ -246,6 +246,10 @@ pub struct ServeArgs {
     /// Catalog: Web API calls per app per 30 seconds before 429 (0: unlimited).
     #[arg(long, env = "SVC_CATALOG_RATE_LIMIT", default_value_t = catalog_core::limits::DEFAULT_REQUESTS)]
     pub catalog_rate_limit: u32,
+    /// Seconds between uptime rounds (one node runs each round).
+    #[arg(long, env = "HUB_PROBE_INTERVAL_SECS", default_value_t = hub_core::monitoring::DEFAULT_INTERVAL_SECS,
+          value_parser = clap::value_parser!(u64).range(10..=86_400))]
+    pub probe_interval_secs: u64,
     /// Hosted mock: requests per minute per project (0: unlimited).
     #[arg(long, env = "SVC_MOCK_RATE_PER_PROJECT", default_value_t = 120)]
     pub mock_rate_per_project: u32,

@@ -128,7 +128,10 @@ async fn serve_hub(
     let webhooks = platform::outbound::Outbound::guarded_for(platform::outbound::Purpose::Webhooks).context(
         "SVC_OUTBOUND_ALLOW or SVC_OUTBOUND_ALLOW_WEBHOOKS (hosts and networks webhooks may reach) is invalid",
     )?;
-    let hub = hub.with_secret_key(key.clone()).with_webhooks(webhooks);
+    let probes = platform::outbound::Outbound::guarded_from_env()
+        .context("SVC_OUTBOUND_ALLOW (hosts and networks uptime probes may reach) is invalid")?
+        .with_timeout(hub_core::monitoring::PROBE_TIMEOUT);
+    let hub = hub.with_secret_key(key.clone()).with_webhooks(webhooks).with_probes(probes, args.probe_interval_secs);
     out.emit(
         &format!("hub listening on http://{bound} (API {public_url}/api/v1, OpenAPI {public_url}/api/v1/openapi.json)"),
         &json!({ "service": "hub", "listen": bound.to_string(), "url": public_url }),
@@ -246,6 +249,48 @@ async fn serve_hub(
         )
     };
     let audit_delivery = hub.spawn_audit_delivery(stopped.clone());
+    // Uptime: a round per interval on one node (the slot's claim), and the
+    // checks past 14 days pruned daily.
+    let uptime = {
+        let hub = hub.clone();
+        platform::jobs::spawn_periodic(
+            hub.db().clone(),
+            Arc::new(SystemClock),
+            "hub.uptime",
+            std::time::Duration::from_secs(args.probe_interval_secs),
+            stopped.clone(),
+            move || {
+                let hub = hub.clone();
+                async move {
+                    match hub.run_uptime_round().await {
+                        Ok(0) => {}
+                        Ok(n) => tracing::info!(probed = n, "uptime round finished"),
+                        Err(err) => tracing::warn!(error = %err, "uptime round failed"),
+                    }
+                }
+            },
+        )
+    };
+    let uptime_pruner = {
+        let hub = hub.clone();
+        platform::jobs::spawn_daily_at(
+            hub.db().clone(),
+            Arc::new(SystemClock),
+            "hub.uptime-prune",
+            hub_core::monitoring::prune_offset_ms(),
+            stopped.clone(),
+            move || {
+                let hub = hub.clone();
+                async move {
+                    match hub.prune_monitor_checks().await {
+                        Ok(0) => {}
+                        Ok(n) => tracing::info!(removed = n, "pruned uptime checks older than 14 days"),
+                        Err(err) => tracing::warn!(error = %err, "uptime check pruning failed"),
+                    }
+                }
+            },
+        )
+    };
     let mock_config = hub_http::mock_server::MockConfig {
         per_project_per_minute: args.mock_rate_per_project,
         per_ip_per_minute: args.mock_rate_per_ip,
@@ -300,6 +345,8 @@ async fn serve_hub(
         session_pruner.await.ok();
         audit_pruner.await.ok();
         audit_delivery.await.ok();
+        uptime.await.ok();
+        uptime_pruner.await.ok();
         // Mail started after an answer (sign-up, reset) is sent before the
         // store closes.
         hub.settle_background().await;

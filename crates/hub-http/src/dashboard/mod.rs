@@ -22,6 +22,7 @@ mod account;
 mod auth;
 mod builder;
 mod endpoints;
+mod monitoring;
 mod override_form;
 mod projects;
 mod team;
@@ -119,6 +120,11 @@ pub fn router(hub: Hub, web: WebConfig, docs: Arc<crate::docs_site::DocsServer>)
         .route(&format!("{p}/mock/import"), post(builder::overrides_import))
         .route(&format!("{p}/sdks"), get(projects::sdks))
         .route(&format!("{p}/sdks/{{language}}"), get(projects::sdk_download))
+        .route(&format!("{p}/monitoring"), get(monitoring::tab))
+        .route(&format!("{p}/monitoring/credentials"), post(monitoring::credential))
+        .route(&format!("{p}/monitoring/{{id}}"), get(monitoring::monitor).post(monitoring::save))
+        .route("/status/{slug}", get(monitoring::status_page))
+        .route("/status/{slug}/{version}", get(monitoring::status_version_page))
         .route(&format!("{p}/access"), get(team::project_access))
         .route(&format!("{p}/access/{{id}}"), post(team::set_project_access))
         .route("/app/team", get(team::team))
@@ -152,40 +158,37 @@ fn pages() -> &'static Pages {
             body: docs_render::assets::ICON_SVG,
             content_type: "image/svg+xml",
         };
-        Pages::new(
-            "svc hub",
-            ASSETS_PREFIX,
-            page_kit::Assets::new(&[icon]),
-            &[
-                ("layout.html", include_str!("../../templates/dashboard/layout.html")),
-                ("message.html", include_str!("../../templates/dashboard/message.html")),
-                ("error.html", include_str!("../../templates/dashboard/error.html")),
-                ("confirm.html", include_str!("../../templates/dashboard/confirm.html")),
-                ("signup.html", include_str!("../../templates/dashboard/signup.html")),
-                ("signin.html", include_str!("../../templates/dashboard/signin.html")),
-                ("reset.html", include_str!("../../templates/dashboard/reset.html")),
-                ("reset_new.html", include_str!("../../templates/dashboard/reset_new.html")),
-                ("projects.html", include_str!("../../templates/dashboard/projects.html")),
-                ("project_new.html", include_str!("../../templates/dashboard/project_new.html")),
-                ("project_nav.html", include_str!("../../templates/dashboard/project_nav.html")),
-                ("project.html", include_str!("../../templates/dashboard/project.html")),
-                ("project_settings.html", include_str!("../../templates/dashboard/project_settings.html")),
-                ("diff.html", include_str!("../../templates/dashboard/diff.html")),
-                ("sdks.html", include_str!("../../templates/dashboard/sdks.html")),
-                ("project_docs.html", include_str!("../../templates/dashboard/project_docs.html")),
-                ("project_mock.html", include_str!("../../templates/dashboard/project_mock.html")),
-                ("override_edit.html", include_str!("../../templates/dashboard/override_edit.html")),
-                ("project_endpoints.html", include_str!("../../templates/dashboard/project_endpoints.html")),
-                ("endpoint_edit.html", include_str!("../../templates/dashboard/endpoint_edit.html")),
-                ("tokens.html", include_str!("../../templates/dashboard/tokens.html")),
-                ("account.html", include_str!("../../templates/dashboard/account.html")),
-                ("team.html", include_str!("../../templates/dashboard/team.html")),
-                ("invitation.html", include_str!("../../templates/dashboard/invitation.html")),
-                ("project_access.html", include_str!("../../templates/dashboard/project_access.html")),
-                ("audit.html", include_str!("../../templates/dashboard/audit.html")),
-                ("audit_settings.html", include_str!("../../templates/dashboard/audit_settings.html")),
-            ],
-        )
+        let mut templates = vec![
+            ("layout.html", include_str!("../../templates/dashboard/layout.html")),
+            ("message.html", include_str!("../../templates/dashboard/message.html")),
+            ("error.html", include_str!("../../templates/dashboard/error.html")),
+            ("confirm.html", include_str!("../../templates/dashboard/confirm.html")),
+            ("signup.html", include_str!("../../templates/dashboard/signup.html")),
+            ("signin.html", include_str!("../../templates/dashboard/signin.html")),
+            ("reset.html", include_str!("../../templates/dashboard/reset.html")),
+            ("reset_new.html", include_str!("../../templates/dashboard/reset_new.html")),
+            ("projects.html", include_str!("../../templates/dashboard/projects.html")),
+            ("project_new.html", include_str!("../../templates/dashboard/project_new.html")),
+            ("project_nav.html", include_str!("../../templates/dashboard/project_nav.html")),
+            ("project.html", include_str!("../../templates/dashboard/project.html")),
+            ("project_settings.html", include_str!("../../templates/dashboard/project_settings.html")),
+            ("diff.html", include_str!("../../templates/dashboard/diff.html")),
+            ("sdks.html", include_str!("../../templates/dashboard/sdks.html")),
+            ("project_docs.html", include_str!("../../templates/dashboard/project_docs.html")),
+            ("project_mock.html", include_str!("../../templates/dashboard/project_mock.html")),
+            ("override_edit.html", include_str!("../../templates/dashboard/override_edit.html")),
+            ("project_endpoints.html", include_str!("../../templates/dashboard/project_endpoints.html")),
+            ("endpoint_edit.html", include_str!("../../templates/dashboard/endpoint_edit.html")),
+            ("tokens.html", include_str!("../../templates/dashboard/tokens.html")),
+            ("account.html", include_str!("../../templates/dashboard/account.html")),
+            ("team.html", include_str!("../../templates/dashboard/team.html")),
+            ("invitation.html", include_str!("../../templates/dashboard/invitation.html")),
+            ("project_access.html", include_str!("../../templates/dashboard/project_access.html")),
+            ("audit.html", include_str!("../../templates/dashboard/audit.html")),
+            ("audit_settings.html", include_str!("../../templates/dashboard/audit_settings.html")),
+        ];
+        templates.extend(monitoring::TEMPLATES);
+        Pages::new("svc hub", ASSETS_PREFIX, page_kit::Assets::new(&[icon]), &templates)
     })
 }
 
@@ -417,6 +420,6 @@ mod tests {
         for name in ["layout.html", "signup.html", "signin.html", "projects.html", "project.html", "account.html"] {
             assert!(env.get_template(name).is_ok(), "{name}");
         }
-        assert_eq!(env.templates().count(), 29, "the hub's 27 and the kit's base and macros");
+        assert_eq!(env.templates().count(), 33, "the hub's 31 and the kit's base and macros");
     }
 }

@@ -39,3 +39,10 @@ pub async fn mock_log_prune(State(state): State<AppState>, headers: HeaderMap) -
     let removed = state.hub.prune_mock_log().await?;
     Ok(Json(json!({ "job": "mock-log-prune", "removed": removed })).into_response())
 }
+
+/// One uptime round now: every monitored operation is probed once.
+pub async fn uptime(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+    check_cron_secret(&state, &headers)?;
+    let probed = state.hub.run_uptime_round().await?;
+    Ok(Json(json!({ "job": "uptime", "probed": probed })).into_response())
+}

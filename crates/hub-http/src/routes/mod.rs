@@ -5,6 +5,7 @@ pub mod cron;
 pub mod diffs;
 pub mod docs_admin;
 pub mod mock;
+pub mod monitors;
 pub mod projects;
 pub mod sdks;
 pub mod team;

@@ -283,6 +283,32 @@ async fn every_mutating_route_of_the_api_writes_its_code() {
         Some(json!({"retention_days": 90})),
         ["AUDIT_SETTINGS_UPDATED"]
     );
+    let monitors = app.get(&format!("{p}/monitors"), &token).await.json();
+    let monitor = monitors["data"][0]["id"].as_str().unwrap().to_owned();
+    step!(
+        "updateMonitor",
+        Method::PATCH,
+        format!("{p}/monitors/{monitor}"),
+        &token,
+        Some(json!({"monitored": true})),
+        ["MONITOR_ENABLED"]
+    );
+    step!(
+        "putMonitorCredential",
+        Method::PUT,
+        format!("{p}/monitors/credentials/token"),
+        &token,
+        Some(json!({"value": "secret-value"})),
+        ["MONITOR_CREDENTIAL_SET"]
+    );
+    step!(
+        "deleteMonitorCredential",
+        Method::DELETE,
+        format!("{p}/monitors/credentials/token"),
+        &token,
+        None,
+        ["MONITOR_CREDENTIAL_CLEARED"]
+    );
     // The test event is sent and logged among the deliveries, never a row;
     // without a webhook it is refused.
     let test = app.post_json("/api/v1/audit/webhook/test", &token, &json!({})).await;

@@ -19,6 +19,7 @@ mod docs;
 mod docs_weight;
 mod mcp;
 mod mock;
+mod monitoring;
 mod openapi;
 mod ops;
 mod previews;
