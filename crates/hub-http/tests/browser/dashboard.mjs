@@ -370,6 +370,46 @@ try {
   await page.goto(`${base}/app/audit/settings`);
   check('audit settings: the secret is not shown again', !(await page.content()).includes(secretShown), 'secret visible');
 
+  // Monitoring: the project goes public with the hub's own mock as its API,
+  // its operations are turned on (the first with the keyboard), a round
+  // runs through the cron route, and the Monitoring tab, a monitor's checks
+  // and the public status page show the result.
+  await page.goto(`${base}/app/p/petstore/settings`);
+  await page.fill('#f-base_url', `${base}/mock/petstore`);
+  if (!(await page.isChecked('#f-is_public'))) await page.check('#f-is_public');
+  await Promise.all([page.waitForNavigation(), page.click('button:text-is("Save settings")')]);
+  check('monitoring: the project is public with the mock as its API', (await page.textContent('.flash')).includes('Settings saved'), await page.textContent('main'));
+  await page.goto(`${base}/app/p/petstore/monitoring`);
+  check('monitoring: every operation is listed, none checked yet', (await page.locator('button', { hasText: 'Off · turn on' }).count()) >= 3, await page.textContent('main'));
+  await page.locator('button', { hasText: 'Off · turn on' }).first().focus();
+  await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+  check('monitoring: a monitor is turned on with the keyboard', (await page.textContent('.flash')).includes('is monitored from the next round'), await page.textContent('main'));
+  while (await page.locator('button', { hasText: 'Off · turn on' }).count() > 0) {
+    await Promise.all([page.waitForNavigation(), page.locator('button', { hasText: 'Off · turn on' }).first().click()]);
+  }
+  const round = await fetch(`${base}/api/cron/uptime`, { method: 'POST', headers: { Authorization: `Bearer ${process.env.CRON_SECRET}` } });
+  const probed = (await round.json()).probed;
+  check('monitoring: a round probes every monitored operation', round.status === 200 && probed >= 3, `${round.status} ${probed}`);
+  await page.goto(`${base}/app/p/petstore/monitoring`);
+  const monitoringText = await page.textContent('main');
+  check('monitoring: the tab shows states in words', /Operational|Degraded|Down/.test(monitoringText) && monitoringText.includes('Credentials for probes'), monitoringText.slice(0, 600));
+  await look(page, '24-monitoring');
+  await lookDark(page, '24-monitoring');
+  await Promise.all([page.waitForNavigation(), page.locator('a', { hasText: 'Checks' }).first().click()]);
+  check('monitor: its checks are listed', (await page.locator('table tbody tr').count()) >= 1, await page.textContent('main'));
+  await look(page, '25-monitor');
+  await lookDark(page, '25-monitor');
+  const status = await context.newPage();
+  await status.goto(`${base}/status/petstore`);
+  const bar = await status.locator('.bar').first().getAttribute('aria-label');
+  check('status page: the bar is described for screen readers', /1 checks? in the last 24 hours/.test(bar || ''), bar);
+  check('status page: a banner summarises the state', (await status.locator('.banner').count()) === 1, await status.textContent('main'));
+  const json = await (await fetch(`${base}/status/petstore`, { headers: { Accept: 'application/json' } })).json();
+  check('status page: the JSON has a row per monitored operation', json.rows.length === probed && json.rows.every((r) => r.segments.length === 1), JSON.stringify(json).slice(0, 300));
+  await look(status, '26-status-page');
+  await lookDark(status, '26-status-page');
+  await status.close();
+
   // Sign out.
   await Promise.all([page.waitForNavigation(), page.click('text=Sign out')]);
   check('sign-out: back at sign-in', page.url().includes('/app/signin'), page.url());

@@ -53,7 +53,9 @@ smtp_port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0
 pids+=("$!")
 for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$smtp_port") 2>/dev/null && break; sleep 0.1; done
 
-SVC_SMTP_URL="smtp://127.0.0.1:$smtp_port" "$svc" --json --data-dir "$data/hub" serve hub --no-demo \
+# Probes may reach this machine (the flow monitors the hub's own mock).
+export CRON_SECRET="dashboard-flow-cron-secret"
+SVC_OUTBOUND_ALLOW=127.0.0.1 SVC_SMTP_URL="smtp://127.0.0.1:$smtp_port" "$svc" --json --data-dir "$data/hub" serve hub --no-demo \
   --hub-listen 127.0.0.1:0 >"$data/serve.out" 2>"$data/serve.err" &
 pids+=("$!")
 for _ in $(seq 1 300); do grep -q '"service":"hub"' "$data/serve.out" 2>/dev/null && break; sleep 0.1; done

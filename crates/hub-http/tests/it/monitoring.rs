@@ -414,3 +414,77 @@ async fn three_nodes_record_each_round_once() {
         assert_eq!(unique.len(), 6, "{path}: no round recorded twice");
     }
 }
+
+mod pages {
+    //! The Monitoring tab and a monitor's page through the dashboard.
+
+    use axum::http::StatusCode;
+    use hub_core::{Plan, Source};
+    use test_kit::{TestApp, on_both_stores};
+
+    use crate::dashboard::{location, signed_in, text};
+
+    on_both_stores!(monitors_are_turned_on_and_set_in_the_dashboard);
+
+    async fn monitors_are_turned_on_and_set_in_the_dashboard(app: TestApp) {
+        let mut owner = signed_in(&app, "watch@example.com", Plan::Pro).await;
+        let created = owner.submit("/app/new", "/app/new", &[("name", "Watch"), ("slug", "watch")]).await;
+        assert_eq!(created.status, StatusCode::SEE_OTHER);
+        let empty = owner.get("/app/p/watch/monitoring").await;
+        assert!(text(&empty).contains("No version yet"), "{}", text(&empty));
+        let token = app.hub.create_token("watch@example.com", "t", None, Source::System).await.unwrap().1.into_inner();
+        let pushed = app.push("watch", &token, "label=1.0", super::description(false)).await;
+        assert_eq!(pushed.status, StatusCode::CREATED);
+
+        let tab = owner.get("/app/p/watch/monitoring").await;
+        assert_eq!(tab.status, StatusCode::OK);
+        let html = text(&tab);
+        assert_eq!(html.matches("Off · turn on").count(), 7, "{html}");
+        assert!(html.contains("This project is private"), "a private project's status stays in the dashboard");
+        let monitors = app.get("/api/v1/projects/watch/monitors", &token).await.json();
+        let id = monitors["data"][0]["id"].as_str().unwrap().to_owned();
+        let on = owner
+            .submit(
+                "/app/p/watch/monitoring",
+                &format!("/app/p/watch/monitoring/{id}"),
+                &[("monitored", "true"), ("version", "1.0")],
+            )
+            .await;
+        assert_eq!(on.status, StatusCode::SEE_OTHER);
+        assert!(location(&on).starts_with("/app/p/watch/monitoring?version=1.0"), "{}", location(&on));
+        let after = text(&owner.get("/app/p/watch/monitoring").await);
+        assert_eq!(after.matches("On · turn off").count(), 1, "{after}");
+        assert!(after.contains("is monitored from the next round"));
+
+        // Probe values: a line without "=" stays on the form with its error.
+        let page = format!("/app/p/watch/monitoring/{id}");
+        let bad = owner.submit(&page, &page, &[("values", "1"), ("path_params", "petId"), ("query", "")]).await;
+        assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+        assert!(text(&bad).contains("aria-invalid"), "{}", text(&bad));
+        let good = owner.submit(&page, &page, &[("values", "1"), ("path_params", ""), ("query", "verbose=1")]).await;
+        assert_eq!(good.status, StatusCode::SEE_OTHER);
+        let monitor = app.get("/api/v1/projects/watch/monitors", &token).await.json();
+        assert_eq!(monitor["data"][0]["query"]["verbose"], "1");
+
+        // A credential is stored and never shown.
+        let stored = owner
+            .submit(
+                "/app/p/watch/monitoring",
+                "/app/p/watch/monitoring/credentials",
+                &[("scheme", "api_key"), ("value", "sk_dashboard_secret")],
+            )
+            .await;
+        assert_eq!(stored.status, StatusCode::SEE_OTHER);
+        let with_credential = text(&owner.get("/app/p/watch/monitoring").await);
+        assert!(with_credential.contains("The credential for api_key is stored"), "{with_credential}");
+        assert!(!with_credential.contains("sk_dashboard_secret"));
+
+        // Another account's project is a missing page; Free sees the plan.
+        let mut stranger = signed_in(&app, "stranger@example.com", Plan::Free).await;
+        assert_eq!(stranger.get("/app/p/watch/monitoring").await.status, StatusCode::NOT_FOUND);
+        let created = stranger.submit("/app/new", "/app/new", &[("name", "Mine"), ("slug", "mine")]).await;
+        assert_eq!(created.status, StatusCode::SEE_OTHER);
+        let free = text(&stranger.get("/app/p/mine/monitoring").await);
+        assert!(free.contains("part of the Pro plan"), "{free}");
+    }
+}
