@@ -486,7 +486,7 @@ pub fn scheme_kind(kind: &SecuritySchemeKind) -> String {
 
 /// The schema a 2xx answer with `status` should match: the exact status,
 /// then `2XX`, then `default`; its JSON media type's schema.
-fn response_schema<'a>(operation: &'a Operation, status: u16) -> Option<&'a Value> {
+fn response_schema(operation: &Operation, status: u16) -> Option<&Value> {
     let exact = status.to_string();
     let response = operation
         .responses
@@ -500,7 +500,7 @@ fn response_schema<'a>(operation: &'a Operation, status: u16) -> Option<&'a Valu
 /// The first [`SNIPPET_BYTES`] of a body as text, cut on a character
 /// boundary.
 pub fn snippet(body: &[u8]) -> String {
-    let head = &body[..body.len().min(SNIPPET_BYTES)];
+    let head = body.get(..SNIPPET_BYTES).unwrap_or(body);
     let mut text = String::from_utf8_lossy(head).into_owned();
     if text.len() > SNIPPET_BYTES {
         let mut end = SNIPPET_BYTES;
@@ -606,7 +606,7 @@ pub fn uptime(segments: &[Segment]) -> Option<f64> {
 /// A monitor and its checks (the latest overall, and the window's, oldest
 /// first) as a row.
 pub fn summarise(monitor: Monitor, latest: Option<&Check>, window: &[Segment]) -> MonitorRow {
-    let segments = window[window.len().saturating_sub(MAX_SEGMENTS)..].to_vec();
+    let segments = window.get(window.len().saturating_sub(MAX_SEGMENTS)..).unwrap_or_default().to_vec();
     MonitorRow {
         monitor,
         state: latest.map_or(RowState::None, |c| RowState::Checked(c.state)),
@@ -910,7 +910,6 @@ impl Hub {
         source: Source,
     ) -> HubResult<()> {
         let found = self.monitoring_project(principal, slug, Action::ManageMonitors).await?;
-        let scheme = scheme.trim();
         if scheme.is_empty() || scheme.chars().count() > MAX_SCHEME_CHARS || scheme.chars().any(char::is_control) {
             return Err(HubError::validation("scheme", format!("a scheme name of 1 to {MAX_SCHEME_CHARS} characters")));
         }

@@ -4,22 +4,37 @@
 
 use std::collections::BTreeMap;
 
-use axum::extract::{Path, Query, Request, State};
+use axum::extract::{Path, RawQuery, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use hub_core::monitoring::{CheckState, MonitorPatch, MonitorRow, RowState, StatusView, overall_label, status_json};
 use hub_core::{Action, Feature, HubError, Source};
 use kernel::Timestamp;
-use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::projects::{abilities, project_view};
 use super::{Ctx, Dash, Dashboard, Form, FormErrors, Posted, when};
 
-#[derive(Debug, Default, Deserialize)]
+/// `?version=` and `?format=`, read leniently (a query string that does
+/// not parse is no query at all) so every answer stays a page or JSON.
+#[derive(Debug, Default)]
 pub(crate) struct VersionQuery {
     version: Option<String>,
     format: Option<String>,
+}
+
+impl VersionQuery {
+    fn parse(raw: Option<&str>) -> Self {
+        let mut query = Self::default();
+        for (name, value) in url::form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
+            match name.as_ref() {
+                "version" => query.version = Some(value.into_owned()),
+                "format" => query.format = Some(value.into_owned()),
+                _ => {}
+            }
+        }
+        query
+    }
 }
 
 /// "4 min ago", from the view's own clock.
@@ -34,7 +49,7 @@ fn age(now: Timestamp, at: Timestamp) -> String {
 }
 
 fn interval_words(secs: u64) -> String {
-    if secs % 60 == 0 { format!("{} minutes", secs / 60) } else { format!("{secs} seconds") }
+    if secs.is_multiple_of(60) { format!("{} minutes", secs / 60) } else { format!("{secs} seconds") }
 }
 
 fn state_word(state: RowState) -> &'static str {
@@ -106,8 +121,10 @@ pub(crate) fn status_context(view: &StatusView) -> Value {
 }
 
 fn wants_json(headers: &HeaderMap, query: &VersionQuery) -> bool {
-    if query.format.as_deref() == Some("json") {
-        return true;
+    match query.format.as_deref() {
+        Some("json") => return true,
+        Some("html") => return false,
+        _ => {}
     }
     let accept = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or("");
     accept.contains("application/json") && !accept.contains("text/html")
@@ -119,8 +136,9 @@ pub(crate) async fn status_page(
     State(d): Dash,
     headers: HeaderMap,
     Path(slug): Path<String>,
-    Query(query): Query<VersionQuery>,
+    RawQuery(raw): RawQuery,
 ) -> Response {
+    let query = VersionQuery::parse(raw.as_deref());
     if let Some(slug) = slug.strip_suffix(".svg") {
         return badge(&d, slug).await;
     }
@@ -133,12 +151,19 @@ pub(crate) async fn status_version_page(
     State(d): Dash,
     headers: HeaderMap,
     Path((slug, version)): Path<(String, String)>,
-    Query(query): Query<VersionQuery>,
+    RawQuery(raw): RawQuery,
 ) -> Response {
-    public(&d, &headers, &slug, Some(&version), &query).await
+    public(&d, &headers, &slug, Some(&version), &VersionQuery::parse(raw.as_deref())).await
 }
 
 async fn public(d: &Dashboard, headers: &HeaderMap, slug: &str, label: Option<&str>, query: &VersionQuery) -> Response {
+    if let Some(format) = query.format.as_deref().filter(|f| !matches!(*f, "json" | "html")) {
+        return crate::error::ApiError::from(HubError::validation(
+            "format",
+            format!("format is json or html, not {format:?}"),
+        ))
+        .into_response();
+    }
     let json = wants_json(headers, query);
     let view = match d.hub.public_status(slug, label).await {
         Ok(view) => view,
@@ -214,8 +239,9 @@ pub(crate) async fn tab(
     State(d): Dash,
     headers: HeaderMap,
     Path(slug): Path<String>,
-    Query(query): Query<VersionQuery>,
+    RawQuery(raw): RawQuery,
 ) -> Response {
+    let query = VersionQuery::parse(raw.as_deref());
     let (ctx, me) = match d.signed_in(&headers, &format!("/app/p/{slug}/monitoring")).await {
         Ok(found) => found,
         Err(response) => return response,
@@ -225,37 +251,40 @@ pub(crate) async fn tab(
         Err(e) => return d.error_page(Some(&ctx), &e),
     };
     let label = query.version.as_deref().filter(|v| !v.is_empty());
-    let mut page = json!({
-        "project": project_view(&access),
-        "can": { "manage": access.access.may(Action::ManageMonitors) },
-        "tab": "monitoring",
-        "allowed": access.owner_plan.allows(Feature::Monitoring),
-        "status": null,
-    });
-    if access.owner_plan.allows(Feature::Monitoring) {
+    let allowed = access.owner_plan.allows(Feature::Monitoring);
+    let (mut status, mut monitors, mut credentials) = (Value::Null, Value::Null, Value::Null);
+    if allowed {
         let view = match d.hub.monitor_status(&me.principal, &slug, label).await {
             Ok(view) => Some(view),
             Err(HubError::NotFound { resource: "version" }) if label.is_none() => None,
             Err(e) => return d.error_page(Some(&ctx), &e),
         };
         if let Some(view) = view {
-            let (monitors, credentials) = match (
+            let (rows, slots) = match (
                 d.hub.list_monitors(&me.principal, &slug, Some(&view.version)).await,
                 d.hub.monitor_credentials(&me.principal, &slug, Some(&view.version)).await,
             ) {
-                (Ok((_, monitors)), Ok(credentials)) => (monitors, credentials),
+                (Ok((_, rows)), Ok(slots)) => (rows, slots),
                 (Err(e), _) | (_, Err(e)) => return d.error_page(Some(&ctx), &e),
             };
-            page["status"] = status_context(&view);
-            page["monitors"] =
-                monitors.iter().map(|row| row_context(row, view.generated_at)).collect::<Vec<_>>().into();
-            page["credentials"] = credentials
+            status = status_context(&view);
+            monitors = rows.iter().map(|row| row_context(row, view.generated_at)).collect::<Vec<_>>().into();
+            credentials = slots
                 .iter()
                 .map(|c| json!({ "scheme": c.scheme, "kind": c.kind, "set": c.set }))
                 .collect::<Vec<_>>()
                 .into();
         }
     }
+    let page = json!({
+        "project": project_view(&access),
+        "can": { "manage": access.access.may(Action::ManageMonitors) },
+        "tab": "monitoring",
+        "allowed": allowed,
+        "status": status,
+        "monitors": monitors,
+        "credentials": credentials,
+    });
     d.render(&ctx, StatusCode::OK, "project_monitoring.html", "projects", page)
 }
 
@@ -284,8 +313,7 @@ async fn monitor_page(d: &Dashboard, ctx: &Ctx, me: &super::Me, slug: &str, id: 
         form
     });
     let now = d.hub.clock().now();
-    let mut monitor = row_context(&row, now);
-    monitor["uptime"] = row.uptime_24h.map(|u| format!("{u:.1}")).into();
+    let monitor = row_context(&row, now);
     d.render(
         ctx,
         status,

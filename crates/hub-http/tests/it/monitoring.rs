@@ -439,7 +439,7 @@ mod pages {
         let tab = owner.get("/app/p/watch/monitoring").await;
         assert_eq!(tab.status, StatusCode::OK);
         let html = text(&tab);
-        assert_eq!(html.matches("Off · turn on").count(), 7, "{html}");
+        assert_eq!(html.matches("Turn on<span class=\"vh\">").count(), 7, "{html}");
         assert!(html.contains("This project is private"), "a private project's status stays in the dashboard");
         let monitors = app.get("/api/v1/projects/watch/monitors", &token).await.json();
         let id = monitors["data"][0]["id"].as_str().unwrap().to_owned();
@@ -453,7 +453,7 @@ mod pages {
         assert_eq!(on.status, StatusCode::SEE_OTHER);
         assert!(location(&on).starts_with("/app/p/watch/monitoring?version=1.0"), "{}", location(&on));
         let after = text(&owner.get("/app/p/watch/monitoring").await);
-        assert_eq!(after.matches("On · turn off").count(), 1, "{after}");
+        assert_eq!(after.matches("Turn off<span class=\"vh\">").count(), 1, "{after}");
         assert!(after.contains("is monitored from the next round"));
 
         // Probe values: a line without "=" stays on the form with its error.
