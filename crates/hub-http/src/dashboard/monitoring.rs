@@ -142,8 +142,14 @@ pub(crate) async fn status_page(
     if let Some(slug) = slug.strip_suffix(".svg") {
         return badge(&d, slug).await;
     }
-    let label = query.version.clone().filter(|v| !v.is_empty());
-    public(&d, &headers, &slug, label.as_deref(), &query).await
+    if query.version.as_deref() == Some("") {
+        return crate::error::ApiError::from(HubError::validation(
+            "version",
+            "version names a version label; leave it out for the default",
+        ))
+        .into_response();
+    }
+    public(&d, &headers, &slug, query.version.as_deref(), &query).await
 }
 
 /// The public status page of one version.

@@ -15,13 +15,21 @@ use crate::AppState;
 use crate::error::ApiError;
 use crate::extract::{Caller, JsonObject, QueryParams};
 
+/// `?version=`: absent is the default version; present, it names one.
+fn version(query: &QueryParams) -> Result<Option<&str>, ApiError> {
+    match query.get("version") {
+        Some("") => Err(ApiError::field("version", "version names a version label; leave it out for the default")),
+        other => Ok(other),
+    }
+}
+
 pub async fn list(
     State(state): State<AppState>,
     Caller(caller): Caller,
     Path(slug): Path<String>,
     query: QueryParams,
 ) -> Result<Response, ApiError> {
-    let (version, rows) = state.hub.list_monitors(&caller, &slug, query.get("version")).await?;
+    let (version, rows) = state.hub.list_monitors(&caller, &slug, version(&query)?).await?;
     let data: Vec<Value> = rows.iter().map(monitor_json).collect();
     Ok(Json(json!({ "version": version.label, "data": data })).into_response())
 }
@@ -80,7 +88,7 @@ pub async fn credentials(
     Path(slug): Path<String>,
     query: QueryParams,
 ) -> Result<Response, ApiError> {
-    let slots = state.hub.monitor_credentials(&caller, &slug, query.get("version")).await?;
+    let slots = state.hub.monitor_credentials(&caller, &slug, version(&query)?).await?;
     let data: Vec<Value> = slots.iter().map(|s| json!({ "scheme": s.scheme, "kind": s.kind, "set": s.set })).collect();
     Ok(Json(json!({ "data": data })).into_response())
 }
@@ -112,6 +120,6 @@ pub async fn status(
     Path(slug): Path<String>,
     query: QueryParams,
 ) -> Result<Response, ApiError> {
-    let view = state.hub.monitor_status(&caller, &slug, query.get("version")).await?;
+    let view = state.hub.monitor_status(&caller, &slug, version(&query)?).await?;
     Ok(Json(hub_core::monitoring::status_json(&view)).into_response())
 }
