@@ -1,9 +1,15 @@
 // The listener app as a new listener meets it, in headless Chromium: the
 // landing page, sign-in through the OAuth consent page, search with
 // instant results, a track played in the app (its <audio> must advance),
-// the track added to a new playlist, the playlist reordered with the
-// keyboard and by dragging, an artist followed, playback going on across
-// pages, and the tab closed (its device must go). spotipy runs beside it
+// the Media Session's title and handlers, the track repeated, added to a
+// new playlist and a second one to the queue, the playlist reordered with
+// the keyboard and by dragging and given a cover (one over 256 KB refused
+// first), an artist followed, an app made, rotated, edited (its rate-limit
+// usage shown) and deleted on the developer page, a scan and listeners
+// added, disabled and deleted on the administration page, playback going
+// on across pages, an episode saved, played and resumed from its resume
+// point, a keyboard-only pass (search, play, reorder), a second tab taking
+// playback over, and the tab closed (its device must go). spotipy runs beside it
 // as the same user with a token of its own (listener_watch.py) and must
 // see each change. Every page is scanned with axe-core (no serious or
 // critical violation), checked for sideways scrolling at 375 px and
