@@ -419,7 +419,10 @@ async function showDevices() {
 async function addToQueue(t) {
   const path = '/v1/me/player/queue?uri=' + encodeURIComponent(t.uri);
   let res = await api('POST', path);
-  if (res.status === 404) res = await api('POST', path + '&device_id=' + encodeURIComponent(deviceId));
+  if (res.status === 404) {
+    const reason = await res.clone().json().then((b) => b.error.reason, () => null);
+    if (reason === 'NO_ACTIVE_DEVICE') res = await api('POST', path + '&device_id=' + encodeURIComponent(deviceId));
+  }
   if (!res.ok) { announce('That did not work: ' + await errorMessage(res)); return; }
   announce('Added ' + t.name + ' to the queue');
 }

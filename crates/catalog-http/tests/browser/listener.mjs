@@ -440,6 +440,13 @@ try {
   await spotipySees('the playback on the second tab', { check: 'playing', uri: keyUri, device: secondDevice });
   await second.close({ runBeforeUnload: true });
 
+  // With no device active (the second tab, which played, is closed), + Queue
+  // makes this tab the active device and queues there.
+  await spotipySees('the second tab\'s device gone', { check: 'device_gone', device: secondDevice });
+  await page.locator(`.tracks .track[data-uri="${firstUri}"]`).getByRole('button', { name: /to the queue/ }).click();
+  await spotipySees('+ Queue with no device active make this tab the active device', { check: 'active', device });
+  await spotipySees('+ Queue with no device active queue the track there', { check: 'queue', uri: firstUri });
+
   // A closed tab takes its device with it.
   await page.close({ runBeforeUnload: true });
   await spotipySees('the closed tab\'s device gone', { check: 'device_gone', device });

@@ -20,6 +20,7 @@ sends them) and the answer says whether spotipy sees it, polling up to
   {"check": "cover", "id": P, "sha256": H}     playlist P's cover image has the SHA-256 H
   {"check": "episode_resume", "uri": U, "at_least_ms": M}
                                                episode U is saved, its resume point at M ms or later
+  {"check": "active", "device": D}             D is the one active device
   {"check": "repeat", "state": S}              the playback's repeat_state is S
   {"check": "login", "username": N, "password": P, "works": B}
                                                the login form accepts N and P exactly when B
@@ -118,6 +119,10 @@ def seen(request):
         except SpotifyOauthError:
             works = False
         return works == request["works"], f"client credentials with that secret {'work' if works else 'are refused'}"
+    if kind == "active":
+        devices = sp.devices()["devices"]
+        active = [d["id"] for d in devices if d["is_active"]]
+        return active == [request["device"]], f"active devices {active}"
     if kind == "repeat":
         state = sp.current_playback()
         return bool(state) and state["repeat_state"] == request["state"], f"repeat {state and state['repeat_state']}"
