@@ -81,6 +81,9 @@ pub struct Catalog {
     signin: Arc<SignInThrottle>,
     /// The last scan started from the administration page on this node.
     scan_slot: admin::ScanSlot,
+    /// This process among the nodes sharing the store (random per start):
+    /// the holder of the administration page's scan lease.
+    node_id: Arc<str>,
 }
 
 impl Catalog {
@@ -97,6 +100,7 @@ impl Catalog {
             ffmpeg: None,
             signin: Arc::new(SignInThrottle::default()),
             scan_slot: admin::ScanSlot::default(),
+            node_id: Arc::from(hex::encode(uuid::Uuid::new_v4().as_bytes())),
         }
     }
 

@@ -40,6 +40,18 @@ impl RateLimit {
     }
 }
 
+/// How much of its budget a key has spent in its current window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateUsage {
+    /// Calls counted in the window (0 when no window is open).
+    pub used: u32,
+    /// The budget per window; 0 when the limit is off.
+    pub limit: u32,
+    pub window_secs: u64,
+    /// Whole seconds until the window ends (rounded up); 0 when none is open.
+    pub resets_in_secs: u64,
+}
+
 /// Fixed windows per key, started by the key's first call.
 #[derive(Debug)]
 pub struct RateLimiter {
@@ -54,6 +66,19 @@ impl RateLimiter {
 
     pub const fn limit(&self) -> RateLimit {
         self.limit
+    }
+
+    /// What `key` has spent of its budget at `now`, without counting a call.
+    pub fn usage(&self, key: &str, now: Timestamp) -> RateUsage {
+        let window_ms = i64::try_from(self.limit.window_secs.saturating_mul(1000)).unwrap_or(i64::MAX).max(1);
+        let now = now.as_millis();
+        let windows = self.windows.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let open = windows.get(key).filter(|(start, _)| now >= *start && now.saturating_sub(*start) < window_ms);
+        let (used, resets_in_secs) = open.map_or((0, 0), |(start, used)| {
+            let left = start.saturating_add(window_ms).saturating_sub(now).max(1);
+            (*used, u64::try_from(left).unwrap_or(1).div_ceil(1000))
+        });
+        RateUsage { used, limit: self.limit.requests, window_secs: self.limit.window_secs, resets_in_secs }
     }
 
     /// Counts one call of `key` at `now`; `RateLimited` when over budget.
@@ -131,6 +156,26 @@ mod tests {
         }
         // A new window starts when the old one ends.
         limiter.check("app", at(30_000)).unwrap();
+    }
+
+    #[test]
+    fn usage_reads_the_open_window_without_counting() {
+        let limiter = RateLimiter::new(RateLimit { requests: 5, window_secs: 30 });
+        let none = limiter.usage("app", at(0));
+        assert_eq!(none, RateUsage { used: 0, limit: 5, window_secs: 30, resets_in_secs: 0 });
+        limiter.check("app", at(1_000)).unwrap();
+        limiter.check("app", at(2_000)).unwrap();
+        let open = limiter.usage("app", at(11_500));
+        assert_eq!(open, RateUsage { used: 2, limit: 5, window_secs: 30, resets_in_secs: 20 });
+        // Reading twice counts nothing.
+        assert_eq!(limiter.usage("app", at(11_500)).used, 2);
+        // Another key's window is its own.
+        assert_eq!(limiter.usage("other", at(11_500)).used, 0);
+        // Once the window ends nothing is spent.
+        assert_eq!(
+            limiter.usage("app", at(31_000)),
+            RateUsage { used: 0, limit: 5, window_secs: 30, resets_in_secs: 0 }
+        );
     }
 
     #[test]

@@ -177,6 +177,10 @@ impl Catalog {
         let stored = row.as_ref().map(|r| r.password_hash.as_str());
         let matches = self.passwords.verify(password, stored).await.map_err(password_error)?;
         match row {
+            // Said only to someone who knows the password.
+            Some(row) if matches && row.disabled => {
+                Err(CatalogError::Forbidden("this account is disabled: ask the catalog's operator".to_owned()))
+            }
             Some(row) if matches => Ok(row.into_user()),
             _ => Err(CatalogError::Forbidden("wrong user name or password".to_owned())),
         }

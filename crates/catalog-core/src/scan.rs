@@ -29,8 +29,9 @@ const UNSUPPORTED_AUDIO: &[&str] = &["ape", "wma", "dsf", "dff", "mka", "mpc", "
 /// At most this many problems are listed in a summary (all are counted).
 pub const MAX_LISTED_PROBLEMS: usize = 1_000;
 
-/// A file the scan could not fully read.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A file the scan could not fully read. (Serialised only to keep the
+/// administration page's scan in the store, never as a wire type.)
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ScanProblem {
     pub path: String,
     /// What went wrong, in a sentence (`unsupported audio format .ape`).
@@ -40,8 +41,9 @@ pub struct ScanProblem {
     pub imported: bool,
 }
 
-/// Progress of a scan, reported after each file.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// Progress of a scan, reported after each file. (Serialised only to keep
+/// the administration page's scan in the store.)
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ScanProgress {
     pub done: usize,
     pub total: usize,

@@ -139,6 +139,8 @@ pub struct UserRow {
     pub password_hash: String,
     pub country: String,
     pub created_at: i64,
+    /// An operator disabled the listener: no sign-in, no tokens for their apps.
+    pub disabled: bool,
     pub followers: i64,
 }
 
@@ -153,6 +155,21 @@ impl UserRow {
             created_at: Timestamp::from_millis(self.created_at),
         }
     }
+}
+
+/// The administration page's scan: the lease on it and its progress.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct ScanRunRow {
+    /// The node that holds (or held) the lease.
+    pub node: String,
+    pub dir: String,
+    pub started_at: i64,
+    /// Unix milliseconds; a running scan whose lease lapsed has lost its node.
+    pub lease_until: i64,
+    pub finished: bool,
+    pub error: Option<String>,
+    /// The progress as JSON (`crate::scan::ScanProgress`).
+    pub progress: String,
 }
 
 #[derive(sqlx::FromRow)]
@@ -352,7 +369,7 @@ const ARTIST_SELECT: &str = "SELECT r.id, r.name, r.genres, \
      (SELECT COUNT(*) FROM saved_items s WHERE s.item_type = 'artist' AND s.item_id = r.id) AS followers, \
      (SELECT COUNT(*) FROM plays p JOIN track_artists ta ON ta.track_id = p.track_id WHERE ta.artist_id = r.id) AS plays FROM artists r";
 
-const USER_SELECT: &str = "SELECT u.id, u.username, u.display_name, u.password_hash, u.country, u.created_at, \
+const USER_SELECT: &str = "SELECT u.id, u.username, u.display_name, u.password_hash, u.country, u.created_at, u.disabled, \
      (SELECT COUNT(*) FROM saved_items s WHERE s.item_type = 'user' AND s.item_id = u.id) AS followers FROM users u";
 
 const PLAYLIST_SELECT: &str = "SELECT l.id, l.owner_id, l.name, l.description, l.public, l.collaborative, l.version, l.image_id, \
@@ -443,6 +460,62 @@ impl Store {
             .map_err(store_error))
     }
 
+    /// Disables or enables a listener; disabling also revokes every code
+    /// and token issued to them or to their apps, in one transaction. False
+    /// when there is no such user.
+    pub async fn set_user_disabled(&self, user_id: &str, disabled: bool) -> StoreResult<bool> {
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            let changed = sqlx::query("UPDATE users SET disabled = $2 WHERE id = $1")
+                .bind(user_id)
+                .bind(disabled)
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?
+                .rows_affected();
+            if changed != 1 {
+                return Ok(false);
+            }
+            if disabled {
+                for table in ["access_tokens", "refresh_tokens", "auth_codes"] {
+                    let sql = format!(
+                        "DELETE FROM {table} WHERE user_id = $1 OR client_id IN (SELECT client_id FROM apps WHERE owner_id = $1)"
+                    );
+                    sqlx::query(AssertSqlSafe(sql)).bind(user_id).execute(&mut *tx).await.map_err(store_error)?;
+                }
+            }
+            tx.commit().await.map_err(store_error)?;
+            Ok(true)
+        })
+    }
+
+    /// Deletes a listener with everything that is theirs, in one
+    /// transaction: their apps (`apps.owner_id` has no foreign key; the
+    /// apps' codes and tokens cascade from them), then the user (the
+    /// foreign keys cascade: tokens, playlists, library, devices, plays).
+    /// False when there is no such user.
+    pub async fn delete_user(&self, user_id: &str) -> StoreResult<bool> {
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            sqlx::query("DELETE FROM apps WHERE owner_id = $1")
+                .bind(user_id)
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
+            let deleted = sqlx::query("DELETE FROM users WHERE id = $1")
+                .bind(user_id)
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?
+                .rows_affected();
+            if deleted != 1 {
+                return Ok(false);
+            }
+            tx.commit().await.map_err(store_error)?;
+            Ok(true)
+        })
+    }
+
     /// The first `limit` users by name.
     pub async fn users_by_name(&self, limit: i64) -> StoreResult<Vec<UserRow>> {
         let sql = format!("{USER_SELECT} ORDER BY u.username LIMIT {limit}");
@@ -488,7 +561,8 @@ impl Store {
     pub async fn app(&self, client_id: &str) -> StoreResult<Option<AppRow>> {
         with_db!(&self.db, |pool| {
             sqlx::query_as(
-            "SELECT client_id, name, secret_hash, redirect_uris, owner_id, flows, created_at FROM apps WHERE client_id = $1"
+            "SELECT client_id, name, secret_hash, redirect_uris, owner_id, flows, created_at FROM apps WHERE client_id = $1 \
+             AND (owner_id IS NULL OR owner_id NOT IN (SELECT id FROM users WHERE disabled))"
         )
         .bind(client_id)
         .fetch_optional(pool)
@@ -523,6 +597,30 @@ impl Store {
         .map_err(store_error))
     }
 
+    /// Changes the name, redirect URIs and flows of `owner`'s app; false
+    /// when they have no such app.
+    pub async fn update_app(
+        &self,
+        client_id: &str,
+        owner: &str,
+        name: &str,
+        uris_json: &str,
+        flows: &str,
+    ) -> StoreResult<bool> {
+        with_db!(&self.db, |pool| sqlx::query(
+            "UPDATE apps SET name = $1, redirect_uris = $2, flows = $3 WHERE client_id = $4 AND owner_id = $5"
+        )
+        .bind(name)
+        .bind(uris_json)
+        .bind(flows)
+        .bind(client_id)
+        .bind(owner)
+        .execute(pool)
+        .await
+        .map(|done| done.rows_affected() == 1)
+        .map_err(store_error))
+    }
+
     /// Deletes `owner`'s app with its codes and tokens (the foreign keys
     /// cascade); false when they have no such app.
     pub async fn delete_app(&self, client_id: &str, owner: &str) -> StoreResult<bool> {
@@ -533,6 +631,62 @@ impl Store {
             .await
             .map(|done| done.rows_affected() == 1)
             .map_err(store_error))
+    }
+
+    // ----- the administration page's scan ---------------------------------
+
+    /// Claims the one scan for `run.node`: true when no scan ran, the last
+    /// one finished, or its node's lease lapsed before `now`; false (and
+    /// nothing changed) while another holds it. One statement, so two nodes
+    /// claiming at once cannot both win.
+    pub async fn claim_scan(&self, run: &ScanRunRow, now: Timestamp) -> StoreResult<bool> {
+        with_db!(&self.db, |pool| sqlx::query(
+            "INSERT INTO scan_runs (id, node, dir, started_at, lease_until, finished, error, progress) \
+             VALUES (1, $1, $2, $3, $4, FALSE, NULL, $5) \
+             ON CONFLICT (id) DO UPDATE SET node = excluded.node, dir = excluded.dir, \
+             started_at = excluded.started_at, lease_until = excluded.lease_until, finished = FALSE, \
+             error = NULL, progress = excluded.progress \
+             WHERE scan_runs.finished OR scan_runs.lease_until < $6"
+        )
+        .bind(&run.node)
+        .bind(&run.dir)
+        .bind(run.started_at)
+        .bind(run.lease_until)
+        .bind(&run.progress)
+        .bind(now.as_millis())
+        .execute(pool)
+        .await
+        .map(|done| done.rows_affected() == 1)
+        .map_err(store_error))
+    }
+
+    /// Records the progress of the scan `node` started at `started_at` and
+    /// renews its lease; a node that lost its lease writes nothing.
+    pub async fn save_scan(&self, run: &ScanRunRow) -> StoreResult<bool> {
+        with_db!(&self.db, |pool| sqlx::query(
+            "UPDATE scan_runs SET progress = $1, finished = $2, error = $3, lease_until = $4 \
+             WHERE id = 1 AND node = $5 AND started_at = $6"
+        )
+        .bind(&run.progress)
+        .bind(run.finished)
+        .bind(&run.error)
+        .bind(run.lease_until)
+        .bind(&run.node)
+        .bind(run.started_at)
+        .execute(pool)
+        .await
+        .map(|done| done.rows_affected() == 1)
+        .map_err(store_error))
+    }
+
+    /// The last scan started from the administration page on any node.
+    pub async fn scan_run(&self) -> StoreResult<Option<ScanRunRow>> {
+        with_db!(&self.db, |pool| sqlx::query_as(
+            "SELECT node, dir, started_at, lease_until, finished, error, progress FROM scan_runs WHERE id = 1"
+        )
+        .fetch_optional(pool)
+        .await
+        .map_err(store_error))
     }
 
     // ----- OAuth grants ---------------------------------------------------

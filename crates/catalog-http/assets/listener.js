@@ -145,13 +145,15 @@ function refresh(spent) {
   return refreshing;
 }
 
-async function api(method, path, body) {
+// `body` is sent as JSON, unless `type` names the content type of a
+// body already serialised (a cover's base64 text).
+async function api(method, path, body, type) {
   for (let attempt = 0; ; attempt++) {
     const access = store.getItem('access_token');
     const res = await fetch(path, {
       method,
-      headers: { authorization: 'Bearer ' + access, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: { authorization: 'Bearer ' + access, 'content-type': type || 'application/json' },
+      body: body === undefined ? undefined : type ? body : JSON.stringify(body),
     });
     if (res.status === 401 && attempt === 0 && store.getItem('refresh_token')) {
       await refresh(access);
@@ -170,11 +172,15 @@ async function get(path) {
 
 class NotFound extends Error {}
 
+// The message of a Spotify error object, or a fallback.
+async function errorMessage(res) {
+  try { return (await res.json()).error.message || 'the catalog answered ' + res.status; } catch (e) { return 'the catalog answered ' + res.status; }
+}
+
 async function send(method, path, body) {
   const res = await api(method, path, body);
   if (!res.ok) {
-    let message = 'the catalog answered ' + res.status;
-    try { message = (await res.json()).error.message || message; } catch (e) { /* not JSON */ }
+    const message = await errorMessage(res);
     announce('That did not work: ' + message);
     throw new Error(message);
   }
@@ -340,7 +346,9 @@ function renderDeck(v) {
   deck.shuffle.setAttribute('aria-pressed', String(!!v.shuffle_state));
   deck.repeat.setAttribute('aria-pressed', String(v.repeat_state !== 'off'));
   deck.repeat.setAttribute('aria-label', 'Repeat: ' + v.repeat_state);
-  deck.repeat.replaceChildren(icon('repeat'), v.repeat_state === 'track' ? h('span', { class: 'badge' }, '1') : '');
+  // "1" for repeating the track is drawn by the stylesheet, so the
+  // button's visible text stays within its name ("Repeat: track").
+  deck.repeat.classList.toggle('one', v.repeat_state === 'track');
   // Before anything plays the playback has no volume of its own yet.
   if (document.activeElement !== deck.volume && item && typeof v.volume_percent === 'number') deck.volume.value = v.volume_percent;
   root.dataset.playing = String(playing);
@@ -356,12 +364,15 @@ function renderDeck(v) {
 function mediaSession() {
   if (!('mediaSession' in navigator)) return;
   const s = navigator.mediaSession;
-  const on = (action, fn) => { try { s.setActionHandler(action, fn); } catch (e) { /* unsupported action */ } };
+  // The actions the browser accepted, listed on the root for tests.
+  const set = [];
+  const on = (action, fn) => { try { s.setActionHandler(action, fn); set.push(action); } catch (e) { /* unsupported action */ } };
   on('play', () => command('PUT', '/v1/me/player/play'));
   on('pause', () => command('PUT', '/v1/me/player/pause'));
   on('nexttrack', () => command('POST', '/v1/me/player/next'));
   on('previoustrack', () => command('POST', '/v1/me/player/previous'));
   on('seekto', (d) => command('PUT', '/v1/me/player/seek?position_ms=' + Math.round(d.seekTime * 1000)));
+  root.dataset.mediaActions = set.join(',');
 }
 
 audio.addEventListener('timeupdate', () => {
@@ -403,6 +414,19 @@ async function showDevices() {
     }, 'Play here')))));
 }
 
+// Queues on the device that plays; with none active, on this tab (which
+// then becomes the active device, with the item next in its queue).
+async function addToQueue(t) {
+  const path = '/v1/me/player/queue?uri=' + encodeURIComponent(t.uri);
+  let res = await api('POST', path);
+  if (res.status === 404) {
+    const reason = await res.clone().json().then((b) => b.error.reason, () => null);
+    if (reason === 'NO_ACTIVE_DEVICE') res = await api('POST', path + '&device_id=' + encodeURIComponent(deviceId));
+  }
+  if (!res.ok) { announce('That did not work: ' + await errorMessage(res)); return; }
+  announce('Added ' + t.name + ' to the queue');
+}
+
 async function addToPlaylist(uri, name) {
   const lists = await get('/v1/me/playlists?limit=50');
   const mine = lists.items.filter((p) => me && p.owner.id === me.id);
@@ -435,16 +459,34 @@ function cover(item, size) {
     : h('span', { class: 'cover ' + (size || '') + ' blank', 'aria-hidden': 'true' }, (item.name || '?').trim().charAt(0).toUpperCase());
 }
 
+// Where an episode or chapter was left (its `resume_point`, which the API
+// fills from the player's reports): the position to start from, and words.
+function resumeOf(t) {
+  const r = t.resume_point;
+  if (!r) return { ms: 0, text: '' };
+  if (r.fully_played) return { ms: 0, text: 'Played' };
+  if (r.resume_position_ms > 0) return { ms: r.resume_position_ms, text: clock(t.duration_ms - r.resume_position_ms) + ' left' };
+  return { ms: 0, text: '' };
+}
+
 // A list of tracks or episodes; `playAt(i)` starts playback at row i.
 function trackList(label, items, playAt, extra) {
   if (!items.length) return h('p', { class: 'muted' }, 'Nothing here yet.');
-  return h('ol', { class: 'tracks', 'aria-label': label }, items.map((t, i) => h('li', { class: 'track', dataset: { uri: t.uri } },
-    h('button', { type: 'button', class: 'icon play', 'aria-label': 'Play ' + t.name, onclick: () => playAt(i) }, icon('play')),
-    h('div', { class: 'track-text' }, h('span', { class: 'name' }, t.name),
-      h('span', { class: 'muted' }, t.artists ? artistLinks(t.artists) : byline(t), t.album ? [' · ', link('#/album/' + t.album.id, t.album.name)] : '')),
-    h('span', { class: 'muted dur' }, clock(t.duration_ms)),
-    h('button', { type: 'button', class: 'btn small secondary', 'aria-label': 'Add ' + t.name + ' to a playlist', onclick: () => addToPlaylist(t.uri, t.name) }, '+ Playlist'),
-    extra ? extra(t, i) : null)));
+  return h('ol', { class: 'tracks', 'aria-label': label }, items.map((t, i) => {
+    const resume = resumeOf(t);
+    return h('li', { class: 'track', dataset: { uri: t.uri } },
+      h('button', { type: 'button', class: 'icon play', 'aria-label': (resume.ms ? 'Resume ' : 'Play ') + t.name, onclick: () => playAt(i) }, icon('play')),
+      h('div', { class: 'track-text' }, h('span', { class: 'name' }, t.name),
+        h('span', { class: 'muted' }, t.artists ? artistLinks(t.artists) : byline(t), t.album ? [' · ', link('#/album/' + t.album.id, t.album.name)] : '')),
+      resume.text ? h('span', { class: 'resume muted' }, resume.text) : null,
+      h('span', { class: 'muted dur' }, clock(t.duration_ms)),
+      h('button', { type: 'button', class: 'btn small secondary', 'aria-label': 'Add ' + t.name + ' to the queue', onclick: () => addToQueue(t) }, '+ Queue'),
+      // Playlists take tracks and episodes, not chapters (Spotify's rule).
+      t.chapter_number === undefined
+        ? h('button', { type: 'button', class: 'btn small secondary', 'aria-label': 'Add ' + t.name + ' to a playlist', onclick: () => addToPlaylist(t.uri, t.name) }, '+ Playlist')
+        : null,
+      extra ? extra(t, i) : null);
+  }));
 }
 
 function grid(label, items, href, sub) {
@@ -453,14 +495,15 @@ function grid(label, items, href, sub) {
     h('a', { href: href(x) }, cover(x), h('span', { class: 'name' }, x.name)), h('span', { class: 'muted' }, sub ? sub(x) : ''))));
 }
 
-const playUris = (items) => (i) => play({ uris: items.map((t) => t.uri), offset: { position: i } });
-const playContext = (uri) => (i) => play({ context_uri: uri, offset: { position: i } });
+// An episode or chapter starts where the listener left it.
+const playUris = (items) => (i) => play({ uris: items.map((t) => t.uri), offset: { position: i }, position_ms: resumeOf(items[i]).ms });
+const playContext = (uri, items) => (i) => play({ context_uri: uri, offset: { position: i }, position_ms: items ? resumeOf(items[i]).ms : 0 });
 
 // A button that stays named for its action ("Follow") and says with
 // aria-pressed whether it is in effect; the stylesheet shows the state.
-function toggleButton(label, on, doIt, undo) {
+function toggleButton(label, on, doIt, undo, name) {
   let state = on;
-  const b = h('button', { type: 'button', class: 'btn secondary toggle', 'aria-pressed': String(state) }, label);
+  const b = h('button', { type: 'button', class: 'btn secondary toggle', 'aria-pressed': String(state), 'aria-label': name }, label);
   b.addEventListener('click', async () => {
     await (state ? undo() : doIt());
     state = !state;
@@ -606,7 +649,7 @@ const pages = {
         },
       }, h('div', { class: 'field' }, h('label', { for: 'playlist-name' }, 'Name'), name),
       h('div', { class: 'field' }, h('label', { for: 'playlist-description' }, 'Description'), description),
-      h('button', { class: 'btn', type: 'submit' }, 'Save')));
+      h('button', { class: 'btn', type: 'submit' }, 'Save')), coverForm(id));
     }
     return [p.name, h('div', { class: 'hero' }, cover(p, 'large'), h('div', {},
       h('p', { class: 'muted' }, p.public ? 'Public playlist' : 'Private playlist', ' · ', p.owner.display_name || p.owner.id, ' · ', p.tracks.total + ' items'),
@@ -623,11 +666,15 @@ const pages = {
 
   async library(params) {
     const tab = params.get('tab') || 'tracks';
-    const tabs = [['tracks', 'Songs'], ['albums', 'Albums'], ['artists', 'Artists'], ['playlists', 'Playlists'], ['shows', 'Podcasts'], ['audiobooks', 'Audiobooks']];
+    const tabs = [['tracks', 'Songs'], ['albums', 'Albums'], ['artists', 'Artists'], ['playlists', 'Playlists'], ['shows', 'Podcasts'],
+      ['episodes', 'Episodes'], ['audiobooks', 'Audiobooks']];
     let body;
     if (tab === 'tracks') {
       const tracks = (await get('/v1/me/tracks?limit=50')).items.map((x) => x.track);
       body = trackList('Saved songs', tracks, playUris(tracks));
+    } else if (tab === 'episodes') {
+      const episodes = (await get('/v1/me/episodes?limit=50')).items.map((x) => x.episode);
+      body = trackList('Saved episodes', episodes, playUris(episodes));
     } else if (tab === 'albums') {
       body = grid('Saved albums', (await get('/v1/me/albums?limit=50')).items.map((x) => x.album), (a) => '#/album/' + a.id, (a) => a.artists.map((x) => x.name).join(', '));
     } else if (tab === 'artists') {
@@ -653,6 +700,43 @@ const pages = {
   },
 };
 
+// Spotify's limit on a custom cover: a JPEG of at most 256 KB, sent as
+// base64 text. Checked here first so the listener hears why at once; the
+// server checks the same and its message is shown when it refuses.
+const MAX_COVER_BYTES = 256 * 1024;
+
+function base64(bytes) {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s);
+}
+
+function coverForm(id) {
+  const file = h('input', { type: 'file', id: 'cover-file', accept: 'image/jpeg', 'aria-describedby': 'cover-hint cover-error' });
+  const error = h('p', { class: 'error', id: 'cover-error', role: 'alert' });
+  return h('form', {
+    id: 'cover-form', onsubmit: async (e) => {
+      e.preventDefault();
+      error.textContent = '';
+      const f = file.files[0];
+      if (!f) { error.textContent = 'Choose a JPEG image first.'; file.focus(); return; }
+      if (f.size > MAX_COVER_BYTES) {
+        error.textContent = 'The image is ' + Math.ceil(f.size / 1024) + ' KB: a cover may be at most 256 KB. Choose a smaller JPEG.';
+        file.focus();
+        return;
+      }
+      const bytes = new Uint8Array(await f.arrayBuffer());
+      if (!(bytes[0] === 0xFF && bytes[1] === 0xD8 && bytes[2] === 0xFF)) { error.textContent = 'The cover must be a JPEG image.'; file.focus(); return; }
+      const res = await api('PUT', '/v1/playlists/' + id + '/images', base64(bytes), 'image/jpeg');
+      if (!res.ok) { error.textContent = 'The cover was refused: ' + await errorMessage(res); file.focus(); return; }
+      announce('Cover changed');
+      route();
+    },
+  }, h('div', { class: 'field' }, h('label', { for: 'cover-file' }, 'Cover image'),
+    h('p', { class: 'hint muted', id: 'cover-hint' }, 'A JPEG of at most 256 KB.'), file),
+  error, h('button', { class: 'btn', type: 'submit' }, 'Upload cover'));
+}
+
 // The developer page: the listener's own OAuth apps (`/api/apps`, which
 // answers only this app's tokens). A secret is shown once, in the page
 // that made it, and never again.
@@ -664,16 +748,53 @@ function secretBox(title, app, secret) {
       h('dt', {}, 'Client secret'), h('dd', {}, h('code', { id: 'shown-secret' }, secret))));
 }
 
+const FLOWS = [['authorization_code', 'Authorization code (a server app that keeps the secret)'],
+  ['pkce', 'Authorization code with PKCE (a browser or phone app, no secret)'],
+  ['client_credentials', 'Client credentials (catalog reads without a user)']];
+const flowBoxes = (checked) => FLOWS.map(([value, label]) => h('label', { class: 'check' },
+  h('input', { type: 'checkbox', name: 'flows', value, checked: checked(value) }), label));
+const checkedFlows = (boxes) => boxes.map((b) => b.querySelector('input')).filter((i) => i.checked).map((i) => i.value);
+
+// "12 of 600 calls in this 30-second window, 18 s left": what the app
+// spent of its rate limit (on the node that answered).
+function rateText(r) {
+  if (!r.limit) return 'No rate limit on this catalog.';
+  if (!r.used) return 'No calls in the current window (' + r.limit + ' per ' + r.window_secs + ' seconds).';
+  return r.used + ' of ' + r.limit + ' calls in this ' + r.window_secs + '-second window, ' + r.resets_in_secs + ' s left.';
+}
+
+// Editing an app: its name, redirect URIs and flows (its secret stays).
+function editApp(a) {
+  const key = a.client_id;
+  const name = h('input', { type: 'text', id: 'edit-name-' + key, required: true, maxlength: 100, value: a.name });
+  const uris = h('textarea', { id: 'edit-uris-' + key, rows: 3 });
+  uris.value = a.redirect_uris.join('\n');
+  const boxes = flowBoxes((f) => a.flows.includes(f));
+  const error = h('p', { class: 'error', role: 'alert' });
+  return h('details', { class: 'edit-app' }, h('summary', { 'aria-label': 'Edit ' + a.name }, 'Edit'), h('form', {
+    onsubmit: async (e) => {
+      e.preventDefault();
+      error.textContent = '';
+      const res = await api('PUT', '/api/apps/' + key, {
+        name: name.value.trim(), redirect_uris: uris.value.split(/\s+/).filter(Boolean), flows: checkedFlows(boxes),
+      });
+      const body = await res.json().catch(() => ({}));
+      if (!res.ok) { error.textContent = (body.error && body.error.message) || 'The app could not be saved.'; name.focus(); return; }
+      announce('Saved ' + body.name);
+      route();
+    },
+  }, h('div', { class: 'field' }, h('label', { for: 'edit-name-' + key }, 'Name'), name),
+  h('div', { class: 'field' }, h('label', { for: 'edit-uris-' + key }, 'Redirect URIs, one a line'), uris),
+  h('fieldset', {}, h('legend', {}, 'Flows it may use'), boxes),
+  error, h('button', { class: 'btn', type: 'submit' }, 'Save changes')));
+}
+
 pages.developer = async function developer() {
   const { items } = await get('/api/apps');
   const shown = h('div', {});
   const name = h('input', { type: 'text', id: 'app-name', required: true, maxlength: 100 });
   const uris = h('textarea', { id: 'app-uris', rows: 3, 'aria-describedby': 'app-uris-hint' });
-  const flows = [['authorization_code', 'Authorization code (a server app that keeps the secret)'],
-    ['pkce', 'Authorization code with PKCE (a browser or phone app, no secret)'],
-    ['client_credentials', 'Client credentials (catalog reads without a user)']];
-  const boxes = flows.map(([value, label]) => h('label', { class: 'check' },
-    h('input', { type: 'checkbox', name: 'flows', value, checked: value !== 'client_credentials' }), label));
+  const boxes = flowBoxes((f) => f !== 'client_credentials');
   const error = h('p', { class: 'error', id: 'app-error', role: 'alert' });
   const form = h('form', {
     class: 'card', 'aria-labelledby': 'create-app-title', onsubmit: async (e) => {
@@ -682,7 +803,7 @@ pages.developer = async function developer() {
       const res = await api('POST', '/api/apps', {
         name: name.value.trim(),
         redirect_uris: uris.value.split(/\s+/).filter(Boolean),
-        flows: boxes.map((b) => b.querySelector('input')).filter((i) => i.checked).map((i) => i.value),
+        flows: checkedFlows(boxes),
       });
       const body = await res.json().catch(() => ({}));
       if (!res.ok) { error.textContent = (body.error && body.error.message) || 'The app could not be created.'; name.focus(); return; }
@@ -702,7 +823,9 @@ pages.developer = async function developer() {
     h('h3', {}, a.name),
     h('dl', {}, h('dt', {}, 'Client id'), h('dd', {}, h('code', {}, a.client_id)),
       h('dt', {}, 'Redirect URIs'), h('dd', {}, a.redirect_uris.length ? a.redirect_uris.join(', ') : 'none'),
-      h('dt', {}, 'Flows'), h('dd', {}, a.flows.join(', '))),
+      h('dt', {}, 'Flows'), h('dd', {}, a.flows.join(', ')),
+      h('dt', {}, 'Rate limit'), h('dd', { class: 'rate' }, rateText(a.rate_limit))),
+    editApp(a),
     h('div', { class: 'actions' },
       h('button', {
         type: 'button', class: 'btn secondary small', onclick: async () => {
@@ -730,7 +853,7 @@ pages.developer = async function developer() {
 // anyone else): scan a folder on the server with its progress and the
 // files it could not read, and the listeners with their apps.
 function scanView(scan) {
-  if (!scan) return h('p', { class: 'muted' }, 'No scan has run from this page since the server started.');
+  if (!scan) return h('p', { class: 'muted' }, 'No scan has run from this page yet.');
   const state = scan.error ? 'Stopped: ' + scan.error : scan.finished ? 'Finished' : 'Scanning';
   return h('div', {},
     h('p', { id: 'scan-state' }, state, ' · ', scan.dir),
@@ -773,22 +896,76 @@ pages.admin = async function admin() {
   h('button', { class: 'btn', type: 'submit' }, 'Scan'));
   const people = h('div', { class: 'table-wrap' }, h('table', { class: 'stack', id: 'listeners' },
     h('caption', {}, 'Listeners and their apps'),
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Name'), h('th', { scope: 'col' }, 'Role'), h('th', { scope: 'col' }, 'Apps'))),
-    h('tbody', {}, users.items.map((u) => h('tr', {},
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Name'), h('th', { scope: 'col' }, 'Role'), h('th', { scope: 'col' }, 'Status'),
+      h('th', { scope: 'col' }, 'Apps'), h('th', { scope: 'col' }, 'Actions'))),
+    h('tbody', {}, users.items.map((u) => h('tr', { dataset: { user: u.username } },
       h('td', { 'data-label': 'Name' }, u.username), h('td', { 'data-label': 'Role' }, u.operator ? 'Operator' : 'Listener'),
-      h('td', { 'data-label': 'Apps' }, u.apps.length ? u.apps.map((a) => a.name + ' (' + a.client_id.slice(0, 8) + '…)').join(', ') : 'none'))))));
+      h('td', { 'data-label': 'Status' }, u.disabled ? 'Disabled' : 'Active'),
+      h('td', { 'data-label': 'Apps' }, u.apps.length ? u.apps.map((a) => a.name + ' (' + a.client_id.slice(0, 8) + '…)').join(', ') : 'none'),
+      h('td', { 'data-label': 'Actions' }, me && u.id === me.id ? h('span', { class: 'muted' }, 'You') : h('div', { class: 'actions' },
+        h('button', {
+          type: 'button', class: 'btn secondary small', 'aria-label': (u.disabled ? 'Enable ' : 'Disable ') + u.username,
+          onclick: async () => {
+            await send('PUT', '/api/admin/users/' + u.id, { disabled: !u.disabled });
+            await route();
+            announce((u.disabled ? 'Enabled ' : 'Disabled ') + u.username);
+          },
+        }, u.disabled ? 'Enable' : 'Disable'),
+        h('button', {
+          type: 'button', class: 'btn danger small', 'aria-label': 'Delete ' + u.username,
+          onclick: async () => {
+            if (!window.confirm('Delete ' + u.username + ' with their playlists, library and apps? This cannot be undone.')) return;
+            await send('DELETE', '/api/admin/users/' + u.id);
+            await route();
+            announce('Deleted ' + u.username);
+          },
+        }, 'Delete'))))))));
+  const username = h('input', { type: 'text', id: 'new-username', required: true, maxlength: 64, autocomplete: 'off', 'aria-describedby': 'new-username-hint' });
+  const operatorBox = h('input', { type: 'checkbox', id: 'new-operator' });
+  const userError = h('p', { class: 'error', role: 'alert' });
+  const addUser = h('form', {
+    class: 'card', 'aria-labelledby': 'add-listener-title', onsubmit: async (e) => {
+      e.preventDefault();
+      userError.textContent = '';
+      const res = await api('POST', '/api/admin/users', { username: username.value.trim(), operator: operatorBox.checked });
+      const body = await res.json().catch(() => ({}));
+      if (!res.ok) { userError.textContent = (body.error && body.error.message) || 'The listener could not be created.'; username.focus(); return; }
+      await route();
+      const box = h('div', { class: 'card once', role: 'alert', tabindex: '-1', id: 'new-listener' },
+        h('h2', {}, 'Created ' + body.username),
+        h('p', {}, 'Give them this password now: it is shown only this once.'),
+        h('dl', {}, h('dt', {}, 'User name'), h('dd', {}, h('code', {}, body.username)),
+          h('dt', {}, 'Password'), h('dd', {}, h('code', { id: 'new-password' }, body.password))));
+      $('created-listener').replaceChildren(box);
+      box.focus();
+    },
+  }, h('h3', { id: 'add-listener-title' }, 'Add a listener'),
+  h('div', { class: 'field' }, h('label', { for: 'new-username' }, 'User name'),
+    h('p', { class: 'hint muted', id: 'new-username-hint' }, 'Letters, digits, dots, dashes and underscores. A password is made for them.'), username),
+  h('label', { class: 'check' }, operatorBox, 'Operator (may administer the library)'),
+  userError, h('button', { class: 'btn', type: 'submit' }, 'Add listener'));
   return ['Administration', h('h1', {}, 'Administration'),
     h('h2', {}, 'Scan the library'), form, error, status,
-    h('h2', {}, 'Listeners'), people];
+    h('h2', {}, 'Listeners'), h('div', { id: 'created-listener' }), people, addUser];
 };
 
+// A show with its episodes (each can be saved) or an audiobook with its
+// chapters; each row shows where the listener left it.
 async function spoken(kind, items, id) {
-  const s = await get('/v1/' + kind + '/' + id);
-  const list = (await get('/v1/' + kind + '/' + id + '/' + items + '?limit=50')).items;
+  const [s, { items: list }, [saved]] = await Promise.all([
+    get('/v1/' + kind + '/' + id), get('/v1/' + kind + '/' + id + '/' + items + '?limit=50'),
+    get('/v1/me/' + kind + '/contains?ids=' + id),
+  ]);
+  const episodes = kind === 'shows' && list.length ? await get('/v1/me/episodes/contains?ids=' + list.map((e) => e.id).join(',')) : [];
+  const saveEpisode = (e, i) => toggleButton('Save', episodes[i], () => send('PUT', '/v1/me/episodes?ids=' + e.id),
+    () => send('DELETE', '/v1/me/episodes?ids=' + e.id), 'Save ' + e.name);
   return [s.name, h('div', { class: 'hero' }, cover(s, 'large'), h('div', {},
     h('p', { class: 'muted' }, kind === 'shows' ? 'Podcast' : 'Audiobook', ' · ', s.publisher || ''),
-    h('h1', {}, s.name), h('p', {}, s.description || ''))),
-  trackList(items, list, playContext(s.uri))];
+    h('h1', {}, s.name), h('p', {}, s.description || ''),
+    h('div', { class: 'actions' },
+      h('button', { type: 'button', class: 'btn', onclick: () => playContext(s.uri, list)(0), disabled: !list.length }, 'Play'),
+      toggleButton('Save to library', saved, () => send('PUT', '/v1/me/' + kind + '?ids=' + id), () => send('DELETE', '/v1/me/' + kind + '?ids=' + id))))),
+  trackList(kind === 'shows' ? 'Episodes' : 'Chapters', list, playContext(s.uri, list), kind === 'shows' ? saveEpisode : null)];
 }
 
 // --- routing ---------------------------------------------------------------------

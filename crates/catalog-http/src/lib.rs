@@ -89,8 +89,9 @@ pub fn router(state: AppState) -> Router {
         .route("/api/token", post(oauth::token))
         .route("/api/apps", get(dev::list).post(dev::create))
         .route("/api/admin/scan", get(admin::scan_status).post(admin::start_scan))
-        .route("/api/admin/users", get(admin::users))
-        .route("/api/apps/{client_id}", delete(dev::delete))
+        .route("/api/admin/users", get(admin::users).post(admin::create_user))
+        .route("/api/admin/users/{id}", put(admin::update_user).delete(admin::delete_user))
+        .route("/api/apps/{client_id}", put(dev::update).delete(dev::delete))
         .route("/api/apps/{client_id}/secret", post(dev::rotate))
         .route("/images/{id}", get(c::image))
         // Catalog

@@ -4,8 +4,9 @@
 //! get past the use cases; anyone else gets 404.
 
 use axum::Json;
-use axum::extract::State;
-use axum::http::StatusCode;
+use axum::extract::{Path, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use catalog_core::admin::ScanRun;
 use serde_json::{Value, json};
 
@@ -52,7 +53,68 @@ pub async fn users(State(s): State<AppState>, Operator(user): Operator) -> Resul
         "id": a.user.id,
         "username": a.user.username,
         "operator": a.operator,
+        "disabled": a.disabled,
         "created_at": a.user.created_at.to_rfc3339(),
         "apps": a.apps.iter().map(|app| json!({ "client_id": app.client_id, "name": app.name, "flows": app.flows.iter().map(|f| f.as_str()).collect::<Vec<_>>() })).collect::<Vec<_>>(),
     })).collect::<Vec<_>>() })))
+}
+
+/// `POST /api/admin/users` `{"username", "operator": false}`: 201 with the
+/// new listener and a generated `password`, shown this once (`no-store`).
+pub async fn create_user(
+    State(s): State<AppState>,
+    Operator(user): Operator,
+    LimitedBody(body): LimitedBody,
+) -> Result<Response, ApiError> {
+    let body = json_body(&body)?;
+    let username = body
+        .get("username")
+        .and_then(Value::as_str)
+        .ok_or_else(|| ApiError::bad_request("Missing required field username"))?;
+    let operator = match body.get("operator") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err(ApiError::bad_request("operator must be true or false")),
+    };
+    let (made, password) = s.catalog.create_listener(&user, username, operator).await?;
+    let mut response = (
+        StatusCode::CREATED,
+        Json(json!({
+            "id": made.id,
+            "username": made.username,
+            "operator": operator,
+            "disabled": false,
+            "created_at": made.created_at.to_rfc3339(),
+            "password": password.expose(),
+        })),
+    )
+        .into_response();
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    Ok(response)
+}
+
+/// `PUT /api/admin/users/{id}` `{"disabled": true}`: 204.
+pub async fn update_user(
+    State(s): State<AppState>,
+    Operator(user): Operator,
+    Path(id): Path<String>,
+    LimitedBody(body): LimitedBody,
+) -> Result<StatusCode, ApiError> {
+    let body = json_body(&body)?;
+    let disabled = body
+        .get("disabled")
+        .and_then(Value::as_bool)
+        .ok_or_else(|| ApiError::bad_request("disabled must be true or false"))?;
+    s.catalog.set_listener_disabled(&user, &id, disabled).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `DELETE /api/admin/users/{id}`: 204; everything of theirs goes.
+pub async fn delete_user(
+    State(s): State<AppState>,
+    Operator(user): Operator,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    s.catalog.delete_listener(&user, &id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }

@@ -10,20 +10,36 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use catalog_core::apps::{DeveloperApp, Flow, NewApp};
+use catalog_core::limits::RateUsage;
 use serde_json::{Value, json};
 
 use crate::AppState;
 use crate::error::ApiError;
 use crate::extract::{Developer, LimitedBody, json_body};
 
-fn app_json(app: &DeveloperApp) -> Value {
+fn app_json(app: &DeveloperApp, usage: RateUsage) -> Value {
     json!({
         "client_id": app.client_id,
         "name": app.name,
         "redirect_uris": app.redirect_uris,
         "flows": app.flows.iter().map(|f| f.as_str()).collect::<Vec<_>>(),
         "created_at": app.created_at.to_rfc3339(),
+        "rate_limit": {
+            "used": usage.used,
+            "limit": usage.limit,
+            "window_secs": usage.window_secs,
+            "resets_in_secs": usage.resets_in_secs,
+        },
     })
+}
+
+/// The form's fields: `{"name", "redirect_uris": [...], "flows": [...]}`.
+fn new_app(body: &[u8]) -> Result<NewApp, ApiError> {
+    let body = json_body(body)?;
+    let name =
+        body.get("name").and_then(Value::as_str).ok_or_else(|| ApiError::bad_request("Missing required field name"))?;
+    let flows = strings(&body, "flows")?.iter().map(|f| Flow::parse(f)).collect::<Result<Vec<_>, _>>()?;
+    Ok(NewApp { name: name.to_owned(), redirect_uris: strings(&body, "redirect_uris")?, flows })
 }
 
 fn no_store(status: StatusCode, body: Value) -> Response {
@@ -45,10 +61,12 @@ fn strings(body: &Value, field: &str) -> Result<Vec<String>, ApiError> {
     }
 }
 
-/// `GET /api/apps`: `{"items": [...]}`, without secrets.
+/// `GET /api/apps`: `{"items": [...]}`, without secrets, each with the
+/// rate-limit budget it has spent in its current window on this node.
 pub async fn list(State(s): State<AppState>, Developer(user): Developer) -> Result<Response, ApiError> {
     let apps = s.catalog.developer_apps(&user).await?;
-    Ok(no_store(StatusCode::OK, json!({ "items": apps.iter().map(app_json).collect::<Vec<_>>() })))
+    let items: Vec<Value> = apps.iter().map(|a| app_json(a, s.catalog.app_rate_usage(&a.client_id))).collect();
+    Ok(no_store(StatusCode::OK, json!({ "items": items })))
 }
 
 /// `POST /api/apps` `{"name", "redirect_uris": [...], "flows": [...]}`:
@@ -58,17 +76,24 @@ pub async fn create(
     Developer(user): Developer,
     LimitedBody(body): LimitedBody,
 ) -> Result<Response, ApiError> {
-    let body = json_body(&body)?;
-    let name =
-        body.get("name").and_then(Value::as_str).ok_or_else(|| ApiError::bad_request("Missing required field name"))?;
-    let flows = strings(&body, "flows")?.iter().map(|f| Flow::parse(f)).collect::<Result<Vec<_>, _>>()?;
-    let new = NewApp { name: name.to_owned(), redirect_uris: strings(&body, "redirect_uris")?, flows };
-    let (app, secret) = s.catalog.create_developer_app(&user, &new).await?;
-    let mut answer = app_json(&app);
+    let (app, secret) = s.catalog.create_developer_app(&user, &new_app(&body)?).await?;
+    let mut answer = app_json(&app, s.catalog.app_rate_usage(&app.client_id));
     if let Some(map) = answer.as_object_mut() {
         map.insert("client_secret".to_owned(), json!(secret.expose()));
     }
     Ok(no_store(StatusCode::CREATED, answer))
+}
+
+/// `PUT /api/apps/{client_id}` with the creation form's fields: the app
+/// as changed (its secret stays).
+pub async fn update(
+    State(s): State<AppState>,
+    Developer(user): Developer,
+    Path(client_id): Path<String>,
+    LimitedBody(body): LimitedBody,
+) -> Result<Response, ApiError> {
+    let app = s.catalog.update_developer_app(&user, &client_id, &new_app(&body)?).await?;
+    Ok(no_store(StatusCode::OK, app_json(&app, s.catalog.app_rate_usage(&app.client_id))))
 }
 
 /// `POST /api/apps/{client_id}/secret`: `{"client_secret"}`, shown this

@@ -1,9 +1,15 @@
 // The listener app as a new listener meets it, in headless Chromium: the
 // landing page, sign-in through the OAuth consent page, search with
 // instant results, a track played in the app (its <audio> must advance),
-// the track added to a new playlist, the playlist reordered with the
-// keyboard and by dragging, an artist followed, playback going on across
-// pages, and the tab closed (its device must go). spotipy runs beside it
+// the Media Session's title and handlers, the track repeated, added to a
+// new playlist and a second one to the queue, the playlist reordered with
+// the keyboard and by dragging and given a cover (one over 256 KB refused
+// first), an artist followed, an app made, rotated, edited (its rate-limit
+// usage shown) and deleted on the developer page, a scan and listeners
+// added, disabled and deleted on the administration page, playback going
+// on across pages, an episode saved, played and resumed from its resume
+// point, a keyboard-only pass (search, play, reorder), a second tab taking
+// playback over, and the tab closed (its device must go). spotipy runs beside it
 // as the same user with a token of its own (listener_watch.py) and must
 // see each change. Every page is scanned with axe-core (no serious or
 // critical violation), checked for sideways scrolling at 375 px and
@@ -17,6 +23,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { readFileSync, mkdirSync } from 'node:fs';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { createInterface } from 'node:readline';
 
 const args = process.argv.slice(2);
@@ -75,6 +82,35 @@ async function look(page, name) {
   await page.setViewportSize({ width: 1440, height: 900 });
 }
 
+// Presses Tab (or Shift+Tab) until the focused element matches `selector`.
+async function tabTo(page, selector, back = false, limit = 150) {
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
+    if (await page.evaluate((sel) => !!document.activeElement && document.activeElement.matches(sel), selector)) return true;
+  }
+  return false;
+}
+
+// The deck's repeat button, pressed until it says `state`.
+async function repeat(page, state) {
+  for (let i = 0; i < 3; i++) {
+    const label = await page.getAttribute('#repeat', 'aria-label');
+    if (label === `Repeat: ${state}`) return true;
+    await page.click('#repeat');
+    await page.waitForFunction((was) => document.getElementById('repeat').getAttribute('aria-label') !== was, label);
+  }
+  return (await page.getAttribute('#repeat', 'aria-label')) === `Repeat: ${state}`;
+}
+
+// The consent page: the listener's login, then Allow.
+async function consent(page) {
+  await page.waitForURL(/\/authorize/);
+  await page.fill('#username', username);
+  await page.fill('#password', password);
+  await page.click('button[value="allow"]');
+  await page.waitForSelector('#app[data-ready="true"]', { timeout: 15000 });
+}
+
 const audio = (page) => page.evaluate(() => {
   const a = document.getElementById('audio');
   return { t: a.currentTime, paused: a.paused, src: a.currentSrc };
@@ -98,11 +134,7 @@ try {
 
   // Sign in through the OAuth consent page.
   await page.click('#signin');
-  await page.waitForURL(/\/authorize/);
-  await page.fill('#username', username);
-  await page.fill('#password', password);
-  await page.click('button[value="allow"]');
-  await page.waitForSelector('#app[data-ready="true"]', { timeout: 15000 });
+  await consent(page);
   check('signed in: the landing text is gone and the app shows', await page.isHidden('#landing') && await page.isVisible('#deck'), 'still the landing');
   const device = await page.getAttribute('#app', 'data-device');
   const deviceName = await page.getAttribute('#app', 'data-device-name');
@@ -133,6 +165,14 @@ try {
   }
   check('the track plays in the app (audio currentTime advances)', advanced, JSON.stringify(await audio(page)));
   await spotipySees('the track playing on the app', { check: 'playing', uri: firstUri, device });
+  // The demo's tracks last 16 s and the flow much longer: repeating the
+  // track keeps the same one playing through every page that follows.
+  check('the deck\'s repeat button cycles to repeating the track', await repeat(page, 'track'), await page.getAttribute('#repeat', 'aria-label'));
+  await spotipySees('the track repeated', { check: 'repeat', state: 'track' });
+  const mediaTitle = await page.evaluate(() => navigator.mediaSession.metadata && navigator.mediaSession.metadata.title);
+  check('the Media Session (lock screen) names the track playing', mediaTitle === firstName, `${mediaTitle} for ${firstName}`);
+  const handlers = await page.evaluate(() => document.getElementById('app').dataset.mediaActions || '');
+  check('the Media Session has play, pause, next, previous and seek handlers', handlers === 'play,pause,nexttrack,previoustrack,seekto', handlers);
 
   // Add it to a new playlist, then a second track to the same playlist.
   await first.getByRole('button', { name: /to a playlist/ }).click();
@@ -147,6 +187,19 @@ try {
     if (uri !== firstUri) { secondUri = uri; await row.getByRole('button', { name: /to a playlist/ }).click(); break; }
   }
   await page.getByRole('dialog').getByRole('button', { name: 'Road trip' }).click();
+  await page.waitForSelector('dialog', { state: 'detached' });
+
+  // Add the second track to the queue from its row; the deck's queue and
+  // spotipy both list it next.
+  const secondRow = page.locator(`#results .tracks .track[data-uri="${secondUri}"]`).first();
+  const secondName = await secondRow.locator('.name').textContent();
+  await secondRow.getByRole('button', { name: /to the queue/ }).click();
+  await spotipySees('the track added to the queue', { check: 'queue', uri: secondUri });
+  await page.click('#queue-button');
+  await page.waitForSelector('dialog');
+  const queued = await page.locator('dialog ol').textContent().catch(() => '');
+  check('the deck\'s queue lists the track added to it', queued.includes(secondName), queued);
+  await page.keyboard.press('Escape');
   await page.waitForSelector('dialog', { state: 'detached' });
 
   // The playlist page: reorder with the keyboard, then by dragging.
@@ -168,6 +221,33 @@ try {
     [firstUri, secondUri].join(), { timeout: 5000 }).then(() => true, () => false);
   check('dragging the first row below the second reorders', dragged, JSON.stringify(await order()));
   await spotipySees('the order the drag made', { check: 'playlist', id: playlistId, uris: [firstUri, secondUri] });
+
+  // A cover: one over Spotify's 256 KB is refused in the page with its
+  // size named; a JPEG drawn by the browser's canvas becomes the cover.
+  await page.click('summary:has-text("Edit details")');
+  const big = Buffer.alloc(300 * 1024, 7);
+  big.set([0xFF, 0xD8, 0xFF]);
+  await page.setInputFiles('#cover-file', { name: 'big.jpg', mimeType: 'image/jpeg', buffer: big });
+  await page.click('button:has-text("Upload cover")');
+  await page.waitForFunction(() => document.getElementById('cover-error').textContent !== '');
+  const tooBig = await page.textContent('#cover-error');
+  check('a cover over 256 KB is refused with a clear message', /300 KB: a cover may be at most 256 KB/.test(tooBig), tooBig);
+  const jpeg = Buffer.from(await page.evaluate(async () => {
+    const c = document.createElement('canvas');
+    c.width = 300; c.height = 300;
+    const g = c.getContext('2d');
+    g.fillStyle = '#1d6f5f'; g.fillRect(0, 0, 300, 300);
+    g.fillStyle = '#f2c14e'; g.beginPath(); g.arc(150, 150, 90, 0, Math.PI * 2); g.fill();
+    const blob = await new Promise((resolve) => c.toBlob(resolve, 'image/jpeg', 0.9));
+    let s = '';
+    for (const b of new Uint8Array(await blob.arrayBuffer())) s += String.fromCharCode(b);
+    return btoa(s);
+  }), 'base64');
+  await page.setInputFiles('#cover-file', { name: 'cover.jpg', mimeType: 'image/jpeg', buffer: jpeg });
+  await page.click('button:has-text("Upload cover")');
+  const covered = await page.waitForSelector('.hero img.cover', { timeout: 5000 }).then(() => true, () => false);
+  check('the uploaded cover shows on the playlist page', covered, 'no cover image');
+  await spotipySees('the uploaded cover, byte for byte', { check: 'cover', id: playlistId, sha256: createHash('sha256').update(jpeg).digest('hex') });
   await look(page, '04-playlist');
 
   // Follow the first track's artist from its page.
@@ -208,6 +288,22 @@ try {
   const rotated = await page.textContent('#shown-secret');
   await spotipySees('the old secret refused after rotating', { check: 'secret', client_id: clientId, secret, works: false });
   await spotipySees('the rotated secret work', { check: 'secret', client_id: clientId, secret: rotated, works: true });
+
+  // Its rate-limit usage counts spotipy's calls with the app's token, and
+  // an edit renames it and takes a flow away.
+  await page.evaluate(() => window.dispatchEvent(new HashChangeEvent('hashchange')));
+  const card = page.locator(`li[data-client-id="${clientId}"]`);
+  await page.waitForFunction((id) => / of 600 calls/.test(document.querySelector(`li[data-client-id="${id}"] .rate`)?.textContent || ''),
+    clientId, { timeout: 5000 }).catch(() => {});
+  const rate = await card.locator('.rate').textContent();
+  check('the developer page shows the app\'s rate-limit usage', /^[1-9]\d* of 600 calls in this 30-second window, \d+ s left\.$/.test(rate), rate);
+  await card.locator('summary').click();
+  await page.fill(`#edit-name-${clientId}`, 'Night radio FM');
+  await card.locator('input[value="client_credentials"]').uncheck();
+  await card.getByRole('button', { name: 'Save changes' }).click();
+  await page.waitForFunction((id) => document.querySelector(`li[data-client-id="${id}"] h3`)?.textContent === 'Night radio FM', clientId);
+  check('the edited app shows its new name and flows', (await card.locator('dd').nth(2).textContent()) === 'authorization_code, pkce', await card.locator('dd').nth(2).textContent());
+  await spotipySees('the flow taken away refused', { check: 'secret', client_id: clientId, secret: rotated, works: false });
   page.once('dialog', (d) => d.accept());
   await page.locator(`li[data-client-id="${clientId}"]`).getByRole('button', { name: 'Delete' }).click();
   await page.waitForSelector(`li[data-client-id="${clientId}"]`, { state: 'detached' });
@@ -227,13 +323,129 @@ try {
     const counts = await page.textContent('#scan-counts');
     check('the scan counts the files it added', /1 added/.test(counts) && /1 not readable/.test(counts), counts);
     check('the listeners table lists the operator', (await page.textContent('#listeners')).includes('Operator'), '');
+
+    // A listener added here signs in with the password shown once; once
+    // disabled they cannot; deleted, they are gone.
+    await page.fill('#new-username', 'guest');
+    await page.click('button:has-text("Add listener")');
+    await page.waitForSelector('#new-password');
+    const guestPassword = await page.textContent('#new-password');
+    check('a new listener\'s password is shown once', guestPassword.length >= 12, guestPassword);
+    await spotipySees('the new listener sign in', { check: 'login', username: 'guest', password: guestPassword, works: true });
     await look(page, '09-admin');
+    await page.getByRole('button', { name: 'Disable guest' }).click();
+    await page.waitForSelector('tr[data-user="guest"] td[data-label="Status"]:has-text("Disabled")');
+    await spotipySees('the disabled listener refused at sign-in', { check: 'login', username: 'guest', password: guestPassword, works: false });
+    page.once('dialog', (d) => d.accept());
+    await page.getByRole('button', { name: 'Delete guest' }).click();
+    const deleted = await page.waitForSelector('tr[data-user="guest"]', { state: 'detached', timeout: 5000 }).then(() => true, () => false);
+    check('a deleted listener leaves the table', deleted, '');
   }
 
   // Playback went on through all those pages.
   const later = await audio(page);
-  check('playback went on across pages', !later.paused && later.t > (start ?? 0) + 1, JSON.stringify(later));
+  check('playback went on across pages (the same track, repeated)', !later.paused && later.src.includes('/stream/' + firstUri.split(':')[2] + '?'), JSON.stringify(later));
   await spotipySees('the same track still playing on the app', { check: 'playing', uri: firstUri, device });
+
+  // A podcast: save an episode on its show's page, play it a few seconds,
+  // pause; the library's Episodes tab lists it with where it was left, and
+  // Resume starts there.
+  await page.click('#nav a[data-page="search"]');
+  await page.fill('#search-input', 'Signal Hour');
+  await page.locator('#results .tiles a[href^="#/show/"]').first().click();
+  await page.waitForSelector('#app[data-page="show"] .track');
+  const episode = page.locator('.tracks .track').first();
+  const episodeUri = await episode.getAttribute('data-uri');
+  await episode.getByRole('button', { name: /^Save / }).click();
+  await episode.getByRole('button', { name: /^Save /, pressed: true }).waitFor();
+  await episode.locator('button.play').click();
+  let heard = 0;
+  for (let i = 0; i < 100 && heard < 3; i++) {
+    const a = await audio(page);
+    if (!a.paused && await page.evaluate((id) => document.getElementById('audio').dataset.track === id, episodeUri.split(':')[2])) heard = a.t;
+    await sleep(100);
+  }
+  check('the episode plays in the app', heard >= 3, `reached ${heard} s`);
+  await page.click('#toggle');
+  await page.waitForFunction(() => document.getElementById('audio').paused);
+  await sleep(500);
+  await look(page, '10-show');
+  await page.click('#nav a[data-page="library"]');
+  await page.click('.tabs a:has-text("Episodes")');
+  const resumeText = await page.locator(`.tracks .track[data-uri="${episodeUri}"] .resume`).textContent({ timeout: 5000 }).catch(() => '');
+  check('the saved episode is listed with the time left from its resume point', /^0:1[0-3] left$/.test(resumeText), resumeText);
+  await spotipySees('the saved episode and its resume point', { check: 'episode_resume', uri: episodeUri, at_least_ms: 2000 });
+  await look(page, '11-episodes');
+  await page.locator(`.tracks .track[data-uri="${episodeUri}"]`).getByRole('button', { name: /^Resume / }).click();
+  let resumedAt = null;
+  for (let i = 0; i < 50 && resumedAt === null; i++) {
+    const a = await audio(page);
+    if (!a.paused && a.t > 0) resumedAt = a.t;
+    await sleep(100);
+  }
+  check('Resume starts the episode where it was left', resumedAt !== null && resumedAt >= 2, `started at ${resumedAt}`);
+
+  // The keyboard alone: Tab and Enter reach search, Space plays a result,
+  // and a playlist is reordered without the mouse.
+  await page.evaluate(() => document.getElementById('main').focus());
+  check('Shift+Tab reaches Search in the navigation', await tabTo(page, '#nav a[data-page="search"]', true), '');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.activeElement && document.activeElement.id === 'search-input');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('dawn', { delay: 30 });
+  await page.waitForFunction(() => document.getElementById('app').dataset.searched === 'dawn');
+  check('Tab reaches the first result\'s play button', await tabTo(page, '#results .track button.play'), '');
+  const keyUri = await page.evaluate(() => document.activeElement.closest('.track').dataset.uri);
+  await page.keyboard.press('Space');
+  const keyPlays = await page.waitForFunction((id) => {
+    const a = document.getElementById('audio');
+    return !a.paused && a.dataset.track === id && a.currentTime > 0.3;
+  }, keyUri.split(':')[2], { timeout: 10000 }).then(() => true, () => false);
+  check('Space on the play button plays the track', keyPlays, JSON.stringify(await audio(page)));
+  await page.evaluate(() => document.getElementById('main').focus());
+  check('Shift+Tab reaches Library', await tabTo(page, '#nav a[data-page="library"]', true), '');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#app[data-page="library"]');
+  check('Tab reaches the Playlists tab', await tabTo(page, '.tabs a[href="#/library?tab=playlists"]'), '');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('.tiles a:has-text("Road trip")');
+  check('Tab reaches the playlist', await tabTo(page, `.tiles a[href="#/playlist/${playlistId}"]`), '');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#app[data-page="playlist"] .track');
+  const before = await order();
+  check('Tab reaches the second row\'s Move up', await tabTo(page, '.tracks .track:nth-child(2) button.up'), '');
+  await page.keyboard.press('Enter');
+  const keyboardOrder = [before[1], before[0]];
+  const reordered = await page.waitForFunction((want) => [...document.querySelectorAll('.tracks .track')].map((r) => r.dataset.uri).join() === want,
+    keyboardOrder.join(), { timeout: 5000 }).then(() => true, () => false);
+  check('the keyboard alone reordered the playlist', reordered, JSON.stringify(await order()));
+  await spotipySees('the order made by the keyboard alone', { check: 'playlist', id: playlistId, uris: keyboardOrder });
+
+  // Another tab is another device: transferring playback to it starts it
+  // there and stops the first.
+  const second = await context.newPage();
+  second.on('pageerror', (e) => { check('no uncaught script error in the second tab', false, e.message); });
+  await second.goto(`${base}/`);
+  await second.click('#signin');
+  await consent(second);
+  const secondDevice = await second.getAttribute('#app', 'data-device');
+  check('the second tab is a device of its own', secondDevice && secondDevice !== device, secondDevice);
+  await second.click('#devices-button');
+  await second.locator('#device-list li', { hasText: '(this tab)' }).getByRole('button', { name: 'Play here' }).click();
+  const moved = await second.waitForFunction(() => { const a = document.getElementById('audio'); return !a.paused && a.currentTime > 0.3; }, null, { timeout: 10000 })
+    .then(() => true, () => false);
+  check('transferred playback plays in the second tab', moved, JSON.stringify(await audio(second)));
+  const stopped = await page.waitForFunction(() => document.getElementById('audio').paused, null, { timeout: 10000 }).then(() => true, () => false);
+  check('the first tab stops when playback moves', stopped, JSON.stringify(await audio(page)));
+  await spotipySees('the playback on the second tab', { check: 'playing', uri: keyUri, device: secondDevice });
+  await second.close({ runBeforeUnload: true });
+
+  // With no device active (the second tab, which played, is closed), + Queue
+  // makes this tab the active device and queues there.
+  await spotipySees('the second tab\'s device gone', { check: 'device_gone', device: secondDevice });
+  await page.locator(`.tracks .track[data-uri="${firstUri}"]`).getByRole('button', { name: /to the queue/ }).click();
+  await spotipySees('+ Queue with no device active make this tab the active device', { check: 'active', device });
+  await spotipySees('+ Queue with no device active queue the track there', { check: 'queue', uri: firstUri });
 
   // A closed tab takes its device with it.
   await page.close({ runBeforeUnload: true });

@@ -16,8 +16,17 @@ sends them) and the answer says whether spotipy sees it, polling up to
                                                the authorization code flow with PKCE as this user
   {"check": "secret", "client_id": C, "secret": S, "works": B}
                                                client credentials with S succeed exactly when B
+  {"check": "queue", "uri": U}                 U is in the player's queue
+  {"check": "cover", "id": P, "sha256": H}     playlist P's cover image has the SHA-256 H
+  {"check": "episode_resume", "uri": U, "at_least_ms": M}
+                                               episode U is saved, its resume point at M ms or later
+  {"check": "active", "device": D}             D is the one active device
+  {"check": "repeat", "state": S}              the playback's repeat_state is S
+  {"check": "login", "username": N, "password": P, "works": B}
+                                               the login form accepts N and P exactly when B
 """
 
+import hashlib
 import json
 import re
 import sys
@@ -30,7 +39,10 @@ from spotipy.oauth2 import SpotifyClientCredentials, SpotifyOauthError, SpotifyP
 
 BASE, CLIENT_ID, USERNAME, PASSWORD = sys.argv[1:5]
 REDIRECT = "http://127.0.0.1:8765/callback"
-SCOPES = "user-read-private user-follow-read playlist-read-private user-read-playback-state"
+SCOPES = (
+    "user-read-private user-follow-read playlist-read-private user-read-playback-state user-library-read"
+    " user-read-playback-position"
+)
 
 
 def login(authorize_url):
@@ -51,6 +63,17 @@ auth.OAUTH_TOKEN_URL = f"{BASE}/api/token"
 auth.get_access_token(login(auth.get_authorize_url()), check_cache=False)
 sp = spotipy.Spotify(auth_manager=auth)
 sp.prefix = f"{BASE}/v1/"
+
+
+def login_works(username, password):
+    """Whether the consent page lets `username` in (it redirects with a code)."""
+    browser = requests.Session()
+    params = {"client_id": CLIENT_ID, "response_type": "code", "redirect_uri": REDIRECT, "scope": "user-read-private"}
+    page = browser.get(f"{BASE}/authorize", params=params, timeout=10)
+    csrf = re.search(r'name="csrf_token" value="([^"]+)"', page.text).group(1)
+    form = dict(params, username=username, password=password, decision="allow", csrf_token=csrf)
+    answer = browser.post(f"{BASE}/authorize", data=form, allow_redirects=False, timeout=10)
+    return answer.status_code in (302, 303) and "code=" in answer.headers.get("location", "")
 
 
 def seen(request):
@@ -96,6 +119,33 @@ def seen(request):
         except SpotifyOauthError:
             works = False
         return works == request["works"], f"client credentials with that secret {'work' if works else 'are refused'}"
+    if kind == "active":
+        devices = sp.devices()["devices"]
+        active = [d["id"] for d in devices if d["is_active"]]
+        return active == [request["device"]], f"active devices {active}"
+    if kind == "repeat":
+        state = sp.current_playback()
+        return bool(state) and state["repeat_state"] == request["state"], f"repeat {state and state['repeat_state']}"
+    if kind == "login":
+        works = login_works(request["username"], request["password"])
+        return works == request["works"], f"the login {'works' if works else 'is refused'}"
+    if kind == "queue":
+        uris = [item["uri"] for item in sp.queue()["queue"]]
+        return request["uri"] in uris, f"queue {uris}"
+    if kind == "cover":
+        images = sp.playlist_cover_image(request["id"])
+        if not images:
+            return False, "no cover"
+        digest = hashlib.sha256(requests.get(images[0]["url"], timeout=10).content).hexdigest()
+        return digest == request["sha256"], f"the cover's SHA-256 is {digest}"
+    if kind == "episode_resume":
+        saved = {item["episode"]["uri"]: item["episode"] for item in sp.current_user_saved_episodes(limit=50)["items"]}
+        episode = saved.get(request["uri"])
+        if not episode:
+            return False, f"saved episodes {list(saved)}"
+        point = episode["resume_point"]
+        ok = not point["fully_played"] and point["resume_position_ms"] >= request["at_least_ms"]
+        return ok, f"resume point {point}"
     return False, f"unknown check {kind}"
 
 

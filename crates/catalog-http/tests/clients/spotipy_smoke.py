@@ -318,6 +318,18 @@ if WEB_PLAYER:
     check(sp.current_user_recently_played(after=int(newest))["items"] == [], "nothing after the newest play")
     check(recent["items"][0]["context"]["uri"] == album["uri"], "its context")
     check(sp.current_user_top_tracks(time_range="short_term")["items"][0]["id"] == album_ids[1], "top tracks from plays")
+    # A second play (the queued track to its end) makes two pages of one:
+    # `next` (followed as spotipy follows it) holds the older play, `total`
+    # counts what each page's cursor selects.
+    sp.seek_track(14500)
+    wait_for(lambda: (sp.currently_playing() or {}).get("item", {}).get("id") != queued, "the queued track ends", 20)
+    page = sp.current_user_recently_played(limit=1)
+    check([p["track"]["id"] for p in page["items"]] == [queued] and page["total"] == 2 and page["next"],
+          f"recently played page 1 of 2 ({page['total']}, next {page['next']})")
+    older = sp.next(page)
+    check([p["track"]["id"] for p in older["items"]] == [album_ids[1]] and older["next"] is None and older["total"] == 1,
+          f"recently played page 2 through next ({older['total']}, next {older['next']})")
+    check(int(older["cursors"]["after"]) < int(page["cursors"]["before"]), "the older page's plays come before the newer page's")
     # An episode plays on the web player too, and its position is kept.
     sp.start_playback(uris=[f"spotify:episode:{episode_id}"])
     state = sp.current_playback(additional_types="episode")

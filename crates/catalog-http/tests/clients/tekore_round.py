@@ -193,6 +193,23 @@ recent = sp.playback_recently_played(limit=1)
 check([p.track.id for p in recent.items] == [tid], "playback_recently_played (PlayHistoryPaging model)")
 check(recent.cursors.after == recent.cursors.before and recent.next is None, "cursors of a one-play history")
 check(sp.playback_recently_played(after=int(recent.cursors.after)).items == [], "nothing after the newest play")
+# A second play (the track now current, reported ended) makes two pages of
+# one: `next` followed by tekore holds the older play; `before=` the first
+# page's oldest play answers the same.
+second = sp.playback_currently_playing().item.id
+ended = httpx.put(
+    f"{BASE}/connect/devices/{device_id}/state",
+    json={"track_id": second, "progress_ms": 1000, "ended": True},
+    headers={"authorization": f"Bearer {token.access_token}"},
+    timeout=10,
+)
+check(ended.status_code == 204, f"the device reports the second track's end ({ended.status_code})")
+page = sp.playback_recently_played(limit=1)
+check([p.track.id for p in page.items] == [second] and page.next is not None, "recently played: the newest of two plays, and a next page")
+older = sp.next(page)
+check(older is not None and [p.track.id for p in older.items] == [tid] and older.next is None, "recently played: next holds the older play")
+before = sp.playback_recently_played(limit=1, before=int(page.cursors.before))
+check([p.track.id for p in before.items] == [tid], "recently played before the first page's oldest play")
 
 # --- podcasts and audiobooks ----------------------------------------------------------
 (shows,) = sp.search("signal", types=("show",))

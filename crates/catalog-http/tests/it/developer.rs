@@ -7,7 +7,11 @@ use serde_json::json;
 use crate::on_both_stores;
 use crate::support::{PASSWORD, REDIRECT, TestApp};
 
-on_both_stores!(apps_are_made_rotated_and_deleted_by_their_owner_only, an_app_uses_only_the_flows_it_was_given);
+on_both_stores!(
+    apps_are_made_rotated_and_deleted_by_their_owner_only,
+    an_app_uses_only_the_flows_it_was_given,
+    an_app_is_edited_by_its_owner_and_shows_its_rate_limit_usage
+);
 
 const VERIFIER: &str = "a-verifier-of-forty-three-characters-long-x";
 
@@ -143,4 +147,68 @@ async fn an_app_uses_only_the_flows_it_was_given(app: TestApp) {
         .send_json(Method::POST, "/api/apps", &ada, &json!({ "name": "Indexer", "flows": ["client_credentials"] }))
         .await;
     assert_eq!(server.status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&server.body));
+}
+
+async fn an_app_is_edited_by_its_owner_and_shows_its_rate_limit_usage(app: TestApp) {
+    let ada = listener_token(&app, "ada").await;
+    let bob = listener_token(&app, "bob").await;
+    let body = json!({ "name": "Radio", "redirect_uris": [REDIRECT], "flows": ["pkce", "client_credentials"] });
+    let made = app.send_json(Method::POST, "/api/apps", &ada, &body).await.json();
+    let client_id = made["client_id"].as_str().unwrap().to_owned();
+    let secret = made["client_secret"].as_str().unwrap().to_owned();
+    assert_eq!(made["rate_limit"], json!({ "used": 0, "limit": 600, "window_secs": 30, "resets_in_secs": 0 }));
+
+    // Three Web API calls with the app's token are counted; the token
+    // request and the listener app's own calls are not.
+    let token = client_credentials(&app, &client_id, &secret).await.json()["access_token"].as_str().unwrap().to_owned();
+    for _ in 0..3 {
+        assert_eq!(app.get("/v1/markets", &token).await.status, StatusCode::OK);
+    }
+    let listed = app.get("/api/apps", &ada).await.json();
+    assert_eq!(
+        listed["items"][0]["rate_limit"],
+        json!({ "used": 3, "limit": 600, "window_secs": 30, "resets_in_secs": 30 })
+    );
+    app.clock.advance_millis(12_500);
+    let listed = app.get("/api/apps", &ada).await.json();
+    assert_eq!(listed["items"][0]["rate_limit"]["resets_in_secs"], 18);
+    app.clock.advance_millis(20_000);
+    assert_eq!(app.get("/api/apps", &ada).await.json()["items"][0]["rate_limit"]["used"], 0);
+
+    // Edited: a new name, a second redirect URI, client credentials taken away.
+    let path = format!("/api/apps/{client_id}");
+    let second = "http://127.0.0.1:9999/done";
+    let change = json!({ "name": " Night radio ", "redirect_uris": [REDIRECT, second], "flows": ["pkce"] });
+    let edited = app.send_json(Method::PUT, &path, &ada, &change).await;
+    assert_eq!(edited.status, StatusCode::OK, "{}", String::from_utf8_lossy(&edited.body));
+    assert_eq!(edited.headers["cache-control"], "no-store");
+    let edited = edited.json();
+    assert_eq!(edited["name"], "Night radio");
+    assert_eq!(edited["redirect_uris"], json!([REDIRECT, second]));
+    assert_eq!(edited["flows"], json!(["pkce"]));
+    assert!(edited.get("client_secret").is_none(), "{edited}");
+    let listed = app.get("/api/apps", &ada).await.json();
+    assert_eq!(listed["items"][0]["name"], "Night radio");
+    // The flow taken away is refused at once; the secret is the same and PKCE still works.
+    let refused = client_credentials(&app, &client_id, &secret).await;
+    assert_eq!(refused.json()["error"], "unauthorized_client");
+    let challenge = catalog_core::oauth::pkce_challenge(VERIFIER);
+    let code = app.authorize(&client_id, "ada", "user-read-private", Some(&challenge)).await;
+    assert_eq!(pkce_exchange(&app, &client_id, &code).await.status, StatusCode::OK);
+
+    // A change breaking a rule is refused and changes nothing.
+    for (body, message) in [
+        (json!({ "name": "x", "redirect_uris": [REDIRECT], "flows": [] }), "choose at least one flow"),
+        (
+            json!({ "name": "x", "redirect_uris": [], "flows": ["pkce"] }),
+            "the authorization code flows need at least one redirect uri",
+        ),
+        (json!({ "redirect_uris": [REDIRECT], "flows": ["pkce"] }), "Missing required field name"),
+    ] {
+        assert_eq!(app.send_json(Method::PUT, &path, &ada, &body).await.spotify_error(400), message);
+    }
+    assert_eq!(app.get("/api/apps", &ada).await.json()["items"][0]["name"], "Night radio");
+    // Another listener's edit finds nothing, as for a missing app.
+    assert_eq!(app.send_json(Method::PUT, &path, &bob, &change).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(app.send_json(Method::PUT, "/api/apps/nope", &ada, &change).await.status, StatusCode::NOT_FOUND);
 }
