@@ -34,6 +34,9 @@ python3 - "$api_port" <<'PY' &
 import http.server, sys
 class Api(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body leave in two writes: without TCP_NODELAY, Nagle's
+    # algorithm and the client's delayed ACK hold each answer for 40 ms.
+    disable_nagle_algorithm = True
     def do_GET(self):
         body = b'{"id": 1, "name": "ok"}'
         self.send_response(200)
