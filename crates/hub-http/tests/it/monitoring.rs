@@ -253,6 +253,7 @@ async fn rounds_feed_the_status_page_and_its_json(app: TestApp) {
     assert!(text.contains("4 min ago"), "the age of the last check");
     assert!(text.contains("3 checks in the last 24 hours, oldest to newest: 1 operational, 2 degraded, 0 down"));
     assert!(html.headers["content-security-policy"].to_str().unwrap().contains("script-src 'self'"));
+    assert!(text.contains(r#"id="status-view" data-refresh="600""#), "the region the page kit refreshes in place");
     let badge = page(&router, "/status/uptime.svg", "*/*").await;
     assert_eq!(badge.headers["content-type"], "image/svg+xml; charset=utf-8");
     assert!(String::from_utf8_lossy(&badge.body).contains(">degraded<"));
