@@ -10,7 +10,8 @@
 //! against an unknown address costs the same hash), sessions stored as the
 //! SHA-256 of a random secret that end after [`SESSION_IDLE_DAYS`] unused
 //! or [`SESSION_ABSOLUTE_DAYS`] after sign-in, single-use invitation links
-//! stored hashed that expire after [`INVITATION_DAYS`], mail through
+//! stored hashed that expire after [`INVITATION_DAYS`], single-use password
+//! reset links stored hashed that expire after [`RESET_LINK_HOURS`], mail through
 //! `platform::mail`. Throttles and CSRF are the pages' (they know the client).
 
 use std::fmt;
@@ -30,6 +31,8 @@ pub const SESSION_IDLE_DAYS: i64 = 14;
 pub const SESSION_ABSOLUTE_DAYS: i64 = 30;
 /// Invitation links work this long.
 pub const INVITATION_DAYS: i64 = 7;
+/// Password reset links work this long.
+pub const RESET_LINK_HOURS: i64 = 1;
 /// `last_seen_at` is rewritten at most once per this interval.
 const SESSION_TOUCH_MS: i64 = 60_000;
 /// Display names, in characters.
@@ -472,5 +475,72 @@ impl Courses {
             return Err(CoursesError::not_found("invitation"));
         }
         self.open_session(&person.id, &invitation.workspace_id).await
+    }
+
+    /// Mails a single-use reset link when the address has an account with
+    /// a password; the answer is the same `Ok` for every address, known,
+    /// unknown or not an address at all, so the page cannot tell them apart.
+    pub async fn request_password_reset(&self, email: &str) -> CoursesResult<()> {
+        let Ok(email) = parse_email(email) else { return Ok(()) };
+        let Some(person) = self.store.person_by_email(&email).await?.filter(|p| p.password_hash.is_some()) else {
+            return Ok(());
+        };
+        let secret = platform::crypto::random_token(32);
+        let now = self.clock.now();
+        let expires_at = now.plus_millis(RESET_LINK_HOURS * 3_600_000);
+        self.store
+            .insert_password_reset(&content::new_id("rst"), &hash_secret(&secret), &person.id, now, expires_at)
+            .await?;
+        let link = format!("{}/reset/new?token={secret}", self.members.public_url.trim_end_matches('/'));
+        if let Some(mailer) = &self.members.mailer {
+            let mail = Mail::with_link(
+                &person.email,
+                "Reset your svc courses password",
+                "Someone (hopefully you) asked to reset the password of this studio account.",
+                "Choose a new password",
+                &link,
+                &format!(
+                    "The link works once, for {RESET_LINK_HOURS} hour. If you did not ask, ignore this mail: \
+                     your password stays as it is."
+                ),
+            );
+            if let Err(err) = mailer.send(&mail).await {
+                tracing::warn!(error = %err, "a reset link could not be mailed");
+            }
+        }
+        Ok(())
+    }
+
+    /// The address a reset link is for, while the link works.
+    pub async fn reset_link_email(&self, secret: &str) -> CoursesResult<Option<String>> {
+        if secret.is_empty() || secret.len() > 128 {
+            return Ok(None);
+        }
+        Ok(self.store.open_password_reset(&hash_secret(secret), self.clock.now()).await?.map(|p| p.email))
+    }
+
+    /// Uses a reset link: checks the new password (a refused one leaves the
+    /// link usable), then sets it, spends the link and ends every session
+    /// of the person in one transaction. Returns the address, for the
+    /// sign-in page.
+    pub async fn reset_password(&self, secret: &str, new: &Secret<String>) -> CoursesResult<String> {
+        let spent = || {
+            CoursesError::field(
+                &["token"],
+                code::INVALID_VALUE,
+                "this link was used already or has expired; ask for a new one",
+            )
+        };
+        if secret.is_empty() || secret.len() > 128 {
+            return Err(spent());
+        }
+        let hash_of_link = hash_secret(secret);
+        let person = self.store.open_password_reset(&hash_of_link, self.clock.now()).await?.ok_or_else(spent)?;
+        check_password(new.expose(), &person.email)?;
+        let hash = self.passwords.hash(new.expose()).await.map_err(|e| CoursesError::Internal(e.to_string()))?;
+        if !self.store.use_password_reset(&hash_of_link, &person.id, &hash, self.clock.now()).await? {
+            return Err(spent());
+        }
+        Ok(person.email)
     }
 }

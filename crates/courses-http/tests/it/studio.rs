@@ -1,4 +1,5 @@
 //! The studio through the real router: sign-up, sign-in and sign-out,
+//! password reset by a mailed link,
 //! invitations and roles, the course list with search, a course's screens,
 //! publishing, and SCORM export on every plan, on both stores.
 
@@ -18,6 +19,7 @@ on_both_stores!(
     authors_build_publish_and_export_scorm_on_every_plan,
     invitations_bring_in_members_with_their_roles,
     sessions_end_and_bad_input_is_a_clear_page,
+    passwords_are_reset_by_a_mailed_single_use_link,
     screens_and_quiz_blocks_are_edited_and_links_minted,
     a_thousand_learners_are_previewed_then_imported,
     themes_need_scale_and_apply_to_the_player_until_a_downgrade,
@@ -355,6 +357,72 @@ async fn sessions_end_and_bad_input_is_a_clear_page(app: TestApp) {
 }
 
 /// The screen ids of a course page, in order.
+/// The reset link a mail carries, as a path.
+fn reset_path(mail: &str) -> String {
+    let start = mail.find("http://studio.test/reset/new?token=").expect("a reset link") + "http://studio.test".len();
+    mail[start..].split_whitespace().next().unwrap().to_owned()
+}
+
+async fn passwords_are_reset_by_a_mailed_single_use_link(app: TestApp) {
+    let mut ada = sign_up(&app, "ada@example.com").await;
+    let signin = Browser::new(&app).get("/signin").await.text();
+    assert!(signin.contains("href=\"/reset\""), "{signin}");
+
+    // The same page for an account, an unknown address and an address
+    // without an account; only the account gets a mail.
+    let mut anyone = Browser::new(&app);
+    let known = anyone.submit("/reset", "/reset", &[("email", "ADA@example.com")]).await;
+    let unknown = anyone.submit("/reset", "/reset", &[("email", "nobody@example.com")]).await;
+    assert_eq!((known.status, unknown.status), (StatusCode::OK, StatusCode::OK));
+    assert_eq!(
+        known.text().replace("ADA@example.com", "X"),
+        unknown.text().replace("nobody@example.com", "X"),
+        "a known address is not told apart"
+    );
+    assert!(known.text().contains("Check your mail"));
+    let empty = anyone.submit("/reset", "/reset", &[("email", " ")]).await;
+    assert_eq!(empty.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let mails = app.mails();
+    assert_eq!(mails.len(), 1, "{mails:?}");
+    assert!(mails[0].contains("To: ada@example.com") && mails[0].contains("works once, for 1 hour"), "{}", mails[0]);
+    let path = reset_path(&mails[0]);
+    let token = path.trim_start_matches("/reset/new?token=").to_owned();
+    let stored = app.courses.store().open_password_reset(&token, kernel::Clock::now(&app.clock)).await.unwrap();
+    assert!(stored.is_none(), "the link is stored as its hash, not as itself");
+
+    let form = anyone.get(&path).await;
+    assert_eq!(form.status, StatusCode::OK);
+    assert!(form.text().contains("For ada@example.com."), "{}", form.text());
+    let weak = anyone.submit(&path, "/reset/new", &[("token", &token), ("password", "short")]).await;
+    assert_eq!(weak.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(weak.text().contains("id=\"e-password\""), "{}", weak.text());
+    const NEW: &str = "a brand new passphrase here";
+    let saved = anyone.submit(&path, "/reset/new", &[("token", &token), ("password", NEW)]).await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER, "a refused password leaves the link usable: {}", saved.text());
+    assert_eq!(location(&saved), "/signin");
+
+    // The link is spent, every session of the person ended, and only the
+    // new password signs in.
+    assert_eq!(anyone.get(&path).await.status, StatusCode::BAD_REQUEST);
+    let again = anyone.submit("/reset", "/reset/new", &[("token", &token), ("password", NEW)]).await;
+    assert_eq!(again.status, StatusCode::BAD_REQUEST);
+    assert!(again.text().contains("This link does not work"));
+    assert_eq!(ada.get("/settings").await.status, StatusCode::SEE_OTHER, "the old session ended");
+    let old = ada.submit("/signin", "/signin", &[("email", "ada@example.com"), ("password", PASSWORD)]).await;
+    assert_eq!(old.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let new = ada.submit("/signin", "/signin", &[("email", "ada@example.com"), ("password", NEW)]).await;
+    assert_eq!(new.status, StatusCode::SEE_OTHER);
+
+    // A link expires after an hour.
+    anyone.submit("/reset", "/reset", &[("email", "ada@example.com")]).await;
+    let late = reset_path(app.mails().last().unwrap());
+    assert_eq!(anyone.get(&late).await.status, StatusCode::OK);
+    app.clock.advance_millis(3_600_001);
+    assert_eq!(anyone.get(&late).await.status, StatusCode::BAD_REQUEST);
+    assert_eq!(anyone.get("/reset/new?token=nonsense").await.status, StatusCode::BAD_REQUEST);
+    assert_eq!(anyone.get("/reset/new").await.status, StatusCode::BAD_REQUEST);
+}
+
 fn screen_ids(html: &str) -> Vec<String> {
     html.split("<li class=\"card\" id=\"screen-")
         .skip(1)
