@@ -179,17 +179,55 @@ pub struct SignUp<'a> {
     pub password: &'a Secret<String>,
 }
 
+/// Who may create a workspace through the studio's sign-up page: the
+/// operator's `SVC_SIGNUP`, read as the hub reads it (docs/decisions.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SignupMode {
+    /// Anyone.
+    #[default]
+    Open,
+    /// Nobody through the page: people join workspaces by an owner's
+    /// invitation only.
+    Invite,
+    /// Nobody through the page, as `Invite`.
+    Closed,
+}
+
+impl SignupMode {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Open => "open",
+            Self::Invite => "invite",
+            Self::Closed => "closed",
+        }
+    }
+}
+
+impl std::str::FromStr for SignupMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "open" => Ok(Self::Open),
+            "invite" => Ok(Self::Invite),
+            "closed" => Ok(Self::Closed),
+            other => Err(format!("SVC_SIGNUP is open, invite or closed, not {other:?}")),
+        }
+    }
+}
+
 /// How members are reached: the studio's public URL (mailed links start
-/// with it) and the mailer.
+/// with it) and the mailer, and who may sign up.
 #[derive(Clone, Debug)]
 pub struct MembersConfig {
     pub public_url: String,
     pub mailer: Option<Mailer>,
+    pub signup: SignupMode,
 }
 
 impl Default for MembersConfig {
     fn default() -> Self {
-        Self { public_url: "http://127.0.0.1:8082".to_owned(), mailer: None }
+        Self { public_url: "http://127.0.0.1:8082".to_owned(), mailer: None, signup: SignupMode::Open }
     }
 }
 
@@ -237,9 +275,12 @@ impl Courses {
     }
 
     /// A new workspace on Sandbox with its first member, its owner, signed
-    /// in. The workspace, the person and the membership are written in one
+    /// in, while sign-up is open (`SignupMode::Open`). The workspace, the person and the membership are written in one
     /// transaction.
     pub async fn sign_up(&self, form: SignUp<'_>) -> CoursesResult<NewSession> {
+        if self.members.signup != SignupMode::Open {
+            return Err(CoursesError::SignupClosed);
+        }
         let email = parse_email(form.email)?;
         check_password(form.password.expose(), &email)?;
         let name = display_name(form.display_name, &email)?;
@@ -542,5 +583,27 @@ impl Courses {
             return Err(spent());
         }
         Ok(person.email)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signup_modes_read_as_the_hub_reads_them() {
+        let read: Vec<Result<SignupMode, String>> =
+            [" Open", "INVITE", "closed", "maybe"].iter().map(|s| s.parse::<SignupMode>()).collect();
+        assert_eq!(
+            read,
+            [
+                Ok(SignupMode::Open),
+                Ok(SignupMode::Invite),
+                Ok(SignupMode::Closed),
+                Err("SVC_SIGNUP is open, invite or closed, not \"maybe\"".to_owned())
+            ]
+        );
+        assert_eq!(MembersConfig::default().signup, SignupMode::Open);
+        assert_eq!(SignupMode::Invite.as_str(), "invite");
     }
 }

@@ -4,7 +4,7 @@
 use axum::extract::{Path, Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
-use courses_core::members::{NewSession, SignUp};
+use courses_core::members::{NewSession, SignUp, SignupMode};
 use kernel::Secret;
 use page_kit::Form;
 use serde_json::json;
@@ -41,6 +41,9 @@ fn signup_page(s: &AppState, ctx: &Ctx, form: &Form) -> Response {
 pub(super) async fn signup_form(State(s): St, headers: HeaderMap) -> Response {
     match s.studio_ctx(&headers).await {
         Ok(ctx) if ctx.me.is_some() => Redirect::to("/").into_response(),
+        Ok(ctx) if s.courses.members_config().signup != SignupMode::Open => {
+            s.error_page(Some(&ctx), courses_core::CoursesError::SignupClosed)
+        }
         Ok(ctx) => signup_page(&s, &ctx, &Form::default()),
         Err(e) => s.error_page(None, e),
     }
@@ -76,6 +79,7 @@ pub(super) async fn signup(State(s): St, request: Request) -> Response {
         .await;
     match result {
         Ok(session) => signed_in_redirect(&s, &session, "Welcome: your workspace is ready. Create your first course."),
+        Err(e @ courses_core::CoursesError::SignupClosed) => s.error_page(Some(&ctx), e),
         Err(e) => signup_page(&s, &ctx, &form_with_error(form, &e)),
     }
 }

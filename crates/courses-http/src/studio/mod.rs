@@ -225,7 +225,14 @@ impl AppState {
                 "plan": me.access.workspace.plan.as_str(),
             })
         });
-        let mut context = json!({ "me": me, "csrf": ctx.page.csrf, "flash": ctx.page.flash, "nav": nav });
+        let signup_open = self.courses.members_config().signup == courses_core::members::SignupMode::Open;
+        let mut context = json!({
+            "me": me,
+            "csrf": ctx.page.csrf,
+            "flash": ctx.page.flash,
+            "nav": nav,
+            "signup_open": signup_open,
+        });
         if let (Some(target), Value::Object(extra)) = (context.as_object_mut(), page) {
             target.extend(extra);
         }

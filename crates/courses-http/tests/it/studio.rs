@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use axum::body::Body;
 use axum::http::{Method, Request, StatusCode};
 use courses_core::Plan;
+use courses_core::members::SignupMode;
 use http_body_util::BodyExt as _;
 use tower::ServiceExt as _;
 
@@ -20,6 +21,7 @@ on_both_stores!(
     invitations_bring_in_members_with_their_roles,
     sessions_end_and_bad_input_is_a_clear_page,
     passwords_are_reset_by_a_mailed_single_use_link,
+    svc_signup_closes_the_sign_up_page_but_not_invitations,
     screens_and_quiz_blocks_are_edited_and_links_minted,
     a_thousand_learners_are_previewed_then_imported,
     themes_need_scale_and_apply_to_the_player_until_a_downgrade,
@@ -359,8 +361,7 @@ async fn sessions_end_and_bad_input_is_a_clear_page(app: TestApp) {
 /// The screen ids of a course page, in order.
 /// The reset link a mail carries, as a path.
 fn reset_path(mail: &str) -> String {
-    let start = mail.find("http://studio.test/reset/new?token=").expect("a reset link") + "http://studio.test".len();
-    mail[start..].split_whitespace().next().unwrap().to_owned()
+    link_path(mail, "http://studio.test/reset/new?token=")
 }
 
 async fn passwords_are_reset_by_a_mailed_single_use_link(app: TestApp) {
@@ -421,6 +422,55 @@ async fn passwords_are_reset_by_a_mailed_single_use_link(app: TestApp) {
     assert_eq!(anyone.get(&late).await.status, StatusCode::BAD_REQUEST);
     assert_eq!(anyone.get("/reset/new?token=nonsense").await.status, StatusCode::BAD_REQUEST);
     assert_eq!(anyone.get("/reset/new").await.status, StatusCode::BAD_REQUEST);
+}
+
+/// The same app with `SVC_SIGNUP` set to `mode`.
+fn with_signup(app: TestApp, mode: SignupMode) -> TestApp {
+    app.with_courses(|courses| {
+        let mut members = courses.members_config().clone();
+        members.signup = mode;
+        courses.with_members(members)
+    })
+}
+
+async fn svc_signup_closes_the_sign_up_page_but_not_invitations(app: TestApp) {
+    let open = Browser::new(&app).get("/").await.text();
+    assert!(open.contains("href=\"/signup\""), "{open}");
+    let ws = workspace_id(&sign_up(&app, "owner@example.com").await.get("/settings").await.text());
+    let mut app = app;
+    for mode in [SignupMode::Invite, SignupMode::Closed] {
+        app = with_signup(app, mode);
+        let mut anyone = Browser::new(&app);
+        let welcome = anyone.get("/").await.text();
+        assert!(!welcome.contains("href=\"/signup\"") && welcome.contains("ask a workspace owner"), "{welcome}");
+        assert!(!anyone.get("/signin").await.text().contains("href=\"/signup\""));
+        let page = anyone.get("/signup").await;
+        assert_eq!(page.status, StatusCode::FORBIDDEN, "{mode:?}");
+        assert!(page.text().contains("sign-up is closed on this server"), "{}", page.text());
+        let token = csrf_token(&anyone.get("/signin").await.text());
+        let body = format!("csrf_token={token}&email=new%40example.com&password=correct+horse+battery+staple");
+        let posted = anyone.request(Method::POST, "/signup", Some(body)).await;
+        assert_eq!(posted.status, StatusCode::FORBIDDEN, "{mode:?}: {}", posted.text());
+        assert_eq!(app.courses.store().workspace_summaries().await.unwrap().len(), 1, "no workspace was made");
+    }
+    // Invitations from an owner still bring people in.
+    let mut owner = Browser::new(&app);
+    let signed_in = owner.submit("/signin", "/signin", &[("email", "owner@example.com"), ("password", PASSWORD)]).await;
+    assert_eq!(signed_in.status, StatusCode::SEE_OTHER);
+    assert_eq!(workspace_id(&owner.get("/settings").await.text()), ws);
+    let invited =
+        owner.submit("/settings", "/settings/invitations", &[("email", "vera@example.com"), ("role", "author")]).await;
+    assert_eq!(invited.status, StatusCode::OK);
+    let path = link_path(app.mails().last().unwrap(), "http://studio.test/invitations/");
+    let mut vera = Browser::new(&app);
+    let joined = vera.submit(&path, &path, &[("display_name", "Vera"), ("password", PASSWORD)]).await;
+    assert_eq!(joined.status, StatusCode::SEE_OTHER, "{}", joined.text());
+}
+
+/// The path of the first link in a mail that starts with `prefix`.
+fn link_path(mail: &str, prefix: &str) -> String {
+    let start = mail.find(prefix).expect("a link") + "http://studio.test".len();
+    mail[start..].split_whitespace().next().unwrap().to_owned()
 }
 
 fn screen_ids(html: &str) -> Vec<String> {

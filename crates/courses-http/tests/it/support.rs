@@ -100,8 +100,11 @@ impl TestApp {
         // Mailed links (invitations) are written under the data dir.
         let mailer =
             platform::mail::Mailer::from_config(None, "svc courses <noreply@studio.test>", dir.path()).unwrap();
-        let members =
-            courses_core::members::MembersConfig { public_url: "http://studio.test".to_owned(), mailer: Some(mailer) };
+        let members = courses_core::members::MembersConfig {
+            public_url: "http://studio.test".to_owned(),
+            mailer: Some(mailer),
+            signup: courses_core::members::SignupMode::Open,
+        };
         let courses = Courses::new(db, Arc::new(clock.clone())).with_blobs(blobs).with_members(members);
         let router = courses_http::router(AppState::new(courses.clone()));
         Self { courses, router, clock, _dir: dir }
