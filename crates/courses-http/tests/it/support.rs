@@ -189,7 +189,9 @@ impl TestApp {
         let minted =
             self.post(&format!("/v1/courses/{course_id}/embed-links"), key, &json!({ "externalId": learner })).await;
         assert_eq!(minted.status, StatusCode::CREATED, "{}", minted.text());
-        minted.json()["path"].as_str().unwrap().to_owned()
+        let path = minted.json()["path"].as_str().unwrap().to_owned();
+        assert_eq!(minted.json()["url"], format!("http://studio.test{path}"), "an absolute URL beside the path");
+        path
     }
 
     /// A request from the client address `peer` (as the server sees it).
