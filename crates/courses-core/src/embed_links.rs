@@ -112,6 +112,9 @@ pub struct EmbedLink {
     pub signature: String,
     /// `/v1/embed/{course}?learner=..&expires=..&signature=..`
     pub path: String,
+    /// The path after the service's public URL (`SVC_PUBLIC_URL_COURSES`,
+    /// else the listen address): what a learner opens.
+    pub url: String,
 }
 
 fn encode(text: &str) -> String {
@@ -197,12 +200,14 @@ impl Courses {
         let now_secs = self.clock.now().as_millis().div_euclid(1000);
         let expires = now_secs.saturating_add(ttl);
         let signature = sign(&key, &course.id, &learner, expires);
+        let path = format!(
+            "/v1/embed/{}?learner={}&expires={expires}&signature={signature}",
+            encode(&course.id),
+            encode(&learner)
+        );
         Ok(EmbedLink {
-            path: format!(
-                "/v1/embed/{}?learner={}&expires={expires}&signature={signature}",
-                encode(&course.id),
-                encode(&learner)
-            ),
+            url: format!("{}{path}", self.members_config().public_url.trim_end_matches('/')),
+            path,
             course_id: course.id,
             learner,
             expires_at: kernel::Timestamp::from_millis(expires.saturating_mul(1000)),

@@ -48,6 +48,8 @@ pub enum CoursesError {
     PlanRequired { feature: Feature, current: Plan },
     #[error("{}", suspension_message(.0))]
     Suspended(Suspension),
+    #[error("sign-up is closed on this server: ask a workspace owner for an invitation")]
+    SignupClosed,
     #[error("{resource} not found")]
     NotFound { resource: &'static str },
     #[error("{}", throttle_message(.throttle))]

@@ -10,7 +10,8 @@
 //! against an unknown address costs the same hash), sessions stored as the
 //! SHA-256 of a random secret that end after [`SESSION_IDLE_DAYS`] unused
 //! or [`SESSION_ABSOLUTE_DAYS`] after sign-in, single-use invitation links
-//! stored hashed that expire after [`INVITATION_DAYS`], mail through
+//! stored hashed that expire after [`INVITATION_DAYS`], single-use password
+//! reset links stored hashed that expire after [`RESET_LINK_HOURS`], mail through
 //! `platform::mail`. Throttles and CSRF are the pages' (they know the client).
 
 use std::fmt;
@@ -30,6 +31,8 @@ pub const SESSION_IDLE_DAYS: i64 = 14;
 pub const SESSION_ABSOLUTE_DAYS: i64 = 30;
 /// Invitation links work this long.
 pub const INVITATION_DAYS: i64 = 7;
+/// Password reset links work this long.
+pub const RESET_LINK_HOURS: i64 = 1;
 /// `last_seen_at` is rewritten at most once per this interval.
 const SESSION_TOUCH_MS: i64 = 60_000;
 /// Display names, in characters.
@@ -176,17 +179,55 @@ pub struct SignUp<'a> {
     pub password: &'a Secret<String>,
 }
 
+/// Who may create a workspace through the studio's sign-up page: the
+/// operator's `SVC_SIGNUP`, read as the hub reads it (docs/decisions.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SignupMode {
+    /// Anyone.
+    #[default]
+    Open,
+    /// Nobody through the page: people join workspaces by an owner's
+    /// invitation only.
+    Invite,
+    /// Nobody through the page, as `Invite`.
+    Closed,
+}
+
+impl SignupMode {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Open => "open",
+            Self::Invite => "invite",
+            Self::Closed => "closed",
+        }
+    }
+}
+
+impl std::str::FromStr for SignupMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "open" => Ok(Self::Open),
+            "invite" => Ok(Self::Invite),
+            "closed" => Ok(Self::Closed),
+            other => Err(format!("SVC_SIGNUP is open, invite or closed, not {other:?}")),
+        }
+    }
+}
+
 /// How members are reached: the studio's public URL (mailed links start
-/// with it) and the mailer.
+/// with it) and the mailer, and who may sign up.
 #[derive(Clone, Debug)]
 pub struct MembersConfig {
     pub public_url: String,
     pub mailer: Option<Mailer>,
+    pub signup: SignupMode,
 }
 
 impl Default for MembersConfig {
     fn default() -> Self {
-        Self { public_url: "http://127.0.0.1:8082".to_owned(), mailer: None }
+        Self { public_url: "http://127.0.0.1:8082".to_owned(), mailer: None, signup: SignupMode::Open }
     }
 }
 
@@ -234,9 +275,12 @@ impl Courses {
     }
 
     /// A new workspace on Sandbox with its first member, its owner, signed
-    /// in. The workspace, the person and the membership are written in one
+    /// in, while sign-up is open (`SignupMode::Open`). The workspace, the person and the membership are written in one
     /// transaction.
     pub async fn sign_up(&self, form: SignUp<'_>) -> CoursesResult<NewSession> {
+        if self.members.signup != SignupMode::Open {
+            return Err(CoursesError::SignupClosed);
+        }
         let email = parse_email(form.email)?;
         check_password(form.password.expose(), &email)?;
         let name = display_name(form.display_name, &email)?;
@@ -472,5 +516,94 @@ impl Courses {
             return Err(CoursesError::not_found("invitation"));
         }
         self.open_session(&person.id, &invitation.workspace_id).await
+    }
+
+    /// Mails a single-use reset link when the address has an account with
+    /// a password; the answer is the same `Ok` for every address, known,
+    /// unknown or not an address at all, so the page cannot tell them apart.
+    pub async fn request_password_reset(&self, email: &str) -> CoursesResult<()> {
+        let Ok(email) = parse_email(email) else { return Ok(()) };
+        let Some(person) = self.store.person_by_email(&email).await?.filter(|p| p.password_hash.is_some()) else {
+            return Ok(());
+        };
+        let secret = platform::crypto::random_token(32);
+        let now = self.clock.now();
+        let expires_at = now.plus_millis(RESET_LINK_HOURS * 3_600_000);
+        self.store
+            .insert_password_reset(&content::new_id("rst"), &hash_secret(&secret), &person.id, now, expires_at)
+            .await?;
+        let link = format!("{}/reset/new?token={secret}", self.members.public_url.trim_end_matches('/'));
+        if let Some(mailer) = &self.members.mailer {
+            let mail = Mail::with_link(
+                &person.email,
+                "Reset your svc courses password",
+                "Someone (hopefully you) asked to reset the password of this studio account.",
+                "Choose a new password",
+                &link,
+                &format!(
+                    "The link works once, for {RESET_LINK_HOURS} hour. If you did not ask, ignore this mail: \
+                     your password stays as it is."
+                ),
+            );
+            if let Err(err) = mailer.send(&mail).await {
+                tracing::warn!(error = %err, "a reset link could not be mailed");
+            }
+        }
+        Ok(())
+    }
+
+    /// The address a reset link is for, while the link works.
+    pub async fn reset_link_email(&self, secret: &str) -> CoursesResult<Option<String>> {
+        if secret.is_empty() || secret.len() > 128 {
+            return Ok(None);
+        }
+        Ok(self.store.open_password_reset(&hash_secret(secret), self.clock.now()).await?.map(|p| p.email))
+    }
+
+    /// Uses a reset link: checks the new password (a refused one leaves the
+    /// link usable), then sets it, spends the link and ends every session
+    /// of the person in one transaction. Returns the address, for the
+    /// sign-in page.
+    pub async fn reset_password(&self, secret: &str, new: &Secret<String>) -> CoursesResult<String> {
+        let spent = || {
+            CoursesError::field(
+                &["token"],
+                code::INVALID_VALUE,
+                "this link was used already or has expired; ask for a new one",
+            )
+        };
+        if secret.is_empty() || secret.len() > 128 {
+            return Err(spent());
+        }
+        let hash_of_link = hash_secret(secret);
+        let person = self.store.open_password_reset(&hash_of_link, self.clock.now()).await?.ok_or_else(spent)?;
+        check_password(new.expose(), &person.email)?;
+        let hash = self.passwords.hash(new.expose()).await.map_err(|e| CoursesError::Internal(e.to_string()))?;
+        if !self.store.use_password_reset(&hash_of_link, &person.id, &hash, self.clock.now()).await? {
+            return Err(spent());
+        }
+        Ok(person.email)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signup_modes_read_as_the_hub_reads_them() {
+        let read: Vec<Result<SignupMode, String>> =
+            [" Open", "INVITE", "closed", "maybe"].iter().map(|s| s.parse::<SignupMode>()).collect();
+        assert_eq!(
+            read,
+            [
+                Ok(SignupMode::Open),
+                Ok(SignupMode::Invite),
+                Ok(SignupMode::Closed),
+                Err("SVC_SIGNUP is open, invite or closed, not \"maybe\"".to_owned())
+            ]
+        );
+        assert_eq!(MembersConfig::default().signup, SignupMode::Open);
+        assert_eq!(SignupMode::Invite.as_str(), "invite");
     }
 }

@@ -118,7 +118,7 @@ impl From<CoursesError> for ApiError {
                 Self { issues: Some(issues), ..Self::new(Code::InvalidRequest, message) }
             }
             CoursesError::Unauthorized(_) => Self::new(Code::Unauthorized, message),
-            CoursesError::InsufficientScope { .. } | CoursesError::RoleRequired { .. } => {
+            CoursesError::InsufficientScope { .. } | CoursesError::RoleRequired { .. } | CoursesError::SignupClosed => {
                 Self::new(Code::InsufficientScope, message)
             }
             CoursesError::PlanRequired { .. } => Self::new(Code::PlanRequired, message),

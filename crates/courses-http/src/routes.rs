@@ -159,6 +159,7 @@ pub async fn mint_embed_link(
         "expires": link.expires_at.as_millis().div_euclid(1000).to_string(),
         "signature": link.signature,
         "path": link.path,
+        "url": link.url,
     }))
 }
 

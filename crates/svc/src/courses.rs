@@ -243,8 +243,13 @@ pub async fn serve_courses(
         .context("SVC_SMTP_URL or SVC_MAIL_FROM")?;
     let secret_key = platform::secrets::SecretKey::load_or_create(&store.data_dir)
         .context("the secret key (SVC_SECRET_KEY, or secret.key in the data dir)")?;
-    let courses = courses
-        .with_members(courses_core::members::MembersConfig { public_url: studio_url.clone(), mailer: Some(mailer) });
+    let signup: courses_core::members::SignupMode =
+        args.signup.parse().map_err(|e: String| anyhow::anyhow!(e)).context("SVC_SIGNUP")?;
+    let courses = courses.with_members(courses_core::members::MembersConfig {
+        public_url: studio_url.clone(),
+        mailer: Some(mailer),
+        signup,
+    });
     if !args.no_demo
         && let Some(demo) = courses.seed_demo_if_empty().await?
     {

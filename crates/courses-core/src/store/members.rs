@@ -1,4 +1,5 @@
-//! The SQL of members: people, memberships, sessions and invitations.
+//! The SQL of members: people, memberships, sessions, invitations and
+//! password reset links.
 
 use kernel::{StoreError, Timestamp};
 use platform::db::store_error;
@@ -372,6 +373,99 @@ impl Store {
             .execute(&mut *tx)
             .await
             .map_err(store_error)?;
+            tx.commit().await.map_err(store_error)?;
+            Ok(true)
+        })
+    }
+}
+
+impl Store {
+    pub async fn insert_password_reset(
+        &self,
+        id: &str,
+        secret_hash: &str,
+        person_id: &str,
+        now: Timestamp,
+        expires_at: Timestamp,
+    ) -> Result<(), StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query(
+                "INSERT INTO password_resets (id, secret_hash, person_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)",
+            )
+            .bind(id)
+            .bind(secret_hash)
+            .bind(person_id)
+            .bind(now.as_millis())
+            .bind(expires_at.as_millis())
+            .execute(pool)
+            .await
+            .map(drop)
+            .map_err(store_error)
+        })
+    }
+
+    /// The person behind an unspent reset link that has not expired at `now`.
+    pub async fn open_password_reset(&self, secret_hash: &str, now: Timestamp) -> Result<Option<Person>, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query_as::<_, PersonRow>(
+                "SELECT p.id, p.email, p.display_name, p.password_hash, p.created_at
+                 FROM password_resets r JOIN people p ON p.id = r.person_id
+                 WHERE r.secret_hash = $1 AND r.used_at IS NULL AND r.expires_at > $2",
+            )
+            .bind(secret_hash)
+            .bind(now.as_millis())
+            .fetch_optional(pool)
+            .await
+            .map(|r| r.map(Person::from))
+            .map_err(store_error)
+        })
+    }
+
+    /// Spends the reset link, sets the person's new password hash, spends
+    /// their other open links and ends every session they have, in one
+    /// transaction; false (nothing written) when the link was spent or had
+    /// expired meanwhile.
+    pub async fn use_password_reset(
+        &self,
+        secret_hash: &str,
+        person_id: &str,
+        password_hash: &str,
+        now: Timestamp,
+    ) -> Result<bool, StoreError> {
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            let spent = sqlx::query(
+                "UPDATE password_resets SET used_at = $3
+                 WHERE secret_hash = $1 AND person_id = $2 AND used_at IS NULL AND expires_at > $3",
+            )
+            .bind(secret_hash)
+            .bind(person_id)
+            .bind(now.as_millis())
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?
+            .rows_affected();
+            if spent == 0 {
+                tx.rollback().await.map_err(store_error)?;
+                return Ok(false);
+            }
+            sqlx::query("UPDATE password_resets SET used_at = $2 WHERE person_id = $1 AND used_at IS NULL")
+                .bind(person_id)
+                .bind(now.as_millis())
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
+            sqlx::query("UPDATE people SET password_hash = $2 WHERE id = $1")
+                .bind(person_id)
+                .bind(password_hash)
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
+            sqlx::query("DELETE FROM member_sessions WHERE person_id = $1")
+                .bind(person_id)
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
             tx.commit().await.map_err(store_error)?;
             Ok(true)
         })

@@ -1,9 +1,10 @@
-//! Sign-up, sign-in, sign-out and accepting an invitation.
+//! Sign-up, sign-in, sign-out, accepting an invitation and resetting a
+//! forgotten password by a mailed link.
 
-use axum::extract::{Path, Request, State};
+use axum::extract::{Path, Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
-use courses_core::members::{NewSession, SignUp};
+use courses_core::members::{NewSession, SignUp, SignupMode};
 use kernel::Secret;
 use page_kit::Form;
 use serde_json::json;
@@ -40,6 +41,9 @@ fn signup_page(s: &AppState, ctx: &Ctx, form: &Form) -> Response {
 pub(super) async fn signup_form(State(s): St, headers: HeaderMap) -> Response {
     match s.studio_ctx(&headers).await {
         Ok(ctx) if ctx.me.is_some() => Redirect::to("/").into_response(),
+        Ok(ctx) if s.courses.members_config().signup != SignupMode::Open => {
+            s.error_page(Some(&ctx), courses_core::CoursesError::SignupClosed)
+        }
         Ok(ctx) => signup_page(&s, &ctx, &Form::default()),
         Err(e) => s.error_page(None, e),
     }
@@ -75,6 +79,7 @@ pub(super) async fn signup(State(s): St, request: Request) -> Response {
         .await;
     match result {
         Ok(session) => signed_in_redirect(&s, &session, "Welcome: your workspace is ready. Create your first course."),
+        Err(e @ courses_core::CoursesError::SignupClosed) => s.error_page(Some(&ctx), e),
         Err(e) => signup_page(&s, &ctx, &form_with_error(form, &e)),
     }
 }
@@ -186,6 +191,123 @@ pub(super) async fn accept_invitation(State(s): St, Path(secret): Path<String>, 
         Ok(session) => signed_in_redirect(&s, &session, "Welcome to the workspace."),
         Err(e @ courses_core::CoursesError::Invalid { .. }) => {
             invitation_page(&s, &ctx, &secret, &form_with_error(form, &e)).await
+        }
+        Err(e) => s.error_page(Some(&ctx), e),
+    }
+}
+
+/// The `?token=` of a mailed link.
+#[derive(serde::Deserialize)]
+pub(super) struct TokenQuery {
+    #[serde(default)]
+    token: String,
+}
+
+fn reset_page(s: &AppState, ctx: &Ctx, form: &Form) -> Response {
+    s.render(ctx, form_status(form), "reset.html", "", json!({ "form": form.view() }))
+}
+
+pub(super) async fn reset_form(State(s): St, headers: HeaderMap) -> Response {
+    match s.studio_ctx(&headers).await {
+        Ok(ctx) => reset_page(&s, &ctx, &Form::default()),
+        Err(e) => s.error_page(None, e),
+    }
+}
+
+/// Mails a reset link when the address has an account; the page that
+/// follows is the same for every address.
+pub(super) async fn reset_request(State(s): St, request: Request) -> Response {
+    let peer = request.extensions().get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().cloned();
+    let (headers, _, form) = match page_kit::read_form(request).await {
+        Ok(read) => read,
+        Err(response) => return response,
+    };
+    let ctx = match s.studio_ctx(&headers).await {
+        Ok(ctx) => ctx,
+        Err(e) => return s.error_page(None, e),
+    };
+    if let Err(response) = s.check_csrf(&headers, &form) {
+        return response;
+    }
+    if let Some(ip) = s.studio_client(&headers, peer.as_ref())
+        && let Err(wait) = s.studio.mails.check(&ip)
+    {
+        return throttled(&s, wait.secs);
+    }
+    let email = form.get("email").trim().to_owned();
+    if email.is_empty() {
+        return reset_page(&s, &ctx, &form.with_message(Some("email"), "Enter the address of your account."));
+    }
+    match s.courses.request_password_reset(&email).await {
+        Ok(()) => s.render(&ctx, StatusCode::OK, "check_mail.html", "", json!({ "email": email })),
+        Err(e) => s.error_page(Some(&ctx), e),
+    }
+}
+
+fn spent_link(s: &AppState) -> Response {
+    s.message(
+        StatusCode::BAD_REQUEST,
+        "This link does not work",
+        "It was used already or has expired. Ask for a new one on the sign-in page.",
+    )
+}
+
+pub(super) async fn reset_new_form(State(s): St, headers: HeaderMap, Query(query): Query<TokenQuery>) -> Response {
+    let ctx = match s.studio_ctx(&headers).await {
+        Ok(ctx) => ctx,
+        Err(e) => return s.error_page(None, e),
+    };
+    match s.courses.reset_link_email(&query.token).await {
+        Ok(Some(email)) => s.render(
+            &ctx,
+            StatusCode::OK,
+            "reset_new.html",
+            "",
+            json!({ "form": Form::default().view(), "token": query.token, "email": email }),
+        ),
+        Ok(None) => spent_link(&s),
+        Err(e) => s.error_page(Some(&ctx), e),
+    }
+}
+
+/// Sets the new password, ends every session of the person and sends them
+/// to sign in with it.
+pub(super) async fn reset_new(State(s): St, request: Request) -> Response {
+    let (headers, _, form) = match page_kit::read_form(request).await {
+        Ok(read) => read,
+        Err(response) => return response,
+    };
+    let ctx = match s.studio_ctx(&headers).await {
+        Ok(ctx) => ctx,
+        Err(e) => return s.error_page(None, e),
+    };
+    if let Err(response) = s.check_csrf(&headers, &form) {
+        return response;
+    }
+    let token = form.get("token").to_owned();
+    let password = Secret::new(form.get("password").to_owned());
+    match s.courses.reset_password(&token, &password).await {
+        Ok(_) => {
+            let mut response = s.redirect_with("/signin", "success", "Your password is saved. Sign in with it.");
+            if let Ok(value) = HeaderValue::from_str(&s.studio.cookies.clear(SESSION_COOKIE)) {
+                response.headers_mut().append(header::SET_COOKIE, value);
+            }
+            response
+        }
+        Err(courses_core::CoursesError::Invalid { ref issues, .. })
+            if issues.iter().any(|i| i.path.first().is_some_and(|f| f == "token")) =>
+        {
+            spent_link(&s)
+        }
+        Err(e @ courses_core::CoursesError::Invalid { .. }) => {
+            let email = s.courses.reset_link_email(&token).await.ok().flatten().unwrap_or_default();
+            s.render(
+                &ctx,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "reset_new.html",
+                "",
+                json!({ "form": form_with_error(form, &e).view(), "token": token, "email": email }),
+            )
         }
         Err(e) => s.error_page(Some(&ctx), e),
     }

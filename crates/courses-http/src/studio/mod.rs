@@ -94,6 +94,8 @@ pub fn router() -> Router<AppState> {
         .route("/signup", get(auth::signup_form).post(auth::signup))
         .route("/signin", get(auth::signin_form).post(auth::signin))
         .route("/signout", post(auth::signout))
+        .route("/reset", get(auth::reset_form).post(auth::reset_request))
+        .route("/reset/new", get(auth::reset_new_form).post(auth::reset_new))
         .route("/invitations/{secret}", get(auth::invitation_form).post(auth::accept_invitation))
         .route("/learners", get(learners::show))
         .route("/learners/preview", post(learners::preview))
@@ -130,6 +132,9 @@ fn pages() -> &'static Pages {
                 ("signup.html", include_str!("../../templates/studio/signup.html")),
                 ("signin.html", include_str!("../../templates/studio/signin.html")),
                 ("invitation.html", include_str!("../../templates/studio/invitation.html")),
+                ("reset.html", include_str!("../../templates/studio/reset.html")),
+                ("reset_new.html", include_str!("../../templates/studio/reset_new.html")),
+                ("check_mail.html", include_str!("../../templates/studio/check_mail.html")),
                 ("courses.html", include_str!("../../templates/studio/courses.html")),
                 ("course.html", include_str!("../../templates/studio/course.html")),
                 ("settings.html", include_str!("../../templates/studio/settings.html")),
@@ -220,7 +225,14 @@ impl AppState {
                 "plan": me.access.workspace.plan.as_str(),
             })
         });
-        let mut context = json!({ "me": me, "csrf": ctx.page.csrf, "flash": ctx.page.flash, "nav": nav });
+        let signup_open = self.courses.members_config().signup == courses_core::members::SignupMode::Open;
+        let mut context = json!({
+            "me": me,
+            "csrf": ctx.page.csrf,
+            "flash": ctx.page.flash,
+            "nav": nav,
+            "signup_open": signup_open,
+        });
         if let (Some(target), Value::Object(extra)) = (context.as_object_mut(), page) {
             target.extend(extra);
         }
@@ -323,7 +335,7 @@ mod tests {
     #[test]
     fn every_template_compiles() {
         let env = pages().environment();
-        assert_eq!(env.templates().count(), 14, "the studio's 12 and the kit's base and macros");
+        assert_eq!(env.templates().count(), 17, "the studio's 15 and the kit's base and macros");
         for (name, _) in env.templates() {
             assert!(env.get_template(name).is_ok(), "{name}");
         }

@@ -161,7 +161,7 @@ pub(super) async fn embed_link(State(s): St, Path(id): Path<String>, request: Re
     body.insert("expiresInSeconds".into(), json!(days.saturating_mul(86_400)));
     match s.courses.mint_embed_link(access, &id, &body).await {
         Ok(link) => {
-            let url = format!("{}{}", s.courses.members_config().public_url.trim_end_matches('/'), link.path);
+            let url = link.url;
             let form = page_kit::Form::default();
             let mut response = super::courses::course_page(&s, &p.ctx, &p.me, &id, &form, "", Some(&url)).await;
             response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));

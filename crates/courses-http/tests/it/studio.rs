@@ -1,4 +1,5 @@
 //! The studio through the real router: sign-up, sign-in and sign-out,
+//! password reset by a mailed link,
 //! invitations and roles, the course list with search, a course's screens,
 //! publishing, and SCORM export on every plan, on both stores.
 
@@ -7,6 +8,7 @@ use std::collections::BTreeMap;
 use axum::body::Body;
 use axum::http::{Method, Request, StatusCode};
 use courses_core::Plan;
+use courses_core::members::SignupMode;
 use http_body_util::BodyExt as _;
 use tower::ServiceExt as _;
 
@@ -18,6 +20,8 @@ on_both_stores!(
     authors_build_publish_and_export_scorm_on_every_plan,
     invitations_bring_in_members_with_their_roles,
     sessions_end_and_bad_input_is_a_clear_page,
+    passwords_are_reset_by_a_mailed_single_use_link,
+    svc_signup_closes_the_sign_up_page_but_not_invitations,
     screens_and_quiz_blocks_are_edited_and_links_minted,
     a_thousand_learners_are_previewed_then_imported,
     themes_need_scale_and_apply_to_the_player_until_a_downgrade,
@@ -355,6 +359,120 @@ async fn sessions_end_and_bad_input_is_a_clear_page(app: TestApp) {
 }
 
 /// The screen ids of a course page, in order.
+/// The reset link a mail carries, as a path.
+fn reset_path(mail: &str) -> String {
+    link_path(mail, "http://studio.test/reset/new?token=")
+}
+
+async fn passwords_are_reset_by_a_mailed_single_use_link(app: TestApp) {
+    let mut ada = sign_up(&app, "ada@example.com").await;
+    let signin = Browser::new(&app).get("/signin").await.text();
+    assert!(signin.contains("href=\"/reset\""), "{signin}");
+
+    // The same page for an account, an unknown address and an address
+    // without an account; only the account gets a mail.
+    let mut anyone = Browser::new(&app);
+    let known = anyone.submit("/reset", "/reset", &[("email", "ADA@example.com")]).await;
+    let unknown = anyone.submit("/reset", "/reset", &[("email", "nobody@example.com")]).await;
+    assert_eq!((known.status, unknown.status), (StatusCode::OK, StatusCode::OK));
+    assert_eq!(
+        known.text().replace("ADA@example.com", "X"),
+        unknown.text().replace("nobody@example.com", "X"),
+        "a known address is not told apart"
+    );
+    assert!(known.text().contains("Check your mail"));
+    let empty = anyone.submit("/reset", "/reset", &[("email", " ")]).await;
+    assert_eq!(empty.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let mails = app.mails();
+    assert_eq!(mails.len(), 1, "{mails:?}");
+    assert!(mails[0].contains("To: ada@example.com") && mails[0].contains("works once, for 1 hour"), "{}", mails[0]);
+    let path = reset_path(&mails[0]);
+    let token = path.trim_start_matches("/reset/new?token=").to_owned();
+    let stored = app.courses.store().open_password_reset(&token, kernel::Clock::now(&app.clock)).await.unwrap();
+    assert!(stored.is_none(), "the link is stored as its hash, not as itself");
+
+    let form = anyone.get(&path).await;
+    assert_eq!(form.status, StatusCode::OK);
+    assert!(form.text().contains("For ada@example.com."), "{}", form.text());
+    let weak = anyone.submit(&path, "/reset/new", &[("token", &token), ("password", "short")]).await;
+    assert_eq!(weak.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(weak.text().contains("id=\"e-password\""), "{}", weak.text());
+    const NEW: &str = "a brand new passphrase here";
+    let saved = anyone.submit(&path, "/reset/new", &[("token", &token), ("password", NEW)]).await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER, "a refused password leaves the link usable: {}", saved.text());
+    assert_eq!(location(&saved), "/signin");
+
+    // The link is spent, every session of the person ended, and only the
+    // new password signs in.
+    assert_eq!(anyone.get(&path).await.status, StatusCode::BAD_REQUEST);
+    let again = anyone.submit("/reset", "/reset/new", &[("token", &token), ("password", NEW)]).await;
+    assert_eq!(again.status, StatusCode::BAD_REQUEST);
+    assert!(again.text().contains("This link does not work"));
+    assert_eq!(ada.get("/settings").await.status, StatusCode::SEE_OTHER, "the old session ended");
+    let old = ada.submit("/signin", "/signin", &[("email", "ada@example.com"), ("password", PASSWORD)]).await;
+    assert_eq!(old.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let new = ada.submit("/signin", "/signin", &[("email", "ada@example.com"), ("password", NEW)]).await;
+    assert_eq!(new.status, StatusCode::SEE_OTHER);
+
+    // A link expires after an hour.
+    anyone.submit("/reset", "/reset", &[("email", "ada@example.com")]).await;
+    let late = reset_path(app.mails().last().unwrap());
+    assert_eq!(anyone.get(&late).await.status, StatusCode::OK);
+    app.clock.advance_millis(3_600_001);
+    assert_eq!(anyone.get(&late).await.status, StatusCode::BAD_REQUEST);
+    assert_eq!(anyone.get("/reset/new?token=nonsense").await.status, StatusCode::BAD_REQUEST);
+    assert_eq!(anyone.get("/reset/new").await.status, StatusCode::BAD_REQUEST);
+}
+
+/// The same app with `SVC_SIGNUP` set to `mode`.
+fn with_signup(app: TestApp, mode: SignupMode) -> TestApp {
+    app.with_courses(|courses| {
+        let mut members = courses.members_config().clone();
+        members.signup = mode;
+        courses.with_members(members)
+    })
+}
+
+async fn svc_signup_closes_the_sign_up_page_but_not_invitations(app: TestApp) {
+    let open = Browser::new(&app).get("/").await.text();
+    assert!(open.contains("href=\"/signup\""), "{open}");
+    let ws = workspace_id(&sign_up(&app, "owner@example.com").await.get("/settings").await.text());
+    let mut app = app;
+    for mode in [SignupMode::Invite, SignupMode::Closed] {
+        app = with_signup(app, mode);
+        let mut anyone = Browser::new(&app);
+        let welcome = anyone.get("/").await.text();
+        assert!(!welcome.contains("href=\"/signup\"") && welcome.contains("ask a workspace owner"), "{welcome}");
+        assert!(!anyone.get("/signin").await.text().contains("href=\"/signup\""));
+        let page = anyone.get("/signup").await;
+        assert_eq!(page.status, StatusCode::FORBIDDEN, "{mode:?}");
+        assert!(page.text().contains("sign-up is closed on this server"), "{}", page.text());
+        let token = csrf_token(&anyone.get("/signin").await.text());
+        let body = format!("csrf_token={token}&email=new%40example.com&password=correct+horse+battery+staple");
+        let posted = anyone.request(Method::POST, "/signup", Some(body)).await;
+        assert_eq!(posted.status, StatusCode::FORBIDDEN, "{mode:?}: {}", posted.text());
+        assert_eq!(app.courses.store().workspace_summaries().await.unwrap().len(), 1, "no workspace was made");
+    }
+    // Invitations from an owner still bring people in.
+    let mut owner = Browser::new(&app);
+    let signed_in = owner.submit("/signin", "/signin", &[("email", "owner@example.com"), ("password", PASSWORD)]).await;
+    assert_eq!(signed_in.status, StatusCode::SEE_OTHER);
+    assert_eq!(workspace_id(&owner.get("/settings").await.text()), ws);
+    let invited =
+        owner.submit("/settings", "/settings/invitations", &[("email", "vera@example.com"), ("role", "author")]).await;
+    assert_eq!(invited.status, StatusCode::OK);
+    let path = link_path(app.mails().last().unwrap(), "http://studio.test/invitations/");
+    let mut vera = Browser::new(&app);
+    let joined = vera.submit(&path, &path, &[("display_name", "Vera"), ("password", PASSWORD)]).await;
+    assert_eq!(joined.status, StatusCode::SEE_OTHER, "{}", joined.text());
+}
+
+/// The path of the first link in a mail that starts with `prefix`.
+fn link_path(mail: &str, prefix: &str) -> String {
+    let start = mail.find(prefix).expect("a link") + "http://studio.test".len();
+    mail[start..].split_whitespace().next().unwrap().to_owned()
+}
+
 fn screen_ids(html: &str) -> Vec<String> {
     html.split("<li class=\"card\" id=\"screen-")
         .skip(1)

@@ -100,8 +100,11 @@ impl TestApp {
         // Mailed links (invitations) are written under the data dir.
         let mailer =
             platform::mail::Mailer::from_config(None, "svc courses <noreply@studio.test>", dir.path()).unwrap();
-        let members =
-            courses_core::members::MembersConfig { public_url: "http://studio.test".to_owned(), mailer: Some(mailer) };
+        let members = courses_core::members::MembersConfig {
+            public_url: "http://studio.test".to_owned(),
+            mailer: Some(mailer),
+            signup: courses_core::members::SignupMode::Open,
+        };
         let courses = Courses::new(db, Arc::new(clock.clone())).with_blobs(blobs).with_members(members);
         let router = courses_http::router(AppState::new(courses.clone()));
         Self { courses, router, clock, _dir: dir }
@@ -186,7 +189,9 @@ impl TestApp {
         let minted =
             self.post(&format!("/v1/courses/{course_id}/embed-links"), key, &json!({ "externalId": learner })).await;
         assert_eq!(minted.status, StatusCode::CREATED, "{}", minted.text());
-        minted.json()["path"].as_str().unwrap().to_owned()
+        let path = minted.json()["path"].as_str().unwrap().to_owned();
+        assert_eq!(minted.json()["url"], format!("http://studio.test{path}"), "an absolute URL beside the path");
+        path
     }
 
     /// A request from the client address `peer` (as the server sees it).

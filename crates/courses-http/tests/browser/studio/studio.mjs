@@ -3,9 +3,10 @@
 // search, publishing, the learner preview, SCORM 1.2 and 2004 downloads on
 // the Sandbox plan, the settings page with the workspace id, an invitation
 // whose mailed link a second person opens to join as a viewer, who sees no
-// controls. Every page is scanned with axe-core (no serious or critical
-// violation), checked for sideways scrolling at 375 px, and photographed at
-// 1440 and 375 px, light and dark.
+// controls, then resets a forgotten password by its mailed link. Every
+// page is scanned with axe-core (no serious or critical violation),
+// checked for sideways scrolling at 375 px, and photographed at 1440 and
+// 375 px, light and dark.
 //
 // Usage: node studio.mjs BASE_URL ARTIFACT_DIR MAIL_DIR
 // Environment: STUDIO_MODULES (node_modules with playwright-core and
@@ -197,6 +198,31 @@ try {
   check('the viewer has no New course form', (await vera.locator('form[action="/courses"]').count()) === 0, 'form shown');
   await look(vera, '09-viewer-courses');
   await other.close();
+
+  // A forgotten password: the link on the sign-in page, a mailed
+  // single-use link, a new password, then sign-in with it.
+  const forgot = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const vera2 = await forgot.newPage();
+  await vera2.goto(base + '/signin');
+  await Promise.all([vera2.waitForURL(base + '/reset'), vera2.click('a[href="/reset"]')]);
+  await look(vera2, '10-reset');
+  await vera2.fill('#f-email', 'vera@example.com');
+  await Promise.all([vera2.waitForNavigation(), vera2.click('main form button[type=submit]')]);
+  check('the reset answers "Check your mail"', (await vera2.content()).includes('Check your mail'), await vera2.content());
+  await look(vera2, '11-reset-check-mail');
+  const resetMail = newestMail();
+  const resetLink = (resetMail.match(/https?:\/\/\S+\/reset\/new\?token=\S+/) || [''])[0];
+  check('the reset link is mailed', resetLink.length > 0, resetMail);
+  await vera2.goto(resetLink);
+  await look(vera2, '12-reset-new');
+  await vera2.fill('#f-password', 'yet another long passphrase');
+  await Promise.all([vera2.waitForURL(base + '/signin'), vera2.click('main form button[type=submit]')]);
+  check('the new password is saved', (await vera2.content()).includes('Your password is saved'), await vera2.content());
+  await vera2.fill('#f-email', 'vera@example.com');
+  await vera2.fill('#f-password', 'yet another long passphrase');
+  await Promise.all([vera2.waitForURL(base + '/'), vera2.click('main form button[type=submit]')]);
+  check('the new password signs in', (await vera2.content()).includes('Fire safety'), await vera2.content());
+  await forgot.close();
 
   check('no script errors', errors.length === 0, errors.join('; '));
   check('no request leaves the service', external.length === 0, external.join(', '));
