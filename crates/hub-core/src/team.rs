@@ -126,7 +126,14 @@ impl Hub {
         }
         let now = self.clock.now();
         let secret = platform::crypto::random_token(32);
-        let id = uuid::Uuid::now_v7().to_string();
+        // A pending invitation to the same address keeps its id: the link
+        // and expiry are new, the resource is the same (a DELETE of the id
+        // an earlier answer gave still revokes it).
+        let pending = self.store.team_members(&owner.id, now).await?;
+        let id = pending
+            .into_iter()
+            .find(|m| m.status == MemberStatus::Pending && m.email == email.as_str())
+            .map_or_else(|| uuid::Uuid::now_v7().to_string(), |m| m.id);
         let audit = self.audit_row(
             &owner.id,
             owner.plan,

@@ -70,6 +70,7 @@ async fn invitations_hold_seats_and_work_once(app: TestApp) {
     assert_eq!(refused.json()["error"]["details"], json!({ "plan": "free", "seats": 0 }));
 
     // Pro has three; pending invitations hold them.
+    let mut ids = Vec::new();
     for email in ["ann@example.com", "bob@example.com", "cat@example.com"] {
         let made = send_json(
             &app,
@@ -82,14 +83,18 @@ async fn invitations_hold_seats_and_work_once(app: TestApp) {
         assert_eq!(made.status, StatusCode::CREATED);
         assert_eq!(made.json()["status"], "pending");
         assert_eq!(made.json()["role"], "viewer");
+        ids.push(made.json()["id"].as_str().unwrap().to_owned());
     }
     let fourth =
         send_json(&app, Method::POST, "/api/v1/collaborators", &owner, &json!({ "email": "dan@example.com" })).await;
     assert_eq!(fourth.error_code(), "SEAT_LIMIT_REACHED");
-    // Inviting the same address again replaces its invitation, no new seat.
+    // Inviting the same address again (a second later) replaces its link
+    // and expiry, keeps its id, and takes no new seat.
+    app.clock.advance_millis(1000);
     let again =
         send_json(&app, Method::POST, "/api/v1/collaborators", &owner, &json!({ "email": "ANN@example.com" })).await;
     assert_eq!(again.status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&again.body));
+    assert_eq!(again.json()["id"], ids[0], "the invitation keeps its id (a new link, the same resource)");
     let list = app.get("/api/v1/collaborators", &owner).await.json();
     assert_eq!(list["seats"], json!({ "included": 3, "used": 3 }));
     let emails: Vec<&str> = list["data"].as_array().unwrap().iter().map(|c| c["email"].as_str().unwrap()).collect();
