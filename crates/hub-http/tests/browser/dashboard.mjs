@@ -401,7 +401,7 @@ try {
   await lookDark(page, '25-monitor');
   const status = await context.newPage();
   await status.goto(`${base}/status/petstore`);
-  const bar = await status.locator('.bar').first().getAttribute('aria-label');
+  const bar = await status.locator('.checks').first().getAttribute('aria-label');
   check('status page: the bar is described for screen readers', /1 checks? in the last 24 hours/.test(bar || ''), bar);
   check('status page: a banner summarises the state', (await status.locator('.banner').count()) === 1, await status.textContent('main'));
   const json = await (await fetch(`${base}/status/petstore`, { headers: { Accept: 'application/json' } })).json();
