@@ -89,6 +89,22 @@ macro_rules! monitor_columns {
     };
 }
 
+/// Binds a check's nine columns, in `monitor_checks`' order, to `$query`.
+macro_rules! bind_check {
+    ($query:expr, $monitor_id:expr, $check:expr) => {
+        $query
+            .bind(uuid::Uuid::now_v7().to_string())
+            .bind($monitor_id)
+            .bind($check.checked_at.as_millis())
+            .bind($check.state.as_str())
+            .bind($check.status_code.map(i64::from))
+            .bind($check.latency_ms)
+            .bind(&$check.snippet)
+            .bind(&$check.error)
+            .bind($check.schema_valid)
+    };
+}
+
 macro_rules! check_columns {
     () => {
         "c.monitor_id, c.checked_at, c.state, c.status_code, c.latency_ms, c.snippet, c.error, c.schema_valid"
@@ -332,16 +348,7 @@ impl Store {
             with_db!(&self.db, |pool| {
                 let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.clone()));
                 for (monitor_id, check) in batch {
-                    query = query
-                        .bind(uuid::Uuid::now_v7().to_string())
-                        .bind(monitor_id)
-                        .bind(check.checked_at.as_millis())
-                        .bind(check.state.as_str())
-                        .bind(check.status_code.map(i64::from))
-                        .bind(check.latency_ms)
-                        .bind(&check.snippet)
-                        .bind(&check.error)
-                        .bind(check.schema_valid);
+                    query = bind_check!(query, monitor_id, check);
                 }
                 // A monitor deleted while its probe was in flight (its
                 // version re-pushed) fails the foreign key: the batch is
@@ -350,19 +357,11 @@ impl Store {
                     Ok(_) => Ok::<(), crate::error::HubError>(()),
                     Err(_) => {
                         for (monitor_id, check) in batch {
-                            sqlx::query(
+                            bind_check!(sqlx::query(
                                 "INSERT INTO monitor_checks (id, monitor_id, checked_at, state, status_code, latency_ms, snippet, error, schema_valid)
                                  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9 WHERE EXISTS (SELECT 1 FROM monitors WHERE id = $2)",
-                            )
-                            .bind(uuid::Uuid::now_v7().to_string())
-                            .bind(monitor_id)
-                            .bind(check.checked_at.as_millis())
-                            .bind(check.state.as_str())
-                            .bind(check.status_code.map(i64::from))
-                            .bind(check.latency_ms)
-                            .bind(&check.snippet)
-                            .bind(&check.error)
-                            .bind(check.schema_valid)
+                            ),
+                                monitor_id, check)
                             .execute(pool)
                             .await
                             .map_err(store_error)?;
