@@ -41,16 +41,22 @@ token="$(sed -n 's/.*"token":"\(svc_pat_[^"]*\)".*/\1/p' "$data/out" | head -n 1
 [ -n "$token" ] || { cat "$data/out"; echo "the hub did not start"; exit 1; }
 
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status"; }
+# The anonymous part is the process's own memory (heap, stacks); the file
+# part is the executable's pages and SQLite's memory map of the database,
+# shared pages the kernel can take back at any time.
+anon_kb() { awk '/^RssAnon:/ { print $2 }' "/proc/$pid/status"; }
 start_kb="$(rss_kb)"
 last_kb="$start_kb"
 step() {
   local name="$1"; shift
   for url in "$@"; do curl -sf -o /dev/null -H "Authorization: Bearer $token" "$url"; done
   local now; now="$(rss_kb)"
-  printf '%-46s %6.1f MB  (%+6.1f MB)\n' "$name" "$(echo "$now / 1024" | bc -l)" "$(echo "($now - $last_kb) / 1024" | bc -l)"
+  printf '%-46s %6.1f MB  (%+6.1f MB)  anonymous %6.1f MB\n' "$name" "$(echo "$now / 1024" | bc -l)" \
+    "$(echo "($now - $last_kb) / 1024" | bc -l)" "$(echo "$(anon_kb) / 1024" | bc -l)"
   last_kb="$now"
 }
-printf '%-46s %6.1f MB\n' "started, demo project seeded" "$(echo "$start_kb / 1024" | bc -l)"
+printf '%-46s %6.1f MB              anonymous %6.1f MB\n' "started, demo project seeded" \
+  "$(echo "$start_kb / 1024" | bc -l)" "$(echo "$(anon_kb) / 1024" | bc -l)"
 label="$(curl -sf "$base/api/v1/projects/bookshelf/versions" -H "Authorization: Bearer $token" | python3 -c 'import json,sys; print(json.load(sys.stdin)["data"][0]["version_label"])')"
 demo="$base/docs/bookshelf/$label"
 step "demo: overview" "$base/docs/bookshelf"
@@ -79,4 +85,5 @@ mcp() {
 }
 mcp "list the issues of a repository"; mcp "create a release"; mcp "how many API calls do I have left"
 step "GitHub: MCP search_endpoints"
-printf '\n%-46s %6.1f MB  (target: under 160 MB)\n' "the hub at the end" "$(echo "$(rss_kb) / 1024" | bc -l)"
+printf '\n%-46s %6.1f MB  (target: under 160 MB; anonymous %.1f MB)\n' "the hub at the end" \
+  "$(echo "$(rss_kb) / 1024" | bc -l)" "$(echo "$(anon_kb) / 1024" | bc -l)"
