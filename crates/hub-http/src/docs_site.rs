@@ -21,11 +21,16 @@ use docs_render::{Chrome, Page, Site};
 use hub_core::docs::{DocsClosed, DocsSite, DocsVersion};
 use hub_core::{Feature, Hub};
 
+use crate::document_cache::DocumentCache;
 use crate::error::{ApiError, Code};
 use crate::extract::QueryParams;
 
-/// Prepared documents kept in memory per node.
+/// Prepared documents kept in memory per node: at most this many, built
+/// from at most [`SITE_CACHE_SOURCE_BYTES`] of descriptions.
 const SITE_CACHE: usize = 32;
+/// A prepared document holds about five and a half times its description
+/// (GitHub's 13 MB REST description: about 70 MB), so about 270 MB.
+const SITE_CACHE_SOURCE_BYTES: usize = 48 * 1024 * 1024;
 /// Rendered pages kept in memory per node.
 const PAGE_CACHE: usize = 4096;
 /// Content-Security-Policy of every docs page: scripts and styles only from
@@ -39,9 +44,9 @@ const CREDENTIAL_CSP: &str = "default-src 'self'; script-src 'self'; style-src '
 /// Shared state of the docs routes.
 pub struct DocsServer {
     hub: Hub,
-    /// One cell per document: concurrent first requests (and the
-    /// preparation after a push) wait for a single parse.
-    sites: Mutex<HashMap<String, Arc<tokio::sync::OnceCell<Arc<Site>>>>>,
+    /// Prepared documents: concurrent first requests (and the preparation
+    /// after a push) wait for a single parse.
+    sites: DocumentCache<Site>,
     /// Rendered pages as `Bytes`: a hit is answered without copying the page.
     pages: Mutex<HashMap<(String, u64, String), bytes::Bytes>>,
     /// Bytes held by `pages`: the cache is bounded by size, not entries.
@@ -74,7 +79,7 @@ impl DocsServer {
     pub fn new(hub: Hub, outbound: platform::outbound::Outbound, web: crate::WebConfig) -> Self {
         Self {
             hub,
-            sites: Mutex::new(HashMap::new()),
+            sites: DocumentCache::new(SITE_CACHE, SITE_CACHE_SOURCE_BYTES),
             pages: Mutex::new(HashMap::new()),
             page_bytes: std::sync::atomic::AtomicUsize::new(0),
             logins: platform::throttle::SignInThrottle::new(LOGINS_PER_IP_PER_MINUTE, LOGINS_PER_MINUTE),
@@ -139,24 +144,19 @@ impl DocsServer {
     }
 
     async fn site_of(&self, spec_sha256: &str) -> Result<Arc<Site>, ApiError> {
-        let cell = {
-            let Ok(mut sites) = self.sites.lock() else {
-                return Err(hub_core::HubError::Internal("docs cache lock poisoned".into()).into());
-            };
-            if sites.len() >= SITE_CACHE && !sites.contains_key(spec_sha256) {
-                sites.clear();
-            }
-            sites.entry(spec_sha256.to_owned()).or_default().clone()
-        };
-        cell.get_or_try_init(|| async {
-            let document = self.hub.docs_document(spec_sha256).await?;
-            tokio::task::spawn_blocking(move || spec::parse(&document).map(|spec| Arc::new(Site::new(spec))))
-                .await
-                .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("docs parse task failed: {e}"))))?
-                .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("stored spec does not parse: {e}"))))
-        })
-        .await
-        .cloned()
+        self.sites
+            .get_or_build(spec_sha256, || async {
+                let document = self.hub.docs_document(spec_sha256).await?;
+                let source_bytes = document.len();
+                let site = tokio::task::spawn_blocking(move || spec::parse(&document).map(Site::new))
+                    .await
+                    .map_err(|e| ApiError::from(hub_core::HubError::Internal(format!("docs parse task failed: {e}"))))?
+                    .map_err(|e| {
+                        ApiError::from(hub_core::HubError::Internal(format!("stored spec does not parse: {e}")))
+                    })?;
+                Ok((site, source_bytes))
+            })
+            .await
     }
 }
 

@@ -94,6 +94,12 @@ impl ApiError {
     }
 }
 
+impl From<crate::document_cache::Poisoned> for ApiError {
+    fn from(_: crate::document_cache::Poisoned) -> Self {
+        Self::from(HubError::Internal("document cache lock poisoned".into()))
+    }
+}
+
 impl From<HubError> for ApiError {
     fn from(err: HubError) -> Self {
         let message = err.to_string();

@@ -9,6 +9,7 @@ mod compression;
 pub mod dashboard;
 pub mod docs_assistant;
 pub mod docs_site;
+pub mod document_cache;
 pub mod error;
 pub mod extract;
 pub mod llms;

@@ -31,8 +31,12 @@ use crate::error::{ApiError, Code};
 
 /// Largest request body the mock reads.
 pub const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
-/// Compiled documents kept in memory per node.
+/// Compiled documents kept in memory per node: at most this many, built
+/// from at most [`ENGINE_CACHE_SOURCE_BYTES`] of descriptions.
 const ENGINE_CACHE: usize = 64;
+/// An engine holds about seven times its description (GitHub's 13 MB REST
+/// description: about 90 MB with its validators), so about 340 MB.
+const ENGINE_CACHE_SOURCE_BYTES: usize = 48 * 1024 * 1024;
 /// How long a snapshot may be reused when the store cannot say it changed.
 const SNAPSHOT_TTL: Duration = Duration::from_secs(1);
 /// How long one read of the SQLite WAL-index stamp is reused. Changes this
@@ -144,8 +148,8 @@ pub struct MockServer {
     /// How the docs session cookie is named (read for protected projects).
     cookies: platform::web::CookiePolicy,
     limits: MockConfig,
-    /// One cell per document, so concurrent first requests compile it once.
-    engines: Mutex<HashMap<String, Arc<tokio::sync::OnceCell<Arc<Engine>>>>>,
+    /// Compiled engines: concurrent first requests compile a document once.
+    engines: crate::document_cache::DocumentCache<Engine>,
     snapshots: RwLock<HashMap<String, CachedSnapshot>>,
     log: OnceLock<mpsc::Sender<LogEntry>>,
     /// The origin of the request log's sampling windows.
@@ -177,7 +181,7 @@ impl MockServer {
             proxies: web.proxies.clone(),
             cookies: web.cookies.clone(),
             limits: config,
-            engines: Mutex::new(HashMap::new()),
+            engines: crate::document_cache::DocumentCache::new(ENGINE_CACHE, ENGINE_CACHE_SOURCE_BYTES),
             snapshots: RwLock::new(HashMap::new()),
             log: OnceLock::new(),
             started: Instant::now(),
@@ -265,29 +269,17 @@ impl MockServer {
     }
 
     async fn engine(&self, version: &MockVersion) -> Result<Arc<Engine>, ApiError> {
-        let cell = {
-            let Ok(mut engines) = self.engines.lock() else {
-                return Err(ApiError::from(hub_core::HubError::Internal("engine cache poisoned".into())));
-            };
-            if let Some(ready) = engines.get(&version.spec_sha256).and_then(|cell| cell.get().cloned()) {
-                return Ok(ready);
-            }
-            if engines.len() >= ENGINE_CACHE {
-                engines.retain(|_, cell| !cell.initialized());
-            }
-            engines.entry(version.spec_sha256.clone()).or_default().clone()
-        };
-        let engine = cell
-            .get_or_try_init(|| async {
+        self.engines
+            .get_or_build(&version.spec_sha256, || async {
                 let document = self.hub.mock_document(&version.spec_sha256).await?;
+                let source_bytes = document.len();
                 let engine = tokio::task::spawn_blocking(move || compile(&document))
                     .await
                     .map_err(|e| hub_core::HubError::Internal(format!("mock compile task failed: {e}")))?
                     .map_err(|e| hub_core::HubError::Internal(format!("stored spec does not compile: {e}")))?;
-                Ok::<_, hub_core::HubError>(Arc::new(engine))
+                Ok::<_, ApiError>((engine, source_bytes))
             })
-            .await?;
-        Ok(engine.clone())
+            .await
     }
 
     fn check_ip_rate(&self, ip: IpAddr) -> Result<(), ApiError> {
