@@ -12,10 +12,8 @@
 use std::time::{Duration, Instant};
 
 use futures_util::Stream;
-use hmac::{Hmac, Mac};
 use kernel::{Page, PageRequest, Secret, Timestamp};
 use serde_json::{Value, json};
-use sha2::Sha256;
 
 use crate::Hub;
 use crate::audit::{AuditAction, AuditDraft, Category};
@@ -173,12 +171,16 @@ pub fn csv_chunk(events: &[AuditEvent], header: bool) -> HubResult<Vec<u8>> {
     writer.into_inner().map_err(|e| HubError::Internal(format!("csv: {e}")))
 }
 
-/// `sha256=<hex>` of the body with the secret (the `X-Service-Signature`).
+/// `sha256=<hex>` of the body with the secret (the `X-Service-Signature`):
+/// the `svc` scheme of [`webhook_signatures`], which webhook inboxes verify.
 pub fn signature(secret: &str, body: &[u8]) -> String {
-    // HMAC accepts keys of any length; the error branch cannot happen.
-    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap_or_else(|_| unreachable!());
-    mac.update(body);
-    format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
+    let signing = webhook_signatures::Signing { timestamp_secs: 0, message_id: "" };
+    webhook_signatures::Scheme::Svc
+        .sign(secret, body, signing)
+        .into_iter()
+        .next()
+        .map(|(_, value)| value)
+        .unwrap_or_default()
 }
 
 /// The instant of the daily prune on or before `now` (03:23 UTC).
