@@ -58,6 +58,10 @@ pub enum AuditAction {
     MonitorUpdated,
     MonitorCredentialSet,
     MonitorCredentialCleared,
+    InboxCreated,
+    InboxUpdated,
+    InboxDeleted,
+    InboxCleared,
 }
 
 impl AuditAction {
@@ -109,6 +113,10 @@ impl AuditAction {
             Self::MonitorUpdated => "MONITOR_UPDATED",
             Self::MonitorCredentialSet => "MONITOR_CREDENTIAL_SET",
             Self::MonitorCredentialCleared => "MONITOR_CREDENTIAL_CLEARED",
+            Self::InboxCreated => "INBOX_CREATED",
+            Self::InboxUpdated => "INBOX_UPDATED",
+            Self::InboxDeleted => "INBOX_DELETED",
+            Self::InboxCleared => "INBOX_CLEARED",
         }
     }
 
@@ -157,12 +165,13 @@ impl AuditAction {
             | Self::MonitorUpdated
             | Self::MonitorCredentialSet
             | Self::MonitorCredentialCleared => Category::Monitoring,
+            Self::InboxCreated | Self::InboxUpdated | Self::InboxDeleted | Self::InboxCleared => Category::Inboxes,
         }
     }
 }
 
 /// Every code, in the order docs/api.md lists them.
-pub const ALL_ACTIONS: [AuditAction; 46] = [
+pub const ALL_ACTIONS: [AuditAction; 50] = [
     AuditAction::ProjectCreated,
     AuditAction::ProjectUpdated,
     AuditAction::ProjectVisibilityChanged,
@@ -209,6 +218,10 @@ pub const ALL_ACTIONS: [AuditAction; 46] = [
     AuditAction::MonitorUpdated,
     AuditAction::MonitorCredentialSet,
     AuditAction::MonitorCredentialCleared,
+    AuditAction::InboxCreated,
+    AuditAction::InboxUpdated,
+    AuditAction::InboxDeleted,
+    AuditAction::InboxCleared,
 ];
 
 /// The viewer's groups of codes (the seed's "action category" filter).
@@ -223,10 +236,11 @@ pub enum Category {
     Docs,
     Account,
     Monitoring,
+    Inboxes,
 }
 
 impl Category {
-    pub const ALL: [Self; 9] = [
+    pub const ALL: [Self; 10] = [
         Self::Projects,
         Self::Versions,
         Self::Specs,
@@ -236,6 +250,7 @@ impl Category {
         Self::Docs,
         Self::Account,
         Self::Monitoring,
+        Self::Inboxes,
     ];
 
     pub const fn as_str(self) -> &'static str {
@@ -249,6 +264,7 @@ impl Category {
             Self::Docs => "docs",
             Self::Account => "account",
             Self::Monitoring => "monitoring",
+            Self::Inboxes => "inboxes",
         }
     }
 

@@ -55,6 +55,8 @@ pub enum HubError {
         "the {plan} plan has {limit} collaborator seats, and pending invitations hold seats too; remove someone or upgrade"
     )]
     SeatLimitReached { plan: Plan, limit: u32 },
+    #[error("the {plan} plan allows {limit} webhook inboxes; delete one or upgrade")]
+    InboxLimitReached { plan: Plan, limit: u32 },
     #[error("a project may hold at most {limit} preview versions; delete one or let it expire")]
     PreviewLimitReached { limit: u32 },
     #[error("rate limit of {limit} requests per minute reached; retry in {retry_after_secs} s")]

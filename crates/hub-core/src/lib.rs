@@ -15,6 +15,7 @@ pub mod demo;
 pub mod diffs;
 pub mod docs;
 pub mod error;
+pub mod inboxes;
 pub mod mcp;
 pub mod mock;
 pub mod model;

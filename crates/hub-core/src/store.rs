@@ -1472,6 +1472,7 @@ mod tests {
 mod assistant;
 mod audit_log;
 mod docs;
+mod inboxes;
 mod mock;
 mod monitoring;
 mod sessions;

@@ -18,6 +18,12 @@ pub enum Code {
     PlanRequired,
     ProjectLimitReached,
     SeatLimitReached,
+    InboxLimitReached,
+    AuthenticationRequired,
+    SignatureInvalid,
+    AddressNotAllowed,
+    CaptureLimitReached,
+    InboxPaused,
     Forbidden,
     NotFound,
     MethodNotAllowed,
@@ -41,6 +47,12 @@ impl Code {
             Self::PlanRequired => (StatusCode::PAYMENT_REQUIRED, "PLAN_REQUIRED"),
             Self::ProjectLimitReached => (StatusCode::PAYMENT_REQUIRED, "PROJECT_LIMIT_REACHED"),
             Self::SeatLimitReached => (StatusCode::PAYMENT_REQUIRED, "SEAT_LIMIT_REACHED"),
+            Self::InboxLimitReached => (StatusCode::PAYMENT_REQUIRED, "INBOX_LIMIT_REACHED"),
+            Self::AuthenticationRequired => (StatusCode::UNAUTHORIZED, "AUTHENTICATION_REQUIRED"),
+            Self::SignatureInvalid => (StatusCode::UNAUTHORIZED, "SIGNATURE_INVALID"),
+            Self::AddressNotAllowed => (StatusCode::FORBIDDEN, "ADDRESS_NOT_ALLOWED"),
+            Self::CaptureLimitReached => (StatusCode::TOO_MANY_REQUESTS, "CAPTURE_LIMIT_REACHED"),
+            Self::InboxPaused => (StatusCode::SERVICE_UNAVAILABLE, "INBOX_PAUSED"),
             Self::Forbidden => (StatusCode::FORBIDDEN, "FORBIDDEN"),
             Self::NotFound => (StatusCode::NOT_FOUND, "NOT_FOUND"),
             Self::MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED"),
@@ -89,6 +101,12 @@ impl ApiError {
         Self::new(Code::ValidationError, message).with_details(json!({ "field": field }))
     }
 
+    #[must_use]
+    pub const fn with_retry_after(mut self, secs: u64) -> Self {
+        self.retry_after_secs = Some(secs);
+        self
+    }
+
     pub const fn code(&self) -> Code {
         self.code
     }
@@ -134,6 +152,8 @@ impl From<HubError> for ApiError {
                 .with_details(json!({ "plan": plan.as_str(), "limit": limit })),
             HubError::SeatLimitReached { plan, limit } => Self::new(Code::SeatLimitReached, message)
                 .with_details(json!({ "plan": plan.as_str(), "seats": limit })),
+            HubError::InboxLimitReached { plan, limit } => Self::new(Code::InboxLimitReached, message)
+                .with_details(json!({ "plan": plan.as_str(), "limit": limit })),
             HubError::PreviewLimitReached { limit } => {
                 Self::new(Code::PreviewLimitReached, message).with_details(json!({ "limit": limit }))
             }
@@ -177,6 +197,12 @@ impl IntoResponse for ApiError {
         let mut response = (status, axum::Json(json!({ "error": error }))).into_response();
         if self.code == Code::InvalidToken {
             response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"hub\""));
+        }
+        if self.code == Code::AuthenticationRequired {
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Basic realm=\"webhook inbox\", charset=\"UTF-8\""),
+            );
         }
         let retry_after = match self.code {
             Code::ServiceUnavailable => Some(1),

@@ -164,6 +164,12 @@ impl JsonObject {
         }
     }
 
+    /// The object as a typed body; serde's message names the field that
+    /// does not fit.
+    pub fn deserialize<T: serde::de::DeserializeOwned>(self) -> Result<T, ApiError> {
+        serde_json::from_value(Value::Object(self.0)).map_err(|e| ApiError::field("body", e.to_string()))
+    }
+
     /// The raw value of a field.
     pub fn get(&self, name: &str) -> Option<&Value> {
         self.0.get(name)

@@ -157,11 +157,14 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
     );
     let mock = match &state.web.mock_public_url {
         // Tenant content has its own origin: the hub's only points there.
-        Some(url) => Router::new().route("/mock/{*rest}", any(mock_server::redirect)).with_state(url.clone()),
+        Some(url) => Router::new()
+            .route("/mock/{*rest}", any(mock_server::redirect))
+            .route("/i/{*rest}", any(routes::inboxes::redirect))
+            .with_state(url.clone()),
         // Custom domains never serve the mock (it sits outside
         // `host_routing`): the mock refuses them itself, which costs one
         // Host check per request instead of a middleware.
-        None => mock_routes(mock_server.clone()),
+        None => mock_routes(mock_server.clone()).merge(inbox_routes(&state)),
     };
     // The per-project MCP server; its tools call the mock in-process.
     let mcp = Router::new().route("/api/mcp/{target}", any(mcp::handle)).with_state(mcp::McpState::new(mcp::McpCore {
@@ -225,6 +228,14 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         )
         .route("/api/cron/mock-log-prune", get(routes::cron::mock_log_prune).post(routes::cron::mock_log_prune))
         .route("/api/cron/uptime", get(routes::cron::uptime).post(routes::cron::uptime))
+        .route("/api/v1/inboxes", get(routes::inboxes::list).post(routes::inboxes::create))
+        .route(
+            "/api/v1/inboxes/{id}",
+            get(routes::inboxes::get).patch(routes::inboxes::update).delete(routes::inboxes::delete),
+        )
+        .route("/api/v1/inboxes/{id}/captures", get(routes::inboxes::captures).delete(routes::inboxes::clear))
+        .route("/api/v1/inboxes/{id}/captures/{capture_id}/replay", post(routes::inboxes::replay))
+        .route("/api/v1/inboxes/{id}/send-test", post(routes::inboxes::send_test))
         .route(&format!("{project}/monitors"), get(routes::monitors::list))
         .route(&format!("{project}/monitors/status"), get(routes::monitors::status))
         .route(&format!("{project}/monitors/credentials"), get(routes::monitors::credentials))
@@ -276,7 +287,21 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
 pub fn mock_router(state: &AppState, mock_config: mock_server::MockConfig) -> Router {
     let db = state.hub.db().clone();
     let mock_state = std::sync::Arc::new(mock_server::MockServer::new(state.hub.clone(), mock_config, &state.web));
-    mock_routes(mock_state).merge(platform::http::ops_routes(db)).fallback(not_found)
+    mock_routes(mock_state).merge(inbox_routes(state)).merge(platform::http::ops_routes(db)).fallback(not_found)
+}
+
+/// Webhook inboxes' capture URLs: tenant content, like the mock (outside
+/// the hub's request instrumentation; the capture is its own record).
+fn inbox_routes(state: &AppState) -> Router {
+    let capture = std::sync::Arc::new(routes::inboxes::CaptureState {
+        hub: state.hub.clone(),
+        proxies: state.web.proxies.clone(),
+    });
+    Router::new()
+        .route("/i/{id}", any(routes::inboxes::capture))
+        .route("/i/{id}/{*rest}", any(routes::inboxes::capture))
+        .layer(axum::extract::DefaultBodyLimit::disable())
+        .with_state(capture)
 }
 
 fn mock_routes(mock_state: std::sync::Arc<mock_server::MockServer>) -> Router {

@@ -4,6 +4,7 @@ pub mod audit;
 pub mod cron;
 pub mod diffs;
 pub mod docs_admin;
+pub mod inboxes;
 pub mod mock;
 pub mod monitors;
 pub mod projects;

@@ -309,6 +309,31 @@ async fn every_mutating_route_of_the_api_writes_its_code() {
         None,
         ["MONITOR_CREDENTIAL_CLEARED"]
     );
+    let inbox = step!(
+        "createInbox",
+        Method::POST,
+        "/api/v1/inboxes",
+        &token,
+        Some(json!({"name": "Walk inbox", "project": "walk", "verification": {"scheme": "stripe", "secret": "s"}})),
+        ["INBOX_CREATED"]
+    )
+    .json();
+    let inbox = format!("/api/v1/inboxes/{}", inbox["id"].as_str().unwrap());
+    step!("updateInbox", Method::PATCH, inbox.clone(), &token, Some(json!({"name": "Renamed"})), ["INBOX_UPDATED"]);
+    // Captures, replays and test events are traffic, not settings: no rows.
+    step!("sendInboxTest", Method::POST, format!("{inbox}/send-test"), &token, Some(json!({})), []);
+    let capture =
+        app.get(&format!("{inbox}/captures"), &token).await.json()["data"][0]["id"].as_str().unwrap().to_owned();
+    step!(
+        "replayInboxCapture",
+        Method::POST,
+        format!("{inbox}/captures/{capture}/replay"),
+        &token,
+        Some(json!({"url": "http://127.0.0.1:9/unreachable"})),
+        []
+    );
+    step!("clearInboxCaptures", Method::DELETE, format!("{inbox}/captures"), &token, None, ["INBOX_CLEARED"]);
+    step!("deleteInbox", Method::DELETE, inbox.clone(), &token, None, ["INBOX_DELETED"]);
     // The test event is sent and logged among the deliveries, never a row;
     // without a webhook it is refused.
     let test = app.post_json("/api/v1/audit/webhook/test", &token, &json!({})).await;

@@ -17,6 +17,7 @@ mod dashboard;
 mod diffs;
 mod docs;
 mod docs_weight;
+mod inboxes;
 mod mcp;
 mod mock;
 mod monitoring;
