@@ -38,6 +38,9 @@ pub const MAX_BASIC_CHARS: usize = 256;
 pub const MAX_TOLERANCE_SECS: u64 = 86_400;
 /// Captures one listing answers at most.
 pub const MAX_LIST: u32 = 100;
+/// The daily prune of captures past their plan's window: 03:53 UTC, in
+/// milliseconds after midnight (apart from the other daily jobs).
+pub const PRUNE_OFFSET_MS: i64 = (3 * 60 + 53) * 60_000;
 /// What a paused inbox asks senders to wait before retrying.
 pub const PAUSED_RETRY_SECS: u64 = 60;
 /// Headers never replayed: the connection's own, and what the client

@@ -291,6 +291,26 @@ async fn serve_hub(
             },
         )
     };
+    let inbox_pruner = {
+        let hub = hub.clone();
+        platform::jobs::spawn_daily_at(
+            hub.db().clone(),
+            Arc::new(SystemClock),
+            "hub.inbox-prune",
+            hub_core::inboxes::PRUNE_OFFSET_MS,
+            stopped.clone(),
+            move || {
+                let hub = hub.clone();
+                async move {
+                    match hub.prune_inboxes().await {
+                        Ok(0) => {}
+                        Ok(n) => tracing::info!(removed = n, "pruned inbox captures older than their plan's window"),
+                        Err(err) => tracing::warn!(error = %err, "inbox capture pruning failed"),
+                    }
+                }
+            },
+        )
+    };
     let mock_config = hub_http::mock_server::MockConfig {
         per_project_per_minute: args.mock_rate_per_project,
         per_ip_per_minute: args.mock_rate_per_ip,
@@ -347,6 +367,7 @@ async fn serve_hub(
         audit_delivery.await.ok();
         uptime.await.ok();
         uptime_pruner.await.ok();
+        inbox_pruner.await.ok();
         // Mail started after an answer (sign-up, reset) is sent before the
         // store closes.
         hub.settle_background().await;
