@@ -38,6 +38,29 @@
     }, seconds * 1000);
   });
 
+  // A region with data-live="<url>" listens there for server-sent events
+  // and fetches the page again on each, replacing itself in place (an
+  // inbox's captures as they arrive). Without EventSource the page still
+  // shows what was there when it loaded.
+  document.querySelectorAll("[data-live][id]").forEach(function (region) {
+    if (!window.EventSource || !window.fetch || !window.DOMParser) return;
+    var source = new EventSource(region.getAttribute("data-live"));
+    source.addEventListener("capture", function () {
+      fetch(location.href, { headers: { Accept: "text/html" }, credentials: "same-origin" })
+        .then(function (r) { return r.ok ? r.text() : null; })
+        .then(function (html) {
+          if (!html) return;
+          var fresh = new DOMParser().parseFromString(html, "text/html").getElementById(region.id);
+          var current = document.getElementById(region.id);
+          if (fresh && current && !current.contains(document.activeElement)) {
+            current.replaceWith(fresh);
+            say("A new capture arrived");
+          }
+        })
+        .catch(function () {});
+    });
+  });
+
   // A destructive button stays disabled until the expected text is typed.
   document.querySelectorAll("input[data-confirm]").forEach(function (input) {
     var button = document.getElementById(input.getAttribute("data-confirm"));

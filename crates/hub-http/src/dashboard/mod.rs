@@ -22,6 +22,7 @@ mod account;
 mod auth;
 mod builder;
 mod endpoints;
+mod inboxes;
 mod monitoring;
 mod override_form;
 mod projects;
@@ -127,6 +128,12 @@ pub fn router(hub: Hub, web: WebConfig, docs: Arc<crate::docs_site::DocsServer>)
         .route("/status/{slug}/{version}", get(monitoring::status_version_page))
         .route(&format!("{p}/access"), get(team::project_access))
         .route(&format!("{p}/access/{{id}}"), post(team::set_project_access))
+        .route("/app/inboxes", get(inboxes::list).post(inboxes::create))
+        .route("/app/inboxes/verify", get(inboxes::verifier))
+        .route("/app/inboxes/{id}", get(inboxes::inbox))
+        .route("/app/inboxes/{id}/settings", get(inboxes::settings).post(inboxes::action_settings))
+        .route("/app/inboxes/{id}/live", get(inboxes::live))
+        .route("/app/inboxes/{id}/{action}", post(inboxes::action))
         .route("/app/team", get(team::team))
         .route("/app/team/invite", post(team::invite))
         .route("/app/team/leave/{account}", post(team::leave))
@@ -158,6 +165,11 @@ fn pages() -> &'static Pages {
             body: docs_render::assets::ICON_SVG,
             content_type: "image/svg+xml",
         };
+        let verify = page_kit::assets::Asset {
+            name: "verify.js",
+            body: include_str!("../../assets/verify.js"),
+            content_type: "text/javascript; charset=utf-8",
+        };
         let mut templates = vec![
             ("layout.html", include_str!("../../templates/dashboard/layout.html")),
             ("message.html", include_str!("../../templates/dashboard/message.html")),
@@ -188,7 +200,9 @@ fn pages() -> &'static Pages {
             ("audit_settings.html", include_str!("../../templates/dashboard/audit_settings.html")),
         ];
         templates.extend(monitoring::TEMPLATES);
-        Pages::new("svc hub", ASSETS_PREFIX, page_kit::Assets::new(&[icon]), &templates)
+        templates.extend(inboxes::TEMPLATES);
+        templates.push(("inbox_fields.html", include_str!("../../templates/dashboard/inbox_fields.html")));
+        Pages::new("svc hub", ASSETS_PREFIX, page_kit::Assets::new(&[icon, verify]), &templates)
     })
 }
 

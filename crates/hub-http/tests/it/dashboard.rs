@@ -22,6 +22,7 @@ on_both_stores!(
     tokens_made_in_the_dashboard_work_on_the_api_until_revoked,
     the_docs_builder_and_the_mock_act_through_the_use_cases,
     the_builder_previews_unsaved_work_and_edits_endpoint_pages_and_overrides_by_field,
+    inbox_pages_make_read_and_change_inboxes,
 );
 
 pub(crate) const PASSWORD: &str = "violet tractor wanders";
@@ -771,4 +772,103 @@ async fn the_builder_previews_unsaved_work_and_edits_endpoint_pages_and_override
     assert!(!text(&browser.get(settings).await).contains(&token), "shown once");
     let audit = app.hub.audit_log(email).await.unwrap();
     assert!(audit.iter().any(|e| e.action == "MCP_TOKEN_ROTATED" && e.metadata["source"] == "dashboard"));
+}
+
+/// The inbox pages act through the same use cases as the API: make an
+/// inbox with a scheme, see a capture (its pretty body, headers, the
+/// verified badge), search, pause and resume, replay, clear, change the
+/// settings with errors beside their fields, delete by typing the name;
+/// the live view's stream says when a capture arrives; the verifier page
+/// has no field that could post the secret.
+async fn inbox_pages_make_read_and_change_inboxes(app: TestApp) {
+    let email = "inboxes@example.com";
+    let mut browser = signed_in(&app, email, Plan::Business).await;
+    let made = browser
+        .submit(
+            "/app/inboxes",
+            "/app/inboxes",
+            &[("name", "Payments"), ("scheme", "github"), ("secret", "gh-secret"), ("username", ""), ("allow_ips", "")],
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::SEE_OTHER, "{}", text(&made));
+    let page = location(&made).to_owned();
+    assert!(page.starts_with("/app/inboxes/ibx_"), "{page}");
+    let id = page.trim_start_matches("/app/inboxes/").to_owned();
+    let list = text(&browser.get("/app/inboxes").await);
+    assert!(
+        list.contains("Payments") && list.contains(&format!("/i/{id}")) && list.contains("GitHub (SHA-256)"),
+        "{list}"
+    );
+    assert!(!list.contains("gh-secret"), "the secret is never shown");
+
+    let body = r#"{"action":"opened","number":7}"#;
+    let signed = webhook_signatures::Scheme::Github.sign(
+        "gh-secret",
+        body.as_bytes(),
+        webhook_signatures::Signing { timestamp_secs: 0, message_id: "" },
+    );
+    let pairs: Vec<(&str, &str)> = signed.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+    assert_eq!(app.mock(Method::POST, &format!("/i/{id}/hooks"), &pairs, Some(body)).await.status, StatusCode::OK);
+    let inbox = text(&browser.get(&page).await);
+    assert!(inbox.contains("/hooks") && inbox.contains("signature verified"), "{inbox}");
+    assert!(inbox.contains("&quot;number&quot;: 7"), "the body is shown pretty: {inbox}");
+    assert!(inbox.contains("x-hub-signature-256"), "{inbox}");
+    assert!(inbox.contains(&format!("data-live=\"/app/inboxes/{id}/live\"")), "{inbox}");
+    let missed = text(&browser.get(&format!("{page}?q=closed")).await);
+    assert!(missed.contains("No captures match"), "{missed}");
+
+    let paused = browser.submit(&page, &format!("{page}/pause"), &[]).await;
+    assert_eq!(paused.status, StatusCode::SEE_OTHER);
+    assert!(text(&browser.get(&page).await).contains("senders get 503"));
+    assert_eq!(
+        app.mock(Method::POST, &format!("/i/{id}"), &pairs, Some(body)).await.status,
+        StatusCode::SERVICE_UNAVAILABLE
+    );
+    browser.submit(&page, &format!("{page}/resume"), &[]).await;
+
+    // A settings error shows beside its field; a good change is saved.
+    let bad = browser
+        .submit(
+            &format!("{page}/settings"),
+            &format!("{page}/settings"),
+            &[("name", "Payments"), ("scheme", "custom"), ("secret", "x"), ("header", ""), ("allow_ips", "")],
+        )
+        .await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(text(&bad).contains("id=\"e-header\""), "{}", text(&bad));
+    let good = browser
+        .submit(
+            &format!("{page}/settings"),
+            &format!("{page}/settings"),
+            &[("name", "Payments v2"), ("scheme", "github"), ("secret", ""), ("allow_ips", "203.0.113.0/24")],
+        )
+        .await;
+    assert_eq!(good.status, StatusCode::SEE_OTHER, "{}", text(&good));
+    let me = principal(&app, email).await;
+    let stored = app.hub.inbox(&me, &id).await.unwrap();
+    assert_eq!(stored.name, "Payments v2");
+    assert_eq!(stored.allow_ips, ["203.0.113.0/24"]);
+    assert!(stored.verification.is_some(), "an empty secret kept the stored one");
+
+    let cleared = browser.submit(&page, &format!("{page}/clear"), &[]).await;
+    assert_eq!(cleared.status, StatusCode::SEE_OTHER);
+    assert!(app.hub.inbox_captures(&me, &id, 10, None, None).await.unwrap().is_empty());
+
+    // The verifier: the fields have no names, so no submission carries them.
+    let verifier = text(&browser.get("/app/inboxes/verify").await);
+    assert!(verifier.contains("id=\"v-secret\"") && !verifier.contains("name=\"secret\""), "{verifier}");
+    assert!(verifier.contains("/verify.js?v="), "{verifier}");
+
+    // Deleting needs the name typed.
+    let wrong = browser.submit(&format!("{page}/settings"), &format!("{page}/delete"), &[("confirm", "nope")]).await;
+    assert_eq!(wrong.status, StatusCode::SEE_OTHER);
+    assert!(app.hub.inbox(&me, &id).await.is_ok());
+    let gone =
+        browser.submit(&format!("{page}/settings"), &format!("{page}/delete"), &[("confirm", "Payments v2")]).await;
+    assert_eq!(location(&gone), "/app/inboxes");
+    assert!(app.hub.inbox(&me, &id).await.is_err());
+    let actions = dashboard_actions(&app, email).await;
+    for code in ["INBOX_CREATED", "INBOX_UPDATED", "INBOX_CLEARED", "INBOX_DELETED"] {
+        assert!(actions.iter().any(|a| a == code), "{code} missing from {actions:?}");
+    }
 }
