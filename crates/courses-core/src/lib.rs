@@ -10,6 +10,7 @@
 //! `courses-http` maps to status codes and the wire envelope in one table.
 
 pub mod access;
+pub mod block_form;
 pub mod content;
 pub mod courses;
 pub mod csv_import;

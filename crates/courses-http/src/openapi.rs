@@ -284,6 +284,7 @@ fn course_schema(creating: bool) -> Value {
             "navigation": { "enum": ["default", "hidden"] },
             "quizFeedback": { "enum": ["deferred", "immediate"] },
             "direction": { "enum": ["ltr", "rtl"] },
+            "retry": { "enum": ["allowed", "never"] },
             "description": { "type": ["string", "null"], "maxLength": 20000 },
             "screens": { "type": "array", "maxItems": 200, "items": { "$ref": "#/components/schemas/Screen" } },
         }),

@@ -23,6 +23,7 @@ on_both_stores!(
     passwords_are_reset_by_a_mailed_single_use_link,
     svc_signup_closes_the_sign_up_page_but_not_invitations,
     screens_and_quiz_blocks_are_edited_and_links_minted,
+    every_block_kind_has_a_form_a_live_preview_and_screens_drag_into_order,
     a_thousand_learners_are_previewed_then_imported,
     themes_need_scale_and_apply_to_the_player_until_a_downgrade,
 );
@@ -480,6 +481,167 @@ fn screen_ids(html: &str) -> Vec<String> {
         .collect()
 }
 
+async fn every_block_kind_has_a_form_a_live_preview_and_screens_drag_into_order(app: TestApp) {
+    let mut ada = sign_up(&app, "ada@example.com").await;
+    let created = ada.submit("/", "/courses", &[("title", "Kinds")]).await;
+    let course = location(&created).to_owned();
+    let id = course.trim_start_matches("/courses/").to_owned();
+    for title in ["One", "Two", "Three"] {
+        ada.submit(&course, &format!("{course}/screens"), &[("title", title)]).await;
+    }
+    let page = ada.get(&course).await.text();
+    let ids = screen_ids(&page);
+    let screen = ids[0].as_str();
+    assert!(page.contains(&format!("data-reorder=\"{course}/screen-order\"")), "screens can be dragged: {page}");
+    assert!(page.contains("<option value=\"stack\">Cards to turn</option>") && !page.contains("value=\"scorm\""));
+
+    // Each kind: its own page with its own fields, then saved.
+    type Fields<'a> = &'a [(&'a str, &'a str)];
+    let kinds: [(&str, &str, Fields); 11] = [
+        ("heading", "f-block_text", &[("block_text", "Before you start")]),
+        ("quote", "f-attribution", &[("block_text", "Stay calm."), ("attribution", "The fire chief")]),
+        ("image", "f-alt", &[("url", "https://example.com/exit.png"), ("alt", "The exit sign")]),
+        ("video", "f-url", &[("url", "https://example.com/drill.mp4")]),
+        ("list", "f-items", &[("items", "Stop\nDrop\nRoll")]),
+        ("button", "f-block_text", &[("block_text", "I am ready")]),
+        ("divider", "nothing to fill in", &[]),
+        ("stack", "f-cards", &[("cards", "Fire | Call 112\nSmoke | Stay low")]),
+        (
+            "multiple_response",
+            "Numbers of the right options",
+            &[
+                ("block_text", "Which are exits?"),
+                ("options", "Door\nWindow\nLift"),
+                ("correct", "1, 2"),
+                ("feedback", "Never the lift."),
+            ],
+        ),
+        (
+            "true_false",
+            "f-answer",
+            &[("block_text", "Lifts are safe."), ("answer", "false"), ("feedback", "They stop.")],
+        ),
+        (
+            "multiple_choice",
+            "Number of the right option",
+            &[("block_text", "Oil fire?"), ("options", "Water\nFoam"), ("correct", "2")],
+        ),
+    ];
+    for (kind, marker, fields) in kinds {
+        let form = ada.get(&format!("{course}/blocks/new?screen={screen}&type={kind}")).await;
+        assert_eq!(form.status, StatusCode::OK, "{kind}");
+        let html = form.text();
+        assert!(html.contains(marker) && html.contains("Add the block"), "{kind}: {html}");
+        assert!(html.contains(&format!("data-draft=\"{course}/draft\"")) && html.contains("id=\"live-preview\""));
+        let mut all = vec![("screen", screen), ("type", kind)];
+        all.extend_from_slice(fields);
+        let added = ada.submit(&course, &format!("{course}/blocks"), &all).await;
+        assert_eq!(added.status, StatusCode::SEE_OTHER, "{kind}: {}", added.text());
+    }
+    let stored = app.courses.store().course_by_id(&id).await.unwrap().unwrap();
+    let blocks = stored.screens[0]["blocks"].as_array().unwrap().clone();
+    let types: Vec<&str> = blocks.iter().map(|b| b["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        types,
+        [
+            "heading",
+            "quote",
+            "image",
+            "video",
+            "list",
+            "button",
+            "divider",
+            "stack",
+            "multiple_response",
+            "true_false",
+            "multiple_choice"
+        ]
+    );
+    assert_eq!(
+        blocks[7]["stackCards"],
+        serde_json::json!([{ "front": "Fire", "back": "Call 112" }, { "front": "Smoke", "back": "Stay low" }])
+    );
+    assert_eq!(
+        (blocks[8]["correctIndexes"].clone(), blocks[8]["feedback"].clone()),
+        (serde_json::json!([0, 1]), serde_json::json!("Never the lift."))
+    );
+    assert_eq!(blocks[2]["alt"], "The exit sign");
+
+    // A refused block comes back on its kind's page, the problem beside its field.
+    let empty =
+        ada.submit(&course, &format!("{course}/blocks"), &[("screen", screen), ("type", "stack"), ("cards", "")]).await;
+    assert_eq!(empty.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        empty.text().contains("id=\"e-cards\"") && empty.text().contains("Add a cards to turn block"),
+        "{}",
+        empty.text()
+    );
+    let unsafe_url = ada
+        .submit(
+            &course,
+            &format!("{course}/blocks"),
+            &[("screen", screen), ("type", "image"), ("url", "javascript:alert(1)")],
+        )
+        .await;
+    assert!(unsafe_url.text().contains("id=\"e-url\""), "{}", unsafe_url.text());
+    assert_eq!(ada.get(&format!("{course}/blocks/new?screen={screen}&type=scorm")).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(ada.get(&format!("{course}/blocks/new?screen=scr_nope&type=text")).await.status, StatusCode::NOT_FOUND);
+
+    // An edit page starts from the stored block.
+    let stack_id = blocks[7]["id"].as_str().unwrap();
+    let edit = format!("{course}/screens/{screen}/blocks/{stack_id}");
+    assert!(ada.get(&edit).await.text().contains("Fire | Call 112\nSmoke | Stay low</textarea>"));
+
+    // The live preview: the screen as the player shows it, nothing saved.
+    let draft = format!("{course}/draft");
+    let live = ada
+        .submit(
+            &edit,
+            &draft,
+            &[("screen", screen), ("block", stack_id), ("type", "stack"), ("cards", "Flood | Go up")],
+        )
+        .await;
+    assert_eq!(live.status, StatusCode::OK);
+    let answer = live.json();
+    assert_eq!(answer["screenIndex"], 0);
+    assert_eq!(answer["screen"]["blocks"][7]["stackCards"], serde_json::json!([{ "front": "Flood", "back": "Go up" }]));
+    assert!(answer["screen"]["blocks"][8].get("correctIndexes").is_none(), "the preview gets no answers");
+    let still = app.courses.store().course_by_id(&id).await.unwrap().unwrap();
+    assert_eq!(still.screens[0]["blocks"][7]["stackCards"][0]["front"], "Fire", "nothing is saved");
+    let new_one = ada
+        .submit(&course, &draft, &[("screen", ids[1].as_str()), ("type", "text"), ("block_text", "Typed")])
+        .await
+        .json();
+    assert_eq!(
+        (new_one["screenIndex"].clone(), new_one["screen"]["blocks"][0]["text"].clone()),
+        (serde_json::json!(1), serde_json::json!("Typed"))
+    );
+    let half =
+        ada.submit(&edit, &draft, &[("screen", screen), ("block", stack_id), ("type", "stack"), ("cards", "")]).await;
+    assert_eq!(half.status, StatusCode::OK, "a half-typed block is the preview's normal state");
+    assert_eq!(half.json()["screen"], serde_json::Value::Null);
+    assert!(half.json()["message"].as_str().unwrap().contains("stackCards"), "{}", half.text());
+    let forged = ada.request(Method::POST, &draft, Some(format!("screen={screen}&type=text&block_text=x"))).await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN, "the CSRF token is required");
+    // The player in the preview frame takes the draft from its own origin only.
+    let player = ada.get(&format!("{course}/preview")).await.text();
+    assert!(player.contains("event.origin !== location.origin") && player.contains("svc-draft"));
+    let script = ada.get("/_studio/studio.js").await;
+    assert_eq!(script.status, StatusCode::OK);
+    assert!(script.text().contains("data-draft") && script.text().contains("draggable"));
+
+    // Dragging posts the whole order; a wrong order changes nothing.
+    let reversed = format!("{},{},{}", ids[2], ids[1], ids[0]);
+    let dragged = ada.submit(&course, &format!("{course}/screen-order"), &[("order", reversed.as_str())]).await;
+    assert_eq!(dragged.status, StatusCode::SEE_OTHER);
+    assert_eq!(screen_ids(&ada.get(&course).await.text()), vec![ids[2].clone(), ids[1].clone(), ids[0].clone()]);
+    let partial = format!("{},{}", ids[0], ids[1]);
+    let wrong = ada.submit(&course, &format!("{course}/screen-order"), &[("order", partial.as_str())]).await;
+    assert_eq!(wrong.status, StatusCode::BAD_REQUEST);
+    assert!(wrong.text().contains("every screen id"), "{}", wrong.text());
+    assert_eq!(screen_ids(&ada.get(&course).await.text()), vec![ids[2].clone(), ids[1].clone(), ids[0].clone()]);
+}
+
 async fn screens_and_quiz_blocks_are_edited_and_links_minted(app: TestApp) {
     let mut ada = sign_up(&app, "ada@example.com").await;
     let created = ada.submit("/", "/courses", &[("title", "Fire safety")]).await;
@@ -601,10 +763,23 @@ async fn screens_and_quiz_blocks_are_edited_and_links_minted(app: TestApp) {
     let bad = ada.submit(&course, &course, &[("course_title", "Fire safety"), ("passing_score", "150")]).await;
     assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(bad.text().contains("id=\"e-passing_score\""), "{}", bad.text());
+    assert!(
+        ada.get(&course)
+            .await
+            .text()
+            .contains(r#"name="retry" type="checkbox" value="on" aria-describedby="retry-hint" checked"#),
+        "a new course allows a retry, and its box is ticked"
+    );
+    // An unticked retry box: one attempt per learner.
     let saved = ada.submit(&course, &course, &[("course_title", "Fire safety at work"), ("passing_score", "80")]).await;
     assert_eq!(saved.status, StatusCode::SEE_OTHER);
     let stored = app.courses.store().course_by_id(&id).await.unwrap().unwrap();
     assert_eq!((stored.title.as_str(), stored.passing_score), ("Fire safety at work", Some(80)));
+    assert!(!stored.allows_retry());
+    assert!(!ada.get(&course).await.text().contains(r#"aria-describedby="retry-hint" checked"#));
+    let fields = [("course_title", "Fire safety at work"), ("passing_score", "80"), ("retry", "on")];
+    ada.submit(&course, &course, &fields).await;
+    assert!(app.courses.store().course_by_id(&id).await.unwrap().unwrap().allows_retry());
 
     // The embed link builder: shown once, and it opens the published course for that learner.
     ada.submit(&course, &format!("{course}/status"), &[("status", "published")]).await;

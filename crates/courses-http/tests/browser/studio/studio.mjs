@@ -117,17 +117,31 @@ try {
   check('three screens are listed', screens === 3, `${screens}`);
 
   // A scored question on the second screen, and the third screen moved up with the keyboard.
+  // The kind's own page; its preview is the learner player, updated as the author types.
   await page.selectOption('#f-screen', { index: 1 });
   await page.selectOption('#f-type', 'multiple_choice');
+  await Promise.all([page.waitForURL(/\/blocks\/new\?/), page.click('form[action$="/blocks/new"] button[type=submit]')]);
   await page.fill('#f-block_text', 'Which extinguisher for an oil fire?');
   await page.fill('#f-options', 'Water\nFoam');
   await page.fill('#f-correct', '2');
+  const live = page.frameLocator('#live-preview');
+  let typed = false;
+  for (let i = 0; i < 40 && !typed; i++) {
+    typed = (await live.locator('body').textContent().catch(() => '')).includes('Which extinguisher for an oil fire?');
+    if (!typed) await page.waitForTimeout(100);
+  }
+  check('the preview shows the question as it is typed, before saving', typed, await live.locator('body').textContent().catch(() => ''));
+  await look(page, '04a-block-live-preview');
   await Promise.all([page.waitForNavigation(), page.click('form[action$="/blocks"] button[type=submit]')]);
   check('the question is listed', (await page.content()).includes('Which extinguisher for an oil fire?'), 'missing');
   await page.focus('button[aria-label="Move screen 3 up"]');
   await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
   const order = await page.locator('ul.plain > li.card h3').allTextContents();
   check('Up with the keyboard reorders the screens', order[1] === '2. Leaving', order.join(' | '));
+  // Dragging, the enhancement: the first screen dropped below the last.
+  await Promise.all([page.waitForNavigation(), page.dragAndDrop('ul.plain > li.card:nth-child(1) h3', 'ul.plain > li.card:nth-child(3) > .actions', { targetPosition: { x: 2, y: 2 } })]);
+  const dragged = await page.locator('ul.plain > li.card h3').allTextContents();
+  check('dragging a screen reorders the screens', dragged[2] === '3. Welcome', dragged.join(' | '));
   await look(page, '04-course-draft');
 
   await Promise.all([page.waitForNavigation(), page.click('form[action$="/status"] button')]);
