@@ -223,7 +223,7 @@ fn kind_label(kind: &str) -> String {
     courses_core::block_form::FORM_KINDS
         .iter()
         .find(|(k, _)| *k == kind)
-        .map_or_else(|| kind.replace('_', " "), |(_, label)| (*label).to_lowercase())
+        .map_or_else(|| kind.replace('_', " "), |(_, label)| (*label).to_owned())
 }
 
 /// The page that adds a block of the chosen kind to the chosen screen

@@ -572,7 +572,7 @@ async fn every_block_kind_has_a_form_a_live_preview_and_screens_drag_into_order(
         ada.submit(&course, &format!("{course}/blocks"), &[("screen", screen), ("type", "stack"), ("cards", "")]).await;
     assert_eq!(empty.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(
-        empty.text().contains("id=\"e-cards\"") && empty.text().contains("Add a cards to turn block"),
+        empty.text().contains("id=\"e-cards\"") && empty.text().contains("Add a block: Cards to turn"),
         "{}",
         empty.text()
     );
