@@ -22,6 +22,7 @@ pub mod issues;
 pub mod keys;
 pub mod learner_import;
 pub mod learners;
+pub mod media;
 pub mod members;
 pub mod model;
 pub mod offline_writer;

@@ -17,6 +17,7 @@
 mod auth;
 mod courses;
 mod learners;
+mod media;
 mod screens;
 mod settings;
 mod themes;
@@ -101,6 +102,10 @@ pub fn router() -> Router<AppState> {
         .route("/learners/preview", post(learners::preview))
         .route("/learners/import", post(learners::import))
         .route("/themes", get(themes::show).post(themes::create))
+        .route(
+            "/media",
+            get(media::show).post(media::upload).layer(axum::extract::DefaultBodyLimit::max(media::BODY_LIMIT)),
+        )
         .route("/settings", get(settings::show))
         .route("/settings/invitations", post(settings::invite))
         .route("/courses", post(courses::create))
@@ -148,6 +153,7 @@ fn pages() -> &'static Pages {
                 ("learners.html", include_str!("../../templates/studio/learners.html")),
                 ("block.html", include_str!("../../templates/studio/block.html")),
                 ("themes.html", include_str!("../../templates/studio/themes.html")),
+                ("media.html", include_str!("../../templates/studio/media.html")),
             ],
         )
     })
@@ -348,7 +354,7 @@ mod tests {
     #[test]
     fn every_template_compiles() {
         let env = pages().environment();
-        assert_eq!(env.templates().count(), 17, "the studio's 15 and the kit's base and macros");
+        assert_eq!(env.templates().count(), 18, "the studio's 16 and the kit's base and macros");
         for (name, _) in env.templates() {
             assert!(env.get_template(name).is_ok(), "{name}");
         }

@@ -24,6 +24,7 @@ on_both_stores!(
     svc_signup_closes_the_sign_up_page_but_not_invitations,
     screens_and_quiz_blocks_are_edited_and_links_minted,
     every_block_kind_has_a_form_a_live_preview_and_screens_drag_into_order,
+    media_uploads_are_typed_by_their_bytes_limited_and_served_sandboxed,
     a_thousand_learners_are_previewed_then_imported,
     themes_need_scale_and_apply_to_the_player_until_a_downgrade,
 );
@@ -86,6 +87,38 @@ impl<'a> Browser<'a> {
             .method(Method::POST)
             .uri(action)
             .header("cookie", jar.join("; "))
+            .header("content-type", format!("multipart/form-data; boundary={boundary}"))
+            .body(Body::from(body))
+            .unwrap();
+        let response = self.app.router.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        TestResponse { status, headers, body }
+    }
+
+    /// Uploads `bytes` as the file `name` to `/media` with the media page's
+    /// token (in the form's address, as the page's form sends it).
+    async fn upload_media(&mut self, name: &str, bytes: &[u8], accept: &str) -> TestResponse {
+        let html = self.get("/media").await.text();
+        let token = csrf_token(&html);
+        self.upload_media_with(&format!("/media?csrf_token={token}"), name, bytes, accept).await
+    }
+
+    async fn upload_media_with(&mut self, action: &str, name: &str, bytes: &[u8], accept: &str) -> TestResponse {
+        let boundary = "studio-media-boundary";
+        let mut body = format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+        )
+        .into_bytes();
+        body.extend_from_slice(bytes);
+        body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+        let jar: Vec<String> = self.cookies.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let request = Request::builder()
+            .method(Method::POST)
+            .uri(action)
+            .header("cookie", jar.join("; "))
+            .header("accept", accept)
             .header("content-type", format!("multipart/form-data; boundary={boundary}"))
             .body(Body::from(body))
             .unwrap();
@@ -640,6 +673,70 @@ async fn every_block_kind_has_a_form_a_live_preview_and_screens_drag_into_order(
     assert_eq!(wrong.status, StatusCode::BAD_REQUEST);
     assert!(wrong.text().contains("every screen id"), "{}", wrong.text());
     assert_eq!(screen_ids(&ada.get(&course).await.text()), vec![ids[2].clone(), ids[1].clone(), ids[0].clone()]);
+}
+
+async fn media_uploads_are_typed_by_their_bytes_limited_and_served_sandboxed(app: TestApp) {
+    let mut ada = sign_up(&app, "ada@example.com").await;
+    let page = ada.get("/media").await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.text().contains("No files yet") && page.text().contains("aria-current=\"page\">Media"));
+    let png = b"\x89PNG\r\n\x1a\nnot really an image, but typed by its first bytes".to_vec();
+    let sent = ada.upload_media("exit map.png", &png, "text/html").await;
+    assert_eq!(sent.status, StatusCode::SEE_OTHER, "{}", sent.text());
+    let listed = ada.get("/media").await.text();
+    assert!(listed.contains("exit map.png") && listed.contains("(image&#x2f;png)"), "{listed}");
+    let marker = "<code id=\"url-";
+    let at = listed.find(marker).expect("the file's address") + marker.len();
+    let id: String = listed[at..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    assert!(
+        listed.contains(&format!("http:&#x2f;&#x2f;studio.test&#x2f;v1&#x2f;embed&#x2f;media&#x2f;{id}")),
+        "absolute: {listed}"
+    );
+
+    // Served without a session, as tenant content.
+    let served = app.send(Method::GET, &format!("/v1/embed/media/{id}"), None, None).await;
+    assert_eq!(served.status, StatusCode::OK);
+    assert_eq!(served.body.as_ref(), png.as_slice());
+    assert_eq!(served.headers["content-type"], "image/png");
+    assert!(served.headers["content-security-policy"].to_str().unwrap().starts_with("sandbox"));
+    assert_eq!(served.headers["x-content-type-options"], "nosniff");
+    assert_eq!(served.headers["access-control-allow-origin"], "*");
+    assert!(served.headers.get("set-cookie").is_none());
+    let missing = app.send(Method::GET, "/v1/embed/media/med_nope", None, None).await;
+    assert_eq!((missing.status, missing.error()), (StatusCode::NOT_FOUND, "not_found".to_owned()));
+
+    // The bytes decide: a script named .png is refused beside the field.
+    let svg = ada.upload_media("evil.png", b"<svg onload=alert(1)>", "text/html").await;
+    assert_eq!(svg.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(svg.text().contains("id=\"e-file\"") && svg.text().contains("is not an image"), "{}", svg.text());
+
+    // 25 MB and 5 MB are decimal: exactly the limit passes, one byte more is 413.
+    let mut big = vec![0_u8; 25_000_000];
+    big[..8].copy_from_slice(b"\x89PNG\r\n\x1a\n");
+    assert_eq!(ada.upload_media("big.png", &big, "text/html").await.status, StatusCode::SEE_OTHER);
+    big.push(0);
+    let over = ada.upload_media("bigger.png", &big, "application/json").await;
+    assert_eq!(over.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(over.error(), "payload_too_large");
+    assert_eq!(over.json()["message"], "the upload exceeds the 25000000 byte limit");
+    let page_over = ada.upload_media("bigger.png", &big, "text/html").await;
+    assert_eq!(page_over.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(page_over.text().contains("25000000 byte limit"));
+    let mut font = vec![0_u8; 5_000_001];
+    font[..4].copy_from_slice(b"wOF2");
+    let font_over = ada.upload_media("brand.woff2", &font, "application/json").await;
+    assert_eq!(
+        (font_over.status, font_over.json()["message"].clone()),
+        (StatusCode::PAYLOAD_TOO_LARGE, serde_json::json!("a font exceeds the 5000000 byte limit"))
+    );
+    font.pop();
+    assert_eq!(ada.upload_media("brand.woff2", &font, "text/html").await.status, StatusCode::SEE_OTHER);
+
+    // Without the page's token nothing is read or stored.
+    let forged = ada.upload_media_with("/media", "x.png", &png, "text/html").await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+    let listed = ada.get("/media").await.text();
+    assert_eq!(listed.matches("<code id=\"url-").count(), 3, "the PNG, the 25 MB file and the font");
 }
 
 async fn screens_and_quiz_blocks_are_edited_and_links_minted(app: TestApp) {

@@ -1,7 +1,7 @@
 // The studio as a new author meets it, in headless Chromium: the welcome
 // page, sign-up with the keyboard alone, a course with three screens, the
 // search, publishing, the learner preview, SCORM 1.2 and 2004 downloads on
-// the Sandbox plan, the settings page with the workspace id, an invitation
+// the Sandbox plan, a media upload, the settings page with the workspace id, an invitation
 // whose mailed link a second person opens to join as a viewer, who sees no
 // controls, then resets a forgotten password by its mailed link. Every
 // page is scanned with axe-core (no serious or critical violation),
@@ -183,6 +183,17 @@ try {
   await Promise.all([page.waitForNavigation(), page.click('form[action="/learners/import"] button[type=submit]')]);
   check('the import lists the learners', (await page.content()).includes('Grace Hopper'), 'not listed');
   await look(page, '06c-learners');
+
+  // Media: an image uploaded, typed by its bytes, listed with its address and served sandboxed.
+  await page.goto(base + '/media');
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+  await page.setInputFiles('#f-file', { name: 'exit-sign.png', mimeType: 'image/png', buffer: png });
+  await Promise.all([page.waitForNavigation(), page.click('form[action^="/media"] button[type=submit]')]);
+  check('the upload is listed', (await page.content()).includes('exit-sign.png'), 'not listed');
+  const mediaUrl = (await page.locator('code[id^="url-med_"]').first().textContent()).trim();
+  const served = await page.request.get(mediaUrl);
+  check('the upload is served typed by its bytes, sandboxed', served.headers()['content-type'] === 'image/png' && (served.headers()['content-security-policy'] || '').startsWith('sandbox'), JSON.stringify(served.headers()));
+  await look(page, '06e-media');
 
   await page.goto(base + '/themes');
   check('themes explain their plan on Sandbox', (await page.content()).includes('Themes are on the Scale plan and up'), 'no note');
