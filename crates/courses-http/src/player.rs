@@ -225,6 +225,7 @@ const PAGE: &str = r#"<!doctype html>
   img, video { max-width: 100%; }
   iframe.sco { width: 100%; height: 70vh; min-height: 420px; border: 1px solid #d6dae4; border-radius: 8px; background: #fff; }
   .result { font-size: 1.2rem; }
+  #logo { display: block; max-height: 56px; max-width: 240px; margin: 1.5rem auto 0; }
 </style>
 </head>
 <body>
@@ -242,6 +243,21 @@ const PAGE: &str = r#"<!doctype html>
     passed: 'You passed.', failed: 'You did not reach the passing score of {passingScore}%.', certificate: 'Download your certificate (PDF)',
     retry: 'Try again', oneAttempt: 'This course allows one attempt.', true: 'True', false: 'False', correct: 'Correct.', incorrect: 'Not quite.' }, data.ui || {});
   if (data.theme && data.theme.accentColor) document.documentElement.style.setProperty('--accent', data.theme.accentColor);
+  // The theme's uploaded font and logo (files served at /v1/embed/media/).
+  const media = (id) => '/v1/embed/media/' + encodeURIComponent(id);
+  if (data.theme && typeof data.theme.fontMediaId === 'string' && window.FontFace) {
+    new FontFace('course-font', 'url(' + media(data.theme.fontMediaId) + ')').load()
+      .then((face) => { document.fonts.add(face); document.body.style.fontFamily = "'course-font', system-ui, sans-serif"; })
+      .catch(() => {});
+  }
+  if (data.theme && typeof data.theme.logoMediaId === 'string') {
+    const logo = document.createElement('img');
+    logo.id = 'logo';
+    logo.alt = '';
+    logo.src = media(data.theme.logoMediaId);
+    const player = document.getElementById('player');
+    player.parentNode.insertBefore(logo, player);
+  }
 
   function el(tag, attrs, text) {
     const node = document.createElement(tag);

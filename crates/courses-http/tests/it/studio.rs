@@ -25,6 +25,7 @@ on_both_stores!(
     screens_and_quiz_blocks_are_edited_and_links_minted,
     every_block_kind_has_a_form_a_live_preview_and_screens_drag_into_order,
     media_uploads_are_typed_by_their_bytes_limited_and_served_sandboxed,
+    a_theme_takes_an_uploaded_font_and_logo_into_the_player,
     a_thousand_learners_are_previewed_then_imported,
     themes_need_scale_and_apply_to_the_player_until_a_downgrade,
 );
@@ -737,6 +738,75 @@ async fn media_uploads_are_typed_by_their_bytes_limited_and_served_sandboxed(app
     assert_eq!(forged.status, StatusCode::FORBIDDEN);
     let listed = ada.get("/media").await.text();
     assert_eq!(listed.matches("<code id=\"url-").count(), 3, "the PNG, the 25 MB file and the font");
+}
+
+async fn a_theme_takes_an_uploaded_font_and_logo_into_the_player(app: TestApp) {
+    let mut ada = sign_up(&app, "ada@example.com").await;
+    let ws = app.courses.store().workspace_summaries().await.unwrap()[0].workspace.id.clone();
+    app.courses.set_plan(&ws, Plan::Scale).await.unwrap();
+    let created = ada.submit("/", "/courses", &[("title", "Fire safety")]).await;
+    let course = location(&created).to_owned();
+    let mut font = b"wOF2".to_vec();
+    font.extend_from_slice(&[0; 64]);
+    ada.upload_media("Brand Sans.woff2", &font, "text/html").await;
+    ada.upload_media("logo.png", b"\x89PNG\r\n\x1a\nlogo", "text/html").await;
+    let media = app.courses.store().media_of(&ws, 10).await.unwrap();
+    let (font_id, logo_id) = (media[1].id.clone(), media[0].id.clone());
+    assert_eq!((media[1].kind.as_str(), media[0].kind.as_str()), ("font", "image"));
+
+    // The form offers fonts for the font and images for the logo, and the
+    // API's rules refuse a file of the wrong kind beside its field.
+    let page = ada.get("/themes").await.text();
+    assert!(page.contains(&format!("<option value=\"{font_id}\">Brand Sans.woff2</option>")), "{page}");
+    assert!(page.contains(&format!("<option value=\"{logo_id}\">logo.png</option>")));
+    let wrong = ada.submit("/themes", "/themes", &[("name", "Brand"), ("accent", "#aa0000"), ("font", &logo_id)]).await;
+    assert_eq!(wrong.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        wrong.text().contains("id=\"e-font\"") && wrong.text().contains("not an uploaded font"),
+        "{}",
+        wrong.text()
+    );
+    let made = ada
+        .submit(
+            "/themes",
+            "/themes",
+            &[("name", "Brand"), ("accent", "#aa0000"), ("font", &font_id), ("logo", &logo_id)],
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::SEE_OTHER, "{}", made.text());
+    let listed = ada.get("/themes").await.text();
+    assert!(listed.contains("Brand Sans.woff2") && listed.contains(">logo.png</td>"), "{listed}");
+
+    // Chosen for the course, the preview (the player) loads both.
+    let page = ada.get(&course).await.text();
+    let start = page.find("<option value=\"thm_").expect("the theme choice") + "<option value=\"".len();
+    let theme_id = page[start..].split('"').next().unwrap().to_owned();
+    ada.submit(&course, &course, &[("course_title", "Fire safety"), ("passing_score", ""), ("theme", &theme_id)]).await;
+    let player = ada.get(&format!("{course}/preview")).await.text();
+    assert!(
+        player.contains(&format!("\"fontMediaId\":\"{font_id}\""))
+            && player.contains(&format!("\"logoMediaId\":\"{logo_id}\""))
+    );
+    assert!(player.contains("new FontFace('course-font'") && player.contains("logo.src = media("));
+    // The studio's SCORM export carries both files, listed in the manifest.
+    let zip = ada.get(&format!("{course}/scorm?version=1.2")).await;
+    assert_eq!(zip.status, StatusCode::OK);
+    let bytes = zip.body.to_vec();
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(
+        text.contains("<file href=\"theme/font.woff2\"/>") && text.contains("<file href=\"theme/logo.png\"/>"),
+        "manifest"
+    );
+    assert!(text.contains(r#"{"font":"theme/font.woff2","logo":"theme/logo.png"}"#), "the package's player loads them");
+    assert!(bytes.windows(font.len()).any(|w| w == font.as_slice()), "the font's bytes are in the package");
+    // Another workspace's file cannot be named over the API.
+    let other = app.courses.create_workspace("Other", Plan::Scale).await.unwrap();
+    let key = app.courses.create_key(&other.id, "k", false).await.unwrap().1;
+    let theft = app.post("/v1/themes", key.expose(), &serde_json::json!({ "name": "x", "logoMediaId": logo_id })).await;
+    assert_eq!((theft.status, theft.issue_paths()), (StatusCode::BAD_REQUEST, vec!["logoMediaId".to_owned()]));
+    // Below Scale the player shows neither.
+    app.courses.set_plan(&ws, Plan::Sandbox).await.unwrap();
+    assert!(!ada.get(&format!("{course}/preview")).await.text().contains(&font_id));
 }
 
 async fn screens_and_quiz_blocks_are_edited_and_links_minted(app: TestApp) {
