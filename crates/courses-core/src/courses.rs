@@ -15,10 +15,11 @@ use crate::model::{Access, Course, CourseStatus, ListItem, ResourceKind};
 use crate::store::{Bind, COURSE_COLUMNS, CourseRow};
 
 /// Course fields the service reads; others are stored without effect.
-const SETTINGS: [(&str, &[&str]); 3] = [
+const SETTINGS: [(&str, &[&str]); 4] = [
     ("navigation", &["default", "hidden"]),
     ("quizFeedback", &["deferred", "immediate"]),
     ("direction", &["ltr", "rtl"]),
+    ("retry", &["allowed", "never"]),
 ];
 /// Fields the service computes; sent back by clients, they are ignored.
 const READ_ONLY: [&str; 7] = ["id", "workspaceId", "sourceKind", "createdAt", "updatedAt", "publishedAt", "object"];
@@ -138,7 +139,7 @@ fn parse_course(body: &Map<String, Value>, creating: bool) -> CoursesResult<Cour
     if let Some(screens) = body.get("screens") {
         fields.screens = Some(validate_screens(screens, &["screens".to_owned()], &mut issues));
     }
-    const KNOWN: [&str; 10] = [
+    const KNOWN: [&str; 11] = [
         "title",
         "status",
         "passingScore",
@@ -147,6 +148,7 @@ fn parse_course(body: &Map<String, Value>, creating: bool) -> CoursesResult<Cour
         "navigation",
         "quizFeedback",
         "direction",
+        "retry",
         "description",
         "screens",
     ];
@@ -209,6 +211,40 @@ fn screen_blocks(screen: &mut Map<String, Value>) -> &mut Vec<Value> {
         Value::Array(blocks) => blocks,
         _ => unreachable!("just made an array"),
     }
+}
+
+/// [`Courses::draft_screen`] on a course in memory.
+fn draft_into(
+    course: &mut Course,
+    screen_id: &str,
+    block_id: Option<&str>,
+    body: &Map<String, Value>,
+) -> CoursesResult<(usize, Value)> {
+    let mut seen = content::used_ids(&course.screens);
+    let (at, screen) = find_screen(course, screen_id)?;
+    let blocks = screen_blocks(screen);
+    let (merged, slot) = match block_id {
+        Some(block_id) => {
+            seen.remove(block_id);
+            let i = blocks
+                .iter()
+                .position(|b| b.get("id").and_then(Value::as_str) == Some(block_id))
+                .ok_or(CoursesError::not_found("block"))?;
+            let mut merged = blocks.get(i).and_then(Value::as_object).cloned().unwrap_or_default();
+            merged.extend(body.iter().filter(|(k, _)| *k != "id").map(|(k, v)| (k.clone(), v.clone())));
+            (merged, Some(i))
+        }
+        None => (body.clone(), None),
+    };
+    let mut issues = Issues::default();
+    let block = validate_block(&Value::Object(merged), &[], &mut seen, &mut issues);
+    issues.finish(())?;
+    match slot.and_then(|i| blocks.get_mut(i)) {
+        Some(slot) => *slot = block,
+        None => blocks.push(block),
+    }
+    let screen = content::learner_view(std::slice::from_ref(&Value::Object(screen.clone())));
+    Ok((at, screen.into_iter().next().unwrap_or(Value::Null)))
 }
 
 fn position(body: &Map<String, Value>, len: usize) -> CoursesResult<usize> {
@@ -324,6 +360,7 @@ impl Courses {
         course.settings.insert("navigation".to_owned(), Value::String("default".to_owned()));
         course.settings.insert("quizFeedback".to_owned(), Value::String("deferred".to_owned()));
         course.settings.insert("direction".to_owned(), Value::String("ltr".to_owned()));
+        course.settings.insert("retry".to_owned(), Value::String("allowed".to_owned()));
         apply(&mut course, fields, now);
         Ok(course)
     }
@@ -637,6 +674,23 @@ impl Courses {
         Ok(block)
     }
 
+    /// The studio's live preview of an edit not yet saved: the screen as the
+    /// learner player would show it with `body` in place of block
+    /// `block_id` (merged, as a save merges) or, without one, added at its
+    /// end. Checked by the API's rules; nothing is written. Answers the
+    /// screen's position and the screen without the answers.
+    pub async fn draft_screen(
+        &self,
+        access: &Access,
+        course_id: &str,
+        screen_id: &str,
+        block_id: Option<&str>,
+        body: &Map<String, Value>,
+    ) -> CoursesResult<(usize, Value)> {
+        let mut course = self.course(access, course_id).await?;
+        draft_into(&mut course, screen_id, block_id, body)
+    }
+
     pub async fn delete_block(
         &self,
         access: &Access,
@@ -679,6 +733,63 @@ mod tests {
     }
 
     #[test]
+    fn a_draft_shows_the_edit_in_its_screen_without_answers_or_saving() {
+        let mut course = test_course();
+        course.screens =
+            vec![json!({ "id": "s1", "title": "One", "blocks": [{ "id": "b1", "type": "text", "text": "Old" }] })];
+        let edit = json!({ "text": "New" });
+        let (at, screen) = draft_into(&mut course.clone(), "s1", Some("b1"), edit.as_object().unwrap()).unwrap();
+        assert_eq!((at, screen["blocks"][0]["text"].clone()), (0, json!("New")));
+        assert_eq!(course.screens[0]["blocks"][0]["text"], "Old", "the course itself is not changed");
+        let added = json!({ "type": "multiple_choice", "question": "Q?", "options": ["a", "b"], "correctIndex": 1 });
+        let (_, screen) = draft_into(&mut course.clone(), "s1", None, added.as_object().unwrap()).unwrap();
+        assert_eq!(screen["blocks"][1]["question"], "Q?");
+        assert!(screen["blocks"][1].get("correctIndex").is_none(), "the player never gets answers");
+        let wrong = json!({ "text": " " });
+        let Err(CoursesError::Invalid { issues, .. }) =
+            draft_into(&mut course.clone(), "s1", Some("b1"), wrong.as_object().unwrap())
+        else {
+            panic!("an empty text is refused as on saving")
+        };
+        assert_eq!(issues[0].path, vec!["text".to_owned()]);
+        assert!(matches!(
+            draft_into(&mut course, "s9", None, added.as_object().unwrap()),
+            Err(CoursesError::NotFound { .. })
+        ));
+    }
+
+    fn test_course() -> Course {
+        Course {
+            id: "crs".into(),
+            workspace_id: "ws".into(),
+            title: "T".into(),
+            status: CourseStatus::Draft,
+            passing_score: None,
+            theme_id: None,
+            certificate_id: None,
+            source_kind: "api".into(),
+            settings: Map::new(),
+            screens: Vec::new(),
+            extra: Map::new(),
+            published_at: None,
+            created_at: kernel::Timestamp::from_millis(0),
+            updated_at: kernel::Timestamp::from_millis(0),
+        }
+    }
+
+    #[test]
+    fn retries_are_allowed_unless_the_course_says_never() {
+        let mut course = test_course();
+        assert!(course.allows_retry(), "a course saved before the setting existed keeps its retry");
+        let fields = parse(json!({ "retry": "never" }), false).unwrap();
+        apply(&mut course, fields, kernel::Timestamp::from_millis(1));
+        assert!(!course.allows_retry());
+        let fields = parse(json!({ "retry": "allowed" }), false).unwrap();
+        apply(&mut course, fields, kernel::Timestamp::from_millis(2));
+        assert!(course.allows_retry());
+    }
+
+    #[test]
     fn field_rules_name_the_field() {
         let cases = [
             (json!({}), "title", "required"),
@@ -687,6 +798,7 @@ mod tests {
             (json!({ "title": "t", "passingScore": 50.5 }), "passingScore", "invalid_value"),
             (json!({ "title": "t", "status": "archived" }), "status", "invalid_value"),
             (json!({ "title": "t", "navigation": "sideways" }), "navigation", "invalid_value"),
+            (json!({ "title": "t", "retry": "sometimes" }), "retry", "invalid_value"),
             (json!({ "title": "t", "themeId": 4 }), "themeId", "invalid_type"),
         ];
         for (body, field, code) in cases {

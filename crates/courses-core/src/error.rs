@@ -58,6 +58,9 @@ pub enum CoursesError {
     PassingScoreNotMet { score: Option<f64>, passing: i64 },
     #[error("the learner has not completed this course")]
     NotCompleted,
+    /// A second attempt at a course whose `retry` setting is `never`.
+    #[error("this course allows one attempt, and the learner has already completed it")]
+    RetryNotAllowed,
     #[error("{what} exceeds the {limit} byte limit")]
     TooLarge { what: &'static str, limit: u64 },
     #[error("{message}")]

@@ -701,7 +701,10 @@ impl Courses {
 
     /// The player's completion: graded on the server from the answers,
     /// with the review of each question for the results screen (the right
-    /// answers reach the browser only once the attempt is recorded).
+    /// answers reach the browser only once the attempt is recorded). A
+    /// course whose `retry` setting is `never` records one attempt per
+    /// learner; the API's `POST /completions` is the operator's and is not
+    /// bound by it.
     pub async fn complete_view(
         &self,
         view_id: &str,
@@ -709,6 +712,11 @@ impl Courses {
     ) -> CoursesResult<(Completion, Vec<Value>)> {
         let (course, identity) = self.view_context(view_id).await?;
         let answers = parse_answers(body)?;
+        if !course.allows_retry()
+            && self.store.best_completion(&course.workspace_id, &course.id, &identity.id).await?.is_some()
+        {
+            return Err(CoursesError::RetryNotAllowed);
+        }
         let review = content::review(&course.screens, &answers);
         Ok((self.complete(&course, &identity.id, answers).await?, review))
     }

@@ -10,6 +10,7 @@
 //! `courses-http` maps to status codes and the wire envelope in one table.
 
 pub mod access;
+pub mod block_form;
 pub mod content;
 pub mod courses;
 pub mod csv_import;
@@ -21,6 +22,7 @@ pub mod issues;
 pub mod keys;
 pub mod learner_import;
 pub mod learners;
+pub mod media;
 pub mod members;
 pub mod model;
 pub mod offline_writer;

@@ -82,7 +82,7 @@ pub struct Course {
     pub theme_id: Option<String>,
     pub certificate_id: Option<String>,
     pub source_kind: String,
-    /// `navigation`, `quizFeedback`, `direction`, `description`.
+    /// `navigation`, `quizFeedback`, `direction`, `retry`, `description`.
     pub settings: Map<String, Value>,
     pub screens: Vec<Value>,
     /// Unknown fields of the request bodies, stored without effect.
@@ -90,6 +90,14 @@ pub struct Course {
     pub published_at: Option<Timestamp>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
+}
+
+impl Course {
+    /// Whether a learner may take the course again after a completion
+    /// (the `retry` setting; a course saved before it existed allows it).
+    pub fn allows_retry(&self) -> bool {
+        self.settings.get("retry").and_then(Value::as_str) != Some("never")
+    }
 }
 
 /// Resource kinds stored as JSON documents.

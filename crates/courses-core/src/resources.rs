@@ -130,6 +130,29 @@ impl Courses {
         {
             issues.push(code::UNKNOWN_REFERENCE, &[], Some("courseId"), "courseId is not a course of this workspace");
         }
+        if kind == ResourceKind::Theme {
+            // A theme's font and logo are files the workspace uploaded, of
+            // the right kind.
+            for (field, wanted) in
+                [("fontMediaId", crate::media::MediaKind::Font), ("logoMediaId", crate::media::MediaKind::Image)]
+            {
+                match doc.get(field) {
+                    None | Some(Value::Null) => {}
+                    Some(Value::String(id)) => {
+                        let found = self.store.media_by_id(id).await?;
+                        if !found.is_some_and(|m| m.workspace_id == access.workspace.id && m.kind == wanted) {
+                            issues.push(
+                                code::UNKNOWN_REFERENCE,
+                                &[],
+                                Some(field),
+                                format!("{field} is not an uploaded {} of this workspace", wanted.as_str()),
+                            );
+                        }
+                    }
+                    Some(_) => issues.push(code::INVALID_TYPE, &[], Some(field), format!("{field} must be a media id")),
+                }
+            }
+        }
         if kind == ResourceKind::Collection {
             match doc.get("courseIds") {
                 None | Some(Value::Null) => {}

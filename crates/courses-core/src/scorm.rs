@@ -56,7 +56,26 @@ impl crate::Courses {
             ));
         }
         let theme = self.applied_theme(access, &course).await?;
-        let zip = export_themed(&course, version, theme.as_ref());
+        let mut files = Vec::new();
+        if let Some(theme) = &theme {
+            for (field, name) in [("fontMediaId", "font"), ("logoMediaId", "logo")] {
+                let Some(id) = theme.data.get(field).and_then(Value::as_str) else { continue };
+                let Some(media) = self.store.media_by_id(id).await?.filter(|m| m.workspace_id == access.workspace.id)
+                else {
+                    continue;
+                };
+                let bytes = self
+                    .blobs
+                    .get(&media.sha256)
+                    .await
+                    .map_err(|e| crate::CoursesError::Internal(format!("reading a theme file failed: {e}")))?;
+                if let Some(bytes) = bytes {
+                    let ext = media.content_type.rsplit('/').next().unwrap_or("bin").replace("jpeg", "jpg");
+                    files.push(ThemeFile { role: name, path: format!("theme/{name}.{ext}"), bytes: bytes.to_vec() });
+                }
+            }
+        }
+        let zip = export_with_files(&course, version, theme.as_ref(), &files);
         Ok((course, zip))
     }
 }
@@ -217,12 +236,54 @@ pub fn export(course: &Course, version: ScormVersion) -> Vec<u8> {
 
 /// The package with the theme applied to its player.
 pub fn export_themed(course: &Course, version: ScormVersion, theme: Option<&crate::Resource>) -> Vec<u8> {
+    export_with_files(course, version, theme, &[])
+}
+
+/// A theme's uploaded file carried in a package: `role` is `font` or
+/// `logo`, `path` its place in the package (`theme/font.woff2`).
+pub struct ThemeFile {
+    pub role: &'static str,
+    pub path: String,
+    pub bytes: Vec<u8>,
+}
+
+/// The package with the theme and its font and logo files: the files are
+/// listed in the manifest's resource and the player loads them by their
+/// relative paths, so the package needs nothing from this service.
+pub fn export_with_files(
+    course: &Course,
+    version: ScormVersion,
+    theme: Option<&crate::Resource>,
+    files: &[ThemeFile],
+) -> Vec<u8> {
     let course_json = serde_json::to_vec_pretty(&course_document(course)).unwrap_or_default();
-    let entries: Vec<(&str, Vec<u8>)> = vec![
-        ("imsmanifest.xml", manifest(course, version).into_bytes()),
-        ("index.html", player_themed(course, version, theme).into_bytes()),
+    let listed: String = files.iter().map(|f| format!("\n      <file href=\"{}\"/>", xml_escape(&f.path))).collect();
+    let manifest = manifest(course, version).replacen(
+        "<file href=\"course.json\"/>",
+        &format!("<file href=\"course.json\"/>{listed}"),
+        1,
+    );
+    let mut player = player_themed(course, version, theme);
+    if !files.is_empty() {
+        let paths: serde_json::Map<String, Value> =
+            files.iter().map(|f| (f.role.to_owned(), Value::String(f.path.clone()))).collect();
+        player = player.replacen(
+            "<script id=\"course-data\"",
+            &format!(
+                "<script id=\"theme-files\" type=\"application/json\">{}</script>\n<script id=\"course-data\"",
+                Value::Object(paths).to_string().replace('<', "\\u003c")
+            ),
+            1,
+        );
+    }
+    let mut entries: Vec<(&str, Vec<u8>)> = vec![
+        ("imsmanifest.xml", manifest.into_bytes()),
+        ("index.html", player.into_bytes()),
         ("course.json", course_json),
     ];
+    for file in files {
+        entries.push((file.path.as_str(), file.bytes.clone()));
+    }
     zip_stored(&entries)
 }
 
@@ -331,6 +392,23 @@ const PLAYER: &str = r#"<!doctype html>
   const screens = course.screens || [];
   const v2004 = data.version === '2004';
   if (data.theme && typeof data.theme.accentColor === 'string') document.documentElement.style.setProperty('--accent', data.theme.accentColor);
+  // The theme's font and logo, carried in the package (theme/...).
+  const themeFiles = document.getElementById('theme-files') ? JSON.parse(document.getElementById('theme-files').textContent) : {};
+  if (typeof themeFiles.font === 'string' && window.FontFace) {
+    new FontFace('course-font', 'url(' + themeFiles.font + ')').load()
+      .then((face) => { document.fonts.add(face); document.body.style.fontFamily = "'course-font', system-ui, sans-serif"; })
+      .catch(() => {});
+  }
+  if (typeof themeFiles.logo === 'string') {
+    const logo = document.createElement('img');
+    logo.alt = '';
+    logo.src = themeFiles.logo;
+    logo.style.display = 'block';
+    logo.style.maxHeight = '56px';
+    logo.style.margin = '1rem auto 0';
+    const main = document.getElementById('player');
+    main.parentNode.insertBefore(logo, main);
+  }
   const answers = {};
   let index = 0;
 

@@ -23,6 +23,7 @@ use crate::model::{
 };
 use crate::plans::Plan;
 
+mod media;
 mod members;
 pub use members::CourseLine;
 

@@ -9,7 +9,7 @@
 //!   `blk_4.stackCards.2.back`;
 //! - `ui.<name>`: the player's own words (`ui.back`, `ui.continue`,
 //!   `ui.finish`, `ui.score`, `ui.passed`, `ui.failed`, `ui.certificate`,
-//!   `ui.retry`, `ui.true`, `ui.false`).
+//!   `ui.retry`, `ui.oneAttempt`, `ui.true`, `ui.false`).
 //!
 //! A key that is missing leaves the original text; ids, types, URLs and
 //! answers are never touched.

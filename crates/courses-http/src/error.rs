@@ -133,7 +133,7 @@ impl From<CoursesError> for ApiError {
             CoursesError::PassingScoreNotMet { .. } => Self::new(Code::PassingScoreNotMet, message),
             CoursesError::NotCompleted => Self::new(Code::NotCompleted, message),
             CoursesError::TooLarge { .. } => Self::new(Code::PayloadTooLarge, message),
-            CoursesError::Conflict { .. } => Self::new(Code::Conflict, message),
+            CoursesError::Conflict { .. } | CoursesError::RetryNotAllowed => Self::new(Code::Conflict, message),
             CoursesError::InvalidEmbedLink(_) => Self::new(Code::InvalidSignature, message),
             CoursesError::Store(StoreError::Busy(cause)) => {
                 tracing::warn!(%cause, "store busy");

@@ -141,6 +141,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/embed/views/{view}/certificate.pdf", get(player::certificate_pdf))
         .route("/v1/embed/views/{view}/scorm", post(player::save_scorm_state))
         .route(scorm::RUNTIME_PATH, get(scorm::runtime))
+        .route("/v1/embed/media/{id}", get(scorm::media))
         .route("/v1/embed/scorm/{package}/{*path}", get(scorm::file))
         // Bodies are bounded where they are read, while streaming (1 MiB
         // by default, SCORM packages 100 MB, CSV 8 MiB); this also bounds

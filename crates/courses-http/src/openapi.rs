@@ -168,6 +168,13 @@ pub const OPERATIONS: &[(&str, &str, &str, u16, &str)] = &[
     ),
     (
         "get",
+        "/v1/embed/media/{mediaId}",
+        "A file a workspace uploaded in the studio (image, audio, video, font), typed by its bytes and served sandboxed, without cookies (public)",
+        200,
+        "embed",
+    ),
+    (
+        "get",
         "/v1/embed/scorm-runtime.js",
         "The SCORM 1.2 and 2004 runtime API (window.API, window.API_1484_11) added to the pages of imported packages (public)",
         200,
@@ -284,6 +291,7 @@ fn course_schema(creating: bool) -> Value {
             "navigation": { "enum": ["default", "hidden"] },
             "quizFeedback": { "enum": ["deferred", "immediate"] },
             "direction": { "enum": ["ltr", "rtl"] },
+            "retry": { "enum": ["allowed", "never"] },
             "description": { "type": ["string", "null"], "maxLength": 20000 },
             "screens": { "type": "array", "maxItems": 200, "items": { "$ref": "#/components/schemas/Screen" } },
         }),
@@ -584,6 +592,8 @@ pub fn document() -> Value {
             json!({ "description": "the player page", "content": { "text/html": {} } })
         } else if *path == "/v1/embed/scorm/{packageId}/{path}" {
             json!({ "description": "the file, typed by its extension", "content": { "*/*": {} } })
+        } else if *path == "/v1/embed/media/{mediaId}" {
+            json!({ "description": "the file, typed by its first bytes", "content": { "*/*": {} } })
         } else if *path == "/v1/embed/scorm-runtime.js" {
             json!({ "description": "the runtime script", "content": { "text/javascript": {} } })
         } else if path.ends_with("/scorm") {

@@ -72,6 +72,7 @@ pub(crate) fn player_response(session: &courses_core::learners::EmbedSession, as
             "navigation": course.settings.get("navigation"),
             "quizFeedback": course.settings.get("quizFeedback"),
             "direction": course.settings.get("direction"),
+            "retry": course.allows_retry(),
             "screens": session.screens,
         },
         "learner": session.identity.as_ref().map(|i| json!({ "id": i.id, "name": i.name, "externalId": i.external_id })),
@@ -224,6 +225,7 @@ const PAGE: &str = r#"<!doctype html>
   img, video { max-width: 100%; }
   iframe.sco { width: 100%; height: 70vh; min-height: 420px; border: 1px solid #d6dae4; border-radius: 8px; background: #fff; }
   .result { font-size: 1.2rem; }
+  #logo { display: block; max-height: 56px; max-width: 240px; margin: 1.5rem auto 0; }
 </style>
 </head>
 <body>
@@ -239,8 +241,23 @@ const PAGE: &str = r#"<!doctype html>
   const root = document.getElementById('player');
   const ui = Object.assign({ back: 'Back', continue: 'Continue', finish: 'Finish', score: 'Your score:', completed: 'Completed.',
     passed: 'You passed.', failed: 'You did not reach the passing score of {passingScore}%.', certificate: 'Download your certificate (PDF)',
-    retry: 'Try again', true: 'True', false: 'False', correct: 'Correct.', incorrect: 'Not quite.' }, data.ui || {});
+    retry: 'Try again', oneAttempt: 'This course allows one attempt.', true: 'True', false: 'False', correct: 'Correct.', incorrect: 'Not quite.' }, data.ui || {});
   if (data.theme && data.theme.accentColor) document.documentElement.style.setProperty('--accent', data.theme.accentColor);
+  // The theme's uploaded font and logo (files served at /v1/embed/media/).
+  const media = (id) => '/v1/embed/media/' + encodeURIComponent(id);
+  if (data.theme && typeof data.theme.fontMediaId === 'string' && window.FontFace) {
+    new FontFace('course-font', 'url(' + media(data.theme.fontMediaId) + ')').load()
+      .then((face) => { document.fonts.add(face); document.body.style.fontFamily = "'course-font', system-ui, sans-serif"; })
+      .catch(() => {});
+  }
+  if (data.theme && typeof data.theme.logoMediaId === 'string') {
+    const logo = document.createElement('img');
+    logo.id = 'logo';
+    logo.alt = '';
+    logo.src = media(data.theme.logoMediaId);
+    const player = document.getElementById('player');
+    player.parentNode.insertBefore(logo, player);
+  }
 
   function el(tag, attrs, text) {
     const node = document.createElement(tag);
@@ -415,11 +432,26 @@ const PAGE: &str = r#"<!doctype html>
         const link = el('a', { id: 'certificate', href: body.pdfPath, target: '_blank' }, ui.certificate);
         root.appendChild(link);
       }
+    } else if (course.retry === false) {
+      root.appendChild(el('p', { id: 'one-attempt' }, ui.oneAttempt));
     } else {
       const retry = el('button', { id: 'retry', type: 'button' }, ui.retry);
       retry.onclick = () => { index = 0; render(); };
       root.appendChild(retry);
     }
+  }
+
+  // The studio's live preview: an edit not yet saved, checked by the server
+  // and sent by the studio page that frames this player (same origin only).
+  if (data.preview) {
+    window.addEventListener('message', (event) => {
+      const m = event.data;
+      if (event.origin !== location.origin || event.source !== window.parent || !m || m.kind !== 'svc-draft') return;
+      if (typeof m.screenIndex !== 'number' || !m.screen || m.screenIndex < 0 || m.screenIndex >= screens.length) return;
+      screens[m.screenIndex] = m.screen;
+      index = m.screenIndex;
+      render();
+    });
   }
 
   render();

@@ -48,6 +48,19 @@ pub async fn file(
     Ok(response)
 }
 
+/// `GET /v1/embed/media/{mediaId}`: a file uploaded in the studio, typed by
+/// its bytes, with the tenant-content headers of package files.
+pub async fn media(State(s): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let (media, bytes) = s.courses.media_file(&id).await?;
+    let mut response = (StatusCode::OK, bytes).into_response();
+    let headers = response.headers_mut();
+    if let Ok(value) = HeaderValue::from_str(&media.content_type) {
+        headers.insert(header::CONTENT_TYPE, value);
+    }
+    sandbox_headers(headers);
+    Ok(response)
+}
+
 /// `GET /v1/embed/scorm-runtime.js`.
 pub async fn runtime() -> Response {
     let mut response = (StatusCode::OK, RUNTIME_JS).into_response();
@@ -57,7 +70,7 @@ pub async fn runtime() -> Response {
     response
 }
 
-fn sandbox_headers(headers: &mut axum::http::HeaderMap) {
+pub(crate) fn sandbox_headers(headers: &mut axum::http::HeaderMap) {
     headers.insert(
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static(

@@ -67,6 +67,7 @@ pub fn course(c: &Course) -> Value {
         "navigation": c.settings.get("navigation").cloned().unwrap_or(Value::Null),
         "quizFeedback": c.settings.get("quizFeedback").cloned().unwrap_or(Value::Null),
         "direction": c.settings.get("direction").cloned().unwrap_or(Value::Null),
+        "retry": if c.allows_retry() { "allowed" } else { "never" },
         "description": c.settings.get("description").cloned().unwrap_or(Value::Null),
         "sourceKind": c.source_kind,
         "screens": c.screens,

@@ -93,6 +93,8 @@ pub async fn read_form(request: Request) -> Result<(HeaderMap, Option<ConnectInf
 pub struct Upload {
     pub texts: HashMap<String, String>,
     pub file: Option<Vec<u8>>,
+    /// The name the browser gave the file (at most 200 characters).
+    pub file_name: Option<String>,
 }
 
 impl Upload {
@@ -123,6 +125,7 @@ pub async fn read_upload(request: Request, file_field: &str, limit: usize, too_l
     while let Some(mut field) = multipart.next_field().await.map_err(unreadable)? {
         let Some(name) = field.name().map(str::to_owned) else { continue };
         if name == file_field {
+            upload.file_name = field.file_name().map(|n| n.chars().take(200).collect());
             let mut bytes = Vec::new();
             while let Some(chunk) = field.chunk().await.map_err(unreadable)? {
                 if bytes.len() + chunk.len() > limit {

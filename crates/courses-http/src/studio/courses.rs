@@ -133,6 +133,7 @@ fn course_view(course: &courses_core::Course) -> Value {
         "status": course.status.as_str(),
         "published": course.status == CourseStatus::Published,
         "passing_score": course.passing_score,
+        "retry": course.allows_retry(),
         "screens": screens,
         "updated": page_kit::when(course.updated_at),
     })
@@ -167,6 +168,10 @@ pub(super) async fn course_page(
                 "form": form.view(),
                 "failed": failed,
                 "embed_link": link,
+                "block_kinds": courses_core::block_form::FORM_KINDS
+                    .iter()
+                    .map(|(value, label)| json!({ "value": value, "label": label }))
+                    .collect::<Vec<_>>(),
             }),
         )
     });

@@ -17,6 +17,7 @@
 mod auth;
 mod courses;
 mod learners;
+mod media;
 mod screens;
 mod settings;
 mod themes;
@@ -101,6 +102,10 @@ pub fn router() -> Router<AppState> {
         .route("/learners/preview", post(learners::preview))
         .route("/learners/import", post(learners::import))
         .route("/themes", get(themes::show).post(themes::create))
+        .route(
+            "/media",
+            get(media::show).post(media::upload).layer(axum::extract::DefaultBodyLimit::max(media::BODY_LIMIT)),
+        )
         .route("/settings", get(settings::show))
         .route("/settings/invitations", post(settings::invite))
         .route("/courses", post(courses::create))
@@ -110,6 +115,9 @@ pub fn router() -> Router<AppState> {
         .route(&format!("{c}/preview"), get(courses::preview))
         .route(c, get(courses::show).post(screens::update_course))
         .route(&format!("{c}/blocks"), post(screens::add_block))
+        .route(&format!("{c}/blocks/new"), get(screens::new_block))
+        .route(&format!("{c}/draft"), post(screens::draft))
+        .route(&format!("{c}/screen-order"), post(screens::screen_order))
         .route(&format!("{c}/embed-link"), post(screens::embed_link))
         .route(&format!("{c}/screens/{{screen}}/{{action}}"), post(screens::screen_action))
         .route(&format!("{c}/screens/{{screen}}/blocks/{{block}}/delete"), post(screens::delete_block))
@@ -124,7 +132,11 @@ fn pages() -> &'static Pages {
         Pages::new(
             "svc courses",
             ASSETS_PREFIX,
-            page_kit::Assets::new(&[]),
+            page_kit::Assets::new(&[page_kit::assets::Asset {
+                name: "studio.js",
+                body: include_str!("../assets/studio.js"),
+                content_type: "text/javascript; charset=utf-8",
+            }]),
             &[
                 ("layout.html", include_str!("../../templates/studio/layout.html")),
                 ("error.html", include_str!("../../templates/studio/error.html")),
@@ -141,6 +153,7 @@ fn pages() -> &'static Pages {
                 ("learners.html", include_str!("../../templates/studio/learners.html")),
                 ("block.html", include_str!("../../templates/studio/block.html")),
                 ("themes.html", include_str!("../../templates/studio/themes.html")),
+                ("media.html", include_str!("../../templates/studio/media.html")),
             ],
         )
     })
@@ -300,8 +313,14 @@ fn form_with_error_as(form: Form, error: &CoursesError, renames: &[(&str, &str)]
     let errors = errors
         .into_iter()
         .map(|(field, message)| {
-            let field = field
-                .map(|f| renames.iter().find(|(api, _)| *api == f).map_or(f.clone(), |(_, name)| (*name).to_owned()));
+            // `stackCards.0.front` is shown at the field for `stackCards`.
+            let field = field.map(|f| {
+                let first = f.split('.').next().unwrap_or_default();
+                renames
+                    .iter()
+                    .find(|(api, _)| *api == f || *api == first)
+                    .map_or(f.clone(), |(_, name)| (*name).to_owned())
+            });
             (field, message)
         })
         .collect();
@@ -335,7 +354,7 @@ mod tests {
     #[test]
     fn every_template_compiles() {
         let env = pages().environment();
-        assert_eq!(env.templates().count(), 17, "the studio's 15 and the kit's base and macros");
+        assert_eq!(env.templates().count(), 18, "the studio's 16 and the kit's base and macros");
         for (name, _) in env.templates() {
             assert!(env.get_template(name).is_ok(), "{name}");
         }

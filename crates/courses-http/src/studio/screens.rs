@@ -1,12 +1,12 @@
 //! Editing a course's screens and blocks from the course page: move a
-//! screen up or down (the keyboard's way to reorder), duplicate, delete;
-//! add a block (text, heading, a multiple-choice or true/false question),
-//! delete a block; the course's title and passing score; and the signed
-//! embed link builder.
+//! screen up or down (the keyboard's way to reorder) or to the order a drag
+//! made, duplicate, delete; add, edit and delete a block of every kind but
+//! an imported SCO, with the live preview of an edit; the course's
+//! settings; and the signed embed link builder.
 
 use axum::extract::{Path, Request, State};
 use axum::http::{HeaderValue, header};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use courses_core::CoursesError;
 use serde_json::{Map, Value, json};
 
@@ -45,27 +45,11 @@ fn block_body(form: &page_kit::Form) -> Map<String, Value> {
 
 /// The block of kind `kind` the form describes.
 fn block_body_of(kind: &str, form: &page_kit::Form) -> Map<String, Value> {
-    let mut body = Map::new();
-    body.insert("type".into(), json!(kind));
-    match kind {
-        "multiple_choice" => {
-            let options: Vec<&str> = form.get("options").lines().map(str::trim).filter(|o| !o.is_empty()).collect();
-            body.insert("question".into(), json!(form.get("block_text").trim()));
-            body.insert("options".into(), json!(options));
-            // People count from 1; the API from 0.
-            let correct = form.get("correct").trim().parse::<u64>().ok().and_then(|n| n.checked_sub(1));
-            body.insert("correctIndex".into(), correct.map_or(Value::Null, |n| json!(n)));
-        }
-        "true_false" => {
-            body.insert("statement".into(), json!(form.get("block_text").trim()));
-            body.insert("answer".into(), json!(form.get("answer") == "true"));
-        }
-        _ => {
-            body.insert("text".into(), json!(form.get("block_text").trim()));
-        }
-    }
-    body
+    courses_core::block_form::block_from_form(kind, |k| form.get(k))
 }
+
+/// The form's fields named as the API names them, to place errors.
+const RENAMES: [(&str, &str); 9] = courses_core::block_form::FORM_NAMES;
 
 /// Adds a block at the end of a screen.
 pub(super) async fn add_block(State(s): St, Path(id): Path<String>, request: Request) -> Response {
@@ -79,15 +63,10 @@ pub(super) async fn add_block(State(s): St, Path(id): Path<String>, request: Req
         Ok(_) => s.redirect_with(&format!("/courses/{id}#screen-{screen}"), "success", "Block added."),
         Err(e @ CoursesError::Invalid { .. }) => {
             // The block's fields are named in the API's terms; the form's
-            // one text box stands for each kind's main text.
-            let renames = [
-                ("question", "block_text"),
-                ("statement", "block_text"),
-                ("text", "block_text"),
-                ("correctIndex", "correct"),
-            ];
-            let form = form_with_error_as(p.form, &e, &renames);
-            super::courses::course_page(&s, &p.ctx, &p.me, &id, &form, "block", None).await
+            // one text box stands for each kind's main text. The form
+            // comes back on the kind's own page.
+            let form = form_with_error_as(p.form, &e, &RENAMES);
+            new_block_page(&s, &p.ctx, &p.me, &id, &form).await
         }
         Err(e) => s.error_page(Some(&p.ctx), e),
     }
@@ -112,7 +91,7 @@ pub(super) async fn delete_block(
     }
 }
 
-/// The course's title and passing score.
+/// The course's title, passing score, retry setting and theme.
 pub(super) async fn update_course(State(s): St, Path(id): Path<String>, request: Request) -> Response {
     let p = match s.studio_writer(request).await {
         Ok(p) => p,
@@ -128,6 +107,9 @@ pub(super) async fn update_course(State(s): St, Path(id): Path<String>, request:
         passing.parse::<i64>().map_or_else(|_| json!(passing), |n| json!(n))
     };
     body.insert("passingScore".into(), passing);
+    // A checkbox: absent when unticked.
+    let retry = if p.form.values.contains_key("retry") { "allowed" } else { "never" };
+    body.insert("retry".into(), json!(retry));
     // The theme field is on the form only where the plan has themes; an
     // empty choice is the default look.
     if let Some(theme) = p.form.values.get("theme") {
@@ -175,31 +157,6 @@ pub(super) async fn embed_link(State(s): St, Path(id): Path<String>, request: Re
     }
 }
 
-/// The form values of a stored block, for its edit page.
-fn block_values(block: &Value) -> std::collections::HashMap<String, String> {
-    let text = |k: &str| block.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
-    let mut values = std::collections::HashMap::new();
-    let kind = text("type");
-    let main = match kind.as_str() {
-        "multiple_choice" => text("question"),
-        "true_false" => text("statement"),
-        _ => text("text"),
-    };
-    values.insert("block_text".to_owned(), main);
-    let options: Vec<&str> = block
-        .get("options")
-        .and_then(Value::as_array)
-        .map(|o| o.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    values.insert("options".to_owned(), options.join("\n"));
-    if let Some(i) = block.get("correctIndex").and_then(Value::as_u64) {
-        values.insert("correct".to_owned(), (i + 1).to_string());
-    }
-    values.insert("answer".to_owned(), block.get("answer").and_then(Value::as_bool).unwrap_or(true).to_string());
-    values.insert("type".to_owned(), kind);
-    values
-}
-
 /// The stored kind of a block (empty when it cannot be read: the update
 /// then answers why).
 async fn block_values_kind(
@@ -223,9 +180,6 @@ async fn block_values_kind(
         .unwrap_or_default()
 }
 
-/// The kinds of block the studio's form edits; others are edited over the API.
-const EDITABLE: [&str; 4] = ["text", "heading", "multiple_choice", "true_false"];
-
 async fn block_page(
     s: &crate::AppState,
     ctx: &super::Ctx,
@@ -246,7 +200,7 @@ async fn block_page(
         Ok(found) => found,
         Err(e) => return s.error_page(Some(ctx), e),
     };
-    let stored = page_kit::Form { values: block_values(&block), errors: Vec::new() };
+    let stored = page_kit::Form { values: courses_core::block_form::form_from_block(&block), errors: Vec::new() };
     let form = form.unwrap_or(&stored);
     let kind = block.get("type").and_then(Value::as_str).unwrap_or_default();
     s.render(
@@ -257,10 +211,116 @@ async fn block_page(
         json!({
             "course_id": id,
             "screen": { "id": screen_id, "title": screen.get("title").and_then(Value::as_str).unwrap_or_default() },
-            "block": { "id": block_id, "type": kind, "label": kind.replace('_', " "), "editable": EDITABLE.contains(&kind) },
+            "block": { "id": block_id, "type": kind, "label": kind_label(kind), "editable": courses_core::block_form::has_form(kind) },
             "form": form.view(),
+            "new": false,
         }),
     )
+}
+
+/// A person's name for a kind of block.
+fn kind_label(kind: &str) -> String {
+    courses_core::block_form::FORM_KINDS
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map_or_else(|| kind.replace('_', " "), |(_, label)| (*label).to_owned())
+}
+
+/// The page that adds a block of the chosen kind to the chosen screen
+/// (`form` holds `screen` and `type`, and the fields when re-shown with
+/// errors).
+async fn new_block_page(
+    s: &crate::AppState,
+    ctx: &super::Ctx,
+    me: &courses_core::members::SignedIn,
+    id: &str,
+    form: &page_kit::Form,
+) -> Response {
+    let screen_id = form.get("screen");
+    let kind = form.get("type");
+    if !courses_core::block_form::has_form(kind) {
+        return s.error_page(Some(ctx), CoursesError::not_found("kind of block"));
+    }
+    let screen = match s.courses.screen(&me.access, id, screen_id).await {
+        Ok((_, screen)) => screen,
+        Err(e) => return s.error_page(Some(ctx), e),
+    };
+    s.render(
+        ctx,
+        super::form_status(form),
+        "block.html",
+        "courses",
+        json!({
+            "course_id": id,
+            "screen": { "id": screen_id, "title": screen.get("title").and_then(Value::as_str).unwrap_or_default() },
+            "block": { "id": "", "type": kind, "label": kind_label(kind), "editable": true },
+            "form": form.view(),
+            "new": true,
+        }),
+    )
+}
+
+/// `GET /courses/{id}/blocks/new?screen=&type=`: the chosen kind's form.
+pub(super) async fn new_block(
+    State(s): St,
+    Path(id): Path<String>,
+    axum::extract::RawQuery(query): axum::extract::RawQuery,
+    headers: axum::http::HeaderMap,
+) -> Response {
+    let (ctx, me) = match s.studio_signed_in(&headers).await {
+        Ok(found) => found,
+        Err(response) => return response,
+    };
+    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query.as_deref().unwrap_or("")).unwrap_or_default();
+    let mut values: std::collections::HashMap<String, String> = pairs.into_iter().collect();
+    values.insert("answer".to_owned(), "true".to_owned());
+    let form = page_kit::Form { values, errors: Vec::new() };
+    new_block_page(&s, &ctx, &me, &id, &form).await
+}
+
+/// `POST /courses/{id}/draft`: the live preview of a block being edited
+/// (`screen`, `block` when it exists, `type` and the kind's fields):
+/// `{screenIndex, screen}` as the player would show it, or `{screen: null,
+/// message}` naming the first problem. Nothing is saved.
+pub(super) async fn draft(State(s): St, Path(id): Path<String>, request: Request) -> Response {
+    let p = match s.studio_writer(request).await {
+        Ok(p) => p,
+        Err(response) => return response,
+    };
+    let screen = p.form.get("screen");
+    let block = Some(p.form.get("block")).filter(|b| !b.is_empty());
+    let mut body = block_body(&p.form);
+    if block.is_some() {
+        // An edit keeps its kind; the stored one is merged under it.
+        body.remove("type");
+    }
+    match s.courses.draft_screen(&p.me.access, &id, screen, block, &body).await {
+        Ok((index, screen)) => axum::Json(json!({ "screenIndex": index, "screen": screen })).into_response(),
+        // A block half typed is the normal state of a live preview, not a
+        // failed request: its problems are the answer (200), as the form
+        // would show them on saving.
+        Err(e @ CoursesError::Invalid { .. }) => {
+            let api = crate::error::ApiError::from(e);
+            axum::Json(json!({ "screen": null, "message": api.message() })).into_response()
+        }
+        Err(e) => crate::error::ApiError::from(e).into_response(),
+    }
+}
+
+/// `POST /courses/{id}/screen-order`: `order`, every screen id separated by
+/// commas (the order dragging made; the Up and Down buttons are the
+/// keyboard's and script-free way).
+pub(super) async fn screen_order(State(s): St, Path(id): Path<String>, request: Request) -> Response {
+    let p = match s.studio_writer(request).await {
+        Ok(p) => p,
+        Err(response) => return response,
+    };
+    let order: Vec<String> =
+        p.form.get("order").split(',').map(str::trim).filter(|i| !i.is_empty()).map(str::to_owned).collect();
+    match s.courses.reorder_screens(&p.me.access, &id, &order).await {
+        Ok(_) => s.redirect_with(&format!("/courses/{id}"), "success", "Screens reordered."),
+        Err(e) => s.error_page(Some(&p.ctx), e),
+    }
 }
 
 pub(super) async fn edit_block(
@@ -291,13 +351,7 @@ pub(super) async fn save_block(
     match s.courses.update_block(access, &id, &screen, &block, &body).await {
         Ok(_) => s.redirect_with(&format!("/courses/{id}#screen-{screen}"), "success", "Block saved."),
         Err(e @ CoursesError::Invalid { .. }) => {
-            let renames = [
-                ("question", "block_text"),
-                ("statement", "block_text"),
-                ("text", "block_text"),
-                ("correctIndex", "correct"),
-            ];
-            let form = form_with_error_as(p.form, &e, &renames);
+            let form = form_with_error_as(p.form, &e, &RENAMES);
             block_page(&s, &p.ctx, &p.me, (&id, &screen, &block), Some(&form)).await
         }
         Err(e) => s.error_page(Some(&p.ctx), e),

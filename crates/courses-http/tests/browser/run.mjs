@@ -6,7 +6,8 @@
 //    The same package, imported again (as exported and re-zipped deflated),
 //    must reproduce the course.
 // 2. The learner player of a published course: open, answer, finish, and the
-//    certificate PDF must carry the learner's name (read with pdftotext).
+//    certificate PDF must carry the learner's name, centred (read with
+//    pdftotext).
 // 3. A translation applied in the player.
 // 4. The webhook sender of the running service: a receiver on loopback
 //    (allowed with SVC_OUTBOUND_ALLOW by the runner) gets the player's
@@ -190,6 +191,13 @@ await api('POST', '/v1/identities/bulk', { identities: [{ externalId: 'ada-1', n
   const text = execFileSync('pdftotext', [pdfPath, '-'], { encoding: 'utf8' });
   check('player: pdftotext reads the learner\'s name on the certificate', text.includes('Ada Lovelace'), text);
   check('player: and the course title', text.includes('Fire safety'), text);
+  // Centred: the name's words span equal room on either side of the page.
+  const boxes = execFileSync('pdftotext', ['-bbox', pdfPath, '-'], { encoding: 'utf8' });
+  const pageWidth = Number((boxes.match(/<page width="([\d.]+)"/) || [])[1]);
+  const word = (w) => boxes.match(new RegExp(`xMin="([\\d.]+)" yMin="[\\d.]+" xMax="([\\d.]+)" yMax="[\\d.]+">${w}</word>`));
+  const [first, last] = [word('Ada'), word('Lovelace')];
+  const middle = first && last ? (Number(first[1]) + Number(last[2])) / 2 : NaN;
+  check('player: the learner\'s name is centred on the certificate (pdftotext -bbox)', Math.abs(middle - pageWidth / 2) < 3, `${middle} of ${pageWidth}`);
   await page.close();
   const completions = await api('GET', '/v1/completions?limit=1000');
   const mine = completions.data.filter(c => c.courseId === course.id);

@@ -8,7 +8,8 @@ use crate::support::{TestApp, quiz_course};
 on_both_stores!(
     draft_embed_is_404_like_a_missing_course,
     player_records_completion_and_certificate,
-    each_opening_counts_a_view
+    each_opening_counts_a_view,
+    a_course_without_retry_records_one_attempt
 );
 
 async fn draft_embed_is_404_like_a_missing_course(app: TestApp) {
@@ -72,6 +73,50 @@ async fn player_records_completion_and_certificate(app: TestApp) {
     assert_eq!(learners["data"][0]["externalId"], "emp-7");
     let unknown = send("/v1/embed/views/view_nope/completion".to_owned(), json!({})).await;
     assert_eq!(unknown.status, StatusCode::NOT_FOUND);
+}
+
+async fn a_course_without_retry_records_one_attempt(app: TestApp) {
+    let (_, key) = app.workspace(Plan::Build).await;
+    let mut body = quiz_course(Some(100));
+    body["retry"] = json!("never");
+    let course = app.course(&key, &body).await;
+    assert_eq!(course["retry"], "never");
+    let id = course["id"].as_str().unwrap().to_owned();
+    let other = app.course(&key, &quiz_course(None)).await;
+    assert_eq!(other["retry"], "allowed", "new courses allow a retry");
+    let wrong = app.patch(&format!("/v1/courses/{id}"), &key, &json!({ "retry": "twice" })).await;
+    assert_eq!((wrong.status, wrong.issue_paths()), (StatusCode::BAD_REQUEST, vec!["retry".to_owned()]));
+    app.post(&format!("/v1/courses/{id}/publish"), &key, &json!({})).await;
+    // A learner known by name: the certificate prints the name, not the id.
+    app.post("/v1/identities", &key, &json!({ "externalId": "gh-1", "name": "Grace Hopper" })).await;
+    let html = app.send(Method::GET, &app.embed_link(&key, &id, "gh-1").await, None, None).await.text();
+    assert!(html.contains("\"retry\":false"), "the player knows not to offer a retry");
+    let view = html.split("\"viewId\":\"").nth(1).unwrap().split('"').next().unwrap().to_owned();
+    let complete = |answers: serde_json::Value| {
+        let (app, view) = (&app, &view);
+        async move {
+            let body = json!({ "answers": answers }).to_string();
+            app.send(Method::POST, &format!("/v1/embed/views/{view}/completion"), None, Some(body.into())).await
+        }
+    };
+    let first = complete(json!({ "q1": 0 })).await;
+    assert_eq!((first.status, first.json()["passed"].clone()), (StatusCode::CREATED, json!(false)));
+    let second = complete(json!({ "q1": 1, "q2": false })).await;
+    assert_eq!(second.status, StatusCode::CONFLICT);
+    assert_eq!(second.error(), "conflict");
+    assert_eq!(second.json()["message"], "this course allows one attempt, and the learner has already completed it");
+    assert_eq!(app.get("/v1/completions", &key).await.json()["data"].as_array().unwrap().len(), 1, "nothing recorded");
+
+    // Allowed again, the learner's next attempt counts and earns the certificate.
+    let allowed = app.patch(&format!("/v1/courses/{id}"), &key, &json!({ "retry": "allowed" })).await;
+    assert_eq!(allowed.json()["retry"], "allowed");
+    let third = complete(json!({ "q1": 1, "q2": false })).await;
+    assert_eq!((third.status, third.json()["passed"].clone()), (StatusCode::CREATED, json!(true)));
+    let cert = app.send(Method::POST, &format!("/v1/embed/views/{view}/certificate"), None, Some("{}".into())).await;
+    assert_eq!(cert.json()["learnerName"], "Grace Hopper");
+    let pdf = app.send(Method::GET, cert.json()["pdfPath"].as_str().unwrap(), None, None).await.text();
+    assert!(pdf.contains("(Grace Hopper) Tj"), "the display name is printed");
+    assert!(!pdf.contains("(gh-1)"), "not the learner's id");
 }
 
 async fn each_opening_counts_a_view(app: TestApp) {

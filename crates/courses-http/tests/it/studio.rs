@@ -23,6 +23,9 @@ on_both_stores!(
     passwords_are_reset_by_a_mailed_single_use_link,
     svc_signup_closes_the_sign_up_page_but_not_invitations,
     screens_and_quiz_blocks_are_edited_and_links_minted,
+    every_block_kind_has_a_form_a_live_preview_and_screens_drag_into_order,
+    media_uploads_are_typed_by_their_bytes_limited_and_served_sandboxed,
+    a_theme_takes_an_uploaded_font_and_logo_into_the_player,
     a_thousand_learners_are_previewed_then_imported,
     themes_need_scale_and_apply_to_the_player_until_a_downgrade,
 );
@@ -85,6 +88,38 @@ impl<'a> Browser<'a> {
             .method(Method::POST)
             .uri(action)
             .header("cookie", jar.join("; "))
+            .header("content-type", format!("multipart/form-data; boundary={boundary}"))
+            .body(Body::from(body))
+            .unwrap();
+        let response = self.app.router.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        TestResponse { status, headers, body }
+    }
+
+    /// Uploads `bytes` as the file `name` to `/media` with the media page's
+    /// token (in the form's address, as the page's form sends it).
+    async fn upload_media(&mut self, name: &str, bytes: &[u8], accept: &str) -> TestResponse {
+        let html = self.get("/media").await.text();
+        let token = csrf_token(&html);
+        self.upload_media_with(&format!("/media?csrf_token={token}"), name, bytes, accept).await
+    }
+
+    async fn upload_media_with(&mut self, action: &str, name: &str, bytes: &[u8], accept: &str) -> TestResponse {
+        let boundary = "studio-media-boundary";
+        let mut body = format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+        )
+        .into_bytes();
+        body.extend_from_slice(bytes);
+        body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+        let jar: Vec<String> = self.cookies.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let request = Request::builder()
+            .method(Method::POST)
+            .uri(action)
+            .header("cookie", jar.join("; "))
+            .header("accept", accept)
             .header("content-type", format!("multipart/form-data; boundary={boundary}"))
             .body(Body::from(body))
             .unwrap();
@@ -480,6 +515,300 @@ fn screen_ids(html: &str) -> Vec<String> {
         .collect()
 }
 
+async fn every_block_kind_has_a_form_a_live_preview_and_screens_drag_into_order(app: TestApp) {
+    let mut ada = sign_up(&app, "ada@example.com").await;
+    let created = ada.submit("/", "/courses", &[("title", "Kinds")]).await;
+    let course = location(&created).to_owned();
+    let id = course.trim_start_matches("/courses/").to_owned();
+    for title in ["One", "Two", "Three"] {
+        ada.submit(&course, &format!("{course}/screens"), &[("title", title)]).await;
+    }
+    let page = ada.get(&course).await.text();
+    let ids = screen_ids(&page);
+    let screen = ids[0].as_str();
+    assert!(page.contains(&format!("data-reorder=\"{course}/screen-order\"")), "screens can be dragged: {page}");
+    assert!(page.contains("<option value=\"stack\">Cards to turn</option>") && !page.contains("value=\"scorm\""));
+
+    // Each kind: its own page with its own fields, then saved.
+    type Fields<'a> = &'a [(&'a str, &'a str)];
+    let kinds: [(&str, &str, Fields); 11] = [
+        ("heading", "f-block_text", &[("block_text", "Before you start")]),
+        ("quote", "f-attribution", &[("block_text", "Stay calm."), ("attribution", "The fire chief")]),
+        ("image", "f-alt", &[("url", "https://example.com/exit.png"), ("alt", "The exit sign")]),
+        ("video", "f-url", &[("url", "https://example.com/drill.mp4")]),
+        ("list", "f-items", &[("items", "Stop\nDrop\nRoll")]),
+        ("button", "f-block_text", &[("block_text", "I am ready")]),
+        ("divider", "nothing to fill in", &[]),
+        ("stack", "f-cards", &[("cards", "Fire | Call 112\nSmoke | Stay low")]),
+        (
+            "multiple_response",
+            "Numbers of the right options",
+            &[
+                ("block_text", "Which are exits?"),
+                ("options", "Door\nWindow\nLift"),
+                ("correct", "1, 2"),
+                ("feedback", "Never the lift."),
+            ],
+        ),
+        (
+            "true_false",
+            "f-answer",
+            &[("block_text", "Lifts are safe."), ("answer", "false"), ("feedback", "They stop.")],
+        ),
+        (
+            "multiple_choice",
+            "Number of the right option",
+            &[("block_text", "Oil fire?"), ("options", "Water\nFoam"), ("correct", "2")],
+        ),
+    ];
+    for (kind, marker, fields) in kinds {
+        let form = ada.get(&format!("{course}/blocks/new?screen={screen}&type={kind}")).await;
+        assert_eq!(form.status, StatusCode::OK, "{kind}");
+        let html = form.text();
+        assert!(html.contains(marker) && html.contains("Add the block"), "{kind}: {html}");
+        assert!(html.contains(&format!("data-draft=\"{course}/draft\"")) && html.contains("id=\"live-preview\""));
+        let mut all = vec![("screen", screen), ("type", kind)];
+        all.extend_from_slice(fields);
+        let added = ada.submit(&course, &format!("{course}/blocks"), &all).await;
+        assert_eq!(added.status, StatusCode::SEE_OTHER, "{kind}: {}", added.text());
+    }
+    let stored = app.courses.store().course_by_id(&id).await.unwrap().unwrap();
+    let blocks = stored.screens[0]["blocks"].as_array().unwrap().clone();
+    let types: Vec<&str> = blocks.iter().map(|b| b["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        types,
+        [
+            "heading",
+            "quote",
+            "image",
+            "video",
+            "list",
+            "button",
+            "divider",
+            "stack",
+            "multiple_response",
+            "true_false",
+            "multiple_choice"
+        ]
+    );
+    assert_eq!(
+        blocks[7]["stackCards"],
+        serde_json::json!([{ "front": "Fire", "back": "Call 112" }, { "front": "Smoke", "back": "Stay low" }])
+    );
+    assert_eq!(
+        (blocks[8]["correctIndexes"].clone(), blocks[8]["feedback"].clone()),
+        (serde_json::json!([0, 1]), serde_json::json!("Never the lift."))
+    );
+    assert_eq!(blocks[2]["alt"], "The exit sign");
+
+    // A refused block comes back on its kind's page, the problem beside its field.
+    let empty =
+        ada.submit(&course, &format!("{course}/blocks"), &[("screen", screen), ("type", "stack"), ("cards", "")]).await;
+    assert_eq!(empty.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        empty.text().contains("id=\"e-cards\"") && empty.text().contains("Add a block: Cards to turn"),
+        "{}",
+        empty.text()
+    );
+    let unsafe_url = ada
+        .submit(
+            &course,
+            &format!("{course}/blocks"),
+            &[("screen", screen), ("type", "image"), ("url", "javascript:alert(1)")],
+        )
+        .await;
+    assert!(unsafe_url.text().contains("id=\"e-url\""), "{}", unsafe_url.text());
+    assert_eq!(ada.get(&format!("{course}/blocks/new?screen={screen}&type=scorm")).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(ada.get(&format!("{course}/blocks/new?screen=scr_nope&type=text")).await.status, StatusCode::NOT_FOUND);
+
+    // An edit page starts from the stored block.
+    let stack_id = blocks[7]["id"].as_str().unwrap();
+    let edit = format!("{course}/screens/{screen}/blocks/{stack_id}");
+    assert!(ada.get(&edit).await.text().contains("Fire | Call 112\nSmoke | Stay low</textarea>"));
+
+    // The live preview: the screen as the player shows it, nothing saved.
+    let draft = format!("{course}/draft");
+    let live = ada
+        .submit(
+            &edit,
+            &draft,
+            &[("screen", screen), ("block", stack_id), ("type", "stack"), ("cards", "Flood | Go up")],
+        )
+        .await;
+    assert_eq!(live.status, StatusCode::OK);
+    let answer = live.json();
+    assert_eq!(answer["screenIndex"], 0);
+    assert_eq!(answer["screen"]["blocks"][7]["stackCards"], serde_json::json!([{ "front": "Flood", "back": "Go up" }]));
+    assert!(answer["screen"]["blocks"][8].get("correctIndexes").is_none(), "the preview gets no answers");
+    let still = app.courses.store().course_by_id(&id).await.unwrap().unwrap();
+    assert_eq!(still.screens[0]["blocks"][7]["stackCards"][0]["front"], "Fire", "nothing is saved");
+    let new_one = ada
+        .submit(&course, &draft, &[("screen", ids[1].as_str()), ("type", "text"), ("block_text", "Typed")])
+        .await
+        .json();
+    assert_eq!(
+        (new_one["screenIndex"].clone(), new_one["screen"]["blocks"][0]["text"].clone()),
+        (serde_json::json!(1), serde_json::json!("Typed"))
+    );
+    let half =
+        ada.submit(&edit, &draft, &[("screen", screen), ("block", stack_id), ("type", "stack"), ("cards", "")]).await;
+    assert_eq!(half.status, StatusCode::OK, "a half-typed block is the preview's normal state");
+    assert_eq!(half.json()["screen"], serde_json::Value::Null);
+    assert!(half.json()["message"].as_str().unwrap().contains("stackCards"), "{}", half.text());
+    let forged = ada.request(Method::POST, &draft, Some(format!("screen={screen}&type=text&block_text=x"))).await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN, "the CSRF token is required");
+    // The player in the preview frame takes the draft from its own origin only.
+    let player = ada.get(&format!("{course}/preview")).await.text();
+    assert!(player.contains("event.origin !== location.origin") && player.contains("svc-draft"));
+    let script = ada.get("/_studio/studio.js").await;
+    assert_eq!(script.status, StatusCode::OK);
+    assert!(script.text().contains("data-draft") && script.text().contains("draggable"));
+
+    // Dragging posts the whole order; a wrong order changes nothing.
+    let reversed = format!("{},{},{}", ids[2], ids[1], ids[0]);
+    let dragged = ada.submit(&course, &format!("{course}/screen-order"), &[("order", reversed.as_str())]).await;
+    assert_eq!(dragged.status, StatusCode::SEE_OTHER);
+    assert_eq!(screen_ids(&ada.get(&course).await.text()), vec![ids[2].clone(), ids[1].clone(), ids[0].clone()]);
+    let partial = format!("{},{}", ids[0], ids[1]);
+    let wrong = ada.submit(&course, &format!("{course}/screen-order"), &[("order", partial.as_str())]).await;
+    assert_eq!(wrong.status, StatusCode::BAD_REQUEST);
+    assert!(wrong.text().contains("every screen id"), "{}", wrong.text());
+    assert_eq!(screen_ids(&ada.get(&course).await.text()), vec![ids[2].clone(), ids[1].clone(), ids[0].clone()]);
+}
+
+async fn media_uploads_are_typed_by_their_bytes_limited_and_served_sandboxed(app: TestApp) {
+    let mut ada = sign_up(&app, "ada@example.com").await;
+    let page = ada.get("/media").await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.text().contains("No files yet") && page.text().contains("aria-current=\"page\">Media"));
+    let png = b"\x89PNG\r\n\x1a\nnot really an image, but typed by its first bytes".to_vec();
+    let sent = ada.upload_media("exit map.png", &png, "text/html").await;
+    assert_eq!(sent.status, StatusCode::SEE_OTHER, "{}", sent.text());
+    let listed = ada.get("/media").await.text();
+    assert!(listed.contains("exit map.png") && listed.contains("(image&#x2f;png)"), "{listed}");
+    let marker = "<code id=\"url-";
+    let at = listed.find(marker).expect("the file's address") + marker.len();
+    let id: String = listed[at..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    assert!(
+        listed.contains(&format!("http:&#x2f;&#x2f;studio.test&#x2f;v1&#x2f;embed&#x2f;media&#x2f;{id}")),
+        "absolute: {listed}"
+    );
+
+    // Served without a session, as tenant content.
+    let served = app.send(Method::GET, &format!("/v1/embed/media/{id}"), None, None).await;
+    assert_eq!(served.status, StatusCode::OK);
+    assert_eq!(served.body.as_ref(), png.as_slice());
+    assert_eq!(served.headers["content-type"], "image/png");
+    assert!(served.headers["content-security-policy"].to_str().unwrap().starts_with("sandbox"));
+    assert_eq!(served.headers["x-content-type-options"], "nosniff");
+    assert_eq!(served.headers["access-control-allow-origin"], "*");
+    assert!(served.headers.get("set-cookie").is_none());
+    let missing = app.send(Method::GET, "/v1/embed/media/med_nope", None, None).await;
+    assert_eq!((missing.status, missing.error()), (StatusCode::NOT_FOUND, "not_found".to_owned()));
+
+    // The bytes decide: a script named .png is refused beside the field.
+    let svg = ada.upload_media("evil.png", b"<svg onload=alert(1)>", "text/html").await;
+    assert_eq!(svg.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(svg.text().contains("id=\"e-file\"") && svg.text().contains("is not an image"), "{}", svg.text());
+
+    // 25 MB and 5 MB are decimal: exactly the limit passes, one byte more is 413.
+    let mut big = vec![0_u8; 25_000_000];
+    big[..8].copy_from_slice(b"\x89PNG\r\n\x1a\n");
+    assert_eq!(ada.upload_media("big.png", &big, "text/html").await.status, StatusCode::SEE_OTHER);
+    big.push(0);
+    let over = ada.upload_media("bigger.png", &big, "application/json").await;
+    assert_eq!(over.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(over.error(), "payload_too_large");
+    assert_eq!(over.json()["message"], "the upload exceeds the 25000000 byte limit");
+    let page_over = ada.upload_media("bigger.png", &big, "text/html").await;
+    assert_eq!(page_over.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(page_over.text().contains("25000000 byte limit"));
+    let mut font = vec![0_u8; 5_000_001];
+    font[..4].copy_from_slice(b"wOF2");
+    let font_over = ada.upload_media("brand.woff2", &font, "application/json").await;
+    assert_eq!(
+        (font_over.status, font_over.json()["message"].clone()),
+        (StatusCode::PAYLOAD_TOO_LARGE, serde_json::json!("a font exceeds the 5000000 byte limit"))
+    );
+    font.pop();
+    assert_eq!(ada.upload_media("brand.woff2", &font, "text/html").await.status, StatusCode::SEE_OTHER);
+
+    // Without the page's token nothing is read or stored.
+    let forged = ada.upload_media_with("/media", "x.png", &png, "text/html").await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+    let listed = ada.get("/media").await.text();
+    assert_eq!(listed.matches("<code id=\"url-").count(), 3, "the PNG, the 25 MB file and the font");
+}
+
+async fn a_theme_takes_an_uploaded_font_and_logo_into_the_player(app: TestApp) {
+    let mut ada = sign_up(&app, "ada@example.com").await;
+    let ws = app.courses.store().workspace_summaries().await.unwrap()[0].workspace.id.clone();
+    app.courses.set_plan(&ws, Plan::Scale).await.unwrap();
+    let created = ada.submit("/", "/courses", &[("title", "Fire safety")]).await;
+    let course = location(&created).to_owned();
+    let mut font = b"wOF2".to_vec();
+    font.extend_from_slice(&[0; 64]);
+    ada.upload_media("Brand Sans.woff2", &font, "text/html").await;
+    ada.upload_media("logo.png", b"\x89PNG\r\n\x1a\nlogo", "text/html").await;
+    let media = app.courses.store().media_of(&ws, 10).await.unwrap();
+    let (font_id, logo_id) = (media[1].id.clone(), media[0].id.clone());
+    assert_eq!((media[1].kind.as_str(), media[0].kind.as_str()), ("font", "image"));
+
+    // The form offers fonts for the font and images for the logo, and the
+    // API's rules refuse a file of the wrong kind beside its field.
+    let page = ada.get("/themes").await.text();
+    assert!(page.contains(&format!("<option value=\"{font_id}\">Brand Sans.woff2</option>")), "{page}");
+    assert!(page.contains(&format!("<option value=\"{logo_id}\">logo.png</option>")));
+    let wrong = ada.submit("/themes", "/themes", &[("name", "Brand"), ("accent", "#aa0000"), ("font", &logo_id)]).await;
+    assert_eq!(wrong.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        wrong.text().contains("id=\"e-font\"") && wrong.text().contains("not an uploaded font"),
+        "{}",
+        wrong.text()
+    );
+    let made = ada
+        .submit(
+            "/themes",
+            "/themes",
+            &[("name", "Brand"), ("accent", "#aa0000"), ("font", &font_id), ("logo", &logo_id)],
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::SEE_OTHER, "{}", made.text());
+    let listed = ada.get("/themes").await.text();
+    assert!(listed.contains("Brand Sans.woff2") && listed.contains(">logo.png</td>"), "{listed}");
+
+    // Chosen for the course, the preview (the player) loads both.
+    let page = ada.get(&course).await.text();
+    let start = page.find("<option value=\"thm_").expect("the theme choice") + "<option value=\"".len();
+    let theme_id = page[start..].split('"').next().unwrap().to_owned();
+    ada.submit(&course, &course, &[("course_title", "Fire safety"), ("passing_score", ""), ("theme", &theme_id)]).await;
+    let player = ada.get(&format!("{course}/preview")).await.text();
+    assert!(
+        player.contains(&format!("\"fontMediaId\":\"{font_id}\""))
+            && player.contains(&format!("\"logoMediaId\":\"{logo_id}\""))
+    );
+    assert!(player.contains("new FontFace('course-font'") && player.contains("logo.src = media("));
+    // The studio's SCORM export carries both files, listed in the manifest.
+    let zip = ada.get(&format!("{course}/scorm?version=1.2")).await;
+    assert_eq!(zip.status, StatusCode::OK);
+    let bytes = zip.body.to_vec();
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(
+        text.contains("<file href=\"theme/font.woff2\"/>") && text.contains("<file href=\"theme/logo.png\"/>"),
+        "manifest"
+    );
+    assert!(text.contains(r#"{"font":"theme/font.woff2","logo":"theme/logo.png"}"#), "the package's player loads them");
+    assert!(bytes.windows(font.len()).any(|w| w == font.as_slice()), "the font's bytes are in the package");
+    // Another workspace's file cannot be named over the API.
+    let other = app.courses.create_workspace("Other", Plan::Scale).await.unwrap();
+    let key = app.courses.create_key(&other.id, "k", false).await.unwrap().1;
+    let theft = app.post("/v1/themes", key.expose(), &serde_json::json!({ "name": "x", "logoMediaId": logo_id })).await;
+    assert_eq!((theft.status, theft.issue_paths()), (StatusCode::BAD_REQUEST, vec!["logoMediaId".to_owned()]));
+    // Below Scale the player shows neither.
+    app.courses.set_plan(&ws, Plan::Sandbox).await.unwrap();
+    assert!(!ada.get(&format!("{course}/preview")).await.text().contains(&font_id));
+}
+
 async fn screens_and_quiz_blocks_are_edited_and_links_minted(app: TestApp) {
     let mut ada = sign_up(&app, "ada@example.com").await;
     let created = ada.submit("/", "/courses", &[("title", "Fire safety")]).await;
@@ -601,10 +930,23 @@ async fn screens_and_quiz_blocks_are_edited_and_links_minted(app: TestApp) {
     let bad = ada.submit(&course, &course, &[("course_title", "Fire safety"), ("passing_score", "150")]).await;
     assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert!(bad.text().contains("id=\"e-passing_score\""), "{}", bad.text());
+    assert!(
+        ada.get(&course)
+            .await
+            .text()
+            .contains(r#"name="retry" type="checkbox" value="on" aria-describedby="retry-hint" checked"#),
+        "a new course allows a retry, and its box is ticked"
+    );
+    // An unticked retry box: one attempt per learner.
     let saved = ada.submit(&course, &course, &[("course_title", "Fire safety at work"), ("passing_score", "80")]).await;
     assert_eq!(saved.status, StatusCode::SEE_OTHER);
     let stored = app.courses.store().course_by_id(&id).await.unwrap().unwrap();
     assert_eq!((stored.title.as_str(), stored.passing_score), ("Fire safety at work", Some(80)));
+    assert!(!stored.allows_retry());
+    assert!(!ada.get(&course).await.text().contains(r#"aria-describedby="retry-hint" checked"#));
+    let fields = [("course_title", "Fire safety at work"), ("passing_score", "80"), ("retry", "on")];
+    ada.submit(&course, &course, &fields).await;
+    assert!(app.courses.store().course_by_id(&id).await.unwrap().unwrap().allows_retry());
 
     // The embed link builder: shown once, and it opens the published course for that learner.
     ada.submit(&course, &format!("{course}/status"), &[("status", "published")]).await;

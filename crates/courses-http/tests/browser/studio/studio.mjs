@@ -1,7 +1,7 @@
 // The studio as a new author meets it, in headless Chromium: the welcome
 // page, sign-up with the keyboard alone, a course with three screens, the
 // search, publishing, the learner preview, SCORM 1.2 and 2004 downloads on
-// the Sandbox plan, the settings page with the workspace id, an invitation
+// the Sandbox plan, a media upload, the settings page with the workspace id, an invitation
 // whose mailed link a second person opens to join as a viewer, who sees no
 // controls, then resets a forgotten password by its mailed link. Every
 // page is scanned with axe-core (no serious or critical violation),
@@ -117,17 +117,31 @@ try {
   check('three screens are listed', screens === 3, `${screens}`);
 
   // A scored question on the second screen, and the third screen moved up with the keyboard.
+  // The kind's own page; its preview is the learner player, updated as the author types.
   await page.selectOption('#f-screen', { index: 1 });
   await page.selectOption('#f-type', 'multiple_choice');
+  await Promise.all([page.waitForURL(/\/blocks\/new\?/), page.click('form[action$="/blocks/new"] button[type=submit]')]);
   await page.fill('#f-block_text', 'Which extinguisher for an oil fire?');
   await page.fill('#f-options', 'Water\nFoam');
   await page.fill('#f-correct', '2');
+  const live = page.frameLocator('#live-preview');
+  let typed = false;
+  for (let i = 0; i < 40 && !typed; i++) {
+    typed = (await live.locator('body').textContent().catch(() => '')).includes('Which extinguisher for an oil fire?');
+    if (!typed) await page.waitForTimeout(100);
+  }
+  check('the preview shows the question as it is typed, before saving', typed, await live.locator('body').textContent().catch(() => ''));
+  await look(page, '04a-block-live-preview');
   await Promise.all([page.waitForNavigation(), page.click('form[action$="/blocks"] button[type=submit]')]);
   check('the question is listed', (await page.content()).includes('Which extinguisher for an oil fire?'), 'missing');
   await page.focus('button[aria-label="Move screen 3 up"]');
   await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
   const order = await page.locator('ul.plain > li.card h3').allTextContents();
   check('Up with the keyboard reorders the screens', order[1] === '2. Leaving', order.join(' | '));
+  // Dragging, the enhancement: the first screen dropped below the last.
+  await Promise.all([page.waitForNavigation(), page.dragAndDrop('ul.plain > li.card:nth-child(1) h3', 'ul.plain > li.card:nth-child(3) > .actions', { targetPosition: { x: 2, y: 2 } })]);
+  const dragged = await page.locator('ul.plain > li.card h3').allTextContents();
+  check('dragging a screen reorders the screens', dragged[2] === '3. Welcome', dragged.join(' | '));
   await look(page, '04-course-draft');
 
   await Promise.all([page.waitForNavigation(), page.click('form[action$="/status"] button')]);
@@ -169,6 +183,17 @@ try {
   await Promise.all([page.waitForNavigation(), page.click('form[action="/learners/import"] button[type=submit]')]);
   check('the import lists the learners', (await page.content()).includes('Grace Hopper'), 'not listed');
   await look(page, '06c-learners');
+
+  // Media: an image uploaded, typed by its bytes, listed with its address and served sandboxed.
+  await page.goto(base + '/media');
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+  await page.setInputFiles('#f-file', { name: 'exit-sign.png', mimeType: 'image/png', buffer: png });
+  await Promise.all([page.waitForNavigation(), page.click('form[action^="/media"] button[type=submit]')]);
+  check('the upload is listed', (await page.content()).includes('exit-sign.png'), 'not listed');
+  const mediaUrl = (await page.locator('code[id^="url-med_"]').first().textContent()).trim();
+  const served = await page.request.get(mediaUrl);
+  check('the upload is served typed by its bytes, sandboxed', served.headers()['content-type'] === 'image/png' && (served.headers()['content-security-policy'] || '').startsWith('sandbox'), JSON.stringify(served.headers()));
+  await look(page, '06e-media');
 
   await page.goto(base + '/themes');
   check('themes explain their plan on Sandbox', (await page.content()).includes('Themes are on the Scale plan and up'), 'no note');
