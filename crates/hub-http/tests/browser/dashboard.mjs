@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { readFileSync, readdirSync, mkdirSync, existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 
 const [base, artifacts, maildir, specV1, specV2] = process.argv.slice(2);
 const require = createRequire(join(process.env.DOCS_MODULES || '.', 'node_modules', 'x.js'));
@@ -409,6 +410,57 @@ try {
   await look(status, '26-status-page');
   await lookDark(status, '26-status-page');
   await status.close();
+
+  // Webhook inboxes: one made with a Stripe secret; a capture signed as
+  // Stripe signs arrives while the page is open and shows without a reload
+  // (server-sent events); the verifier checks the same signature in the
+  // browser, and no request it makes carries the secret.
+  const inboxSecret = 'whsec_browser_only_secret';
+  await page.goto(`${base}/app/inboxes`);
+  await page.fill('#f-name', 'Payments');
+  await page.selectOption('#f-scheme', 'stripe');
+  await page.fill('#f-secret', inboxSecret);
+  await Promise.all([page.waitForNavigation(), page.click('button:has-text("Make inbox")')]);
+  check('inbox: made, with its capture URL', (await page.textContent('.flash')).includes('Inbox made') && (await page.textContent('#capture-url')).includes('/i/ibx_'), await page.textContent('main'));
+  const inboxId = page.url().split('/app/inboxes/')[1];
+  const hookBody = '{"id":"evt_browser","type":"charge.succeeded","data":{"object":{"amount":4200}}}';
+  const hookTs = Math.floor(Date.now() / 1000);
+  const hookSig = `t=${hookTs},v1=${createHmac('sha256', inboxSecret).update(`${hookTs}.${hookBody}`).digest('hex')}`;
+  await page.waitForTimeout(300);
+  const delivered = await fetch(`${base}/i/${inboxId}/stripe`, { method: 'POST', headers: { 'Stripe-Signature': hookSig, 'Content-Type': 'application/json' }, body: hookBody });
+  check('inbox: a Stripe-signed request is captured', delivered.status === 200, String(delivered.status));
+  const arrived = await page.waitForSelector('details.capture', { timeout: 10000 }).then(() => true, () => false);
+  check('inbox: the capture shows without a reload (server-sent events)', arrived, await page.textContent('main'));
+  await page.locator('details.capture summary').first().focus();
+  await page.keyboard.press('Enter');
+  check('inbox: the capture opens with the keyboard, verified, with its body', (await page.textContent('details.capture')).includes('signature verified') && (await page.textContent('details.capture pre')).includes('"amount": 4200'), await page.textContent('main'));
+  await look(page, '27-inbox');
+  await lookDark(page, '27-inbox');
+  await page.goto(`${base}/app/inboxes`);
+  check('inboxes: the list shows the inbox live with its scheme', (await page.textContent('main')).includes('Stripe') && (await page.textContent('main')).includes('live'), await page.textContent('main'));
+  await look(page, '28-inboxes');
+  await lookDark(page, '28-inboxes');
+  await page.goto(`${base}/app/inboxes/${inboxId}/settings`);
+  await look(page, '29-inbox-settings');
+  await lookDark(page, '29-inbox-settings');
+  const sent = [];
+  page.on('request', (request) => sent.push(`${request.url()} ${request.postData() || ''}`));
+  await page.goto(`${base}/app/inboxes/verify`);
+  await page.selectOption('#v-scheme', 'stripe');
+  await page.fill('#v-secret', inboxSecret);
+  await page.fill('#v-headers', `Content-Type: application/json\nStripe-Signature: ${hookSig}`);
+  await page.fill('#v-body', hookBody);
+  await page.click('button:has-text("Verify")');
+  await page.waitForFunction(() => document.getElementById('verify-result').textContent.length > 0);
+  check('verifier: a good signature is verified in the browser', (await page.textContent('#verify-result')).startsWith('Verified'), await page.textContent('#verify-result'));
+  await look(page, '30-verifier');
+  await page.fill('#v-body', hookBody.replace('4200', '4201'));
+  await page.click('button:has-text("Verify")');
+  await page.waitForFunction(() => document.getElementById('verify-result').textContent.startsWith('Not verified'));
+  check('verifier: a changed byte is not verified', (await page.textContent('#verify-result')).includes('does not match'), await page.textContent('#verify-result'));
+  await lookDark(page, '30-verifier');
+  check('verifier: no request carries the secret', sent.length > 0 && !sent.some((line) => line.includes(inboxSecret)), sent.join('\n').slice(0, 500));
+  page.removeAllListeners('request');
 
   // Sign out.
   await Promise.all([page.waitForNavigation(), page.click('text=Sign out')]);
