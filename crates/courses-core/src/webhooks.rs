@@ -15,7 +15,7 @@
 //! guard refuses fails at once.
 
 use serde_json::{Value, json};
-use sha2::{Digest as _, Sha256};
+use sha2::Sha256;
 use tokio::sync::mpsc;
 
 use crate::courses::ListRequest;
@@ -24,51 +24,19 @@ use crate::model::{Access, ListItem, ResourceKind};
 use crate::store::{AttemptOutcome, Bind, DELIVERY_COLUMNS, Delivery, DeliveryRow};
 use crate::{Courses, content};
 
-/// HMAC-SHA256 (RFC 2104).
+/// HMAC-SHA256 (RFC 2104), through the `hmac` crate.
 pub fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
-    const BLOCK: usize = 64;
-    let mut block = [0_u8; BLOCK];
-    if key.len() > BLOCK {
-        let digest = Sha256::digest(key);
-        for (slot, byte) in block.iter_mut().zip(digest.iter()) {
-            *slot = *byte;
-        }
-    } else {
-        for (slot, byte) in block.iter_mut().zip(key.iter()) {
-            *slot = *byte;
-        }
-    }
-    let mut inner = Sha256::new();
-    inner.update(block.map(|b| b ^ 0x36));
-    inner.update(message);
-    let mut outer = Sha256::new();
-    outer.update(block.map(|b| b ^ 0x5c));
-    outer.update(inner.finalize());
-    outer.finalize().into()
+    use hmac::Mac as _;
+    // HMAC takes keys of any length: `new_from_slice` cannot fail.
+    let Ok(mut mac) = hmac::Hmac::<Sha256>::new_from_slice(key) else { return [0; 32] };
+    mac.update(message);
+    mac.finalize().into_bytes().into()
 }
-
-const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /// Standard base64 with padding.
 pub fn base64(data: &[u8]) -> String {
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let b = [
-            chunk.first().copied().unwrap_or(0),
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                let index = usize::try_from((n >> (18 - 6 * i)) & 63).unwrap_or(0);
-                out.push(char::from(ALPHABET.get(index).copied().unwrap_or(b'A')));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(data)
 }
 
 /// A fresh signing secret: `whsec_` and 32 random bytes in base64, and the
@@ -84,10 +52,17 @@ fn key_from_hex(hex: &str) -> Vec<u8> {
     (0..hex.len() / 2).filter_map(|i| hex.get(2 * i..2 * i + 2).and_then(|h| u8::from_str_radix(h, 16).ok())).collect()
 }
 
-/// `v1,<signature>` of one message.
+/// `v1,<signature>` of one message: the Standard Webhooks scheme of
+/// `webhook-signatures`, which the hub's webhook inboxes verify too.
 pub fn sign(key: &[u8], message_id: &str, timestamp_secs: i64, body: &str) -> String {
-    let signed = format!("{message_id}.{timestamp_secs}.{body}");
-    format!("v1,{}", base64(&hmac_sha256(key, signed.as_bytes())))
+    let secret = format!("whsec_{}", base64(key));
+    let signing = webhook_signatures::Signing { timestamp_secs, message_id };
+    webhook_signatures::Scheme::StandardWebhooks
+        .sign(&secret, body.as_bytes(), signing)
+        .into_iter()
+        .find(|(name, _)| name == "webhook-signature")
+        .map(|(_, value)| value)
+        .unwrap_or_default()
 }
 
 /// The webhooks of one workspace subscribed to one event, read before the
