@@ -404,7 +404,15 @@ impl Hub {
             (None, None) => "Webhook inbox".to_owned(),
         };
         let project_id = match input.project {
-            Some(Some(slug)) => Some(self.authorize_project(principal, &slug, Action::ViewProject).await?.project.id),
+            // A project the caller cannot read answers as one that does not
+            // exist; both are a bad field of this body, not a missing inbox.
+            Some(Some(slug)) => match self.authorize_project(principal, &slug, Action::ViewProject).await {
+                Ok(found) => Some(found.project.id),
+                Err(HubError::NotFound { .. } | HubError::Forbidden { .. }) => {
+                    return Err(invalid("project", "no project with this slug that you can read"));
+                }
+                Err(e) => return Err(e),
+            },
             Some(None) => None,
             None => current.and_then(|c| c.inbox.project_id.clone()),
         };

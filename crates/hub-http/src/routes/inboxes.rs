@@ -84,6 +84,9 @@ pub async fn captures(
         Some(l @ 1..=100) => u32::try_from(l).unwrap_or(100),
         Some(_) => return Err(ApiError::field("limit", "limit is 1 to 100")),
     };
+    if query.get("before").is_some_and(|b| b.chars().count() > 100) {
+        return Err(ApiError::field("before", "before is a capture id, at most 100 characters"));
+    }
     let captures = state.hub.inbox_captures(&caller, &id, limit, query.get("before"), query.get("q")).await?;
     let data: Vec<Value> = captures.iter().map(capture_json).collect();
     Ok(Json(json!({ "data": data })).into_response())

@@ -345,9 +345,13 @@ async fn settings_are_validated_owned_and_secret(app: TestApp) {
         assert_eq!(answer.status, StatusCode::NOT_FOUND, "{method} {path}");
     }
     assert!(app.get("/api/v1/inboxes", &stranger).await.json()["data"].as_array().unwrap().is_empty());
-    // A project the caller cannot read is a missing one.
+    // A project the caller cannot read answers as one that does not exist:
+    // a bad field of the body.
     let theirs = app.post_json("/api/v1/inboxes", &stranger, &json!({"project": project})).await;
-    assert_eq!(theirs.status, StatusCode::NOT_FOUND);
+    let nowhere = app.post_json("/api/v1/inboxes", &stranger, &json!({"project": "no-such-project"})).await;
+    assert_eq!(theirs.status, StatusCode::BAD_REQUEST);
+    assert_eq!(theirs.json()["error"]["details"]["field"], "project");
+    assert_eq!(theirs.body, nowhere.body, "the same answer for both");
 
     // Bad settings: 400 naming the field.
     for (body, field) in [
