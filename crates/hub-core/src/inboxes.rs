@@ -379,6 +379,66 @@ pub fn capture_json(capture: &Capture) -> Value {
     })
 }
 
+/// A capture waiting for its group's commit.
+#[derive(Debug)]
+pub struct PendingCapture {
+    pub account_id: String,
+    pub capture: Capture,
+    pub cap: Option<u32>,
+    pub window_ms: i64,
+}
+
+/// What the writer answers for one capture: the capture, and `Ok` when it
+/// is stored or `Err(oldest counted capture's time)` when the plan's cap
+/// refused it.
+type Written = (Capture, Result<(), i64>);
+
+/// Most captures one transaction commits.
+const GROUP: usize = 256;
+
+/// Commits captures in groups: the captures that arrive while one commit
+/// runs go into the next, so a burst costs one transaction per group
+/// rather than one per request (SQLite has one writer at a time). Each
+/// capture is answered only after its group has committed, so an
+/// acknowledged capture is stored. One per hub, started on first use.
+#[derive(Debug)]
+pub struct CaptureWriter {
+    queue: tokio::sync::mpsc::Sender<(PendingCapture, tokio::sync::oneshot::Sender<HubResult<Written>>)>,
+}
+
+impl CaptureWriter {
+    fn start(store: crate::store::Store) -> Self {
+        let (queue, mut receiver) =
+            tokio::sync::mpsc::channel::<(PendingCapture, tokio::sync::oneshot::Sender<HubResult<Written>>)>(GROUP * 4);
+        tokio::spawn(async move {
+            let mut group = Vec::with_capacity(GROUP);
+            while receiver.recv_many(&mut group, GROUP).await > 0 {
+                let (pending, replies): (Vec<PendingCapture>, Vec<_>) = group.drain(..).unzip();
+                match store.insert_captures(&pending).await {
+                    Ok(outcomes) => {
+                        for ((pending, outcome), reply) in pending.into_iter().zip(outcomes).zip(replies) {
+                            let _ = reply.send(Ok((pending.capture, outcome)));
+                        }
+                    }
+                    Err(err) => {
+                        let message = err.to_string();
+                        for reply in replies {
+                            let _ = reply.send(Err(HubError::Internal(format!("storing a capture failed: {message}"))));
+                        }
+                    }
+                }
+            }
+        });
+        Self { queue }
+    }
+
+    async fn write(&self, pending: PendingCapture) -> HubResult<Written> {
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        self.queue.send((pending, reply)).await.map_err(|_| HubError::Internal("the capture writer stopped".into()))?;
+        answer.await.map_err(|_| HubError::Internal("the capture writer stopped".into()))?
+    }
+}
+
 fn invalid(field: &'static str, message: impl Into<String>) -> HubError {
     HubError::validation(field, message)
 }
@@ -643,7 +703,10 @@ impl Hub {
         };
         let (cap, window_days) = capture_cap(stored.plan);
         let window_ms = i64::from(window_days) * 86_400_000;
-        match self.store.insert_capture(&stored.inbox.account_id, &capture, cap, window_ms).await? {
+        let pending = PendingCapture { account_id: stored.inbox.account_id.clone(), capture, cap, window_ms };
+        let writer = self.capture_writer.get_or_init(|| CaptureWriter::start(self.store.clone()));
+        let (capture, outcome) = writer.write(pending).await?;
+        match outcome {
             Ok(()) => Ok(Ok(capture)),
             Err(oldest_ms) => {
                 self.store.count_refusal(inbox_id).await?;

@@ -75,6 +75,8 @@ pub struct Hub {
     llm: Option<Arc<platform::llm::LlmConfig>>,
     /// The in-memory indexes of documents searched lately (see `search`).
     search_indexes: Arc<search::DocumentIndexes>,
+    /// Commits inbox captures in groups (started on the first capture).
+    capture_writer: Arc<std::sync::OnceLock<inboxes::CaptureWriter>>,
     /// Work started off the request path (mail, and the lookups whose
     /// timing would tell whether an address has an account).
     background: tokio_util::task::TaskTracker,
@@ -126,6 +128,7 @@ impl Hub {
             accounts: Arc::new(accounts),
             llm: None,
             search_indexes: Arc::new(search::DocumentIndexes::default()),
+            capture_writer: Arc::new(std::sync::OnceLock::new()),
             background: tokio_util::task::TaskTracker::new(),
             secret_key: Arc::new(platform::secrets::SecretKey::generate()),
             webhooks: platform::outbound::Outbound::default(),

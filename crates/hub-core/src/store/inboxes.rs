@@ -1,12 +1,16 @@
 //! Webhook inboxes, their captures and the ingest ledger.
 
+use std::collections::HashMap;
+
 use kernel::Timestamp;
 use platform::db::store_error;
 use platform::with_db;
 
 use super::Store;
 use crate::error::{HubError, HubResult};
-use crate::inboxes::{Capture, Inbox, InboxRecord, InboxState, StoredInbox, Verification, scheme_from_stored};
+use crate::inboxes::{
+    Capture, Inbox, InboxRecord, InboxState, PendingCapture, StoredInbox, Verification, scheme_from_stored,
+};
 use crate::model::AuditEvent;
 use crate::plans::Plan;
 
@@ -272,61 +276,73 @@ impl Store {
         Ok(())
     }
 
-    /// Stores a capture and its ledger row unless the account's ledger
-    /// holds `cap` rows newer than `window_ms`; then answers
-    /// `Err(oldest counted row's time)`.
-    pub async fn insert_capture(
-        &self,
-        account_id: &str,
-        capture: &Capture,
-        cap: Option<u32>,
-        window_ms: i64,
-    ) -> HubResult<Result<(), i64>> {
-        let headers = serde_json::to_string(&capture.headers).unwrap_or_else(|_| "[]".into());
-        let since = capture.received_at.as_millis() - window_ms;
+    /// Stores a group of captures and their ledger rows in one transaction.
+    /// For each capture whose account has a cap: refused (`Err(oldest
+    /// counted row's time)`) when the account's ledger holds `cap` rows
+    /// newer than its window, counting the group's own captures before it;
+    /// the account's write lock is taken once per group.
+    pub async fn insert_captures(&self, group: &[PendingCapture]) -> HubResult<Vec<Result<(), i64>>> {
         with_db!(&self.db, |pool| {
             let mut tx = pool.begin().await.map_err(store_error)?;
-            if let Some(cap) = cap {
-                lock_account!(&mut *tx, account_id);
-                let (count, oldest): (i64, Option<i64>) = sqlx::query_as(
-                    "SELECT COUNT(*), MIN(received_at) FROM inbox_ledger WHERE account_id = $1 AND received_at > $2",
-                )
-                .bind(account_id)
-                .bind(since)
-                .fetch_one(&mut *tx)
-                .await
-                .map_err(store_error)?;
-                if count >= i64::from(cap) {
-                    return Ok(Err(oldest.unwrap_or(since)));
+            // Per capped account: (rows in the window, the oldest's time).
+            let mut counted: HashMap<&str, (i64, Option<i64>)> = HashMap::new();
+            let mut outcomes = Vec::with_capacity(group.len());
+            for pending in group {
+                let capture = &pending.capture;
+                if let Some(cap) = pending.cap {
+                    let since = capture.received_at.as_millis() - pending.window_ms;
+                    let account = pending.account_id.as_str();
+                    if !counted.contains_key(account) {
+                        lock_account!(&mut *tx, account);
+                        let row: (i64, Option<i64>) = sqlx::query_as(
+                            "SELECT COUNT(*), MIN(received_at) FROM inbox_ledger WHERE account_id = $1 AND received_at > $2",
+                        )
+                        .bind(account)
+                        .bind(since)
+                        .fetch_one(&mut *tx)
+                        .await
+                        .map_err(store_error)?;
+                        counted.insert(account, row);
+                    }
+                    if let Some((count, oldest)) = counted.get_mut(account) {
+                        if *count >= i64::from(cap) {
+                            outcomes.push(Err(oldest.unwrap_or(since)));
+                            continue;
+                        }
+                        *count += 1;
+                        oldest.get_or_insert(capture.received_at.as_millis());
+                    }
                 }
-            }
-            sqlx::query(
-                "INSERT INTO inbox_captures (id, inbox_id, received_at, method, path, query, headers, body, source_ip, verified)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-            )
-            .bind(&capture.id)
-            .bind(&capture.inbox_id)
-            .bind(capture.received_at.as_millis())
-            .bind(&capture.method)
-            .bind(&capture.path)
-            .bind(&capture.query)
-            .bind(&headers)
-            .bind(&capture.body)
-            .bind(&capture.source_ip)
-            .bind(capture.verified)
-            .execute(&mut *tx)
-            .await
-            .map_err(store_error)?;
-            sqlx::query("INSERT INTO inbox_ledger (id, account_id, inbox_id, received_at) VALUES ($1, $2, $3, $4)")
-                .bind(uuid::Uuid::now_v7().to_string())
-                .bind(account_id)
+                let headers = serde_json::to_string(&capture.headers).unwrap_or_else(|_| "[]".into());
+                sqlx::query(
+                    "INSERT INTO inbox_captures (id, inbox_id, received_at, method, path, query, headers, body, source_ip, verified)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                )
+                .bind(&capture.id)
                 .bind(&capture.inbox_id)
                 .bind(capture.received_at.as_millis())
+                .bind(&capture.method)
+                .bind(&capture.path)
+                .bind(&capture.query)
+                .bind(&headers)
+                .bind(&capture.body)
+                .bind(&capture.source_ip)
+                .bind(capture.verified)
                 .execute(&mut *tx)
                 .await
                 .map_err(store_error)?;
+                sqlx::query("INSERT INTO inbox_ledger (id, account_id, inbox_id, received_at) VALUES ($1, $2, $3, $4)")
+                    .bind(uuid::Uuid::now_v7().to_string())
+                    .bind(&pending.account_id)
+                    .bind(&capture.inbox_id)
+                    .bind(capture.received_at.as_millis())
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(store_error)?;
+                outcomes.push(Ok(()));
+            }
             tx.commit().await.map_err(store_error)?;
-            Ok(Ok(()))
+            Ok(outcomes)
         })
     }
 

@@ -17,6 +17,7 @@ use webhook_signatures::{Scheme, Signing};
 on_both_stores!(
     captures_pass_every_check_or_are_not_stored,
     the_ledger_caps_captures_per_plan_window,
+    concurrent_captures_never_pass_the_cap,
     replay_and_the_test_event_are_signed_afresh,
     settings_are_validated_owned_and_secret
 );
@@ -379,4 +380,48 @@ async fn settings_are_validated_owned_and_secret(app: TestApp) {
     // Deleting removes it; its capture URL then answers 404.
     assert_eq!(app.delete(&format!("/api/v1/inboxes/{id}"), &token).await.status, StatusCode::NO_CONTENT);
     assert_eq!(deliver(&app, &format!("/i/{id}"), &[], body).await.status, StatusCode::NOT_FOUND);
+}
+
+/// Captures are committed in groups; a burst at the edge of the cap still
+/// stores exactly the cap, and every 2xx is a stored capture.
+async fn concurrent_captures_never_pass_the_cap(app: TestApp) {
+    let (user, token) = app.user("burst@example.com", Plan::Free).await;
+    let inbox = create(&app, &token, json!({"name": "Burst"})).await;
+    let path = path_of(&inbox);
+    let mut tasks = Vec::new();
+    for n in 0..530 {
+        let router = app.unlimited.clone();
+        let path = path.clone();
+        tasks.push(tokio::spawn(async move {
+            let request = axum::http::Request::builder()
+                .method(Method::POST)
+                .uri(path)
+                .body(axum::body::Body::from(format!("{{\"n\":{n}}}")))
+                .unwrap();
+            TestApp::send(&router, request).await.status
+        }));
+    }
+    let mut ok = 0;
+    let mut over = 0;
+    for task in tasks {
+        match task.await.unwrap() {
+            StatusCode::OK => ok += 1,
+            StatusCode::TOO_MANY_REQUESTS => over += 1,
+            other => panic!("unexpected {other}"),
+        }
+    }
+    assert_eq!((ok, over), (500, 30));
+    let principal = hub_core::Principal { user_id: user.id, email: user.email, plan: Plan::Free, token_id: None };
+    let id = inbox["id"].as_str().unwrap();
+    let mut stored = 0;
+    let mut before: Option<String> = None;
+    loop {
+        let page = app.hub.inbox_captures(&principal, id, 100, before.as_deref(), None).await.unwrap();
+        stored += page.len();
+        match page.last() {
+            Some(last) if page.len() == 100 => before = Some(last.id.clone()),
+            _ => break,
+        }
+    }
+    assert_eq!(stored, 500, "every acknowledged capture is stored, and no more");
 }
