@@ -434,6 +434,6 @@ mod tests {
         for name in ["layout.html", "signup.html", "signin.html", "projects.html", "project.html", "account.html"] {
             assert!(env.get_template(name).is_ok(), "{name}");
         }
-        assert_eq!(env.templates().count(), 33, "the hub's 31 and the kit's base and macros");
+        assert_eq!(env.templates().count(), 38, "the hub's 36 and the kit's base and macros");
     }
 }
