@@ -263,16 +263,23 @@ fn object(properties: Value, required: &[&str]) -> Value {
 
 fn block_schema() -> Value {
     let types: Vec<&str> = courses_core::content::BLOCK_TYPES.to_vec();
-    object(
-        json!({ "id": { "type": "string", "minLength": 1, "maxLength": 100 }, "type": { "enum": types } }),
-        &["type"],
-    )
+    object(json!({ "id": content_id("block"), "type": { "enum": types } }), &["type"])
+}
+
+/// A screen's or block's id as a writer may send it: kept when it is 1 to
+/// 64 letters, digits, `_` or `-` and not taken, otherwise replaced by a new
+/// one (so any string is accepted, and the answer carries the id in use).
+fn content_id(what: &str) -> Value {
+    json!({
+        "type": "string",
+        "description": format!("The {what}'s id: kept when it is 1 to 64 letters, digits, _ or - and unused in the course, otherwise a new id is assigned; the answer carries the id in use.")
+    })
 }
 
 fn screen_schema() -> Value {
     object(
         json!({
-            "id": { "type": "string", "minLength": 1, "maxLength": 100 },
+            "id": content_id("screen"),
             "title": { "type": ["string", "null"], "maxLength": 200 },
             "blocks": { "type": "array", "maxItems": 100, "items": { "$ref": "#/components/schemas/Block" } },
         }),
