@@ -52,6 +52,24 @@ macro_rules! not_expired {
     };
 }
 
+/// Takes an account's write lock in a transaction (PostgreSQL's row lock on
+/// the user, SQLite's database lock), so caps checked under it (seats,
+/// inboxes, captures) hold for concurrent requests on any number of nodes;
+/// an account that does not exist is 404.
+macro_rules! lock_account {
+    ($conn:expr, $account:expr) => {{
+        let locked = sqlx::query("UPDATE users SET plan = plan WHERE id = $1")
+            .bind($account)
+            .execute($conn)
+            .await
+            .map_err(store_error)?
+            .rows_affected();
+        if locked == 0 {
+            return Err(HubError::not_found("account"));
+        }
+    }};
+}
+
 macro_rules! insert_audit {
     ($conn:expr, $event:expr) => {{
         let event: &AuditEvent = $event;

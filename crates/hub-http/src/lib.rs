@@ -110,6 +110,16 @@ pub fn is_hub_cookie(name: &str) -> bool {
     platform::web::unprefixed(name).starts_with(COOKIE_PREFIX)
 }
 
+/// The address a request's connection came from (the unspecified address
+/// for a request without one, as in-process tests send); the client's own
+/// address is this after the trusted-proxy rule (`TrustedProxies::client_ip`).
+pub(crate) fn peer_ip(request: &axum::extract::Request) -> std::net::IpAddr {
+    request
+        .extensions()
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), |info| info.0.ip())
+}
+
 /// The complete hub router (without the process-level layers the binary adds).
 pub fn router(state: AppState) -> Router {
     router_with(state, mock_server::MockConfig::default())

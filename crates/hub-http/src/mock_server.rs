@@ -10,13 +10,13 @@
 //! request-log row handed to a background writer that batches them.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use hub_core::Hub;
@@ -418,10 +418,7 @@ async fn serve_inner(server: &MockServer, request: Request) -> Result<Response, 
     {
         return Err(ApiError::new(Code::NotFound, "a custom domain serves its project's docs only"));
     }
-    let peer = request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |info| info.0.ip());
+    let peer = crate::peer_ip(&request);
     let ip = server.proxies.client_ip(peer, request.headers());
     let (mut parts, body) = request.into_parts();
     let full = parts.uri.path();
@@ -700,10 +697,7 @@ async fn serve_local(State(local): State<Arc<LocalMock>>, request: Request) -> R
 }
 
 async fn serve_local_inner(local: &LocalMock, request: Request) -> Result<Response, ApiError> {
-    let ip = request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |info| info.0.ip());
+    let ip = crate::peer_ip(&request);
     local
         .per_ip
         .check(&ip)

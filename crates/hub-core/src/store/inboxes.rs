@@ -100,21 +100,22 @@ const INBOX_SELECT: &str = "SELECT i.id, i.account_id, i.project_id, p.slug AS p
 
 const CAPTURE_COLUMNS: &str = "id, inbox_id, received_at, method, path, query, headers, body, source_ip, verified";
 
-/// Takes the account's write lock (PostgreSQL's row lock on the user,
-/// SQLite's database lock): inbox and capture caps of concurrent requests
-/// on any number of nodes serialise per account.
-macro_rules! lock_account {
-    ($conn:expr, $account:expr) => {{
-        let locked = sqlx::query("UPDATE users SET plan = plan WHERE id = $1")
-            .bind($account)
-            .execute($conn)
-            .await
-            .map_err(store_error)?
-            .rows_affected();
-        if locked == 0 {
-            return Err(HubError::not_found("account"));
-        }
-    }};
+/// Binds an inbox's settings, in the column order both statements use
+/// (`project_id` to `allow_ips`), to `$query`.
+macro_rules! bind_settings {
+    ($query:expr, $record:expr, $allow_ips:expr) => {
+        $query
+            .bind(&$record.project_id)
+            .bind(&$record.name)
+            .bind($record.state.as_str())
+            .bind(&$record.scheme)
+            .bind(&$record.custom)
+            .bind(&$record.secret_sealed)
+            .bind(i64::try_from($record.tolerance_secs).unwrap_or(300))
+            .bind(&$record.basic_username)
+            .bind(&$record.basic_sealed)
+            .bind(&$allow_ips)
+    };
 }
 
 impl Store {
@@ -147,27 +148,18 @@ impl Store {
                     return Err(HubError::InboxLimitReached { plan: plan.parse().unwrap_or(Plan::Free), limit });
                 }
             }
-            sqlx::query(
+            let insert = sqlx::query(
                 "INSERT INTO inboxes (id, account_id, project_id, name, state, scheme, custom, secret_sealed,
                     tolerance_secs, basic_username, basic_sealed, allow_ips, created_at, updated_at)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)",
             )
             .bind(id)
-            .bind(account_id)
-            .bind(&record.project_id)
-            .bind(&record.name)
-            .bind(record.state.as_str())
-            .bind(&record.scheme)
-            .bind(&record.custom)
-            .bind(&record.secret_sealed)
-            .bind(i64::try_from(record.tolerance_secs).unwrap_or(300))
-            .bind(&record.basic_username)
-            .bind(&record.basic_sealed)
-            .bind(&allow_ips)
-            .bind(now.as_millis())
-            .execute(&mut *tx)
-            .await
-            .map_err(store_error)?;
+            .bind(account_id);
+            bind_settings!(insert, record, allow_ips)
+                .bind(now.as_millis())
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
             if let Some(event) = audit {
                 insert_audit!(&mut *tx, event)?;
             }
@@ -186,28 +178,19 @@ impl Store {
         let allow_ips = serde_json::to_string(&record.allow_ips).unwrap_or_else(|_| "[]".into());
         with_db!(&self.db, |pool| {
             let mut tx = pool.begin().await.map_err(store_error)?;
-            let changed = sqlx::query(
+            let update = sqlx::query(
                 "UPDATE inboxes SET project_id = $2, name = $3, state = $4, scheme = $5, custom = $6,
                     secret_sealed = $7, tolerance_secs = $8, basic_username = $9, basic_sealed = $10,
                     allow_ips = $11, updated_at = $12
                  WHERE id = $1",
             )
-            .bind(id)
-            .bind(&record.project_id)
-            .bind(&record.name)
-            .bind(record.state.as_str())
-            .bind(&record.scheme)
-            .bind(&record.custom)
-            .bind(&record.secret_sealed)
-            .bind(i64::try_from(record.tolerance_secs).unwrap_or(300))
-            .bind(&record.basic_username)
-            .bind(&record.basic_sealed)
-            .bind(&allow_ips)
-            .bind(now.as_millis())
-            .execute(&mut *tx)
-            .await
-            .map_err(store_error)?
-            .rows_affected();
+            .bind(id);
+            let changed = bind_settings!(update, record, allow_ips)
+                .bind(now.as_millis())
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?
+                .rows_affected();
             if changed == 0 {
                 return Err(HubError::not_found("inbox"));
             }

@@ -48,23 +48,6 @@ impl From<MemberRow> for Collaborator {
     }
 }
 
-/// Takes the account's write lock (PostgreSQL's row lock on the owner,
-/// SQLite's database lock), so seat checks of concurrent invitations on
-/// any number of nodes serialise per account.
-macro_rules! lock_account {
-    ($conn:expr, $account:expr) => {{
-        let locked = sqlx::query("UPDATE users SET plan = plan WHERE id = $1")
-            .bind($account)
-            .execute($conn)
-            .await
-            .map_err(store_error)?
-            .rows_affected();
-        if locked == 0 {
-            return Err(HubError::not_found("account"));
-        }
-    }};
-}
-
 impl Store {
     /// Active collaborators (oldest first), then invitations whose links
     /// still work.

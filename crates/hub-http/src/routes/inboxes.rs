@@ -1,11 +1,10 @@
 //! `/api/v1/inboxes`: webhook inboxes, their captures, replay and the test
 //! event; and `/i/<id>[/<path>]`, where senders deliver.
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::{ConnectInfo, Path, Request, State};
+use axum::extract::{Path, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use hub_core::Source;
@@ -149,10 +148,7 @@ pub async fn capture(State(state): State<Arc<CaptureState>>, request: Request) -
 }
 
 async fn capture_inner(state: &CaptureState, request: Request) -> Result<Response, ApiError> {
-    let peer = request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |info| info.0.ip());
+    let peer = crate::peer_ip(&request);
     let source_ip = state.proxies.client_ip(peer, request.headers());
     let (mut parts, body) = request.into_parts();
     let rest = parts.uri.path().strip_prefix("/i/").unwrap_or("");
