@@ -493,10 +493,10 @@ impl Courses {
         )
     }
 
-    /// The certificate rendered as a PDF from its template (or the built-in design).
-    /// The template applies only while the workspace's plan has certificate
-    /// templates; below it the built-in design is used, and the template
-    /// returns on upgrade.
+    /// The certificate rendered as a PDF from its template (or the built-in
+    /// design), in the font, logo and accent colour of its course's theme.
+    /// Templates and themes apply only while the workspace's plan has them;
+    /// below it the built-in design is used, and both return on upgrade.
     pub async fn certificate_pdf(&self, cert: &IssuedCertificate) -> CoursesResult<Vec<u8>> {
         let plan = self.workspace(&cert.workspace_id).await?.plan;
         let template = match &cert.template_id {
@@ -505,7 +505,78 @@ impl Courses {
             }
             _ => None,
         };
-        Ok(crate::pdf::render_certificate(cert, template.as_ref().map(|t| &t.data)))
+        let course = self.store.course(&cert.workspace_id, &cert.course_id).await?;
+        let theme = self.certificate_theme(&cert.workspace_id, plan, course.as_ref()).await?;
+        let files = self.certificate_files(&cert.workspace_id, theme.as_ref()).await?;
+        let look = files.look(theme.as_ref());
+        Ok(crate::pdf::render_certificate(cert, template.as_ref().map(|t| &t.data), look))
+    }
+
+    /// The font and logo files a theme names, for its certificates.
+    async fn certificate_files(
+        &self,
+        workspace_id: &str,
+        theme: Option<&crate::Resource>,
+    ) -> CoursesResult<ThemeFiles> {
+        let Some(theme) = theme else { return Ok(ThemeFiles::default()) };
+        Ok(ThemeFiles {
+            font: self.theme_file(workspace_id, theme, "fontMediaId").await?.map(|(_, b)| b),
+            logo: self.theme_file(workspace_id, theme, "logoMediaId").await?.map(|(_, b)| b),
+        })
+    }
+
+    /// The theme a course gives its certificates: its own, while the plan
+    /// has themes.
+    async fn certificate_theme(
+        &self,
+        workspace_id: &str,
+        plan: crate::Plan,
+        course: Option<&Course>,
+    ) -> CoursesResult<Option<crate::Resource>> {
+        match course.and_then(|c| c.theme_id.as_deref()) {
+            Some(id) if plan.allows(Feature::Themes) => {
+                Ok(self.store.resource(workspace_id, ResourceKind::Theme, id).await?)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The certificate template editor's preview: `template` (a template's
+    /// fields as the editor holds them, saved or not) printed for a sample
+    /// certificate of `learner_name` with a score of 92 % today, for
+    /// `course_id`'s title and theme when given (else "A sample course"
+    /// in the built-in look). Certificate templates are Scale and up, as
+    /// over the API; the template's fields are checked by the API's rules.
+    pub async fn preview_certificate(
+        &self,
+        access: &crate::Access,
+        template: &Map<String, Value>,
+        course_id: Option<&str>,
+        learner_name: &str,
+    ) -> CoursesResult<Vec<u8>> {
+        self.gate(access, ResourceKind::CertificateTemplate)?;
+        self.check_resource(access, ResourceKind::CertificateTemplate, template).await?;
+        let ws = &access.workspace;
+        let course = match course_id {
+            Some(id) => Some(self.store.course(&ws.id, id).await?.ok_or(CoursesError::not_found("course"))?),
+            None => None,
+        };
+        let cert = IssuedCertificate {
+            id: "cert_preview".to_owned(),
+            workspace_id: ws.id.clone(),
+            course_id: course.as_ref().map(|c| c.id.clone()).unwrap_or_default(),
+            identity_id: String::new(),
+            completion_id: String::new(),
+            template_id: None,
+            learner_name: learner_name.to_owned(),
+            course_title: course.as_ref().map_or_else(|| "A sample course".to_owned(), |c| c.title.clone()),
+            score: Some(92.0),
+            issued_at: self.clock.now(),
+        };
+        let theme = self.certificate_theme(&ws.id, ws.plan, course.as_ref()).await?;
+        let files = self.certificate_files(&ws.id, theme.as_ref()).await?;
+        let look = files.look(theme.as_ref());
+        Ok(crate::pdf::render_certificate(&cert, Some(template), look))
     }
 
     // ---- the public embed ----
@@ -746,6 +817,23 @@ impl Courses {
     pub async fn certificate_for_view(&self, view_id: &str) -> CoursesResult<(IssuedCertificate, bool)> {
         let (course, identity) = self.view_context(view_id).await?;
         self.issue(&course, &identity).await
+    }
+}
+
+/// The bytes of a theme's font and logo, read for a certificate.
+#[derive(Default)]
+struct ThemeFiles {
+    font: Option<bytes::Bytes>,
+    logo: Option<bytes::Bytes>,
+}
+
+impl ThemeFiles {
+    fn look<'a>(&'a self, theme: Option<&'a crate::Resource>) -> crate::pdf::Look<'a> {
+        crate::pdf::Look {
+            font: self.font.as_deref(),
+            logo: self.logo.as_deref(),
+            accent: theme.and_then(|t| t.data.get("accentColor")).and_then(Value::as_str),
+        }
     }
 }
 

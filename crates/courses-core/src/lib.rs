@@ -35,6 +35,7 @@ pub mod scorm_manifest;
 pub mod store;
 pub mod translate;
 pub mod webhooks;
+pub mod woff;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -51,12 +51,17 @@ pub fn is_hex_colour(text: &str) -> bool {
 }
 
 impl Courses {
-    fn gate(&self, access: &Access, kind: ResourceKind) -> CoursesResult<()> {
+    pub(crate) fn gate(&self, access: &Access, kind: ResourceKind) -> CoursesResult<()> {
         feature(kind).map_or(Ok(()), |f| self.require(access, f))
     }
 
     /// Checks the merged document of a resource (creating or updating).
-    async fn check_resource(&self, access: &Access, kind: ResourceKind, doc: &Map<String, Value>) -> CoursesResult<()> {
+    pub(crate) async fn check_resource(
+        &self,
+        access: &Access,
+        kind: ResourceKind,
+        doc: &Map<String, Value>,
+    ) -> CoursesResult<()> {
         let mut issues = Issues::default();
         match kind {
             ResourceKind::Theme | ResourceKind::Collection | ResourceKind::CertificateTemplate => {

@@ -59,17 +59,7 @@ impl crate::Courses {
         let mut files = Vec::new();
         if let Some(theme) = &theme {
             for (field, name) in [("fontMediaId", "font"), ("logoMediaId", "logo")] {
-                let Some(id) = theme.data.get(field).and_then(Value::as_str) else { continue };
-                let Some(media) = self.store.media_by_id(id).await?.filter(|m| m.workspace_id == access.workspace.id)
-                else {
-                    continue;
-                };
-                let bytes = self
-                    .blobs
-                    .get(&media.sha256)
-                    .await
-                    .map_err(|e| crate::CoursesError::Internal(format!("reading a theme file failed: {e}")))?;
-                if let Some(bytes) = bytes {
+                if let Some((media, bytes)) = self.theme_file(&access.workspace.id, theme, field).await? {
                     let ext = media.content_type.rsplit('/').next().unwrap_or("bin").replace("jpeg", "jpg");
                     files.push(ThemeFile { role: name, path: format!("theme/{name}.{ext}"), bytes: bytes.to_vec() });
                 }
@@ -81,6 +71,26 @@ impl crate::Courses {
 }
 
 impl crate::Courses {
+    /// A file a theme names in `field` (`fontMediaId`, `logoMediaId`) with
+    /// its bytes, when it is an upload of the workspace that still exists.
+    pub(crate) async fn theme_file(
+        &self,
+        workspace_id: &str,
+        theme: &crate::Resource,
+        field: &str,
+    ) -> crate::CoursesResult<Option<(crate::media::Media, bytes::Bytes)>> {
+        let Some(id) = theme.data.get(field).and_then(Value::as_str) else { return Ok(None) };
+        let Some(media) = self.store.media_by_id(id).await?.filter(|m| m.workspace_id == workspace_id) else {
+            return Ok(None);
+        };
+        let bytes = self
+            .blobs
+            .get(&media.sha256)
+            .await
+            .map_err(|e| crate::CoursesError::Internal(format!("reading a theme file failed: {e}")))?;
+        Ok(bytes.map(|b| (media, b)))
+    }
+
     /// The course's theme when the workspace's plan has themes (else none:
     /// a downgraded workspace exports the original look, as its player
     /// shows it).

@@ -162,6 +162,63 @@ impl Courses {
         Ok(sealed)
     }
 
+    /// Queues one signed `webhook.test` message for the webhook, delivered
+    /// (and retried) like every other message, so its log shows whether the
+    /// endpoint takes it. A paused webhook's test waits with its other
+    /// messages.
+    pub async fn send_test_event(&self, access: &Access, webhook_id: &str) -> CoursesResult<Delivery> {
+        if access.read_only {
+            return Err(CoursesError::InsufficientScope { method: "POST".to_owned() });
+        }
+        let hook = self
+            .store
+            .resource(&access.workspace.id, ResourceKind::Webhook, webhook_id)
+            .await?
+            .ok_or(CoursesError::not_found("webhook"))?;
+        let stored = hook
+            .data
+            .get(WEBHOOK_SIGNING_KEY)
+            .and_then(Value::as_str)
+            .ok_or_else(|| CoursesError::Internal(format!("webhook {webhook_id} has no signing key")))?;
+        let outbox = Outbox {
+            event: TEST_EVENT.to_owned(),
+            subscribers: vec![(hook.id.clone(), self.signing_key(stored)?)],
+            now: self.clock.now(),
+        };
+        let messages = outbox.messages(&json!({ "webhookId": hook.id, "test": true }));
+        self.store.insert_deliveries(&access.workspace.id, &messages).await?;
+        messages.into_iter().next().ok_or_else(|| CoursesError::Internal("no test message was made".to_owned()))
+    }
+
+    /// The studio's delivery log: the webhook's newest `limit` messages,
+    /// newest first.
+    pub async fn recent_deliveries(
+        &self,
+        access: &Access,
+        webhook_id: &str,
+        limit: u32,
+    ) -> CoursesResult<Vec<Delivery>> {
+        self.store
+            .resource(&access.workspace.id, ResourceKind::Webhook, webhook_id)
+            .await?
+            .ok_or(CoursesError::not_found("webhook"))?;
+        let mut rx = self.store.stream::<DeliveryRow, Delivery>(
+            format!("SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE workspace_id = $1 AND webhook_id = $2 ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4"),
+            vec![Bind::Text(access.workspace.id.clone()), Bind::Text(webhook_id.to_owned())],
+            u64::from(limit),
+            0,
+        );
+        let mut out = Vec::new();
+        while let Some(item) = rx.recv().await {
+            match item {
+                ListItem::Item(d) => out.push(d),
+                ListItem::End { .. } => break,
+                ListItem::Failed(e) => return Err(e.into()),
+            }
+        }
+        Ok(out)
+    }
+
     /// The signed messages of one webhook, oldest first.
     pub async fn list_deliveries(
         &self,
@@ -181,6 +238,10 @@ impl Courses {
         ))
     }
 }
+
+/// The event of a test message (not subscribable: every webhook gets its
+/// own tests).
+pub const TEST_EVENT: &str = "webhook.test";
 
 /// Where a webhook's key bytes (hex) are kept inside its document.
 pub const WEBHOOK_SIGNING_KEY: &str = "_signingKey";

@@ -131,6 +131,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/issued-certificates/{id}", get(r::get_certificate).delete(r::delete_certificate))
         .route("/v1/issued-certificates/{id}/pdf", get(r::certificate_pdf))
         .route("/v1/webhook-deliveries", get(r::list_deliveries))
+        .route("/v1/webhooks/{id}/test", post(r::send_test_event))
         .route("/v1/{collection}", get(r::list_resources).post(r::create_resource))
         .route("/v1/{collection}/{id}", get(r::get_resource).patch(r::update_resource).delete(r::delete_resource))
         .route("/v1/embed/{course}", get(player::open))

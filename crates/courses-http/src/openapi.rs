@@ -116,6 +116,13 @@ pub const OPERATIONS: &[(&str, &str, &str, u16, &str)] = &[
     ("patch", "/v1/{collection}/{id}", "Change one (null removes a field)", 200, "resources"),
     ("delete", "/v1/{collection}/{id}", "Delete one", 204, "resources"),
     (
+        "post",
+        "/v1/webhooks/{id}/test",
+        "Queue a signed webhook.test message for the webhook (delivered and retried like the others; a paused webhook's waits)",
+        201,
+        "resources",
+    ),
+    (
         "get",
         "/v1/webhook-deliveries",
         "The signed messages of a webhook (?webhookId=), with their Standard Webhooks headers and delivery attempts",

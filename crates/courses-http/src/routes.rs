@@ -472,6 +472,11 @@ pub async fn list_deliveries(
     stream_list(s.courses.list_deliveries(&access, &webhook, page).await?, page, wire::delivery).await
 }
 
+/// Queues a signed `webhook.test` message for one webhook; answers it.
+pub async fn send_test_event(State(s): State<AppState>, Caller(access): Caller, Path(id): Path<String>) -> ApiResult {
+    created(wire::delivery(&s.courses.send_test_event(&access, &id).await?))
+}
+
 /// Maps a path segment to its resource kind.
 pub fn kind_of(segment: &str) -> Option<ResourceKind> {
     match segment {

@@ -155,6 +155,10 @@ pub(super) async fn course_page(
         Ok(themes) => themes,
         Err(e) => return s.error_page(Some(ctx), e),
     };
+    let certificate_templates = match super::certificates::templates_of(s, me).await {
+        Ok(templates) => templates,
+        Err(e) => return s.error_page(Some(ctx), e),
+    };
     let result = s.courses.course(&me.access, id).await.map(|course| {
         s.render(
             ctx,
@@ -165,6 +169,8 @@ pub(super) async fn course_page(
                 "course": course_view(&course),
                 "theme_id": course.theme_id,
                 "themes": themes,
+                "certificate_id": course.certificate_id,
+                "certificate_templates": certificate_templates,
                 "form": form.view(),
                 "failed": failed,
                 "embed_link": link,

@@ -15,12 +15,14 @@
 )]
 
 mod auth;
+mod certificates;
 mod courses;
 mod learners;
 mod media;
 mod screens;
 mod settings;
 mod themes;
+mod webhooks;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::OnceLock;
@@ -102,6 +104,13 @@ pub fn router() -> Router<AppState> {
         .route("/learners/preview", post(learners::preview))
         .route("/learners/import", post(learners::import))
         .route("/themes", get(themes::show).post(themes::create))
+        .route("/certificates", get(certificates::show).post(certificates::create))
+        .route("/certificates/preview", post(certificates::preview))
+        .route("/certificates/{id}", get(certificates::edit).post(certificates::save))
+        .route("/certificates/{id}/delete", post(certificates::delete))
+        .route("/webhooks", get(webhooks::show).post(webhooks::create))
+        .route("/webhooks/{id}", get(webhooks::detail))
+        .route("/webhooks/{id}/{action}", post(webhooks::action))
         .route(
             "/media",
             get(media::show).post(media::upload).layer(axum::extract::DefaultBodyLimit::max(media::BODY_LIMIT)),
@@ -154,6 +163,9 @@ fn pages() -> &'static Pages {
                 ("block.html", include_str!("../../templates/studio/block.html")),
                 ("themes.html", include_str!("../../templates/studio/themes.html")),
                 ("media.html", include_str!("../../templates/studio/media.html")),
+                ("certificates.html", include_str!("../../templates/studio/certificates.html")),
+                ("webhooks.html", include_str!("../../templates/studio/webhooks.html")),
+                ("webhook.html", include_str!("../../templates/studio/webhook.html")),
             ],
         )
     })
@@ -354,7 +366,7 @@ mod tests {
     #[test]
     fn every_template_compiles() {
         let env = pages().environment();
-        assert_eq!(env.templates().count(), 18, "the studio's 16 and the kit's base and macros");
+        assert_eq!(env.templates().count(), 21, "the studio's 19 and the kit's base and macros");
         for (name, _) in env.templates() {
             assert!(env.get_template(name).is_ok(), "{name}");
         }

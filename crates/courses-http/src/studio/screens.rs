@@ -91,7 +91,8 @@ pub(super) async fn delete_block(
     }
 }
 
-/// The course's title, passing score, retry setting and theme.
+/// The course's title, passing score, retry setting, theme and
+/// certificate template.
 pub(super) async fn update_course(State(s): St, Path(id): Path<String>, request: Request) -> Response {
     let p = match s.studio_writer(request).await {
         Ok(p) => p,
@@ -116,13 +117,22 @@ pub(super) async fn update_course(State(s): St, Path(id): Path<String>, request:
         let theme = theme.trim();
         body.insert("themeId".into(), if theme.is_empty() { Value::Null } else { json!(theme) });
     }
+    if let Some(template) = p.form.values.get("certificate") {
+        let template = template.trim();
+        body.insert("certificateId".into(), if template.is_empty() { Value::Null } else { json!(template) });
+    }
     match s.courses.update_course(access, &id, &body).await {
         Ok(_) => s.redirect_with(&format!("/courses/{id}"), "success", "Course saved."),
         Err(e @ CoursesError::Invalid { .. }) => {
             let form = form_with_error_as(
                 p.form,
                 &e,
-                &[("passingScore", "passing_score"), ("title", "course_title"), ("themeId", "theme")],
+                &[
+                    ("passingScore", "passing_score"),
+                    ("title", "course_title"),
+                    ("themeId", "theme"),
+                    ("certificateId", "certificate"),
+                ],
             );
             super::courses::course_page(&s, &p.ctx, &p.me, &id, &form, "settings", None).await
         }

@@ -189,7 +189,24 @@ async fn webhooks_receive_signed_events(app: TestApp) {
 async fn a_downgrade_stops_themes_translations_and_templates_everywhere_and_an_upgrade_restores_them(app: TestApp) {
     use axum::http::Method;
     let (ws, key) = app.workspace(Plan::Scale).await;
-    let theme = app.post("/v1/themes", &key, &json!({ "name": "Brand", "accentColor": "#aa0000" })).await.json();
+    // The theme's font and logo are uploads (the studio takes them; the
+    // core's use case is what it calls).
+    let owner = courses_core::Access {
+        workspace: app.courses.workspace(&ws).await.unwrap(),
+        key_id: String::new(),
+        read_only: false,
+    };
+    let font = courses_core::pdf::testing::tiny_font("Award fo Fire safetyAdCcnOpl");
+    let font = app.courses.upload_media(&owner, "brand.ttf", font).await.unwrap();
+    let logo = app.courses.upload_media(&owner, "logo.png", crate::support::TINY_PNG.to_vec()).await.unwrap();
+    let theme = app
+        .post(
+            "/v1/themes",
+            &key,
+            &json!({ "name": "Brand", "accentColor": "#aa0000", "fontMediaId": font.id, "logoMediaId": logo.id }),
+        )
+        .await
+        .json();
     let template = app
         .post("/v1/certificate-templates", &key, &json!({ "name": "Award", "title": "Award for {{course}}" }))
         .await
@@ -238,23 +255,28 @@ async fn a_downgrade_stops_themes_translations_and_templates_everywhere_and_an_u
             let exported = app.courses.applied_theme(&access, &stored).await.unwrap().map(|t| t.id);
             let pdf = app.get(&format!("/v1/issued-certificates/{cert_id}/pdf"), key).await;
             assert_eq!(pdf.status, StatusCode::OK);
+            let lines = crate::support::pdf_lines(&pdf.body);
             let pdf = String::from_utf8_lossy(&pdf.body).into_owned();
+            // The theme's font, logo and accent reach the certificate together.
+            let themed = (pdf.contains("/FontFile2"), pdf.contains("/Im1 Do"), pdf.contains("0.667 0.000 0.000 RG"));
+            assert!(themed == (true, true, true) || themed == (false, false, false), "{themed:?}");
             (
                 session["course"]["title"].as_str().unwrap().to_owned(),
                 session["theme"]["accentColor"].as_str().map(str::to_owned),
                 exported.is_some(),
-                pdf.contains("(Award for Fire safety)"),
-                pdf.contains("(Certificate of Completion)"),
+                lines.first().is_some_and(|l| l == "Award for Fire safety"),
+                lines.first().is_some_and(|l| l == "Certificate of Completion"),
+                themed.0,
             )
         }
     };
-    let on_scale = ("Sécurité incendie".to_owned(), Some("#aa0000".to_owned()), true, true, false);
+    let on_scale = ("Sécurité incendie".to_owned(), Some("#aa0000".to_owned()), true, true, false, true);
     assert_eq!(observe().await, on_scale);
 
     app.courses.set_plan(&ws, Plan::Build).await.unwrap();
     assert_eq!(
         observe().await,
-        ("Fire safety".to_owned(), None, false, false, true),
+        ("Fire safety".to_owned(), None, false, false, true, false),
         "below Scale nothing of the three applies anywhere, and nothing is partly applied"
     );
     // Using the features is refused whole, naming the plan; the course keeps its references.

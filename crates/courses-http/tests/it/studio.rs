@@ -28,6 +28,8 @@ on_both_stores!(
     a_theme_takes_an_uploaded_font_and_logo_into_the_player,
     a_thousand_learners_are_previewed_then_imported,
     themes_need_scale_and_apply_to_the_player_until_a_downgrade,
+    certificate_templates_are_edited_and_previewed_as_pdf,
+    webhooks_are_made_tested_and_logged_in_the_studio,
 );
 
 /// A browser: keeps the cookies the studio sets and posts its forms with
@@ -1094,4 +1096,205 @@ async fn themes_need_scale_and_apply_to_the_player_until_a_downgrade(app: TestAp
         )
         .await;
     assert_eq!(api.status, StatusCode::FORBIDDEN);
+}
+
+async fn certificate_templates_are_edited_and_previewed_as_pdf(app: TestApp) {
+    let mut ada = sign_up(&app, "ada@example.com").await;
+    let ws = app.courses.store().workspace_summaries().await.unwrap()[0].workspace.id.clone();
+    // Below Scale the page explains the plan and every action is refused
+    // naming it; nothing is written.
+    let page = ada.get("/certificates").await.text();
+    assert!(page.contains("Certificate templates are on the Scale plan and up"), "{page}");
+    assert!(!page.contains("action=\"/certificates\""), "no form below Scale");
+    for action in ["/certificates", "/certificates/preview"] {
+        let refused = ada.submit("/certificates", action, &[("name", "Award")]).await;
+        assert_eq!(refused.status, StatusCode::FORBIDDEN, "{action}");
+        assert!(refused.text().contains("Scale"), "{}", refused.text());
+    }
+
+    app.courses.set_plan(&ws, Plan::Scale).await.unwrap();
+    let empty = ada.get("/certificates").await.text();
+    assert!(empty.contains("No certificate templates yet") && empty.contains("formaction=\"/certificates/preview\""));
+    // A title over 200 characters is refused beside its field.
+    let long = "x".repeat(201);
+    let refused = ada.submit("/certificates", "/certificates", &[("name", "Award"), ("title", &long)]).await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(refused.text().contains("id=\"e-title\"") && refused.text().contains("at most 200"), "{}", refused.text());
+    let made = ada
+        .submit(
+            "/certificates",
+            "/certificates",
+            &[("name", "Award"), ("title", "Award for {{course}}"), ("body", "scored {{score}} in")],
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::SEE_OTHER, "{}", made.text());
+    let edit = location(&made).to_owned();
+    assert!(edit.starts_with("/certificates/cert_") || edit.starts_with("/certificates/"), "{edit}");
+    let template_id = edit.trim_start_matches("/certificates/").to_owned();
+    let html = ada.get(&edit).await.text();
+    assert!(
+        html.contains("value=\"Award for {{course}}\"") && html.contains(">scored {{score}} in</textarea>"),
+        "{html}"
+    );
+    assert!(ada.get("/certificates").await.text().contains("<td data-label=\"Title\">Award for {{course}}</td>"));
+
+    // The preview prints the form as it stands, unsaved, for the person
+    // signed in; with a course, its title and its theme's look.
+    let preview = ada
+        .submit(&edit, "/certificates/preview", &[("name", "Award"), ("title", "Well done {{learner}}"), ("body", "")])
+        .await;
+    assert_eq!(preview.status, StatusCode::OK);
+    assert_eq!(preview.headers["content-type"], "application/pdf");
+    let lines = crate::support::pdf_lines(&preview.body);
+    assert_eq!(
+        lines[..5],
+        ["Well done Ada", "This certifies that", "Ada", "has successfully completed", "A sample course"]
+    );
+    assert_eq!(ada.get(&edit).await.text().matches("Well done").count(), 0, "the preview saved nothing");
+
+    let owner = courses_core::Access {
+        workspace: app.courses.workspace(&ws).await.unwrap(),
+        key_id: String::new(),
+        read_only: false,
+    };
+    let font = app
+        .courses
+        .upload_media(&owner, "brand.ttf", courses_core::pdf::testing::tiny_font("Award fo Fire safety"))
+        .await
+        .unwrap();
+    let created = ada.submit("/", "/courses", &[("title", "Fire safety")]).await;
+    let course = location(&created).to_owned();
+    let course_id = course.trim_start_matches("/courses/").to_owned();
+    ada.submit("/themes", "/themes", &[("name", "Brand"), ("accent", "#aa0000"), ("font", &font.id)]).await;
+    let page = ada.get(&course).await.text();
+    let start = page.find("<option value=\"thm_").expect("the theme choice") + "<option value=\"".len();
+    let theme_id = page[start..].split('"').next().unwrap().to_owned();
+    assert!(page.contains(&format!("<option value=\"{template_id}\">Award</option>")), "{page}");
+    let saved = ada
+        .submit(
+            &course,
+            &course,
+            &[
+                ("course_title", "Fire safety"),
+                ("passing_score", ""),
+                ("theme", &theme_id),
+                ("certificate", &template_id),
+            ],
+        )
+        .await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", saved.text());
+    let stored = app.courses.course(&owner, &course_id).await.unwrap();
+    assert_eq!(stored.certificate_id.as_deref(), Some(template_id.as_str()));
+    let themed = ada
+        .submit(
+            &edit,
+            "/certificates/preview",
+            &[("name", "Award"), ("title", "Award for {{course}}"), ("body", ""), ("course", &course_id)],
+        )
+        .await;
+    let pdf = String::from_utf8_lossy(&themed.body).into_owned();
+    assert!(pdf.contains("/FontFile2") && pdf.contains("0.667 0.000 0.000 RG"), "the course's theme");
+    assert_eq!(crate::support::pdf_lines(&themed.body)[0], "Award for Fire safety");
+
+    // Saving and deleting; a viewer could not (the role's rule), and an
+    // unknown template is 404.
+    let saved = ada.submit(&edit, &edit, &[("name", "Award 2"), ("title", ""), ("body", "")]).await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER);
+    assert!(ada.get(&edit).await.text().contains("Certificate template: Award 2"));
+    assert_eq!(ada.get("/certificates/ctp_unknown").await.status, StatusCode::NOT_FOUND);
+    let deleted = ada.submit(&edit, &format!("{edit}/delete"), &[]).await;
+    assert_eq!(deleted.status, StatusCode::SEE_OTHER);
+    assert!(ada.get("/certificates").await.text().contains("No certificate templates yet"));
+}
+
+async fn webhooks_are_made_tested_and_logged_in_the_studio(app: TestApp) {
+    use platform::outbound::{AllowList, Outbound};
+    let receiver = crate::support::Receiver::start(|_, _| (204, String::new())).await;
+    let app = app.with_courses(|c| c.with_outbound(Outbound::guarded(AllowList::parse("127.0.0.1").unwrap())));
+    let mut ada = sign_up(&app, "ada@example.com").await;
+    let ws = app.courses.store().workspace_summaries().await.unwrap()[0].workspace.id.clone();
+    let empty = ada.get("/webhooks").await.text();
+    assert!(empty.contains("No webhooks yet") && empty.contains("id=\"f-event_course_published\""), "{empty}");
+
+    // Refusals beside their fields: the address, then the events.
+    let bad =
+        ada.submit("/webhooks", "/webhooks", &[("url", "ftp://example.com"), ("event_course_published", "on")]).await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(bad.text().contains("id=\"e-url\""), "{}", bad.text());
+    let url = format!("{}/hooks/studio", receiver.url);
+    let none = ada.submit("/webhooks", "/webhooks", &[("url", url.as_str())]).await;
+    assert_eq!(none.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(none.text().contains("id=\"e-event_course_published\""), "{}", none.text());
+
+    // Made: the secret is shown this once, on a page no cache keeps.
+    let made = ada.submit("/webhooks", "/webhooks", &[("url", url.as_str()), ("event_completion_created", "on")]).await;
+    assert_eq!(made.status, StatusCode::OK, "{}", made.text());
+    assert_eq!(made.headers["cache-control"], "no-store");
+    let html = made.text();
+    let start = html.find("<code id=\"secret-value\">").unwrap() + "<code id=\"secret-value\">".len();
+    // The page escapes `/` as HTML does; the secret is the text shown.
+    let secret = html[start..].split('<').next().unwrap().replace("&#x2f;", "/");
+    assert!(secret.starts_with("whsec_"), "{secret}");
+    let list = ada.get("/webhooks").await.text();
+    let escaped = |text: &str| text.replace('/', "&#x2f;");
+    assert!(
+        !list.contains(&escaped(&secret)) && list.contains(&escaped(&url)) && list.contains("completion.created"),
+        "{list}"
+    );
+    let start = list.find("href=\"/webhooks/").unwrap() + "href=\"".len();
+    let hook_path = list[start..].split('"').next().unwrap().to_owned();
+    let hook_id = hook_path.trim_start_matches("/webhooks/").to_owned();
+    let detail = ada.get(&hook_path).await.text();
+    assert!(detail.contains("No messages yet") && !detail.contains(&escaped(&secret)), "{detail}");
+
+    // A test message: queued, delivered signed with the secret, logged.
+    let tested = ada.submit(&hook_path, &format!("{hook_path}/test"), &[]).await;
+    assert_eq!((tested.status, location(&tested)), (StatusCode::SEE_OTHER, hook_path.as_str()));
+    assert_eq!(app.courses.deliver_due().await.unwrap(), 1);
+    let got = receiver.requests();
+    assert_eq!(got.len(), 1);
+    let body: serde_json::Value = serde_json::from_str(&got[0].body).unwrap();
+    assert_eq!(
+        (body["type"].clone(), body["data"]["webhookId"].clone()),
+        (serde_json::json!("webhook.test"), serde_json::json!(hook_id))
+    );
+    let header = |name: &str| got[0].headers[name].to_str().unwrap().to_owned();
+    let key = crate::plans::b64_decode(secret.trim_start_matches("whsec_"));
+    let expected = courses_core::webhooks::sign(
+        &key,
+        &header("webhook-id"),
+        header("webhook-timestamp").parse().unwrap(),
+        &got[0].body,
+    );
+    assert_eq!(header("webhook-signature"), expected, "signed with the secret shown once");
+    let detail = ada.get(&hook_path).await.text();
+    assert!(
+        detail.contains("<code>webhook.test</code>")
+            && detail.contains("badge ok\">delivered")
+            && detail.contains("HTTP 204"),
+        "{detail}"
+    );
+
+    // Paused and resumed; the API's twin of the test route.
+    ada.submit(&hook_path, &format!("{hook_path}/pause"), &[]).await;
+    assert!(ada.get(&hook_path).await.text().contains("badge warn\">paused"));
+    ada.submit(&hook_path, &format!("{hook_path}/resume"), &[]).await;
+    assert!(ada.get(&hook_path).await.text().contains("badge ok\">active"));
+    let key = app.courses.create_key(&ws, "k", false).await.unwrap().1;
+    let queued = app.post(&format!("/v1/webhooks/{hook_id}/test"), key.expose(), &serde_json::json!({})).await;
+    assert_eq!(queued.status, StatusCode::CREATED, "{}", queued.text());
+    assert_eq!(
+        (queued.json()["event"].clone(), queued.json()["status"].clone()),
+        (serde_json::json!("webhook.test"), serde_json::json!("pending"))
+    );
+    let read_only = app.courses.create_key(&ws, "r", true).await.unwrap().1;
+    let refused = app.post(&format!("/v1/webhooks/{hook_id}/test"), read_only.expose(), &serde_json::json!({})).await;
+    assert_eq!((refused.status, refused.error()), (StatusCode::FORBIDDEN, "insufficient_scope".to_owned()));
+    let missing = app.post("/v1/webhooks/wh_nope/test", key.expose(), &serde_json::json!({})).await;
+    assert_eq!((missing.status, missing.error()), (StatusCode::NOT_FOUND, "not_found".to_owned()));
+
+    let deleted = ada.submit(&hook_path, &format!("{hook_path}/delete"), &[]).await;
+    assert_eq!((deleted.status, location(&deleted)), (StatusCode::SEE_OTHER, "/webhooks"));
+    assert!(ada.get("/webhooks").await.text().contains("No webhooks yet"));
+    assert_eq!(ada.get(&hook_path).await.status, StatusCode::NOT_FOUND);
 }

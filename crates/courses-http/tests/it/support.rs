@@ -335,3 +335,47 @@ impl Drop for Receiver {
         self.task.abort();
     }
 }
+
+/// The text a certificate PDF prints, line by line, as a reader extracts
+/// it: literal strings as they are, glyph ids of an embedded font through
+/// the font's `ToUnicode` map.
+pub fn pdf_lines(pdf: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(pdf);
+    let mut map = std::collections::HashMap::new();
+    for line in text.lines() {
+        let parts: Vec<&str> = line.split(' ').collect();
+        if let [glyph, unicode] = parts.as_slice()
+            && glyph.len() == 6
+            && glyph.starts_with('<')
+            && unicode.starts_with('<')
+            && *glyph != "<0000>"
+        {
+            let units: Vec<u16> = unicode
+                .trim_matches(|c| c == '<' || c == '>')
+                .as_bytes()
+                .chunks(4)
+                .map(|h| u16::from_str_radix(std::str::from_utf8(h).unwrap(), 16).unwrap())
+                .collect();
+            map.insert(glyph.trim_matches(|c| c == '<' || c == '>').to_owned(), String::from_utf16_lossy(&units));
+        }
+    }
+    text.lines()
+        .filter(|l| l.starts_with("BT ") && l.ends_with(" Tj ET"))
+        .map(|l| {
+            let shown = l.trim_end_matches(" Tj ET");
+            if let Some(start) = shown.find(" Td <") {
+                let hex = shown[start + 5..].trim_end_matches('>');
+                hex.as_bytes()
+                    .chunks(4)
+                    .map(|g| map.get(std::str::from_utf8(g).unwrap()).cloned().unwrap_or_else(|| "?".to_owned()))
+                    .collect()
+            } else {
+                let start = shown.find(" Td (").unwrap();
+                shown[start + 5..shown.len() - 1].replace("\\(", "(").replace("\\)", ")").replace("\\\\", "\\")
+            }
+        })
+        .collect()
+}
+
+/// A PNG of two pixels, for a logo.
+pub const TINY_PNG: &[u8] = b"\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x02\x00\x00\x00\x01\x08\x02\x00\x00\x00\x7b\x40\xe8\xdd\x00\x00\x00\x0d\x49\x44\x41\x54\x78\x9c\x63\x50\x70\x38\x00\x44\x00\x06\xa7\x02\x41\x43\x04\x9c\x25\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82";

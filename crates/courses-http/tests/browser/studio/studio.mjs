@@ -1,20 +1,31 @@
 // The studio as a new author meets it, in headless Chromium: the welcome
-// page, sign-up with the keyboard alone, a course with three screens, the
-// search, publishing, the learner preview, SCORM 1.2 and 2004 downloads on
-// the Sandbox plan, a media upload, the settings page with the workspace id, an invitation
-// whose mailed link a second person opens to join as a viewer, who sees no
+// page, sign-up with the keyboard alone, a course with three screens and a
+// question, the search, publishing, the learner preview, learners imported
+// from CSV, certificates and themes explained on Sandbox, a webhook whose
+// secret is shown once and whose test message reaches a local receiver and
+// shows in its log; then the operator raises the workspace to Scale with
+// `svc courses workspace set-plan`: a font uploaded (Lato, WOFF), a theme
+// with it, a certificate template previewed as a PDF, both chosen for the
+// course, the themed preview, a signed link for a learner who completes the
+// course and gets a certificate PDF that `pdftotext` reads back in the
+// theme's font; back to Sandbox, SCORM 1.2 and 2004 downloads; a media
+// upload, the settings page with the workspace id, an invitation whose
+// mailed link a second person opens to join as a viewer, who sees no
 // controls, then resets a forgotten password by its mailed link. Every
 // page is scanned with axe-core (no serious or critical violation),
 // checked for sideways scrolling at 375 px, and photographed at 1440 and
 // 375 px, light and dark.
 //
 // Usage: node studio.mjs BASE_URL ARTIFACT_DIR MAIL_DIR
-// Environment: STUDIO_MODULES (node_modules with playwright-core and
-// axe-core), CHROMIUM.
+// Environment: STUDIO_MODULES (node_modules with playwright-core, axe-core
+// and @fontsource/lato), CHROMIUM, SVC_BIN and SVC_DATA_DIR (the binary and
+// data directory of the server, for `svc courses workspace set-plan`).
 
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { readFileSync, readdirSync, mkdirSync, existsSync } from 'node:fs';
+import { readFileSync, readdirSync, mkdirSync, existsSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
 
 const [base, artifacts, mailDir] = process.argv.slice(2);
 const require = createRequire(join(process.env.STUDIO_MODULES || '.', 'node_modules', 'x.js'));
@@ -69,6 +80,29 @@ async function typeInto(page, selector, text) {
   check(`focus reaches ${selector} with Tab`, await tabTo(page, selector), 'never focused');
   await page.keyboard.type(text);
 }
+
+/** The operator's command: the workspace's plan, as `svc courses workspace set-plan` sets it. */
+function setPlan(workspace, plan) {
+  const out = execFileSync(process.env.SVC_BIN, ['--json', '--data-dir', process.env.SVC_DATA_DIR, 'courses', 'workspace', 'set-plan', '--workspace', workspace, '--plan', plan], { encoding: 'utf8' });
+  check(`svc courses workspace set-plan ${plan}`, out.includes(plan), out);
+}
+
+/** The text of a PDF, as pdftotext reads it. */
+function pdfText(bytes, name) {
+  const file = join(shots, name);
+  writeFileSync(file, bytes);
+  return execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
+}
+
+/** A webhook receiver on loopback: answers 204 and keeps what it got. */
+const received = [];
+const receiver = createServer((req, res) => {
+  let body = '';
+  req.on('data', (c) => { body += c; });
+  req.on('end', () => { received.push({ headers: req.headers, body }); res.writeHead(204); res.end(); });
+});
+await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+const receiverUrl = `http://127.0.0.1:${receiver.address().port}/hooks/courses`;
 
 function newestMail() {
   if (!existsSync(mailDir)) return '';
@@ -148,13 +182,6 @@ try {
   check('publishing shows the badge', (await page.textContent('.head .badge')) === 'published', await page.textContent('.head'));
   await look(page, '05-course-published');
 
-  // SCORM downloads on Sandbox.
-  for (const version of ['1.2', '2004']) {
-    const [download] = await Promise.all([page.waitForEvent('download'), page.click(`a[href$="scorm?version=${version}"]`)]);
-    const name = download.suggestedFilename();
-    check(`SCORM ${version} downloads on Sandbox`, name.endsWith(`-scorm${version.replace('.', '')}.zip`), name);
-  }
-
   // The learner preview, and a signed link for one learner.
   const preview = await context.newPage();
   await preview.goto(base + '/v1/embed/' + coursePath.split('/').pop());
@@ -184,6 +211,115 @@ try {
   check('the import lists the learners', (await page.content()).includes('Grace Hopper'), 'not listed');
   await look(page, '06c-learners');
 
+  await page.goto(base + '/themes');
+  check('themes explain their plan on Sandbox', (await page.content()).includes('Themes are on the Scale plan and up'), 'no note');
+  await look(page, '06d-themes-sandbox');
+
+
+  await page.goto(base + '/certificates');
+  check('certificate templates explain their plan on Sandbox', (await page.content()).includes('Certificate templates are on the Scale plan and up'), 'no note');
+  await look(page, '06f-certificates-sandbox');
+
+  // A webhook: its secret shown once, a test message delivered and logged.
+  await page.goto(base + '/webhooks');
+  await look(page, '07a-webhooks-empty');
+  await typeInto(page, '#f-url', receiverUrl);
+  await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+  const secret = ((await page.textContent('#secret-value')) || '').trim();
+  check('the new webhook\'s secret is shown once', secret.startsWith('whsec_'), secret);
+  await look(page, '07b-webhook-secret');
+  await page.reload();
+  check('the secret is not shown again', !(await page.content()).includes(secret), 'shown again');
+  await Promise.all([page.waitForNavigation(), page.click('table.stack a[href^="/webhooks/"]')]);
+  await page.focus('form[action$="/test"] button');
+  await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+  let delivered = false;
+  for (let i = 0; i < 40 && !delivered; i++) {
+    await page.waitForTimeout(250);
+    await page.reload();
+    delivered = (await page.locator('#deliveries .badge.ok').count()) > 0;
+  }
+  check('the test message reaches the receiver', received.some((r) => JSON.parse(r.body).type === 'webhook.test' && r.headers['webhook-signature']), JSON.stringify(received));
+  check('the log shows the test message delivered', delivered && (await page.content()).includes('HTTP 204'), await page.textContent('main'));
+  await look(page, '07c-webhook-log');
+
+  // The operator raises the workspace to Scale: themes and certificate templates.
+  await page.goto(base + '/settings');
+  const wsId = (await page.textContent('#ws-id')).trim();
+  setPlan(wsId, 'scale');
+  await page.goto(base + '/media');
+  const lato = readFileSync(join(process.env.STUDIO_MODULES, 'node_modules/@fontsource/lato/files/lato-latin-400-normal.woff'));
+  await page.setInputFiles('#f-file', { name: 'Lato.woff', mimeType: 'font/woff', buffer: lato });
+  await Promise.all([page.waitForNavigation(), page.click('form[action^="/media"] button[type=submit]')]);
+  check('the font is uploaded', (await page.content()).includes('Lato.woff'), 'not listed');
+  await page.goto(base + '/themes');
+  await page.fill('#f-name', 'Brand');
+  await page.fill('#f-accent', '#7a1f5c');
+  await page.selectOption('#f-font', { label: 'Lato.woff' });
+  await Promise.all([page.waitForNavigation(), page.click('form[action="/themes"] button[type=submit]')]);
+  check('the theme is listed with its font', (await page.content()).includes('Lato.woff'), await page.textContent('main'));
+  await look(page, '08a-themes-scale');
+
+  await page.goto(base + '/certificates');
+  await page.fill('#f-name', 'Award');
+  await page.fill('#f-title', 'Award for {{course}}');
+  await Promise.all([page.waitForURL(/\/certificates\/[a-z]+_/), page.click('form[action="/certificates"] button[type=submit]:not([formaction])')]);
+  check('the template editor opens', (await page.textContent('h1')).includes('Award'), await page.textContent('h1'));
+  await look(page, '08b-certificate-editor');
+  const courseId = coursePath.split('/').pop();
+  const csrf = await page.inputValue('form[method=post] input[name=csrf_token]');
+  const previewPdf = await page.request.post(base + '/certificates/preview', { form: { csrf_token: csrf, name: 'Award', title: 'Award for {{course}}', body: '', course: courseId } });
+  check('the preview is a PDF', previewPdf.headers()['content-type'] === 'application/pdf', JSON.stringify(previewPdf.headers()));
+  const previewText = pdfText(await previewPdf.body(), 'certificate-preview.pdf');
+  check('pdftotext reads the preview in the theme\'s font', previewText.includes('Award for Fire safety') && previewText.includes('Ada Lovelace'), previewText);
+
+  // Both chosen in the course's settings; the preview is themed.
+  await page.goto(base + coursePath);
+  await page.selectOption('#f-theme', { label: 'Brand' });
+  await page.selectOption('#f-certificate', { label: 'Award' });
+  await Promise.all([page.waitForNavigation(), page.click(`form[action="${coursePath}"] button[type=submit]`)]);
+  check('the course keeps its theme and template', (await page.inputValue('#f-theme')) !== '' && (await page.inputValue('#f-certificate')) !== '', 'not chosen');
+  const frame = page.frameLocator('iframe[src$="/preview"]');
+  let themed = false;
+  for (let i = 0; i < 40 && !themed; i++) {
+    themed = await frame.locator('body').evaluate(() => document.fonts.check('16px course-font') && [...document.fonts].some((f) => f.family.replace(/"/g, '') === 'course-font' && f.status === 'loaded')).catch(() => false);
+    if (!themed) await page.waitForTimeout(100);
+  }
+  check('the preview loads the theme\'s font', themed, 'course-font not loaded');
+  await look(page, '08c-course-themed');
+
+  // A learner with a name completes the course and gets the certificate.
+  await page.fill('#f-learner', 'emp-1');
+  await Promise.all([page.waitForNavigation(), page.click('form[action$="/embed-link"] button[type=submit]')]);
+  const learnerLink = (await page.textContent('#embed-link')).trim();
+  const learner = await context.newPage();
+  await learner.goto(learnerLink);
+  // Through the screens; on the question, the second option (Foam) is the right one.
+  for (let i = 0; i < 10; i++) {
+    if (await learner.locator('input[type=radio]').count()) await learner.locator('input[type=radio]').nth(1).check();
+    if (await learner.locator('#finish').count()) { await learner.click('#finish'); break; }
+    await learner.click('#continue');
+  }
+  await learner.waitForSelector('#certificate', { timeout: 10000 });
+  await learner.screenshot({ path: join(shots, '08d-learner-completed-1440-light.png'), fullPage: true });
+  const certHref = await learner.getAttribute('#certificate', 'href');
+  const certPdf = await learner.request.get(new URL(certHref, learnerLink).href);
+  const certText = pdfText(await certPdf.body(), 'certificate.pdf');
+  check('the learner\'s certificate reads back with their name and the template', certText.includes('Grace Hopper') && certText.includes('Award for Fire safety'), certText);
+  const fonts = execFileSync('pdffonts', [join(shots, 'certificate.pdf')], { encoding: 'utf8' });
+  check('the certificate embeds the theme\'s font', /Lato/.test(fonts) && /CID TrueType/.test(fonts), fonts);
+  await learner.close();
+
+  // Back to Sandbox: the studio's SCORM export stays on every plan.
+  setPlan(wsId, 'sandbox');
+  await page.goto(base + coursePath);
+  // SCORM downloads on Sandbox.
+  for (const version of ['1.2', '2004']) {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click(`a[href$="scorm?version=${version}"]`)]);
+    const name = download.suggestedFilename();
+    check(`SCORM ${version} downloads on Sandbox`, name.endsWith(`-scorm${version.replace('.', '')}.zip`), name);
+  }
+
   // Media: an image uploaded, typed by its bytes, listed with its address and served sandboxed.
   await page.goto(base + '/media');
   const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
@@ -194,10 +330,6 @@ try {
   const served = await page.request.get(mediaUrl);
   check('the upload is served typed by its bytes, sandboxed', served.headers()['content-type'] === 'image/png' && (served.headers()['content-security-policy'] || '').startsWith('sandbox'), JSON.stringify(served.headers()));
   await look(page, '06e-media');
-
-  await page.goto(base + '/themes');
-  check('themes explain their plan on Sandbox', (await page.content()).includes('Themes are on the Scale plan and up'), 'no note');
-  await look(page, '06d-themes-sandbox');
 
   // Settings: the workspace id and plan; an invitation.
   await page.goto(base + '/settings');
@@ -253,6 +385,7 @@ try {
   check('no request leaves the service', external.length === 0, external.join(', '));
 } finally {
   await browser.close();
+  receiver.close();
 }
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
