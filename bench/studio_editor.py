@@ -3,6 +3,7 @@ API, and times the course editor page (see studio-editor.sh)."""
 
 import http.client
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -41,6 +42,15 @@ def form(path, fields):
 
 
 status, _, body = form("/signup", {"workspace_name": "Bench Academy", "display_name": "Bench", "email": "bench@example.com", "password": "bench passphrase for the editor"})
+assert status == 200 and b"Check your mail" in body, (status, body[:300])
+# The address is confirmed by the mailed link (written under <data dir>/mail/).
+mail_dir = os.path.join(data_dir, "mail")
+mail = "".join(open(os.path.join(mail_dir, f)).read() for f in sorted(os.listdir(mail_dir)) if f.endswith(".txt"))
+link = re.search(r"https?://[^/\s]+(/verify\?token=\S+)", mail).group(1)
+token = link.split("token=", 1)[1]
+_, _, page = call("GET", link)
+csrf = re.search(r'name="csrf_token" value="([^"]+)"', page.decode()).group(1)
+status, _, body = call("POST", "/verify", urllib.parse.urlencode({"token": token, "csrf_token": csrf}), {"Content-Type": "application/x-www-form-urlencoded"})
 assert status == 303, (status, body[:300])
 _, _, settings = call("GET", "/settings")
 workspace = re.search(r'id="ws-id"[^>]*>\s*([^<\s]+)', settings.decode()).group(1)

@@ -11,8 +11,10 @@
 //! SHA-256 of a random secret that end after [`SESSION_IDLE_DAYS`] unused
 //! or [`SESSION_ABSOLUTE_DAYS`] after sign-in, single-use invitation links
 //! stored hashed that expire after [`INVITATION_DAYS`], single-use password
-//! reset links stored hashed that expire after [`RESET_LINK_HOURS`], mail through
-//! `platform::mail`. Throttles and CSRF are the pages' (they know the client).
+//! reset links stored hashed that expire after [`RESET_LINK_HOURS`], an
+//! address confirmed by a mailed link (valid [`VERIFY_LINK_HOURS`]) before
+//! the first sign-in, a sign-up that answers the same for a known address
+//! (whose owner gets a mail instead), mail through `platform::mail`. Throttles and CSRF are the pages' (they know the client).
 
 use std::fmt;
 
@@ -33,12 +35,25 @@ pub const SESSION_ABSOLUTE_DAYS: i64 = 30;
 pub const INVITATION_DAYS: i64 = 7;
 /// Password reset links work this long.
 pub const RESET_LINK_HOURS: i64 = 1;
+/// Address verification links work this long.
+pub const VERIFY_LINK_HOURS: i64 = 24;
 /// `last_seen_at` is rewritten at most once per this interval.
 const SESSION_TOUCH_MS: i64 = 60_000;
 /// Display names, in characters.
 pub const MAX_NAME_CHARS: usize = 100;
 /// Addresses, in characters.
 const MAX_EMAIL_CHARS: usize = 254;
+
+/// What a sign-in comes to.
+#[derive(Debug)]
+pub enum SignInOutcome {
+    SignedIn(NewSession),
+    /// The password is right but the address is not confirmed: a new link
+    /// was mailed.
+    Unverified,
+    /// A wrong password, or an unknown address: the same answer.
+    Refused,
+}
 
 /// A member's role in one workspace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -274,10 +289,15 @@ impl Courses {
         &self.members
     }
 
-    /// A new workspace on Sandbox with its first member, its owner, signed
-    /// in, while sign-up is open (`SignupMode::Open`). The workspace, the person and the membership are written in one
-    /// transaction.
-    pub async fn sign_up(&self, form: SignUp<'_>) -> CoursesResult<NewSession> {
+    /// Sign-up, while it is open (`SignupMode::Open`): a new workspace on
+    /// Sandbox with its first member, its owner, written in one transaction,
+    /// and a mailed link that confirms the address before the first
+    /// sign-in. The answer is the same `Ok` whether or not the address has
+    /// an account, so the page cannot tell them apart: a known address gets
+    /// a mail instead (a fresh confirmation link when it was never
+    /// confirmed, else a note with the ways in), and nothing is written.
+    /// The password is hashed either way, so both cost the same.
+    pub async fn sign_up(&self, form: SignUp<'_>) -> CoursesResult<()> {
         if self.members.signup != SignupMode::Open {
             return Err(CoursesError::SignupClosed);
         }
@@ -310,20 +330,99 @@ impl Courses {
             password_hash: Some(hash),
             created_at: now,
         };
-        if !self.store.insert_owner(&workspace, &person).await? {
-            return Err(CoursesError::field(
-                &["email"],
-                code::DUPLICATE,
-                "this address has an account already: sign in, or ask for an invitation to another workspace",
-            ));
+        if self.store.insert_owner(&workspace, &person).await? {
+            return self.mail_verification(&person).await;
         }
-        self.open_session(&person.id, &workspace.id).await
+        // The address has an account.
+        match self.store.person_by_email(&person.email).await? {
+            Some(known) if !self.store.person_verified(&known.id).await? => self.mail_verification(&known).await,
+            Some(known) => {
+                let base = self.members.public_url.trim_end_matches('/');
+                self.send_mail(Mail::with_link(
+                    &known.email,
+                    "You already have an svc courses account",
+                    "Someone (hopefully you) tried to create a studio workspace with this address, which has an account already. Nothing was changed.",
+                    "Sign in",
+                    &format!("{base}/signin"),
+                    &format!("Forgot the password? Choose a new one at {base}/reset. To join another workspace, ask its owner for an invitation."),
+                ))
+                .await;
+                Ok(())
+            }
+            None => Err(CoursesError::Internal("an address with an account has no person".to_owned())),
+        }
+    }
+
+    /// Mails `person` a fresh single-use link that confirms their address.
+    async fn mail_verification(&self, person: &Person) -> CoursesResult<()> {
+        let secret = platform::crypto::random_token(32);
+        let now = self.clock.now();
+        let expires_at = now.plus_millis(VERIFY_LINK_HOURS * 3_600_000);
+        self.store
+            .insert_verification(&content::new_id("ver"), &hash_secret(&secret), &person.id, now, expires_at)
+            .await?;
+        let link = format!("{}/verify?token={secret}", self.members.public_url.trim_end_matches('/'));
+        self.send_mail(Mail::with_link(
+            &person.email,
+            "Confirm your address for svc courses",
+            "Confirm this address to open your studio workspace.",
+            "Confirm the address",
+            &link,
+            &format!("The link works once, for {VERIFY_LINK_HOURS} hours. If you did not sign up, ignore this mail."),
+        ))
+        .await;
+        Ok(())
+    }
+
+    async fn send_mail(&self, mail: Mail) {
+        if let Some(mailer) = &self.members.mailer
+            && let Err(err) = mailer.send(&mail).await
+        {
+            tracing::warn!(error = %err, "a studio mail could not be sent");
+        }
+    }
+
+    /// Uses a confirmation link: the person is verified and signed in to
+    /// the workspace they joined first.
+    pub async fn verify_address(&self, secret: &str) -> CoursesResult<NewSession> {
+        let spent = || {
+            CoursesError::field(
+                &["token"],
+                code::INVALID_VALUE,
+                "this link was used already or has expired; sign in to get a new one",
+            )
+        };
+        if secret.is_empty() || secret.len() > 128 {
+            return Err(spent());
+        }
+        let person = self.store.use_verification(&hash_secret(secret), self.clock.now()).await?.ok_or_else(spent)?;
+        let workspace_id = self.store.first_workspace_of(&person).await?.ok_or_else(spent)?;
+        self.open_session(&person, &workspace_id).await
+    }
+
+    /// The workspaces the signed-in person belongs to: `(id, name, role)`.
+    pub async fn my_workspaces(&self, me: &SignedIn) -> CoursesResult<Vec<(String, String, String)>> {
+        Ok(self.store.workspaces_of(&me.member.person_id).await?)
+    }
+
+    /// Moves the session to another workspace the person belongs to (404
+    /// for any other, as for every object of another workspace).
+    pub async fn switch_workspace(&self, me: &SignedIn, workspace_id: &str) -> CoursesResult<()> {
+        if self.store.set_session_workspace(&me.session_id, &me.member.person_id, workspace_id).await? {
+            Ok(())
+        } else {
+            Err(CoursesError::not_found("workspace"))
+        }
     }
 
     /// Checks a password and opens a session in the person's first
     /// workspace. Unknown addresses cost the same hash as known ones; the
     /// answer is the same `None` for both.
-    pub async fn sign_in(&self, email: &str, password: &Secret<String>) -> CoursesResult<Option<NewSession>> {
+    ///
+    /// A person who has not confirmed their address is not signed in: a
+    /// fresh link is mailed and the answer says so (only to someone who
+    /// knows the password).
+    pub async fn sign_in(&self, email: &str, password: &Secret<String>) -> CoursesResult<SignInOutcome> {
         let person = match parse_email(email) {
             Ok(email) => self.store.person_by_email(&email).await?,
             Err(_) => None,
@@ -331,9 +430,15 @@ impl Courses {
         let input: String = password.expose().chars().take(platform::passwords::MAX_PASSWORD_CHARS).collect();
         let stored = person.as_ref().and_then(|p| p.password_hash.as_deref());
         let matches = self.passwords.verify(&input, stored).await.map_err(|e| CoursesError::Internal(e.to_string()))?;
-        let Some(person) = person.filter(|_| matches) else { return Ok(None) };
-        let Some(workspace_id) = self.store.first_workspace_of(&person.id).await? else { return Ok(None) };
-        Ok(Some(self.open_session(&person.id, &workspace_id).await?))
+        let Some(person) = person.filter(|_| matches) else { return Ok(SignInOutcome::Refused) };
+        if !self.store.person_verified(&person.id).await? {
+            self.mail_verification(&person).await?;
+            return Ok(SignInOutcome::Unverified);
+        }
+        let Some(workspace_id) = self.store.first_workspace_of(&person.id).await? else {
+            return Ok(SignInOutcome::Refused);
+        };
+        Ok(SignInOutcome::SignedIn(self.open_session(&person.id, &workspace_id).await?))
     }
 
     async fn open_session(&self, person_id: &str, workspace_id: &str) -> CoursesResult<NewSession> {
@@ -469,8 +574,10 @@ impl Courses {
             return Err(not_found());
         }
         let workspace = self.workspace(&invitation.workspace_id).await?;
-        let has_account =
-            self.store.person_by_email(&invitation.email).await?.is_some_and(|p| p.password_hash.is_some());
+        let has_account = match self.store.person_by_email(&invitation.email).await? {
+            Some(p) if p.password_hash.is_some() => self.store.person_verified(&p.id).await?,
+            _ => false,
+        };
         Ok(InvitationView { invitation, workspace_name: workspace.name, has_account })
     }
 
@@ -487,7 +594,15 @@ impl Courses {
         let view = self.invitation(secret).await?;
         let invitation = view.invitation;
         let now = self.clock.now();
-        let person = match self.store.person_by_email(&invitation.email).await? {
+        let known = match self.store.person_by_email(&invitation.email).await? {
+            Some(person) if view.has_account => Some(person),
+            // An address typed at a sign-up that was never confirmed: the
+            // invitation's mail proves it, and the invited person sets the
+            // password (the store replaces the unconfirmed one).
+            Some(person) => Some(Person { password_hash: None, ..person }),
+            None => None,
+        };
+        let person = match known {
             Some(person) if person.password_hash.is_some() => {
                 let ok = self
                     .passwords
@@ -499,12 +614,12 @@ impl Courses {
                 }
                 person
             }
-            _ => {
+            other => {
                 check_password(password.expose(), &invitation.email)?;
                 let hash =
                     self.passwords.hash(password.expose()).await.map_err(|e| CoursesError::Internal(e.to_string()))?;
                 Person {
-                    id: content::new_id("per"),
+                    id: other.as_ref().map_or_else(|| content::new_id("per"), |p| p.id.clone()),
                     display_name: display_name(name, &invitation.email)?,
                     email: invitation.email.clone(),
                     password_hash: Some(hash),

@@ -350,8 +350,14 @@ impl Store {
                 return Ok(false);
             }
             sqlx::query(
-                "INSERT INTO people (id, email, display_name, password_hash, created_at) VALUES ($1, $2, $3, $4, $5)
-                 ON CONFLICT (email) DO UPDATE SET password_hash = COALESCE(people.password_hash, excluded.password_hash)",
+                // The invitation's mail proves the address. A person who never
+                // confirmed theirs (someone may have typed it at sign-up) does
+                // not keep that password: the invited one sets it.
+                "INSERT INTO people (id, email, display_name, password_hash, created_at, verified_at) VALUES ($1, $2, $3, $4, $5, $5)
+                 ON CONFLICT (email) DO UPDATE SET
+                   password_hash = CASE WHEN people.verified_at IS NULL THEN excluded.password_hash
+                                        ELSE COALESCE(people.password_hash, excluded.password_hash) END,
+                   verified_at = COALESCE(people.verified_at, excluded.verified_at)",
             )
             .bind(&person.id)
             .bind(&person.email)
@@ -455,9 +461,11 @@ impl Store {
                 .execute(&mut *tx)
                 .await
                 .map_err(store_error)?;
-            sqlx::query("UPDATE people SET password_hash = $2 WHERE id = $1")
+            // The reset's mail proves the address too.
+            sqlx::query("UPDATE people SET password_hash = $2, verified_at = COALESCE(verified_at, $3) WHERE id = $1")
                 .bind(person_id)
                 .bind(password_hash)
+                .bind(now.as_millis())
                 .execute(&mut *tx)
                 .await
                 .map_err(store_error)?;
@@ -468,6 +476,118 @@ impl Store {
                 .map_err(store_error)?;
             tx.commit().await.map_err(store_error)?;
             Ok(true)
+        })
+    }
+}
+
+impl Store {
+    /// Whether the person confirmed their address.
+    pub async fn person_verified(&self, person_id: &str) -> Result<bool, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query_scalar::<_, Option<i64>>("SELECT verified_at FROM people WHERE id = $1")
+                .bind(person_id)
+                .fetch_optional(pool)
+                .await
+                .map(|v| v.flatten().is_some())
+                .map_err(store_error)
+        })
+    }
+
+    pub async fn insert_verification(
+        &self,
+        id: &str,
+        secret_hash: &str,
+        person_id: &str,
+        now: Timestamp,
+        expires_at: Timestamp,
+    ) -> Result<(), StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query(
+                "INSERT INTO address_verifications (id, secret_hash, person_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)",
+            )
+            .bind(id)
+            .bind(secret_hash)
+            .bind(person_id)
+            .bind(now.as_millis())
+            .bind(expires_at.as_millis())
+            .execute(pool)
+            .await
+            .map(drop)
+            .map_err(store_error)
+        })
+    }
+
+    /// Spends an open verification link, its person's other links, and
+    /// marks the person verified, in one transaction; the person's id, or
+    /// none when the link was spent, expired or unknown.
+    pub async fn use_verification(&self, secret_hash: &str, now: Timestamp) -> Result<Option<String>, StoreError> {
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            let person = sqlx::query_scalar::<_, String>(
+                "UPDATE address_verifications SET used_at = $2
+                 WHERE secret_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING person_id",
+            )
+            .bind(secret_hash)
+            .bind(now.as_millis())
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(store_error)?;
+            let Some(person) = person else {
+                tx.rollback().await.map_err(store_error)?;
+                return Ok(None);
+            };
+            sqlx::query("UPDATE address_verifications SET used_at = $2 WHERE person_id = $1 AND used_at IS NULL")
+                .bind(&person)
+                .bind(now.as_millis())
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
+            sqlx::query("UPDATE people SET verified_at = COALESCE(verified_at, $2) WHERE id = $1")
+                .bind(&person)
+                .bind(now.as_millis())
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
+            tx.commit().await.map_err(store_error)?;
+            Ok(Some(person))
+        })
+    }
+
+    /// The workspaces a person belongs to, with their role, in the order
+    /// they joined.
+    pub async fn workspaces_of(&self, person_id: &str) -> Result<Vec<(String, String, String)>, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query_as::<_, (String, String, String)>(
+                "SELECT w.id, w.name, m.role FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
+                 WHERE m.person_id = $1 ORDER BY m.created_at, w.id",
+            )
+            .bind(person_id)
+            .fetch_all(pool)
+            .await
+            .map_err(store_error)
+        })
+    }
+
+    /// Moves a session to another workspace of its person; false when the
+    /// person is not a member of it.
+    pub async fn set_session_workspace(
+        &self,
+        session_id: &str,
+        person_id: &str,
+        workspace_id: &str,
+    ) -> Result<bool, StoreError> {
+        with_db!(&self.db, |pool| {
+            sqlx::query(
+                "UPDATE member_sessions SET workspace_id = $3 WHERE id = $1 AND person_id = $2
+                 AND EXISTS (SELECT 1 FROM memberships WHERE person_id = $2 AND workspace_id = $3)",
+            )
+            .bind(session_id)
+            .bind(person_id)
+            .bind(workspace_id)
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected() == 1)
+            .map_err(store_error)
         })
     }
 }

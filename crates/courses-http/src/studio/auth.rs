@@ -4,7 +4,7 @@
 use axum::extract::{Path, Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
-use courses_core::members::{NewSession, SignUp, SignupMode};
+use courses_core::members::{NewSession, SignInOutcome, SignUp, SignupMode};
 use kernel::Secret;
 use page_kit::Form;
 use serde_json::json;
@@ -78,7 +78,14 @@ pub(super) async fn signup(State(s): St, request: Request) -> Response {
         })
         .await;
     match result {
-        Ok(session) => signed_in_redirect(&s, &session, "Welcome: your workspace is ready. Create your first course."),
+        // The same page whether or not the address had an account.
+        Ok(()) => s.render(
+            &ctx,
+            StatusCode::OK,
+            "check_mail.html",
+            "",
+            json!({ "email": form.get("email").trim(), "purpose": "verify" }),
+        ),
         Err(e @ courses_core::CoursesError::SignupClosed) => s.error_page(Some(&ctx), e),
         Err(e) => signup_page(&s, &ctx, &form_with_error(form, &e)),
     }
@@ -115,8 +122,15 @@ pub(super) async fn signin(State(s): St, request: Request) -> Response {
     }
     let password = Secret::new(form.get("password").to_owned());
     match s.courses.sign_in(&email, &password).await {
-        Ok(Some(session)) => signed_in_redirect(&s, &session, "Signed in."),
-        Ok(None) => {
+        Ok(SignInOutcome::SignedIn(session)) => signed_in_redirect(&s, &session, "Signed in."),
+        Ok(SignInOutcome::Unverified) => s.render(
+            &ctx,
+            StatusCode::OK,
+            "check_mail.html",
+            "",
+            json!({ "email": email, "purpose": "verify", "unverified": true }),
+        ),
+        Ok(SignInOutcome::Refused) => {
             signin_page(&s, &ctx, &form.with_message(Some("password"), "The address or the password is not right."))
         }
         Err(e) => s.error_page(Some(&ctx), e),
@@ -310,5 +324,54 @@ pub(super) async fn reset_new(State(s): St, request: Request) -> Response {
             )
         }
         Err(e) => s.error_page(Some(&ctx), e),
+    }
+}
+
+/// A confirmation link opens a page with a button: the POST uses the link,
+/// so mail scanners that fetch links do not spend it.
+pub(super) async fn verify_form(State(s): St, headers: HeaderMap, Query(query): Query<TokenQuery>) -> Response {
+    match s.studio_ctx(&headers).await {
+        Ok(ctx) => s.render(&ctx, StatusCode::OK, "verify.html", "", json!({ "token": query.token })),
+        Err(e) => s.error_page(None, e),
+    }
+}
+
+/// Confirms the address and signs the person in.
+pub(super) async fn verify(State(s): St, request: Request) -> Response {
+    let (headers, _, form) = match page_kit::read_form(request).await {
+        Ok(read) => read,
+        Err(response) => return response,
+    };
+    let ctx = match s.studio_ctx(&headers).await {
+        Ok(ctx) => ctx,
+        Err(e) => return s.error_page(None, e),
+    };
+    if let Err(response) = s.check_csrf(&headers, &form) {
+        return response;
+    }
+    match s.courses.verify_address(form.get("token")).await {
+        Ok(session) => signed_in_redirect(
+            &s,
+            &session,
+            "Your address is confirmed and your workspace is ready. Create your first course.",
+        ),
+        Err(courses_core::CoursesError::Invalid { .. }) => s.message(
+            StatusCode::BAD_REQUEST,
+            "This link does not work",
+            "It was used already or has expired. Sign in with your address and password to get a new one.",
+        ),
+        Err(e) => s.error_page(Some(&ctx), e),
+    }
+}
+
+/// Moves the session to another workspace of the person.
+pub(super) async fn switch_workspace(State(s): St, request: Request) -> Response {
+    let p = match s.studio_posted(request).await {
+        Ok(p) => p,
+        Err(response) => return response,
+    };
+    match s.courses.switch_workspace(&p.me, p.form.get("workspace").trim()).await {
+        Ok(()) => s.redirect_with("/", "success", "Workspace switched."),
+        Err(e) => s.error_page(Some(&p.ctx), e),
     }
 }

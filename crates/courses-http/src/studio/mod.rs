@@ -97,6 +97,8 @@ pub fn router() -> Router<AppState> {
         .route("/signup", get(auth::signup_form).post(auth::signup))
         .route("/signin", get(auth::signin_form).post(auth::signin))
         .route("/signout", post(auth::signout))
+        .route("/verify", get(auth::verify_form).post(auth::verify))
+        .route("/workspace", post(auth::switch_workspace))
         .route("/reset", get(auth::reset_form).post(auth::reset_request))
         .route("/reset/new", get(auth::reset_new_form).post(auth::reset_new))
         .route("/invitations/{secret}", get(auth::invitation_form).post(auth::accept_invitation))
@@ -166,6 +168,7 @@ fn pages() -> &'static Pages {
                 ("certificates.html", include_str!("../../templates/studio/certificates.html")),
                 ("webhooks.html", include_str!("../../templates/studio/webhooks.html")),
                 ("webhook.html", include_str!("../../templates/studio/webhook.html")),
+                ("verify.html", include_str!("../../templates/studio/verify.html")),
             ],
         )
     })
@@ -178,6 +181,9 @@ async fn asset(Path(file): Path<String>) -> Response {
 /// What every page of one request shares.
 struct Ctx {
     me: Option<SignedIn>,
+    /// The signed-in person's workspaces `(id, name, role)`, for the
+    /// header's switcher (shown when there are several).
+    workspaces: Vec<(String, String, String)>,
     page: PageState,
 }
 
@@ -195,7 +201,11 @@ impl AppState {
             Some(secret) => self.courses.signed_in(secret).await?,
             None => None,
         };
-        Ok(Ctx { me, page: PageState::begin(&web.csrf, &web.cookies, headers, FLASH_COOKIE) })
+        let workspaces = match &me {
+            Some(me) => self.courses.my_workspaces(me).await?,
+            None => Vec::new(),
+        };
+        Ok(Ctx { me, workspaces, page: PageState::begin(&web.csrf, &web.cookies, headers, FLASH_COOKIE) })
     }
 
     /// The context of a page that needs a session; a browser without one
@@ -247,7 +257,13 @@ impl AppState {
                 "role": me.member.role.as_str(),
                 "can_write": me.member.role.can_write(),
                 "workspace": me.access.workspace.name,
+                "workspace_id": me.access.workspace.id,
                 "plan": me.access.workspace.plan.as_str(),
+                "workspaces": ctx
+                    .workspaces
+                    .iter()
+                    .map(|(id, name, role)| json!({ "id": id, "name": name, "role": role }))
+                    .collect::<Vec<_>>(),
             })
         });
         let signup_open = self.courses.members_config().signup == courses_core::members::SignupMode::Open;
@@ -266,7 +282,7 @@ impl AppState {
 
     /// A page with a heading and a sentence.
     fn message(&self, status: StatusCode, heading: &str, message: &str) -> Response {
-        let ctx = Ctx { me: None, page: PageState::default() };
+        let ctx = Ctx { me: None, workspaces: Vec::new(), page: PageState::default() };
         self.render(&ctx, status, "error.html", "", json!({ "heading": heading, "message": message }))
     }
 
@@ -285,7 +301,7 @@ impl AppState {
             _ => "Something went wrong",
         };
         let page = json!({ "heading": heading, "message": api.message() });
-        let bare = Ctx { me: None, page: PageState::default() };
+        let bare = Ctx { me: None, workspaces: Vec::new(), page: PageState::default() };
         let mut response = self.render(ctx.unwrap_or(&bare), status, "error.html", "", page);
         if let Some(secs) = api.retry_after()
             && let Ok(value) = axum::http::HeaderValue::from_str(&secs.to_string())
@@ -366,7 +382,7 @@ mod tests {
     #[test]
     fn every_template_compiles() {
         let env = pages().environment();
-        assert_eq!(env.templates().count(), 21, "the studio's 19 and the kit's base and macros");
+        assert_eq!(env.templates().count(), 22, "the studio's 20 and the kit's base and macros");
         for (name, _) in env.templates() {
             assert!(env.get_template(name).is_ok(), "{name}");
         }

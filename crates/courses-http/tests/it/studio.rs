@@ -30,6 +30,8 @@ on_both_stores!(
     themes_need_scale_and_apply_to_the_player_until_a_downgrade,
     certificate_templates_are_edited_and_previewed_as_pdf,
     webhooks_are_made_tested_and_logged_in_the_studio,
+    addresses_are_confirmed_before_the_first_sign_in,
+    people_in_several_workspaces_switch_between_them,
 );
 
 /// A browser: keeps the cookies the studio sets and posts its forms with
@@ -162,9 +164,22 @@ async fn sign_up<'a>(app: &'a TestApp, email: &str) -> Browser<'a> {
             &[("workspace_name", "Acme Academy"), ("display_name", "Ada"), ("email", email), ("password", PASSWORD)],
         )
         .await;
-    assert_eq!(done.status, StatusCode::SEE_OTHER, "{}", done.text());
-    assert_eq!(location(&done), "/");
+    assert_eq!(done.status, StatusCode::OK, "{}", done.text());
+    assert!(done.text().contains("Check your mail"), "{}", done.text());
+    let verified = confirm_address(&mut browser, app.mails().last().expect("the confirmation mail")).await;
+    assert_eq!((verified.status, location(&verified)), (StatusCode::SEE_OTHER, "/"));
+    app.clear_mails();
     browser
+}
+
+/// Opens the confirmation link a mail carries and presses its button.
+async fn confirm_address(browser: &mut Browser<'_>, mail: &str) -> TestResponse {
+    let path = link_path(mail, "http://studio.test/verify?token=");
+    let page = browser.get(&path).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.text().contains("Confirm and sign in"), "a button, not the link, confirms");
+    let token = path.trim_start_matches("/verify?token=").to_owned();
+    browser.submit(&path, "/verify", &[("token", &token)]).await
 }
 
 /// The workspace id the settings page shows.
@@ -210,12 +225,24 @@ async fn signing_up_makes_a_workspace_with_its_owner(app: TestApp) {
     assert!(settings.contains("0 of 500"), "usage against the Sandbox allowance: {settings}");
     assert!(settings.contains("<td data-label=\"Role\">owner</td>"), "{settings}");
 
-    // The same address again: refused, nothing new.
+    // The same address again: the same page as for a new address, a mail
+    // to the address's owner instead of a link, and nothing new.
     let again =
         Browser::new(&app).submit("/signup", "/signup", &[("email", "ada@example.com"), ("password", PASSWORD)]).await;
-    assert_eq!(again.status, StatusCode::UNPROCESSABLE_ENTITY);
-    assert!(again.text().contains("has an account already"), "{}", again.text());
-    assert_eq!(app.courses.store().workspace_summaries().await.unwrap().len(), 1);
+    let fresh =
+        Browser::new(&app).submit("/signup", "/signup", &[("email", "bob@example.com"), ("password", PASSWORD)]).await;
+    assert_eq!((again.status, fresh.status), (StatusCode::OK, StatusCode::OK));
+    assert_eq!(
+        again.text().replace("ada@example.com", "X"),
+        fresh.text().replace("bob@example.com", "X"),
+        "a known address is not told apart"
+    );
+    let mails = app.mails();
+    assert_eq!(mails.len(), 2, "{mails:?}");
+    assert!(mails[0].contains("To: ada@example.com") && mails[0].contains("has an account already"), "{}", mails[0]);
+    assert!(!mails[0].contains("/verify?token="), "no link that would sign anyone in");
+    assert!(mails[1].contains("To: bob@example.com") && mails[1].contains("/verify?token="), "{}", mails[1]);
+    assert_eq!(app.courses.store().workspace_summaries().await.unwrap().len(), 2, "Bob's, unconfirmed");
 }
 
 async fn authors_build_publish_and_export_scorm_on_every_plan(app: TestApp) {
@@ -1297,4 +1324,117 @@ async fn webhooks_are_made_tested_and_logged_in_the_studio(app: TestApp) {
     assert_eq!((deleted.status, location(&deleted)), (StatusCode::SEE_OTHER, "/webhooks"));
     assert!(ada.get("/webhooks").await.text().contains("No webhooks yet"));
     assert_eq!(ada.get(&hook_path).await.status, StatusCode::NOT_FOUND);
+}
+
+async fn addresses_are_confirmed_before_the_first_sign_in(app: TestApp) {
+    let mut bob = Browser::new(&app);
+    let done = bob
+        .submit("/signup", "/signup", &[("display_name", "Bob"), ("email", "bob@example.com"), ("password", PASSWORD)])
+        .await;
+    assert_eq!(done.status, StatusCode::OK);
+    assert!(bob.get("/").await.text().contains("Create a workspace"), "not signed in yet");
+    let first = app.mails().pop().unwrap();
+    assert!(first.contains("works once, for 24 hours"), "{first}");
+
+    // Signing in before confirming: a wrong password is refused as ever; the
+    // right one mails a fresh link and says to confirm.
+    let wrong =
+        bob.submit("/signin", "/signin", &[("email", "bob@example.com"), ("password", "not the password")]).await;
+    assert_eq!(wrong.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(app.mails().len(), 1);
+    let right = bob.submit("/signin", "/signin", &[("email", "bob@example.com"), ("password", PASSWORD)]).await;
+    assert_eq!(right.status, StatusCode::OK);
+    assert!(right.text().contains("Confirm your address before you sign in"), "{}", right.text());
+    assert!(
+        !right.headers.contains_key("set-cookie")
+            || !right.headers["set-cookie"].to_str().unwrap().contains("svc_studio_session")
+    );
+    let mails = app.mails();
+    assert_eq!(mails.len(), 2);
+
+    // The link is stored as its hash, works once, and spends its siblings.
+    let path = link_path(&mails[1], "http://studio.test/verify?token=");
+    let token = path.trim_start_matches("/verify?token=").to_owned();
+    assert_eq!(app.courses.store().use_verification(&token, kernel::Clock::now(&app.clock)).await.unwrap(), None);
+    let confirmed = confirm_address(&mut bob, &mails[1]).await;
+    assert_eq!((confirmed.status, location(&confirmed)), (StatusCode::SEE_OTHER, "/"));
+    assert!(bob.get("/").await.text().contains("No courses yet"));
+    let mut other = Browser::new(&app);
+    let spent = confirm_address(&mut other, &mails[0]).await;
+    assert_eq!(spent.status, StatusCode::BAD_REQUEST, "the first link went with the second");
+    assert!(spent.text().contains("This link does not work"));
+    let signed_in = other.submit("/signin", "/signin", &[("email", "bob@example.com"), ("password", PASSWORD)]).await;
+    assert_eq!(signed_in.status, StatusCode::SEE_OTHER);
+
+    // A link expires after a day; a forged token does nothing.
+    let mut carol = Browser::new(&app);
+    carol.submit("/signup", "/signup", &[("email", "carol@example.com"), ("password", PASSWORD)]).await;
+    let late = app.mails().pop().unwrap();
+    app.clock.advance_millis(24 * 3_600_000 + 1);
+    assert_eq!(confirm_address(&mut carol, &late).await.status, StatusCode::BAD_REQUEST);
+    let forged = carol.submit("/signup", "/verify", &[("token", "forged")]).await;
+    assert_eq!(forged.status, StatusCode::BAD_REQUEST);
+    // Without the form's token nothing happens.
+    let bare = carol.request(Method::POST, "/verify", Some("token=forged".to_owned())).await;
+    assert_eq!(bare.status, StatusCode::FORBIDDEN);
+    // A password reset proves the address too.
+    carol.submit("/reset", "/reset", &[("email", "carol@example.com")]).await;
+    let reset = link_path(app.mails().last().unwrap(), "http://studio.test/reset/new?token=");
+    let token = reset.trim_start_matches("/reset/new?token=").to_owned();
+    carol.submit(&reset, "/reset/new", &[("token", &token), ("password", "a brand new passphrase here")]).await;
+    let back = carol
+        .submit("/signin", "/signin", &[("email", "carol@example.com"), ("password", "a brand new passphrase here")])
+        .await;
+    assert_eq!(back.status, StatusCode::SEE_OTHER);
+}
+
+async fn people_in_several_workspaces_switch_between_them(app: TestApp) {
+    let mut ada = sign_up(&app, "ada@example.com").await;
+    let mut vera = Browser::new(&app);
+    vera.submit(
+        "/signup",
+        "/signup",
+        &[
+            ("workspace_name", "Vera's Lab"),
+            ("display_name", "Vera"),
+            ("email", "vera@example.com"),
+            ("password", PASSWORD),
+        ],
+    )
+    .await;
+    confirm_address(&mut vera, app.mails().last().unwrap()).await;
+    assert!(!vera.get("/").await.text().contains("id=\"ws-switch\""), "one workspace: no switcher");
+
+    // Ada invites Vera, who joins with her password and lands in Acme.
+    let invited =
+        ada.submit("/settings", "/settings/invitations", &[("email", "vera@example.com"), ("role", "author")]).await;
+    let html = invited.text();
+    let marker = "<code id=\"invite-link\" class=\"wide\">";
+    let start = html.find(marker).unwrap() + marker.len();
+    let link = html[start..].split('<').next().unwrap().replace("&#x2f;", "/");
+    let path = link.trim_start_matches("http://studio.test").to_owned();
+    let joined = vera.submit(&path, &path, &[("password", PASSWORD)]).await;
+    assert_eq!(joined.status, StatusCode::SEE_OTHER, "{}", joined.text());
+    let home = vera.get("/").await.text();
+    assert!(home.contains("id=\"ws-switch\""), "{home}");
+    let summaries = app.courses.store().workspace_summaries().await.unwrap();
+    let id_of = |name: &str| summaries.iter().find(|w| w.workspace.name == name).unwrap().workspace.id.clone();
+    let (acme, lab) = (id_of("Acme Academy"), id_of("Vera's Lab"));
+    assert!(home.contains(&format!("<option value=\"{acme}\" selected>Acme Academy (author)</option>")), "{home}");
+    assert!(home.contains(&format!("<option value=\"{lab}\">Vera&#x27;s Lab (owner)</option>")), "{home}");
+
+    // Switching moves the session: the settings page names the other
+    // workspace and its role; a workspace she is not in is not found.
+    let switched = vera.submit("/", "/workspace", &[("workspace", &lab)]).await;
+    assert_eq!((switched.status, location(&switched)), (StatusCode::SEE_OTHER, "/"));
+    let settings = vera.get("/settings").await.text();
+    assert_eq!(workspace_id(&settings), lab);
+    assert!(settings.contains("<td data-label=\"Role\">owner</td>"), "{settings}");
+    let stranger = app.courses.create_workspace("Elsewhere", Plan::Sandbox).await.unwrap();
+    let refused = vera.submit("/", "/workspace", &[("workspace", &stranger.id)]).await;
+    assert_eq!(refused.status, StatusCode::NOT_FOUND);
+    assert_eq!(workspace_id(&vera.get("/settings").await.text()), lab, "unchanged");
+    let back = vera.submit("/", "/workspace", &[("workspace", &acme)]).await;
+    assert_eq!(back.status, StatusCode::SEE_OTHER);
+    assert_eq!(workspace_id(&vera.get("/settings").await.text()), acme);
 }

@@ -137,6 +137,11 @@ impl TestApp {
         names.iter().map(|p| std::fs::read_to_string(p).unwrap()).collect()
     }
 
+    /// Forgets the mail written so far (a test counts what follows).
+    pub fn clear_mails(&self) {
+        let _ = std::fs::remove_dir_all(self._dir.path().join("mail"));
+    }
+
     /// A workspace on `plan` and a read-write key for it.
     pub async fn workspace(&self, plan: Plan) -> (String, String) {
         let ws = self.courses.create_workspace("Acme", plan).await.unwrap();

@@ -1,5 +1,6 @@
 // The studio as a new author meets it, in headless Chromium: the welcome
-// page, sign-up with the keyboard alone, a course with three screens and a
+// page, sign-up with the keyboard alone and the address confirmed by its
+// mailed link, a course with three screens and a
 // question, the search, publishing, the learner preview, learners imported
 // from CSV, certificates and themes explained on Sandbox, a webhook whose
 // secret is shown once and whose test message reaches a local receiver and
@@ -132,8 +133,17 @@ try {
   await typeInto(page, '#f-display_name', 'Ada Lovelace');
   await typeInto(page, '#f-email', 'ada@example.com');
   await typeInto(page, '#f-password', 'correct horse battery staple');
+  await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+  check('sign-up asks to confirm the address', (await page.textContent('h1')) === 'Check your mail', await page.textContent('main'));
+  await look(page, '02b-check-mail');
+  const verifyMail = newestMail();
+  const verifyLink = (verifyMail.match(/https?:\/\/\S+\/verify\?token=\S+/) || [''])[0];
+  check('the confirmation link is mailed', verifyLink.length > 0, verifyMail);
+  await page.goto(verifyLink);
+  await look(page, '02c-confirm-address');
+  check('focus reaches the confirm button with Tab', await tabTo(page, 'main form button[type=submit]'), 'never focused');
   await Promise.all([page.waitForURL(base + '/'), page.keyboard.press('Enter')]);
-  check('sign-up lands on the course list', page.url() === base + '/', page.url());
+  check('confirming lands on the course list', page.url() === base + '/', page.url());
   check('the welcome flash is shown', (await page.textContent('.flash') || '').includes('workspace is ready'), await page.content());
   await look(page, '03-courses-empty');
 
