@@ -20,12 +20,13 @@ use std::collections::HashMap;
 use serde_json::{Map, Value, json};
 
 /// The kinds the studio's forms author, with a person's name for each.
-pub const FORM_KINDS: [(&str, &str); 12] = [
+pub const FORM_KINDS: [(&str, &str); 13] = [
     ("text", "Text"),
     ("heading", "Heading"),
     ("quote", "Quote"),
     ("image", "Image"),
     ("video", "Video"),
+    ("audio", "Audio"),
     ("list", "List"),
     ("button", "Button"),
     ("divider", "Divider"),
@@ -94,6 +95,10 @@ pub fn block_from_form<'a>(kind: &str, get: impl Fn(&str) -> &'a str) -> Map<Str
         "video" => {
             body.insert("url".into(), json!(get("url").trim()));
         }
+        "audio" => {
+            body.insert("url".into(), json!(get("url").trim()));
+            body.insert("transcript".into(), optional(get("transcript")));
+        }
         "list" => {
             body.insert("items".into(), json!(lines(get("items"))));
         }
@@ -156,7 +161,7 @@ pub fn form_from_block(block: &Value) -> HashMap<String, String> {
         _ => text("text"),
     };
     values.insert("block_text".to_owned(), main);
-    for name in ["attribution", "url", "alt", "feedback"] {
+    for name in ["attribution", "url", "alt", "feedback", "transcript"] {
         values.insert(name.to_owned(), text(name));
     }
     values.insert("items".to_owned(), strings("items").join("\n"));
@@ -238,6 +243,11 @@ mod tests {
                 json!({ "type": "image", "url": "https://e.test/a.png", "alt": "A map" }),
             ),
             ("video", vec![("url", "https://e.test/v.mp4")], json!({ "type": "video", "url": "https://e.test/v.mp4" })),
+            (
+                "audio",
+                vec![("url", "https://e.test/talk.mp3"), ("transcript", " Welcome. ")],
+                json!({ "type": "audio", "url": "https://e.test/talk.mp3", "transcript": "Welcome." }),
+            ),
             ("list", vec![("items", "one\n\n two \n")], json!({ "type": "list", "items": ["one", "two"] })),
             ("button", vec![("block_text", "Go on")], json!({ "type": "button", "label": "Go on" })),
             ("divider", vec![], json!({ "type": "divider" })),

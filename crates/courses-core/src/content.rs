@@ -23,11 +23,12 @@ pub const MAX_LIST_ITEMS: usize = 50;
 /// Every block type the service renders. Question types are scored; a
 /// `scorm` block (one SCO or asset of an imported package) is scored when
 /// its manifest gives a mastery score or its SCO reports a score.
-pub const BLOCK_TYPES: [&str; 13] = [
+pub const BLOCK_TYPES: [&str; 14] = [
     "text",
     "heading",
     "image",
     "video",
+    "audio",
     "list",
     "quote",
     "button",
@@ -162,6 +163,10 @@ pub fn validate_block(value: &Value, path: &[String], seen: &mut HashSet<String>
             fields.text("alt", false);
         }
         "video" => fields.url("url"),
+        "audio" => {
+            fields.url("url");
+            fields.text("transcript", false);
+        }
         "button" => fields.text("label", true),
         "list" => fields.strings("items", 1, MAX_LIST_ITEMS),
         "stack" => fields.stack_cards(),

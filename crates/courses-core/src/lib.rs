@@ -34,6 +34,7 @@ pub mod scorm_import;
 pub mod scorm_manifest;
 pub mod store;
 pub mod translate;
+pub mod translations;
 pub mod webhooks;
 pub mod woff;
 

@@ -456,6 +456,10 @@ const PLAYER: &str = r#"<!doctype html>
     else if (b.type === 'quote') box.appendChild(el('blockquote', {}, b.text));
     else if (b.type === 'image') box.appendChild(el('img', { src: b.url, alt: b.alt || '' }));
     else if (b.type === 'video') box.appendChild(el('video', { src: b.url, controls: '' }));
+    else if (b.type === 'audio') {
+      box.appendChild(el('audio', { src: b.url, controls: '' }));
+      if (b.transcript) box.appendChild(el('p', {}, b.transcript));
+    }
     else if (b.type === 'list') { const ul = el('ul'); (b.items || []).forEach(i => ul.appendChild(el('li', {}, i))); box.appendChild(ul); }
     else if (b.type === 'divider') box.appendChild(el('hr'));
     else if (b.type === 'button') { const x = el('button', { type: 'button' }, b.label); x.onclick = next; box.appendChild(x); }

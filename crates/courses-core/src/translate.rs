@@ -67,6 +67,58 @@ fn translate_leaves(value: &mut Value, prefix: &str, strings: &Map<String, Value
     }
 }
 
+fn collect_leaves(value: &Value, prefix: &str, out: &mut Vec<(String, String)>) {
+    match value {
+        Value::String(text) if !text.trim().is_empty() => out.push((prefix.to_owned(), text.clone())),
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                collect_leaves(item, &format!("{prefix}.{i}"), out);
+            }
+        }
+        Value::Object(map) => {
+            for (key, item) in map.iter().filter(|(k, _)| !UNTRANSLATED.contains(&k.as_str())) {
+                collect_leaves(item, &format!("{prefix}.{key}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Every text of a course a translation can replace, in course order, as
+/// `(key, original)`: the title, each screen's title, then each text
+/// inside its blocks (the keys [`apply`] reads).
+pub fn source_strings(title: &str, screens: &[Value]) -> Vec<(String, String)> {
+    let mut out = vec![("title".to_owned(), title.to_owned())];
+    for screen in screens {
+        let id = screen.get("id").and_then(Value::as_str).unwrap_or_default();
+        if id.is_empty() {
+            continue;
+        }
+        if let Some(title) = screen.get("title").and_then(Value::as_str).filter(|t| !t.trim().is_empty()) {
+            out.push((format!("{id}.title"), title.to_owned()));
+        }
+        for block in screen.get("blocks").and_then(Value::as_array).into_iter().flatten() {
+            let id = block.get("id").and_then(Value::as_str).unwrap_or_default();
+            if !id.is_empty() {
+                collect_leaves(block, id, &mut out);
+            }
+        }
+    }
+    out
+}
+
+/// Whether `locale` reads as a language tag: a language of 2 or 3
+/// letters, then subtags of 1 to 8 letters or digits (`fr`, `pt-BR`,
+/// `zh-Hant-TW`), at most 35 characters.
+pub fn is_locale(locale: &str) -> bool {
+    let mut parts = locale.split(['-', '_']);
+    let language = parts.next().unwrap_or_default();
+    locale.len() <= 35
+        && (2..=3).contains(&language.len())
+        && language.chars().all(|c| c.is_ascii_alphabetic())
+        && parts.all(|p| (1..=8).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphanumeric()))
+}
+
 /// The course title and screens with `strings` applied.
 pub fn apply(title: &str, screens: &[Value], strings: &Map<String, Value>) -> (String, Vec<Value>) {
     let title = strings.get("title").and_then(Value::as_str).unwrap_or(title).to_owned();
@@ -159,5 +211,37 @@ mod tests {
             ] })
         );
         assert_eq!(Value::Object(ui_strings(strings)), json!({ "continue": "Continuer" }));
+    }
+
+    #[test]
+    fn the_source_lists_every_text_apply_replaces() {
+        let screens = vec![json!({ "id": "s1", "title": "Check", "blocks": [
+            { "id": "b1", "type": "multiple_choice", "question": "Which?", "options": ["water", "foam"], "correctIndex": 1 },
+            { "id": "b3", "type": "image", "url": "https://example.com/a.png", "alt": "A fire" },
+            { "id": "b4", "type": "audio", "url": "https://example.com/a.mp3", "transcript": "Ring" },
+        ] })];
+        let found = source_strings("Fire safety", &screens);
+        let keys: Vec<&str> = found.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            keys,
+            ["title", "s1.title", "b1.question", "b1.options.0", "b1.options.1", "b3.alt", "b4.transcript"]
+        );
+        // Translating every key through `apply` changes every text.
+        let strings: Map<String, Value> = found.iter().map(|(k, v)| (k.clone(), json!(format!("[{v}]")))).collect();
+        let (title, out) = apply("Fire safety", &screens, &strings);
+        assert_eq!(title, "[Fire safety]");
+        assert_eq!(out[0]["blocks"][0]["options"], json!(["[water]", "[foam]"]));
+        assert_eq!(out[0]["blocks"][2]["transcript"], "[Ring]");
+        assert_eq!(out[0]["blocks"][2]["url"], "https://example.com/a.mp3");
+    }
+
+    #[test]
+    fn locales_are_language_tags() {
+        for good in ["fr", "pt-BR", "zh-Hant-TW", "de_AT", "fil"] {
+            assert!(is_locale(good), "{good}");
+        }
+        for bad in ["", "f", "french", "fr-", "fr--CA", "fr CA", "<b>", "en-verylongsubtag"] {
+            assert!(!is_locale(bad), "{bad}");
+        }
     }
 }

@@ -710,6 +710,7 @@ pub fn block_types() -> Value {
             "quote" => json!({ "text": "string (required)", "attribution": "string" }),
             "image" => json!({ "url": "http(s) URL (required)", "alt": "string" }),
             "video" => json!({ "url": "http(s) URL (required)" }),
+            "audio" => json!({ "url": "http(s) URL (required)", "transcript": "string" }),
             "list" => json!({ "items": "1 to 50 strings (required)" }),
             "button" => json!({ "label": "string (required); advances to the next screen" }),
             "divider" => json!({}),

@@ -285,6 +285,11 @@ const PAGE: &str = r#"<!doctype html>
       case 'quote': box.appendChild(el('blockquote', {}, block.text + (block.attribution ? ' - ' + block.attribution : ''))); break;
       case 'image': box.appendChild(el('img', { src: block.url, alt: block.alt || '' })); break;
       case 'video': box.appendChild(el('video', { src: block.url, controls: '' })); break;
+      case 'audio': {
+        box.appendChild(el('audio', { src: block.url, controls: '' }));
+        if (block.transcript) box.appendChild(el('p', { class: 'transcript' }, block.transcript));
+        break;
+      }
       case 'list': { const ul = el('ul'); (block.items || []).forEach(i => ul.appendChild(el('li', {}, i))); box.appendChild(ul); break; }
       case 'button': { const b = el('button', { type: 'button' }, block.label); b.onclick = next; box.appendChild(b); break; }
       case 'divider': box.appendChild(el('hr')); break;

@@ -92,7 +92,7 @@ pub(super) async fn create(State(s): St, request: Request) -> Response {
 /// A block as one line of the course page.
 fn block_summary(block: &Value) -> Value {
     let kind = block.get("type").and_then(Value::as_str).unwrap_or("block");
-    let text = ["text", "question", "statement", "title", "caption", "label"]
+    let text = ["text", "question", "statement", "title", "caption", "label", "alt", "transcript"]
         .iter()
         .find_map(|k| block.get(*k).and_then(Value::as_str))
         .unwrap_or_default();
@@ -242,12 +242,19 @@ pub(super) async fn add_screen(State(s): St, Path(id): Path<String>, request: Re
 /// The course as learners see it, in the learner player itself (draft or
 /// published; nothing recorded, no course view counted): the course page
 /// frames it, so every saved change shows there.
-pub(super) async fn preview(State(s): St, Path(id): Path<String>, headers: HeaderMap) -> Response {
+pub(super) async fn preview(
+    State(s): St,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+) -> Response {
     let (ctx, me) = match s.studio_signed_in(&headers).await {
         Ok(found) => found,
         Err(response) => return response,
     };
-    match s.courses.studio_preview(&me, &id, None).await {
+    // `?lang=` plays a translation, as on a learner's link.
+    let lang = crate::extract::query_param(query.as_deref(), "lang");
+    match s.courses.studio_preview(&me, &id, lang.as_deref()).await {
         Ok(session) => crate::player::player_response(&session, false),
         Err(e) => s.error_page(Some(&ctx), e),
     }

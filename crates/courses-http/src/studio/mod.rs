@@ -22,6 +22,7 @@ mod media;
 mod screens;
 mod settings;
 mod themes;
+mod translations;
 mod webhooks;
 
 use std::net::{IpAddr, SocketAddr};
@@ -124,6 +125,7 @@ pub fn router() -> Router<AppState> {
         .route(&format!("{c}/screens"), post(courses::add_screen))
         .route(&format!("{c}/scorm"), get(courses::export_scorm))
         .route(&format!("{c}/preview"), get(courses::preview))
+        .route(&format!("{c}/translations"), get(translations::show).post(translations::save))
         .route(c, get(courses::show).post(screens::update_course))
         .route(&format!("{c}/blocks"), post(screens::add_block))
         .route(&format!("{c}/blocks/new"), get(screens::new_block))
@@ -169,6 +171,7 @@ fn pages() -> &'static Pages {
                 ("webhooks.html", include_str!("../../templates/studio/webhooks.html")),
                 ("webhook.html", include_str!("../../templates/studio/webhook.html")),
                 ("verify.html", include_str!("../../templates/studio/verify.html")),
+                ("translations.html", include_str!("../../templates/studio/translations.html")),
             ],
         )
     })
@@ -382,7 +385,7 @@ mod tests {
     #[test]
     fn every_template_compiles() {
         let env = pages().environment();
-        assert_eq!(env.templates().count(), 22, "the studio's 20 and the kit's base and macros");
+        assert_eq!(env.templates().count(), 23, "the studio's 21 and the kit's base and macros");
         for (name, _) in env.templates() {
             assert!(env.get_template(name).is_ok(), "{name}");
         }

@@ -39,13 +39,45 @@ pub(super) async fn screen_action(
 }
 
 /// The block a form describes, as the API's body (validated by the use case).
-fn block_body(form: &page_kit::Form) -> Map<String, Value> {
-    block_body_of(form.get("type"), form)
+fn block_body(s: &crate::AppState, form: &page_kit::Form) -> Map<String, Value> {
+    block_body_of(s, form.get("type"), form)
 }
 
-/// The block of kind `kind` the form describes.
-fn block_body_of(kind: &str, form: &page_kit::Form) -> Map<String, Value> {
-    courses_core::block_form::block_from_form(kind, |k| form.get(k))
+/// The block of kind `kind` the form describes. An image, video or audio
+/// block with an upload chosen shows that upload, by its address on this
+/// service, instead of the address typed.
+fn block_body_of(s: &crate::AppState, kind: &str, form: &page_kit::Form) -> Map<String, Value> {
+    let media = form.get("media").trim();
+    let chosen = (matches!(kind, "image" | "video" | "audio") && !media.is_empty()).then(|| {
+        format!(
+            "{}/v1/embed/media/{}",
+            s.courses.members_config().public_url.trim_end_matches('/'),
+            page_kit::encode(media)
+        )
+    });
+    courses_core::block_form::block_from_form(kind, |k| match (k, &chosen) {
+        ("url", Some(url)) => url.as_str(),
+        _ => form.get(k),
+    })
+}
+
+/// The workspace's uploads a block of `kind` can show, as `{id, name, url}`.
+async fn uploads_for(s: &crate::AppState, me: &courses_core::members::SignedIn, kind: &str) -> Vec<Value> {
+    let wanted = match kind {
+        "image" => courses_core::media::MediaKind::Image,
+        "video" => courses_core::media::MediaKind::Video,
+        "audio" => courses_core::media::MediaKind::Audio,
+        _ => return Vec::new(),
+    };
+    let base = s.courses.members_config().public_url.trim_end_matches('/').to_owned();
+    s.courses
+        .media_list(&me.access)
+        .await
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|m| m.kind == wanted)
+        .map(|m| json!({ "id": m.id, "name": m.name, "url": format!("{base}{}", m.path()) }))
+        .collect()
 }
 
 /// The form's fields named as the API names them, to place errors.
@@ -59,7 +91,7 @@ pub(super) async fn add_block(State(s): St, Path(id): Path<String>, request: Req
     };
     let access = &p.me.access;
     let screen = p.form.get("screen").to_owned();
-    match s.courses.add_block(access, &id, &screen, &block_body(&p.form)).await {
+    match s.courses.add_block(access, &id, &screen, &block_body(&s, &p.form)).await {
         Ok(_) => s.redirect_with(&format!("/courses/{id}#screen-{screen}"), "success", "Block added."),
         Err(e @ CoursesError::Invalid { .. }) => {
             // The block's fields are named in the API's terms; the form's
@@ -213,6 +245,7 @@ async fn block_page(
     let stored = page_kit::Form { values: courses_core::block_form::form_from_block(&block), errors: Vec::new() };
     let form = form.unwrap_or(&stored);
     let kind = block.get("type").and_then(Value::as_str).unwrap_or_default();
+    let uploads = uploads_for(s, me, kind).await;
     s.render(
         ctx,
         super::form_status(form),
@@ -223,6 +256,7 @@ async fn block_page(
             "screen": { "id": screen_id, "title": screen.get("title").and_then(Value::as_str).unwrap_or_default() },
             "block": { "id": block_id, "type": kind, "label": kind_label(kind), "editable": courses_core::block_form::has_form(kind) },
             "form": form.view(),
+            "uploads": uploads,
             "new": false,
         }),
     )
@@ -255,6 +289,7 @@ async fn new_block_page(
         Ok((_, screen)) => screen,
         Err(e) => return s.error_page(Some(ctx), e),
     };
+    let uploads = uploads_for(s, me, kind).await;
     s.render(
         ctx,
         super::form_status(form),
@@ -265,6 +300,7 @@ async fn new_block_page(
             "screen": { "id": screen_id, "title": screen.get("title").and_then(Value::as_str).unwrap_or_default() },
             "block": { "id": "", "type": kind, "label": kind_label(kind), "editable": true },
             "form": form.view(),
+            "uploads": uploads,
             "new": true,
         }),
     )
@@ -299,7 +335,7 @@ pub(super) async fn draft(State(s): St, Path(id): Path<String>, request: Request
     };
     let screen = p.form.get("screen");
     let block = Some(p.form.get("block")).filter(|b| !b.is_empty());
-    let mut body = block_body(&p.form);
+    let mut body = block_body(&s, &p.form);
     if block.is_some() {
         // An edit keeps its kind; the stored one is merged under it.
         body.remove("type");
@@ -356,7 +392,7 @@ pub(super) async fn save_block(
     };
     let access = &p.me.access;
     let kind = block_values_kind(&s, &p.me, (&id, &screen, &block)).await;
-    let mut body = block_body_of(&kind, &p.form);
+    let mut body = block_body_of(&s, &kind, &p.form);
     body.remove("type");
     match s.courses.update_block(access, &id, &screen, &block, &body).await {
         Ok(_) => s.redirect_with(&format!("/courses/{id}#screen-{screen}"), "success", "Block saved."),

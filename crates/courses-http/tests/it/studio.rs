@@ -30,6 +30,8 @@ on_both_stores!(
     themes_need_scale_and_apply_to_the_player_until_a_downgrade,
     certificate_templates_are_edited_and_previewed_as_pdf,
     webhooks_are_made_tested_and_logged_in_the_studio,
+    uploads_are_chosen_in_image_video_and_audio_forms,
+    translations_are_edited_side_by_side_and_played,
     addresses_are_confirmed_before_the_first_sign_in,
     people_in_several_workspaces_switch_between_them,
 );
@@ -560,7 +562,7 @@ async fn every_block_kind_has_a_form_a_live_preview_and_screens_drag_into_order(
 
     // Each kind: its own page with its own fields, then saved.
     type Fields<'a> = &'a [(&'a str, &'a str)];
-    let kinds: [(&str, &str, Fields); 11] = [
+    let kinds: [(&str, &str, Fields); 12] = [
         ("heading", "f-block_text", &[("block_text", "Before you start")]),
         ("quote", "f-attribution", &[("block_text", "Stay calm."), ("attribution", "The fire chief")]),
         ("image", "f-alt", &[("url", "https://example.com/exit.png"), ("alt", "The exit sign")]),
@@ -589,6 +591,7 @@ async fn every_block_kind_has_a_form_a_live_preview_and_screens_drag_into_order(
             "Number of the right option",
             &[("block_text", "Oil fire?"), ("options", "Water\nFoam"), ("correct", "2")],
         ),
+        ("audio", "f-transcript", &[("url", "https://example.com/alarm.mp3"), ("transcript", "The alarm rings.")]),
     ];
     for (kind, marker, fields) in kinds {
         let form = ada.get(&format!("{course}/blocks/new?screen={screen}&type={kind}")).await;
@@ -617,9 +620,11 @@ async fn every_block_kind_has_a_form_a_live_preview_and_screens_drag_into_order(
             "stack",
             "multiple_response",
             "true_false",
-            "multiple_choice"
+            "multiple_choice",
+            "audio"
         ]
     );
+    assert_eq!(blocks[11]["transcript"], "The alarm rings.");
     assert_eq!(
         blocks[7]["stackCards"],
         serde_json::json!([{ "front": "Fire", "back": "Call 112" }, { "front": "Smoke", "back": "Stay low" }])
@@ -1437,4 +1442,161 @@ async fn people_in_several_workspaces_switch_between_them(app: TestApp) {
     let back = vera.submit("/", "/workspace", &[("workspace", &acme)]).await;
     assert_eq!(back.status, StatusCode::SEE_OTHER);
     assert_eq!(workspace_id(&vera.get("/settings").await.text()), acme);
+}
+
+async fn uploads_are_chosen_in_image_video_and_audio_forms(app: TestApp) {
+    let mut ada = sign_up(&app, "ada@example.com").await;
+    let created = ada.submit("/", "/courses", &[("title", "Alarms")]).await;
+    let course = location(&created).to_owned();
+    let id = course.trim_start_matches("/courses/").to_owned();
+    ada.submit(&course, &format!("{course}/screens"), &[("title", "One")]).await;
+    let screen = screen_ids(&ada.get(&course).await.text())[0].clone();
+    // Nothing uploaded: the form says where uploads come from.
+    let empty = ada.get(&format!("{course}/blocks/new?screen={screen}&type=audio")).await.text();
+    assert!(empty.contains("Nothing of this kind is uploaded yet") && empty.contains("id=\"f-transcript\""), "{empty}");
+
+    let mut mp3 = b"ID3\x04\x00\x00\x00\x00\x00\x00".to_vec();
+    mp3.extend_from_slice(&[0; 32]);
+    ada.upload_media("alarm.mp3", &mp3, "text/html").await;
+    ada.upload_media("exit.png", b"\x89PNG\r\n\x1a\nexit", "text/html").await;
+    let ws = app.courses.store().workspace_summaries().await.unwrap()[0].workspace.id.clone();
+    let media = app.courses.store().media_of(&ws, 10).await.unwrap();
+    let audio = media.iter().find(|m| m.name == "alarm.mp3").unwrap().id.clone();
+    let image = media.iter().find(|m| m.name == "exit.png").unwrap().id.clone();
+
+    // Each form offers only uploads of its kind.
+    let form = ada.get(&format!("{course}/blocks/new?screen={screen}&type=audio")).await.text();
+    assert!(
+        form.contains(&format!("<option value=\"{audio}\">alarm.mp3</option>")) && !form.contains(&image),
+        "{form}"
+    );
+    let form = ada.get(&format!("{course}/blocks/new?screen={screen}&type=image")).await.text();
+    assert!(form.contains(&format!("<option value=\"{image}\">exit.png</option>")) && !form.contains(&audio), "{form}");
+    assert!(
+        !ada.get(&format!("{course}/blocks/new?screen={screen}&type=video"))
+            .await
+            .text()
+            .contains("option value=\"med_")
+    );
+
+    // A chosen upload is the block's address on this service, over a typed one.
+    let added = ada
+        .submit(
+            &course,
+            &format!("{course}/blocks"),
+            &[
+                ("screen", &screen),
+                ("type", "audio"),
+                ("media", &audio),
+                ("url", "https://example.com/other.mp3"),
+                ("transcript", "The alarm rings twice."),
+            ],
+        )
+        .await;
+    assert_eq!(added.status, StatusCode::SEE_OTHER, "{}", added.text());
+    ada.submit(
+        &course,
+        &format!("{course}/blocks"),
+        &[("screen", &screen), ("type", "image"), ("media", &image), ("alt", "Exit")],
+    )
+    .await;
+    let stored = app.courses.store().course_by_id(&id).await.unwrap().unwrap();
+    let blocks = stored.screens[0]["blocks"].as_array().unwrap().clone();
+    assert_eq!(
+        blocks[0],
+        serde_json::json!({ "id": blocks[0]["id"], "type": "audio", "url": format!("http://studio.test/v1/embed/media/{audio}"), "transcript": "The alarm rings twice." })
+    );
+    assert_eq!(blocks[1]["url"], format!("http://studio.test/v1/embed/media/{image}"));
+
+    // The edit form shows the upload chosen; the player plays the sound
+    // with its transcript, and the file is served sandboxed.
+    let block_id = blocks[0]["id"].as_str().unwrap();
+    let edit = ada.get(&format!("{course}/screens/{screen}/blocks/{block_id}")).await.text();
+    assert!(edit.contains(&format!("<option value=\"{audio}\" selected>alarm.mp3</option>")), "{edit}");
+    let player = ada.get(&format!("{course}/preview")).await.text();
+    assert!(player.contains("case 'audio'") && player.contains("The alarm rings twice."), "{player}");
+    let served = ada.get(&format!("/v1/embed/media/{audio}")).await;
+    assert_eq!((served.status, served.headers["content-type"].to_str().unwrap()), (StatusCode::OK, "audio/mpeg"));
+    // Over the API the audio block keeps the API's rules.
+    let key = app.courses.create_key(&ws, "k", false).await.unwrap().1;
+    let bad = app
+        .post(
+            &format!("/v1/courses/{id}/screens/{screen}/blocks"),
+            key.expose(),
+            &serde_json::json!({ "type": "audio", "url": "javascript:alert(1)" }),
+        )
+        .await;
+    assert_eq!((bad.status, bad.issue_paths()), (StatusCode::BAD_REQUEST, vec!["url".to_owned()]));
+}
+
+async fn translations_are_edited_side_by_side_and_played(app: TestApp) {
+    let mut ada = sign_up(&app, "ada@example.com").await;
+    let ws = app.courses.store().workspace_summaries().await.unwrap()[0].workspace.id.clone();
+    let created = ada.submit("/", "/courses", &[("title", "Fire safety")]).await;
+    let course = location(&created).to_owned();
+    let id = course.trim_start_matches("/courses/").to_owned();
+    ada.submit(&course, &format!("{course}/screens"), &[("title", "Exits"), ("text", "Use the stairs.")]).await;
+    let tr = format!("{course}/translations");
+    // Below Scale: the page explains, saving is refused naming the plan.
+    let page = ada.get(&tr).await.text();
+    assert!(page.contains("Translations are on the Scale plan and up"), "{page}");
+    let refused = ada.submit(&tr, &tr, &[("locale", "fr"), ("t:title", "Sécurité")]).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+
+    app.courses.set_plan(&ws, Plan::Scale).await.unwrap();
+    let bad = ada.get(&format!("{tr}?locale=%3Cb%3E")).await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(bad.text().contains("id=\"e-locale\""), "{}", bad.text());
+    let sheet = ada.get(&format!("{tr}?locale=fr")).await.text();
+    assert!(sheet.contains("0 of 3 texts translated"), "{sheet}");
+    let stored = app.courses.store().course_by_id(&id).await.unwrap().unwrap();
+    let screen = stored.screens[0]["id"].as_str().unwrap().to_owned();
+    let block = stored.screens[0]["blocks"][0]["id"].as_str().unwrap().to_owned();
+    for (key, original) in
+        [("title", "Fire safety"), (&format!("{screen}.title"), "Exits"), (&format!("{block}.text"), "Use the stairs.")]
+    {
+        assert!(sheet.contains(&format!("name=\"t:{key}\"")) && sheet.contains(original), "{key}: {sheet}");
+    }
+    // Saved: the title and the block, the screen's title left to show the original.
+    let saved = ada
+        .submit(
+            &format!("{tr}?locale=fr"),
+            &tr,
+            &[
+                ("locale", "fr"),
+                ("t:title", "Sécurité incendie"),
+                (&format!("t:{screen}.title"), " "),
+                (&format!("t:{block}.text"), "Prenez l'escalier."),
+                ("t:blk_unknown.text", "ignored"),
+            ],
+        )
+        .await;
+    assert_eq!((saved.status, location(&saved)), (StatusCode::SEE_OTHER, format!("{tr}?locale=fr").as_str()));
+    let sheet = ada.get(&format!("{tr}?locale=fr")).await.text();
+    assert!(sheet.contains("2 of 3 texts translated") && sheet.contains("value=\"Sécurité incendie\""), "{sheet}");
+    assert!(sheet.contains("Languages of this course: <a href=\"") && sheet.contains(">fr</a>"), "{sheet}");
+    // The API sees the same translation, with a ui word set there kept by the next save.
+    let key = app.courses.create_key(&ws, "k", false).await.unwrap().1;
+    let list = app.get("/v1/translations", key.expose()).await.json();
+    let translation = list["data"][0].clone();
+    assert_eq!(translation["locale"], "fr");
+    assert_eq!(
+        translation["strings"],
+        serde_json::json!({ "title": "Sécurité incendie", format!("{block}.text"): "Prenez l'escalier." })
+    );
+    let tid = translation["id"].as_str().unwrap();
+    let mut strings = translation["strings"].clone();
+    strings["ui.continue"] = serde_json::json!("Continuer");
+    app.patch(&format!("/v1/translations/{tid}"), key.expose(), &serde_json::json!({ "strings": strings })).await;
+    ada.submit(&format!("{tr}?locale=fr"), &tr, &[("locale", "fr"), ("t:title", "Sécurité")]).await;
+    let after = app.get(&format!("/v1/translations/{tid}"), key.expose()).await.json();
+    assert_eq!(after["strings"], serde_json::json!({ "ui.continue": "Continuer", "title": "Sécurité" }));
+    // The preview plays the language; without it, the original.
+    let player = ada.get(&format!("{course}/preview?lang=fr")).await.text();
+    assert!(player.contains("Sécurité") && player.contains("Continuer"), "{player}");
+    assert!(!ada.get(&format!("{course}/preview")).await.text().contains("Sécurité"));
+    // After a downgrade the preview shows the original and the page explains the plan.
+    app.courses.set_plan(&ws, Plan::Build).await.unwrap();
+    assert!(!ada.get(&format!("{course}/preview?lang=fr")).await.text().contains("Sécurité"));
+    assert!(ada.get(&tr).await.text().contains("Translations are on the Scale plan and up"));
 }

@@ -298,7 +298,19 @@ try {
   check('the preview loads the theme\'s font', themed, 'course-font not loaded');
   await look(page, '08c-course-themed');
 
+  // The course's texts translated side by side, played by the preview.
+  await page.goto(base + coursePath + '/translations');
+  await page.fill('#f-locale', 'fr');
+  await Promise.all([page.waitForNavigation(), page.click('form[method=get] button[type=submit]')]);
+  await page.fill('input[name="t:title"]', 'Sécurité incendie');
+  await Promise.all([page.waitForNavigation(), page.click('#sheet ~ button[type=submit], form[method=post][action$="/translations"] button[type=submit]')]);
+  check('the translation is saved', (await page.content()).includes('1 of') && (await page.inputValue('input[name="t:title"]')) === 'Sécurité incendie', await page.textContent('main'));
+  await look(page, '08e-translations');
+  const frenchPreview = await page.request.get(base + coursePath + '/preview?lang=fr');
+  check('the preview plays the translation', (await frenchPreview.text()).includes('Sécurité incendie'), 'not translated');
+
   // A learner with a name completes the course and gets the certificate.
+  await page.goto(base + coursePath);
   await page.fill('#f-learner', 'emp-1');
   await Promise.all([page.waitForNavigation(), page.click('form[action$="/embed-link"] button[type=submit]')]);
   const learnerLink = (await page.textContent('#embed-link')).trim();
@@ -340,6 +352,22 @@ try {
   const served = await page.request.get(mediaUrl);
   check('the upload is served typed by its bytes, sandboxed', served.headers()['content-type'] === 'image/png' && (served.headers()['content-security-policy'] || '').startsWith('sandbox'), JSON.stringify(served.headers()));
   await look(page, '06e-media');
+  // The upload chosen in an image block's form.
+  await page.goto(base + coursePath);
+  await page.selectOption('#f-screen', { index: 0 });
+  await page.selectOption('#f-type', 'image');
+  await Promise.all([page.waitForURL(/\/blocks\/new\?/), page.click('form[action$="/blocks/new"] button[type=submit]')]);
+  await page.selectOption('#f-media', { label: 'exit-sign.png' });
+  await page.fill('#f-alt', 'The exit sign');
+  await look(page, '06g-image-block-upload');
+  await Promise.all([page.waitForNavigation(), page.click('form[action$="/blocks"] button[type=submit]')]);
+  check('the image block is listed', (await page.content()).includes('The exit sign'), await page.textContent('main'));
+  let shown = false;
+  for (let i = 0; i < 40 && !shown; i++) {
+    shown = await page.frameLocator('iframe[src$="/preview"]').locator('img[src*="/v1/embed/media/med_"]').count().catch(() => 0) > 0;
+    if (!shown) await page.waitForTimeout(100);
+  }
+  check('the preview shows the uploaded image', shown, 'no image from the upload');
 
   // Settings: the workspace id and plan; an invitation.
   await page.goto(base + '/settings');
