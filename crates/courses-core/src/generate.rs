@@ -318,6 +318,12 @@ impl Courses {
 }
 
 impl Courses {
+    /// The model that writes generated courses, when one is configured
+    /// (`SVC_LLM_URL`); none means the built-in offline writer.
+    pub fn generation_model(&self) -> Option<&str> {
+        self.llm.as_ref().map(|c| c.model.as_str())
+    }
+
     /// Generates and stores a draft course (Build and up; one generation of
     /// the monthly allowance, taken only for a valid request).
     pub async fn generate_course(&self, access: &Access, body: &Map<String, Value>) -> CoursesResult<Course> {

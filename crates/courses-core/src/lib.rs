@@ -32,6 +32,7 @@ pub mod resources;
 pub mod scorm;
 pub mod scorm_import;
 pub mod scorm_manifest;
+pub mod source_text;
 pub mod store;
 pub mod translate;
 pub mod translations;

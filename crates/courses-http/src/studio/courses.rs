@@ -170,6 +170,7 @@ pub(super) async fn course_page(
                 "theme_id": course.theme_id,
                 "themes": themes,
                 "certificate_id": course.certificate_id,
+                "generation": super::generate::generation_of(&course.extra).map(|g| g.sentence),
                 "certificate_templates": certificate_templates,
                 "form": form.view(),
                 "failed": failed,

@@ -17,6 +17,7 @@
 mod auth;
 mod certificates;
 mod courses;
+mod generate;
 mod learners;
 mod media;
 mod screens;
@@ -121,6 +122,11 @@ pub fn router() -> Router<AppState> {
         .route("/settings", get(settings::show))
         .route("/settings/invitations", post(settings::invite))
         .route("/courses", post(courses::create))
+        .route("/generate", get(generate::show).post(generate::create))
+        .route(
+            "/generate/source",
+            post(generate::read_source).layer(axum::extract::DefaultBodyLimit::max(generate::BODY_LIMIT)),
+        )
         .route(&format!("{c}/status"), post(courses::set_status))
         .route(&format!("{c}/screens"), post(courses::add_screen))
         .route(&format!("{c}/scorm"), get(courses::export_scorm))
@@ -172,6 +178,7 @@ fn pages() -> &'static Pages {
                 ("webhook.html", include_str!("../../templates/studio/webhook.html")),
                 ("verify.html", include_str!("../../templates/studio/verify.html")),
                 ("translations.html", include_str!("../../templates/studio/translations.html")),
+                ("generate.html", include_str!("../../templates/studio/generate.html")),
             ],
         )
     })
@@ -385,7 +392,7 @@ mod tests {
     #[test]
     fn every_template_compiles() {
         let env = pages().environment();
-        assert_eq!(env.templates().count(), 23, "the studio's 21 and the kit's base and macros");
+        assert_eq!(env.templates().count(), 24, "the studio's 22 and the kit's base and macros");
         for (name, _) in env.templates() {
             assert!(env.get_template(name).is_ok(), "{name}");
         }

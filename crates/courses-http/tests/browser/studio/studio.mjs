@@ -7,7 +7,8 @@
 // shows in its log; then the operator raises the workspace to Scale with
 // `svc courses workspace set-plan`: a font uploaded (Lato, WOFF), a theme
 // with it, a certificate template previewed as a PDF, both chosen for the
-// course, the themed preview, a signed link for a learner who completes the
+// course, the themed preview, the title translated side by side, a draft
+// generated from a Markdown file, a signed link for a learner who completes the
 // course and gets a certificate PDF that `pdftotext` reads back in the
 // theme's font; back to Sandbox, SCORM 1.2 and 2004 downloads; a media
 // upload, the settings page with the workspace id, an invitation whose
@@ -308,6 +309,17 @@ try {
   await look(page, '08e-translations');
   const frenchPreview = await page.request.get(base + coursePath + '/preview?lang=fr');
   check('the preview plays the translation', (await frenchPreview.text()).includes('Sécurité incendie'), 'not translated');
+
+  // A draft generated from a prompt and a Markdown source file, by the built-in writer.
+  await page.goto(base + '/generate');
+  await page.setInputFiles('#f-file', { name: 'forklifts.md', mimeType: 'text/markdown', buffer: Buffer.from('# Brakes\n\nOperators test the brakes before each shift.\n\n# Loads\n\nA load is carried low and tilted back.\n') });
+  await Promise.all([page.waitForNavigation(), page.click('form[action^="/generate/source"] button[type=submit]')]);
+  check('the source file fills the source text', (await page.inputValue('#f-source_text')).includes('Operators test the brakes'), await page.textContent('main'));
+  await page.fill('#f-prompt', 'Forklift safety for new operators');
+  await look(page, '08f-generate');
+  await Promise.all([page.waitForURL(/\/courses\/crs_/), page.click('form[action="/generate"] button[type=submit]')]);
+  check('the draft says which generator wrote it', ((await page.textContent('#generated-by')) || '').includes('built-in offline writer'), await page.textContent('main'));
+  await look(page, '08g-generated-course');
 
   // A learner with a name completes the course and gets the certificate.
   await page.goto(base + coursePath);
