@@ -135,7 +135,7 @@ mod tests {
     use super::*;
 
     const PAGE: &str = r#"{% extends "base.html" %}{% import "macros.html" as ui %}{% block title %}Hello{% endblock %}
-{% block main %}<h1>Hello</h1>{{ ui.errors(form) }}{{ ui.field(form, "name", "Name") }}{% endblock %}"#;
+{% block main %}<h1>Hello</h1>{{ ui.errors(form) }}{{ ui.field(form, "name", "Name", attrs='spellcheck="false" min="1"') }}{% endblock %}"#;
 
     #[test]
     fn a_page_has_the_layout_the_form_errors_and_the_strict_headers() {
@@ -160,6 +160,7 @@ mod tests {
         assert!(body.contains("role=\"alert\""), "the error summary: {body}");
         assert!(body.contains("aria-invalid=\"true\""));
         assert!(body.contains("x&lt;b&gt;"), "values are kept, escaped: {body}");
+        assert!(body.contains(" spellcheck=\"false\" min=\"1\">"), "a template's extra attributes are markup: {body}");
     }
 
     fn futures_body(response: Response) -> String {

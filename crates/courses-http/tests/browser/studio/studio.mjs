@@ -335,7 +335,7 @@ try {
     await learner.click('#continue');
   }
   await learner.waitForSelector('#certificate', { timeout: 10000 });
-  await learner.screenshot({ path: join(shots, '08d-learner-completed-1440-light.png'), fullPage: true });
+  await look(learner, '08d-learner-completed');
   const certHref = await learner.getAttribute('#certificate', 'href');
   const certPdf = await learner.request.get(new URL(certHref, learnerLink).href);
   const certText = pdfText(await certPdf.body(), 'certificate.pdf');
