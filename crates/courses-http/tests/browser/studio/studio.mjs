@@ -189,7 +189,10 @@ try {
   check('dragging a screen reorders the screens', dragged[2] === '3. Welcome', dragged.join(' | '));
   await look(page, '04-course-draft');
 
-  await Promise.all([page.waitForNavigation(), page.click('form[action$="/status"] button')]);
+  // Publishing with the keyboard, from the top of the page.
+  await page.evaluate(() => document.activeElement && document.activeElement.blur());
+  check('focus reaches Publish with Tab', await tabTo(page, 'form[action$="/status"] button'), 'never focused');
+  await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
   check('publishing shows the badge', (await page.textContent('.head .badge')) === 'published', await page.textContent('.head'));
   await look(page, '05-course-published');
 
@@ -197,8 +200,10 @@ try {
   const preview = await context.newPage();
   await preview.goto(base + '/v1/embed/' + coursePath.split('/').pop());
   check('the learner preview plays the course', (await preview.content()).includes('Fire safety'), 'no title');
-  await page.fill('#f-learner', 'emp-42');
-  await Promise.all([page.waitForNavigation(), page.click('form[action$="/embed-link"] button[type=submit]')]);
+  // The signed link minted with the keyboard.
+  await page.evaluate(() => document.activeElement && document.activeElement.blur());
+  await typeInto(page, '#f-learner', 'emp-42');
+  await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
   const embed = (await page.textContent('#embed-link')).trim();
   check('the embed link names the learner', embed.includes('learner=emp-42') && embed.includes('signature='), embed);
   await look(page, '05b-embed-link');
@@ -323,8 +328,9 @@ try {
 
   // A learner with a name completes the course and gets the certificate.
   await page.goto(base + coursePath);
-  await page.fill('#f-learner', 'emp-1');
-  await Promise.all([page.waitForNavigation(), page.click('form[action$="/embed-link"] button[type=submit]')]);
+  await page.focus('#f-learner');
+  await page.keyboard.type('emp-1');
+  await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
   const learnerLink = (await page.textContent('#embed-link')).trim();
   const learner = await context.newPage();
   await learner.goto(learnerLink);
