@@ -4,7 +4,7 @@
 
 use axum::extract::{RawQuery, Request, State};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use courses_core::ListItem;
 use courses_core::courses::ListRequest;
 use courses_core::learner_import::ImportRow;
@@ -56,10 +56,24 @@ async fn learners_page(
 ) -> Response {
     let learners = collect(s.courses.list_identities(&me.access, ListRequest::new(Some(PER_PAGE), Some(offset)))).await;
     let completions = collect(s.courses.list_completions(&me.access, ListRequest::new(Some(PER_PAGE), Some(0)))).await;
-    let ((learners, more), (completions, _)) = match (learners, completions) {
-        (Ok(l), Ok(c)) => (l, c),
-        (Err(e), _) | (_, Err(e)) => return s.error_page(Some(ctx), e),
+    let certificates =
+        collect(s.courses.list_certificates(&me.access, ListRequest::new(Some(PER_PAGE), Some(0)))).await;
+    let ((learners, more), (completions, _), (certificates, _)) = match (learners, completions, certificates) {
+        (Ok(l), Ok(c), Ok(i)) => (l, c, i),
+        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return s.error_page(Some(ctx), e),
     };
+    let certificates_view: Vec<Value> = certificates
+        .iter()
+        .map(|c| {
+            json!({
+                "id": c.id,
+                "learner": c.learner_name,
+                "course": c.course_title,
+                "score": c.score.map(|s| format!("{s:.0} %")),
+                "when": page_kit::when(c.issued_at),
+            })
+        })
+        .collect();
     let names: std::collections::HashMap<&str, &str> =
         learners.iter().map(|l| (l.id.as_str(), l.name.as_deref().unwrap_or(l.external_id.as_str()))).collect();
     let learners_view: Vec<Value> = learners
@@ -96,6 +110,7 @@ async fn learners_page(
         json!({
             "learners": learners_view,
             "completions": completions_view,
+            "certificates": certificates_view,
             "page": page_kit::pager(total, offset, u32::try_from(PER_PAGE).unwrap_or(25)),
             "form": form.view(),
             "preview": preview_view,
@@ -170,5 +185,28 @@ pub(super) async fn import(State(s): St, request: Request) -> Response {
             learners_page(&s, &p.ctx, &p.me, 0, &form, None).await
         }
         Err(e) => s.error_page(Some(&p.ctx), e),
+    }
+}
+
+/// An issued certificate's PDF, for a member of its workspace (printed as
+/// the API prints it: the template and theme the plan allows).
+pub(super) async fn certificate_pdf(
+    State(s): St,
+    axum::extract::Path(file): axum::extract::Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let (ctx, me) = match s.studio_signed_in(&headers).await {
+        Ok(found) => found,
+        Err(response) => return response,
+    };
+    let result = async {
+        let id = file.strip_suffix(".pdf").ok_or(courses_core::CoursesError::not_found("issued certificate"))?;
+        let cert = s.courses.certificate(&me.access, id).await?;
+        s.courses.certificate_pdf(&cert).await.map(|pdf| (cert, pdf))
+    }
+    .await;
+    match result {
+        Ok((cert, pdf)) => crate::routes::pdf_response(pdf, &cert.id).unwrap_or_else(|e| e.into_response()),
+        Err(e) => s.error_page(Some(&ctx), e),
     }
 }

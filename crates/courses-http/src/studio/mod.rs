@@ -107,6 +107,7 @@ pub fn router() -> Router<AppState> {
         .route("/learners", get(learners::show))
         .route("/learners/preview", post(learners::preview))
         .route("/learners/import", post(learners::import))
+        .route("/issued-certificates/{file}", get(learners::certificate_pdf))
         .route("/themes", get(themes::show).post(themes::create))
         .route("/certificates", get(certificates::show).post(certificates::create))
         .route("/certificates/preview", post(certificates::preview))

@@ -33,6 +33,7 @@ on_both_stores!(
     uploads_are_chosen_in_image_video_and_audio_forms,
     translations_are_edited_side_by_side_and_played,
     courses_are_generated_from_a_prompt_and_a_source_file,
+    issued_certificates_are_listed_with_their_pdf,
     addresses_are_confirmed_before_the_first_sign_in,
     people_in_several_workspaces_switch_between_them,
 );
@@ -1674,4 +1675,44 @@ async fn courses_are_generated_from_a_prompt_and_a_source_file(app: TestApp) {
     );
     assert!(html.contains("Operators test the brakes before each shift."), "the source's sentences are taught: {html}");
     assert!(ada.get("/settings").await.text().contains("1 of 100"), "one generation of the Build allowance");
+}
+
+async fn issued_certificates_are_listed_with_their_pdf(app: TestApp) {
+    let mut ada = sign_up(&app, "ada@example.com").await;
+    assert!(ada.get("/learners").await.text().contains("No certificates yet"));
+    let ws = app.courses.store().workspace_summaries().await.unwrap()[0].workspace.id.clone();
+    let key = app.courses.create_key(&ws, "k", false).await.unwrap().1;
+    let key = key.expose();
+    let course = app.course(key, &crate::support::quiz_course(Some(50))).await;
+    let id = course["id"].as_str().unwrap().to_owned();
+    app.post(&format!("/v1/courses/{id}/publish"), key, &serde_json::json!({})).await;
+    app.post("/v1/identities", key, &serde_json::json!({ "externalId": "emp-7", "name": "Grace Hopper" })).await;
+    let link = app.embed_link(key, &id, "emp-7").await;
+    let session = app
+        .send(
+            Method::GET,
+            &link.replacen(&format!("/v1/embed/{id}?"), &format!("/v1/embed/{id}/session?"), 1),
+            None,
+            None,
+        )
+        .await
+        .json();
+    let view = session["viewId"].as_str().unwrap().to_owned();
+    let answers = serde_json::json!({ "answers": { "q1": 1, "q2": false } });
+    app.send(Method::POST, &format!("/v1/embed/views/{view}/completion"), None, Some(answers.to_string().into())).await;
+    let cert = app.send(Method::POST, &format!("/v1/embed/views/{view}/certificate"), None, None).await.json();
+    let cert_id = cert["id"].as_str().unwrap().to_owned();
+
+    let page = ada.get("/learners").await.text();
+    assert!(page.contains("<td data-label=\"Learner\">Grace Hopper</td>"), "{page}");
+    assert!(page.contains(&format!("href=\"/issued-certificates/{cert_id}.pdf\"")), "{page}");
+    let pdf = ada.get(&format!("/issued-certificates/{cert_id}.pdf")).await;
+    assert_eq!((pdf.status, pdf.headers["content-type"].to_str().unwrap()), (StatusCode::OK, "application/pdf"));
+    assert!(crate::support::pdf_lines(&pdf.body).contains(&"Grace Hopper".to_owned()));
+    // Another workspace's certificate, a wrong name and no session.
+    assert_eq!(ada.get(&format!("/issued-certificates/{cert_id}")).await.status, StatusCode::NOT_FOUND);
+    let mut bob = sign_up(&app, "bob@example.com").await;
+    assert_eq!(bob.get(&format!("/issued-certificates/{cert_id}.pdf")).await.status, StatusCode::NOT_FOUND);
+    let anonymous = Browser::new(&app).get(&format!("/issued-certificates/{cert_id}.pdf")).await;
+    assert_eq!((anonymous.status, location(&anonymous)), (StatusCode::SEE_OTHER, "/signin"));
 }

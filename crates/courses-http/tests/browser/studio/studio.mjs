@@ -349,6 +349,11 @@ try {
   const fonts = execFileSync('pdffonts', [join(shots, 'certificate.pdf')], { encoding: 'utf8' });
   check('the certificate embeds the theme\'s font', /Lato/.test(fonts) && /CID TrueType/.test(fonts), fonts);
   await learner.close();
+  await page.goto(base + '/learners');
+  check('the issued certificate is listed for the author', ((await page.textContent('#certificates')) || '').includes('Grace Hopper'), await page.textContent('main'));
+  const listed = await page.request.get(base + (await page.getAttribute('#certificates a[href$=".pdf"]', 'href')));
+  check('the author opens the same certificate', pdfText(await listed.body(), 'certificate-studio.pdf').includes('Award for Fire safety'), 'not the certificate');
+  await look(page, '08h-learners-certificates');
 
   // Back to Sandbox: the studio's SCORM export stays on every plan.
   setPlan(wsId, 'sandbox');
