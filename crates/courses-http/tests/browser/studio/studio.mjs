@@ -442,6 +442,36 @@ try {
   check('the new password signs in', (await vera2.content()).includes('Fire safety'), await vera2.content());
   await forgot.close();
 
+  // Ada is invited into a second workspace, Bob's: the header's switcher
+  // moves her between the two, with the keyboard.
+  const bobs = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const bob = await bobs.newPage();
+  await bob.goto(base + '/signup');
+  await bob.fill('#f-workspace_name', 'Bob Training');
+  await bob.fill('#f-email', 'bob@example.com');
+  await bob.fill('#f-password', 'bob has a long passphrase too');
+  await Promise.all([bob.waitForNavigation(), bob.click('main form button[type=submit]')]);
+  await bob.goto((newestMail().match(/https?:\/\/\S+\/verify\?token=\S+/) || [''])[0]);
+  await Promise.all([bob.waitForURL(base + '/'), bob.click('main form button[type=submit]')]);
+  await bob.goto(base + '/settings');
+  await bob.fill('#f-email', 'ada@example.com');
+  await bob.selectOption('#f-role', 'author');
+  await Promise.all([bob.waitForNavigation(), bob.click('form[action="/settings/invitations"] button[type=submit]')]);
+  await bobs.close();
+  const adaInvite = (newestMail().match(/https?:\/\/\S+\/invitations\/\S+/) || [''])[0];
+  await page.goto(adaInvite);
+  check('an address with an account joins with its password', (await page.content()).includes('This address has an account'), await page.textContent('main'));
+  await page.fill('#f-password', 'correct horse battery staple');
+  await Promise.all([page.waitForURL(base + '/'), page.click('main form button[type=submit]')]);
+  check('the header offers the two workspaces', (await page.locator('#ws-switch option').count()) === 2, await page.innerHTML('header'));
+  check('she is in Bob Training', (await page.locator('#ws-switch option:checked').textContent()).includes('Bob Training'), '');
+  await look(page, '13-workspace-switcher');
+  await page.focus('#ws-switch');
+  await page.keyboard.press('ArrowUp');
+  check('focus reaches Switch with Tab', await tabTo(page, 'form[action="/workspace"] button'), 'never focused');
+  await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+  check('switching shows the first workspace', (await page.content()).includes('Fire safety') && (await page.locator('#ws-switch option:checked').textContent()).includes('Acme Academy'), await page.innerHTML('header'));
+
   check('no script errors', errors.length === 0, errors.join('; '));
   check('no request leaves the service', external.length === 0, external.join(', '));
 } finally {
