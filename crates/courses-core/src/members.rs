@@ -37,6 +37,9 @@ pub const INVITATION_DAYS: i64 = 7;
 pub const RESET_LINK_HOURS: i64 = 1;
 /// Address verification links work this long.
 pub const VERIFY_LINK_HOURS: i64 = 24;
+/// A sign-up never confirmed is removed this long after it was made (with
+/// its workspace, unless that is in use).
+pub const UNCONFIRMED_SIGNUP_DAYS: i64 = 7;
 /// `last_seen_at` is rewritten at most once per this interval.
 const SESSION_TOUCH_MS: i64 = 60_000;
 /// Display names, in characters.
@@ -398,6 +401,19 @@ impl Courses {
         let person = self.store.use_verification(&hash_secret(secret), self.clock.now()).await?.ok_or_else(spent)?;
         let workspace_id = self.store.first_workspace_of(&person).await?.ok_or_else(spent)?;
         self.open_session(&person, &workspace_id).await
+    }
+
+    /// Removes sign-ups not confirmed within [`UNCONFIRMED_SIGNUP_DAYS`]:
+    /// their workspaces (when nobody else is in them and they have no key
+    /// and no course) and the people; the number of workspaces removed.
+    /// Run by the service's periodic pruner.
+    pub async fn prune_unconfirmed_signups(&self) -> CoursesResult<u64> {
+        let before = self.clock.now().plus_days(-UNCONFIRMED_SIGNUP_DAYS);
+        let (workspaces, people) = self.store.prune_unconfirmed(before).await?;
+        if workspaces + people > 0 {
+            tracing::info!(workspaces, people, "unconfirmed sign-ups removed");
+        }
+        Ok(workspaces)
     }
 
     /// The workspaces the signed-in person belongs to: `(id, name, role)`.

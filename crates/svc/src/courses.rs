@@ -282,6 +282,9 @@ pub async fn serve_courses(
                     if let Err(err) = courses.prune_rate_hits().await {
                         tracing::warn!(error = %err, "rate window pruning failed");
                     }
+                    if let Err(err) = courses.prune_unconfirmed_signups().await {
+                        tracing::warn!(error = %err, "unconfirmed sign-up pruning failed");
+                    }
                     if let Err(err) = courses.prune_previews().await {
                         tracing::warn!(error = %err, "embed preview pruning failed");
                     }

@@ -553,6 +553,41 @@ impl Store {
         })
     }
 
+    /// Removes sign-ups never confirmed that were made before `before`:
+    /// the workspace each made, when its unconfirmed owner is its only
+    /// member and it has no API key and no course (an operator may have
+    /// put it to use), then the people left without a membership. One
+    /// transaction; the number of workspaces and people removed.
+    pub async fn prune_unconfirmed(&self, before: Timestamp) -> Result<(u64, u64), StoreError> {
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            let workspaces = sqlx::query(
+                "DELETE FROM workspaces WHERE id IN (
+                   SELECT m.workspace_id FROM memberships m JOIN people p ON p.id = m.person_id
+                   WHERE p.verified_at IS NULL AND p.created_at < $1
+                     AND NOT EXISTS (SELECT 1 FROM memberships o WHERE o.workspace_id = m.workspace_id AND o.person_id <> m.person_id)
+                     AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.workspace_id = m.workspace_id)
+                     AND NOT EXISTS (SELECT 1 FROM courses c WHERE c.workspace_id = m.workspace_id))",
+            )
+            .bind(before.as_millis())
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?
+            .rows_affected();
+            let people = sqlx::query(
+                "DELETE FROM people WHERE verified_at IS NULL AND created_at < $1
+                 AND NOT EXISTS (SELECT 1 FROM memberships m WHERE m.person_id = people.id)",
+            )
+            .bind(before.as_millis())
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?
+            .rows_affected();
+            tx.commit().await.map_err(store_error)?;
+            Ok((workspaces, people))
+        })
+    }
+
     /// The workspaces a person belongs to, with their role, in the order
     /// they joined.
     pub async fn workspaces_of(&self, person_id: &str) -> Result<Vec<(String, String, String)>, StoreError> {

@@ -34,6 +34,7 @@ on_both_stores!(
     translations_are_edited_side_by_side_and_played,
     courses_are_generated_from_a_prompt_and_a_source_file,
     issued_certificates_are_listed_with_their_pdf,
+    unconfirmed_sign_ups_are_removed_after_a_week,
     addresses_are_confirmed_before_the_first_sign_in,
     people_in_several_workspaces_switch_between_them,
 );
@@ -1715,4 +1716,42 @@ async fn issued_certificates_are_listed_with_their_pdf(app: TestApp) {
     assert_eq!(bob.get(&format!("/issued-certificates/{cert_id}.pdf")).await.status, StatusCode::NOT_FOUND);
     let anonymous = Browser::new(&app).get(&format!("/issued-certificates/{cert_id}.pdf")).await;
     assert_eq!((anonymous.status, location(&anonymous)), (StatusCode::SEE_OTHER, "/signin"));
+}
+
+async fn unconfirmed_sign_ups_are_removed_after_a_week(app: TestApp) {
+    let _ada = sign_up(&app, "ada@example.com").await;
+    for email in ["bob@example.com", "carol@example.com"] {
+        Browser::new(&app)
+            .submit("/signup", "/signup", &[("workspace_name", email), ("email", email), ("password", PASSWORD)])
+            .await;
+    }
+    let names = || async {
+        let mut names: Vec<String> =
+            app.courses.store().workspace_summaries().await.unwrap().into_iter().map(|w| w.workspace.name).collect();
+        names.sort();
+        names
+    };
+    // Carol's workspace got a key from the operator: it is in use.
+    let carol = app.courses.store().workspace_summaries().await.unwrap();
+    let carol = carol.iter().find(|w| w.workspace.name == "carol@example.com").unwrap().workspace.id.clone();
+    app.courses.create_key(&carol, "ops", false).await.unwrap();
+    app.clock.advance_millis(7 * 24 * 3_600_000 - 1);
+    assert_eq!(app.courses.prune_unconfirmed_signups().await.unwrap(), 0, "not yet a week");
+    app.clock.advance_millis(2);
+    assert_eq!(app.courses.prune_unconfirmed_signups().await.unwrap(), 1);
+    assert_eq!(names().await, ["Acme Academy", "carol@example.com"], "Bob's went; Ada's is confirmed, Carol's in use");
+    let store = app.courses.store();
+    assert!(store.person_by_email("bob@example.com").await.unwrap().is_none(), "Bob went with it");
+    assert!(store.person_by_email("carol@example.com").await.unwrap().is_some(), "Carol stays with her workspace");
+    // Bob's address is free again: signing up makes a new workspace and link.
+    let again = Browser::new(&app)
+        .submit(
+            "/signup",
+            "/signup",
+            &[("workspace_name", "Bob again"), ("email", "bob@example.com"), ("password", PASSWORD)],
+        )
+        .await;
+    assert_eq!(again.status, StatusCode::OK);
+    assert!(app.mails().last().unwrap().contains("/verify?token="));
+    assert_eq!(names().await, ["Acme Academy", "Bob again", "carol@example.com"]);
 }
