@@ -569,6 +569,7 @@ fn links(method: &str, path: &str) -> Option<Value> {
                 "deliveries".to_owned(),
                 to("getV1WebhookDeliveries", json!({ "query.webhookId": "$response.body#/id" })),
             );
+            add("test".to_owned(), to("postV1WebhooksIdTest", json!({ "path.id": "$response.body#/id" })));
         }
         _ => {}
     }
