@@ -421,6 +421,30 @@ impl Courses {
         Ok(self.store.workspaces_of(&me.member.person_id).await?)
     }
 
+    /// A new workspace (Sandbox) for the signed-in person, who owns it; the
+    /// session moves to it. Any member may make one, as at sign-up.
+    pub async fn create_own_workspace(&self, me: &SignedIn, name: &str) -> CoursesResult<Workspace> {
+        let name = crate::access::workspace_name(name).map_err(|e| match e {
+            CoursesError::Invalid { issues, .. } => issues.first().map_or_else(
+                || CoursesError::field(&["workspace_name"], code::INVALID_VALUE, "enter a name"),
+                |i| CoursesError::field(&["workspace_name"], i.code, i.message.replace("name ", "a workspace name ")),
+            ),
+            other => other,
+        })?;
+        let now = self.clock.now();
+        let workspace = Workspace {
+            id: content::new_id("ws"),
+            name,
+            plan: Plan::Sandbox,
+            payment_failed_at: None,
+            created_at: now,
+            updated_at: now,
+        };
+        self.store.insert_workspace_for(&workspace, &me.member.person_id).await?;
+        self.switch_workspace(me, &workspace.id).await?;
+        Ok(workspace)
+    }
+
     /// Moves the session to another workspace the person belongs to (404
     /// for any other, as for every object of another workspace).
     pub async fn switch_workspace(&self, me: &SignedIn, workspace_id: &str) -> CoursesResult<()> {

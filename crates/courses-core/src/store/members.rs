@@ -588,6 +588,36 @@ impl Store {
         })
     }
 
+    /// A new workspace with an existing person as its owner, in one
+    /// transaction.
+    pub async fn insert_workspace_for(&self, ws: &Workspace, person_id: &str) -> Result<(), StoreError> {
+        with_db!(&self.db, |pool| {
+            let mut tx = pool.begin().await.map_err(store_error)?;
+            sqlx::query(
+                "INSERT INTO workspaces (id, name, plan, payment_failed_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)",
+            )
+            .bind(&ws.id)
+            .bind(&ws.name)
+            .bind(ws.plan.as_str())
+            .bind(ws.payment_failed_at.map(Timestamp::as_millis))
+            .bind(ws.created_at.as_millis())
+            .bind(ws.updated_at.as_millis())
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?;
+            sqlx::query(
+                "INSERT INTO memberships (workspace_id, person_id, role, created_at) VALUES ($1, $2, 'owner', $3)",
+            )
+            .bind(&ws.id)
+            .bind(person_id)
+            .bind(ws.created_at.as_millis())
+            .execute(&mut *tx)
+            .await
+            .map_err(store_error)?;
+            tx.commit().await.map_err(store_error)
+        })
+    }
+
     /// The workspaces a person belongs to, with their role, in the order
     /// they joined.
     pub async fn workspaces_of(&self, person_id: &str) -> Result<Vec<(String, String, String)>, StoreError> {

@@ -22,7 +22,7 @@ fn signed_in_redirect(s: &AppState, session: &NewSession, flash: &str) -> Respon
     response
 }
 
-fn throttled(s: &AppState, secs: u64) -> Response {
+pub(super) fn throttled(s: &AppState, secs: u64) -> Response {
     let mut response = s.message(
         StatusCode::TOO_MANY_REQUESTS,
         "Slow down",

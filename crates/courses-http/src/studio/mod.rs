@@ -122,6 +122,7 @@ pub fn router() -> Router<AppState> {
         )
         .route("/settings", get(settings::show))
         .route("/settings/invitations", post(settings::invite))
+        .route("/settings/workspaces", post(settings::new_workspace))
         .route("/courses", post(courses::create))
         .route("/generate", get(generate::show).post(generate::create))
         .route(

@@ -94,3 +94,30 @@ pub(super) async fn invite(State(s): St, request: Request) -> Response {
         Err(e) => s.error_page(Some(&p.ctx), e),
     }
 }
+
+/// A new workspace for the signed-in person, who owns it and moves to it.
+pub(super) async fn new_workspace(State(s): St, request: Request) -> Response {
+    let peer = request.extensions().get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().cloned();
+    let headers = request.headers().clone();
+    let p = match s.studio_posted(request).await {
+        Ok(p) => p,
+        Err(response) => return response,
+    };
+    // As sign-ups: at most 10 a minute from one client address.
+    if let Some(ip) = s.studio_client(&headers, peer.as_ref())
+        && let Err(wait) = s.studio.mails.check(&ip)
+    {
+        return super::auth::throttled(&s, wait.secs);
+    }
+    match s.courses.create_own_workspace(&p.me, p.form.get("workspace_name")).await {
+        Ok(ws) => s.redirect_with(
+            "/",
+            "success",
+            &format!("{} is ready: you own it. The header switches workspaces.", ws.name),
+        ),
+        Err(e @ courses_core::CoursesError::Invalid { .. }) => {
+            settings_page(&s, &p.ctx, &p.me, &form_with_error(p.form, &e), None).await
+        }
+        Err(e) => s.error_page(Some(&p.ctx), e),
+    }
+}

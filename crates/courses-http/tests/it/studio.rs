@@ -1445,6 +1445,21 @@ async fn people_in_several_workspaces_switch_between_them(app: TestApp) {
     let back = vera.submit("/", "/workspace", &[("workspace", &acme)]).await;
     assert_eq!(back.status, StatusCode::SEE_OTHER);
     assert_eq!(workspace_id(&vera.get("/settings").await.text()), acme);
+
+    // A workspace of her own, made from the settings page: she owns it, is
+    // moved to it, and the switcher lists three. A name is required.
+    let empty = vera.submit("/settings", "/settings/workspaces", &[("workspace_name", " ")]).await;
+    assert_eq!(empty.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(empty.text().contains("id=\"e-workspace_name\""), "{}", empty.text());
+    let made = vera.submit("/settings", "/settings/workspaces", &[("workspace_name", "Vera Consulting")]).await;
+    assert_eq!((made.status, location(&made)), (StatusCode::SEE_OTHER, "/"));
+    let settings = vera.get("/settings").await.text();
+    assert!(
+        settings.contains("Vera Consulting") && settings.contains("<td data-label=\"Role\">owner</td>"),
+        "{settings}"
+    );
+    assert!(settings.contains("<span class=\"badge\">sandbox</span>"), "{settings}");
+    assert_eq!(vera.get("/").await.text().matches("<option value=\"ws_").count(), 3);
 }
 
 async fn uploads_are_chosen_in_image_video_and_audio_forms(app: TestApp) {
