@@ -62,6 +62,7 @@ pub enum AuditAction {
     InboxUpdated,
     InboxDeleted,
     InboxCleared,
+    InboxCaptureDeleted,
 }
 
 impl AuditAction {
@@ -117,6 +118,7 @@ impl AuditAction {
             Self::InboxUpdated => "INBOX_UPDATED",
             Self::InboxDeleted => "INBOX_DELETED",
             Self::InboxCleared => "INBOX_CLEARED",
+            Self::InboxCaptureDeleted => "INBOX_CAPTURE_DELETED",
         }
     }
 
@@ -165,13 +167,17 @@ impl AuditAction {
             | Self::MonitorUpdated
             | Self::MonitorCredentialSet
             | Self::MonitorCredentialCleared => Category::Monitoring,
-            Self::InboxCreated | Self::InboxUpdated | Self::InboxDeleted | Self::InboxCleared => Category::Inboxes,
+            Self::InboxCreated
+            | Self::InboxUpdated
+            | Self::InboxDeleted
+            | Self::InboxCleared
+            | Self::InboxCaptureDeleted => Category::Inboxes,
         }
     }
 }
 
 /// Every code, in the order docs/api.md lists them.
-pub const ALL_ACTIONS: [AuditAction; 50] = [
+pub const ALL_ACTIONS: [AuditAction; 51] = [
     AuditAction::ProjectCreated,
     AuditAction::ProjectUpdated,
     AuditAction::ProjectVisibilityChanged,
@@ -222,6 +228,7 @@ pub const ALL_ACTIONS: [AuditAction; 50] = [
     AuditAction::InboxUpdated,
     AuditAction::InboxDeleted,
     AuditAction::InboxCleared,
+    AuditAction::InboxCaptureDeleted,
 ];
 
 /// The viewer's groups of codes (the seed's "action category" filter).

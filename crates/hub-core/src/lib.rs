@@ -91,6 +91,9 @@ pub struct Hub {
     probes: platform::outbound::Outbound,
     /// The uptime round's period (status pages say when they refresh).
     probe_interval_secs: u64,
+    /// Compiled `webhooks` of the descriptions inbox captures were matched
+    /// against lately, by content hash.
+    webhook_models: Arc<platform::document_cache::DocumentCache<::mock::webhooks::WebhookModel>>,
 }
 
 impl Hub {
@@ -137,6 +140,10 @@ impl Hub {
                 .with_timeout(monitoring::PROBE_TIMEOUT)
                 .with_max_response(monitoring::MAX_PROBE_BODY),
             probe_interval_secs: monitoring::DEFAULT_INTERVAL_SECS,
+            webhook_models: Arc::new(platform::document_cache::DocumentCache::new(
+                inboxes::WEBHOOK_MODELS,
+                inboxes::WEBHOOK_MODEL_SOURCE_BYTES,
+            )),
         }
     }
 

@@ -21,9 +21,9 @@ use docs_render::{Chrome, Page, Site};
 use hub_core::docs::{DocsClosed, DocsSite, DocsVersion};
 use hub_core::{Feature, Hub};
 
-use crate::document_cache::DocumentCache;
 use crate::error::{ApiError, Code};
 use crate::extract::QueryParams;
+use platform::document_cache::DocumentCache;
 
 /// Prepared documents kept in memory per node: at most this many, built
 /// from at most [`SITE_CACHE_SOURCE_BYTES`] of descriptions.

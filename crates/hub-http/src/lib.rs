@@ -9,7 +9,6 @@ mod compression;
 pub mod dashboard;
 pub mod docs_assistant;
 pub mod docs_site;
-pub mod document_cache;
 pub mod error;
 pub mod extract;
 pub mod llms;
@@ -244,7 +243,12 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
             get(routes::inboxes::get).patch(routes::inboxes::update).delete(routes::inboxes::delete),
         )
         .route("/api/v1/inboxes/{id}/captures", get(routes::inboxes::captures).delete(routes::inboxes::clear))
+        .route(
+            "/api/v1/inboxes/{id}/captures/{capture_id}",
+            get(routes::inboxes::get_capture).delete(routes::inboxes::delete_capture),
+        )
         .route("/api/v1/inboxes/{id}/captures/{capture_id}/replay", post(routes::inboxes::replay))
+        .route("/api/v1/inboxes/{id}/captures/{capture_id}/override", post(routes::inboxes::capture_override))
         .route("/api/v1/inboxes/{id}/send-test", post(routes::inboxes::send_test))
         .route(&format!("{project}/monitors"), get(routes::monitors::list))
         .route(&format!("{project}/monitors/status"), get(routes::monitors::status))

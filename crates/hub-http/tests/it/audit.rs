@@ -332,6 +332,22 @@ async fn every_mutating_route_of_the_api_writes_its_code() {
         Some(json!({"url": "http://127.0.0.1:9/unreachable"})),
         []
     );
+    step!(
+        "createOverrideFromCapture",
+        Method::POST,
+        format!("{inbox}/captures/{capture}/override"),
+        &token,
+        Some(json!({})),
+        ["MOCK_OVERRIDE_CREATED"]
+    );
+    step!(
+        "deleteInboxCapture",
+        Method::DELETE,
+        format!("{inbox}/captures/{capture}"),
+        &token,
+        None,
+        ["INBOX_CAPTURE_DELETED"]
+    );
     step!("clearInboxCaptures", Method::DELETE, format!("{inbox}/captures"), &token, None, ["INBOX_CLEARED"]);
     step!("deleteInbox", Method::DELETE, inbox.clone(), &token, None, ["INBOX_DELETED"]);
     // The test event is sent and logged among the deliveries, never a row;

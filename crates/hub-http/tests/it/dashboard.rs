@@ -850,6 +850,51 @@ async fn inbox_pages_make_read_and_change_inboxes(app: TestApp) {
     assert_eq!(stored.allow_ips, ["203.0.113.0/24"]);
     assert!(stored.verification.is_some(), "an empty secret kept the stored one");
 
+    // Linked to a project whose description has webhooks: each capture
+    // names its webhook and its field errors, and becomes an override of
+    // that project's mock with one form.
+    assert!(
+        browser.submit("/app/new", "/app/new", &[("name", "Hooks"), ("slug", "hooks")]).await.status.is_redirection()
+    );
+    let described = r#"{"openapi": "3.1.0", "info": {"title": "Hooks", "version": "1"}, "paths": {},
+      "webhooks": {"issues-opened": {"post": {"summary": "An issue was opened", "requestBody": {"content": {"application/json":
+        {"schema": {"type": "object", "required": ["action", "issue"], "properties": {"action": {"const": "opened"},
+          "issue": {"type": "object"}}}}}}, "responses": {"200": {"description": "ok"}}}}}}"#;
+    assert!(browser.upload("hooks", "v1", described).await.status.is_redirection());
+    let settings = text(&browser.get(&format!("{page}/settings")).await);
+    assert!(settings.contains("<option value=\"hooks\">hooks</option>"), "{settings}");
+    let linked = browser
+        .submit(
+            &format!("{page}/settings"),
+            &format!("{page}/settings"),
+            &[("name", "Payments v2"), ("project", "hooks"), ("scheme", "github"), ("allow_ips", "")],
+        )
+        .await;
+    assert_eq!(linked.status, StatusCode::SEE_OTHER, "{}", text(&linked));
+    let mut headers = pairs.clone();
+    headers.push(("X-GitHub-Event", "issues"));
+    assert_eq!(app.mock(Method::POST, &format!("/i/{id}/hooks"), &headers, Some(body)).await.status, StatusCode::OK);
+    let inbox = text(&browser.get(&page).await);
+    assert!(inbox.contains("Webhook <code>issues-opened</code>"), "{inbox}");
+    assert!(inbox.contains("<code>body</code>") && inbox.contains("issue"), "the missing field is named: {inbox}");
+    let newest = app.hub.inbox_captures(&me, &id, 1, None, None).await.unwrap().remove(0);
+    let made = browser
+        .submit(
+            &page,
+            &format!("{page}/override"),
+            &[("capture", newest.id.as_str()), ("method", "POST"), ("path", "/events"), ("status", "202")],
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::SEE_OTHER, "{}", text(&made));
+    assert!(location(&made).starts_with("/app/p/hooks/mock/overrides/"), "{}", location(&made));
+    let rules = app.hub.list_mock_overrides(&me, "hooks").await.unwrap();
+    assert_eq!(rules.len(), 1);
+    assert_eq!((rules[0].spec.matcher.path.as_str(), rules[0].spec.response.status), ("/events", 202));
+    assert_eq!(rules[0].spec.response.body, Some(serde_json::from_str(body).unwrap()));
+    let forgot = browser.submit(&page, &format!("{page}/forget"), &[("capture", newest.id.as_str())]).await;
+    assert_eq!(forgot.status, StatusCode::SEE_OTHER);
+    assert!(app.hub.inbox_capture(&me, &id, &newest.id).await.is_err(), "one capture deleted");
+
     let cleared = browser.submit(&page, &format!("{page}/clear"), &[]).await;
     assert_eq!(cleared.status, StatusCode::SEE_OTHER);
     assert!(app.hub.inbox_captures(&me, &id, 10, None, None).await.unwrap().is_empty());
