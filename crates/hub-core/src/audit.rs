@@ -63,6 +63,14 @@ pub enum AuditAction {
     InboxDeleted,
     InboxCleared,
     InboxCaptureDeleted,
+    EnvironmentCreated,
+    EnvironmentUpdated,
+    EnvironmentDeleted,
+    EnvironmentSecretsExported,
+    RequestCreated,
+    RequestUpdated,
+    RequestDeleted,
+    RequestsImported,
 }
 
 impl AuditAction {
@@ -119,6 +127,14 @@ impl AuditAction {
             Self::InboxDeleted => "INBOX_DELETED",
             Self::InboxCleared => "INBOX_CLEARED",
             Self::InboxCaptureDeleted => "INBOX_CAPTURE_DELETED",
+            Self::EnvironmentCreated => "ENVIRONMENT_CREATED",
+            Self::EnvironmentUpdated => "ENVIRONMENT_UPDATED",
+            Self::EnvironmentDeleted => "ENVIRONMENT_DELETED",
+            Self::EnvironmentSecretsExported => "ENVIRONMENT_SECRETS_EXPORTED",
+            Self::RequestCreated => "REQUEST_CREATED",
+            Self::RequestUpdated => "REQUEST_UPDATED",
+            Self::RequestDeleted => "REQUEST_DELETED",
+            Self::RequestsImported => "REQUESTS_IMPORTED",
         }
     }
 
@@ -172,12 +188,20 @@ impl AuditAction {
             | Self::InboxDeleted
             | Self::InboxCleared
             | Self::InboxCaptureDeleted => Category::Inboxes,
+            Self::EnvironmentCreated
+            | Self::EnvironmentUpdated
+            | Self::EnvironmentDeleted
+            | Self::EnvironmentSecretsExported
+            | Self::RequestCreated
+            | Self::RequestUpdated
+            | Self::RequestDeleted
+            | Self::RequestsImported => Category::Requests,
         }
     }
 }
 
 /// Every code, in the order docs/api.md lists them.
-pub const ALL_ACTIONS: [AuditAction; 51] = [
+pub const ALL_ACTIONS: [AuditAction; 59] = [
     AuditAction::ProjectCreated,
     AuditAction::ProjectUpdated,
     AuditAction::ProjectVisibilityChanged,
@@ -229,6 +253,14 @@ pub const ALL_ACTIONS: [AuditAction; 51] = [
     AuditAction::InboxDeleted,
     AuditAction::InboxCleared,
     AuditAction::InboxCaptureDeleted,
+    AuditAction::EnvironmentCreated,
+    AuditAction::EnvironmentUpdated,
+    AuditAction::EnvironmentDeleted,
+    AuditAction::EnvironmentSecretsExported,
+    AuditAction::RequestCreated,
+    AuditAction::RequestUpdated,
+    AuditAction::RequestDeleted,
+    AuditAction::RequestsImported,
 ];
 
 /// The viewer's groups of codes (the seed's "action category" filter).
@@ -244,10 +276,11 @@ pub enum Category {
     Account,
     Monitoring,
     Inboxes,
+    Requests,
 }
 
 impl Category {
-    pub const ALL: [Self; 10] = [
+    pub const ALL: [Self; 11] = [
         Self::Projects,
         Self::Versions,
         Self::Specs,
@@ -258,6 +291,7 @@ impl Category {
         Self::Account,
         Self::Monitoring,
         Self::Inboxes,
+        Self::Requests,
     ];
 
     pub const fn as_str(self) -> &'static str {
@@ -272,6 +306,7 @@ impl Category {
             Self::Account => "account",
             Self::Monitoring => "monitoring",
             Self::Inboxes => "inboxes",
+            Self::Requests => "requests",
         }
     }
 

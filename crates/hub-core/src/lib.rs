@@ -34,6 +34,7 @@ pub mod tokens;
 pub mod tryit;
 pub mod uploads;
 pub mod versions;
+pub mod workbench;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -94,6 +95,9 @@ pub struct Hub {
     /// Compiled `webhooks` of the descriptions inbox captures were matched
     /// against lately, by content hash.
     webhook_models: Arc<platform::document_cache::DocumentCache<::mock::webhooks::WebhookModel>>,
+    /// The API base URL of descriptions saved requests ran against, by
+    /// content hash.
+    request_bases: Arc<platform::document_cache::DocumentCache<Option<String>>>,
 }
 
 impl Hub {
@@ -144,6 +148,7 @@ impl Hub {
                 inboxes::WEBHOOK_MODELS,
                 inboxes::WEBHOOK_MODEL_SOURCE_BYTES,
             )),
+            request_bases: Arc::new(platform::document_cache::DocumentCache::new(workbench::BASE_CACHE, usize::MAX)),
         }
     }
 

@@ -132,7 +132,11 @@ pub async fn capture_override(
     Path((id, capture_id)): Path<(String, String)>,
     body: JsonObject,
 ) -> Result<Response, ApiError> {
-    let input: CaptureOverrideInput = body.deserialize()?;
+    // JSON numbers such as `203.0` are integers to the document's schema.
+    let mut value = body.into_value();
+    mock::overrides::integral_numbers_at(&mut value, &["/status"]);
+    let input: CaptureOverrideInput =
+        serde_json::from_value(value).map_err(|e| ApiError::field("body", e.to_string()))?;
     let created = state.hub.capture_to_override(&caller, &id, &capture_id, &input, Source::Api).await?;
     Ok((StatusCode::CREATED, Json(created)).into_response())
 }
