@@ -22,6 +22,9 @@ use crate::model::{Principal, ProjectAccess, Source};
 use crate::plans::Feature;
 use crate::roles::Action;
 
+/// `(name, value)` pairs, in order.
+type Pairs = Vec<(String, String)>;
+
 /// Descriptions whose API base URL a node keeps (for path URLs).
 pub const BASE_CACHE: usize = 256;
 
@@ -242,11 +245,21 @@ impl Hub {
         source: Source,
         draft: AuditDraft,
     ) -> Option<crate::model::AuditEvent> {
-        self.audit_row(&found.project.owner_id, found.owner_plan, &principal.user_id, source, draft.project(&found.project.id))
+        self.audit_row(
+            &found.project.owner_id,
+            found.owner_plan,
+            &principal.user_id,
+            source,
+            draft.project(&found.project.id),
+        )
     }
 
     /// The project's environments, and the caller's chosen one.
-    pub async fn environments(&self, principal: &Principal, slug: &str) -> HubResult<(Vec<Environment>, Option<String>)> {
+    pub async fn environments(
+        &self,
+        principal: &Principal,
+        slug: &str,
+    ) -> HubResult<(Vec<Environment>, Option<String>)> {
         let found = self.workbench_project(principal, slug, Action::ViewProject).await?;
         let listed = self.store.environments(&found.project.id).await?;
         let active = self.store.environment_choice(&principal.user_id, &found.project.id).await?;
@@ -270,7 +283,7 @@ impl Hub {
         &self,
         input: &EnvironmentInput,
         current: Option<&StoredEnvironment>,
-    ) -> HubResult<(String, Vec<(String, String)>, Vec<(String, String)>)> {
+    ) -> HubResult<(String, Pairs, Pairs)> {
         let name = match (&input.name, current) {
             (Some(name), _) => name.trim().to_owned(),
             (None, Some(current)) => current.environment.name.clone(),
@@ -346,10 +359,8 @@ impl Hub {
         source: Source,
     ) -> HubResult<(Environment, bool)> {
         // Choosing one's own environment is reading, not editing.
-        let only_choice = input.name.is_none()
-            && input.variables.is_none()
-            && input.secrets.is_none()
-            && input.is_default.is_none();
+        let only_choice =
+            input.name.is_none() && input.variables.is_none() && input.secrets.is_none() && input.is_default.is_none();
         let action = if only_choice { Action::ViewProject } else { Action::UpdateProject };
         let found = self.workbench_project(principal, slug, action).await?;
         let current = self.stored_environment(&found, id).await?;
@@ -373,7 +384,13 @@ impl Hub {
         self.environment(principal, slug, id).await
     }
 
-    pub async fn delete_environment(&self, principal: &Principal, slug: &str, id: &str, source: Source) -> HubResult<()> {
+    pub async fn delete_environment(
+        &self,
+        principal: &Principal,
+        slug: &str,
+        id: &str,
+        source: Source,
+    ) -> HubResult<()> {
         let found = self.workbench_project(principal, slug, Action::UpdateProject).await?;
         let current = self.stored_environment(&found, id).await?;
         let draft = AuditDraft::new(AuditAction::EnvironmentDeleted, "environment", id)
@@ -435,10 +452,17 @@ impl Hub {
         self.stored_request(&found, id).await
     }
 
-    pub async fn delete_saved_request(&self, principal: &Principal, slug: &str, id: &str, source: Source) -> HubResult<()> {
+    pub async fn delete_saved_request(
+        &self,
+        principal: &Principal,
+        slug: &str,
+        id: &str,
+        source: Source,
+    ) -> HubResult<()> {
         let found = self.workbench_project(principal, slug, Action::UpdateProject).await?;
         let current = self.stored_request(&found, id).await?;
-        let draft = AuditDraft::new(AuditAction::RequestDeleted, "request", id).meta("name", current.draft.name.as_str());
+        let draft =
+            AuditDraft::new(AuditAction::RequestDeleted, "request", id).meta("name", current.draft.name.as_str());
         let audit = self.workbench_audit(&found, principal, source, draft);
         self.store.delete_saved_request(&found.project.id, id, audit.as_ref()).await
     }
@@ -452,9 +476,12 @@ impl Hub {
         named: Option<&str>,
     ) -> HubResult<Option<StoredEnvironment>> {
         if let Some(id) = named.filter(|n| !n.is_empty()) {
-            return self.store.environment(&found.project.id, id).await?.map(Some).ok_or_else(|| {
-                HubError::validation("environment", "no environment with this id in the project")
-            });
+            return self
+                .store
+                .environment(&found.project.id, id)
+                .await?
+                .map(Some)
+                .ok_or_else(|| HubError::validation("environment", "no environment with this id in the project"));
         }
         if let Some(id) = self.store.environment_choice(&principal.user_id, &found.project.id).await?
             && let Some(env) = self.store.environment(&found.project.id, &id).await?
@@ -466,7 +493,7 @@ impl Hub {
     }
 
     /// The variables and opened secrets of an environment.
-    fn opened(&self, env: Option<&StoredEnvironment>) -> (Vec<(String, String)>, Vec<(String, String)>) {
+    fn opened(&self, env: Option<&StoredEnvironment>) -> (Pairs, Pairs) {
         let Some(env) = env else { return (Vec::new(), Vec::new()) };
         let secrets = env
             .secrets
@@ -523,9 +550,8 @@ impl Hub {
         let env = self.run_environment(&found, principal, environment).await?;
         let (variables, secrets) = self.opened(env.as_ref());
         let base = self.request_base(&found).await?;
-        let lookup = |name: &str| {
-            secrets.iter().chain(variables.iter()).find(|(n, _)| n == name).map(|(_, v)| v.as_str())
-        };
+        let lookup =
+            |name: &str| secrets.iter().chain(variables.iter()).find(|(n, _)| n == name).map(|(_, v)| v.as_str());
         let resolved = workbench::resolve(&request.draft, lookup, base.as_deref()).map_err(invalid)?;
         let secret_values: Vec<&str> = secrets.iter().map(|(_, v)| v.as_str()).collect();
         let masked_url = workbench::mask(resolved.url.as_str(), &secret_values);
@@ -535,7 +561,7 @@ impl Hub {
             resolved.headers.clone(),
             resolved.body.clone().unwrap_or_default().into_bytes(),
         )?;
-        let sent = crate::tryit::send(&self.webhooks, relayed).await?;
+        let sent = crate::tryit::send(&self.relay, relayed).await?;
         let record = RunRecord {
             id: new_id("run"),
             request_id: request.id.clone(),
@@ -549,11 +575,7 @@ impl Hub {
             created_at: self.clock.now(),
         };
         self.store.insert_run(&record, workbench::MAX_RUNS).await?;
-        let headers = sent
-            .headers
-            .iter()
-            .map(|(n, v)| (n.clone(), workbench::mask(v, &secret_values)))
-            .collect();
+        let headers = sent.headers.iter().map(|(n, v)| (n.clone(), workbench::mask(v, &secret_values))).collect();
         Ok(RunOutcome {
             record,
             method: resolved.method,
@@ -697,7 +719,10 @@ mod tests {
         assert!(matches!(missing, Err(HubError::Validation { field: Some("method"), .. })), "{missing:?}");
         let changed: RequestInput = serde_json::from_value(json!({"folder": "Pets", "body": null})).unwrap();
         let changed = changed.apply(Some(&created)).unwrap();
-        assert_eq!((changed.name.as_str(), changed.folder.as_deref(), changed.body.as_deref()), ("List", Some("Pets"), None));
+        assert_eq!(
+            (changed.name.as_str(), changed.folder.as_deref(), changed.body.as_deref()),
+            ("List", Some("Pets"), None)
+        );
         let unfolded: RequestInput = serde_json::from_value(json!({"folder": null})).unwrap();
         assert_eq!(unfolded.apply(Some(&changed)).unwrap().folder, None);
     }

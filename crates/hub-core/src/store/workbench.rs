@@ -232,12 +232,14 @@ impl Store {
             let mut tx = pool.begin().await.map_err(store_error)?;
             lock_project!(&mut *tx, project_id, now.as_millis());
             if make_default == Some(true) {
-                sqlx::query("UPDATE environments SET is_default = FALSE WHERE project_id = $1 AND is_default AND id <> $2")
-                    .bind(project_id)
-                    .bind(row.id)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(store_error)?;
+                sqlx::query(
+                    "UPDATE environments SET is_default = FALSE WHERE project_id = $1 AND is_default AND id <> $2",
+                )
+                .bind(project_id)
+                .bind(row.id)
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
             }
             let changed = sqlx::query(
                 "UPDATE environments SET name = $3, variables = $4, secrets = $5,
@@ -305,7 +307,12 @@ impl Store {
     }
 
     /// Sets (or with `None` clears) a member's environment for a project.
-    pub async fn choose_environment(&self, user_id: &str, project_id: &str, environment_id: Option<&str>) -> HubResult<()> {
+    pub async fn choose_environment(
+        &self,
+        user_id: &str,
+        project_id: &str,
+        environment_id: Option<&str>,
+    ) -> HubResult<()> {
         with_db!(&self.db, |pool| {
             let mut tx = pool.begin().await.map_err(store_error)?;
             sqlx::query("DELETE FROM environment_choices WHERE user_id = $1 AND project_id = $2")
@@ -315,13 +322,15 @@ impl Store {
                 .await
                 .map_err(store_error)?;
             if let Some(id) = environment_id {
-                sqlx::query("INSERT INTO environment_choices (user_id, project_id, environment_id) VALUES ($1, $2, $3)")
-                    .bind(user_id)
-                    .bind(project_id)
-                    .bind(id)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(store_error)?;
+                sqlx::query(
+                    "INSERT INTO environment_choices (user_id, project_id, environment_id) VALUES ($1, $2, $3)",
+                )
+                .bind(user_id)
+                .bind(project_id)
+                .bind(id)
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
             }
             tx.commit().await.map_err(store_error)?;
             Ok(())

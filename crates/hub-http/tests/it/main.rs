@@ -32,6 +32,7 @@ mod security;
 mod team;
 mod uploads;
 mod versions;
+mod workbench;
 
 /// A small OpenAPI 3.0 document written for these tests; `{v}` becomes its
 /// `info.version`.
