@@ -89,11 +89,13 @@ pub struct RunOutcome {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EnvironmentInput {
+    #[serde(default, deserialize_with = "not_null")]
     pub name: Option<String>,
     /// Replaces every variable.
     pub variables: Option<IndexMap<String, String>>,
     /// Replaces the set of secrets: a value sets it, `null` keeps the
-    /// stored value of that name, a name left out is removed.
+    /// stored value of that name (and adds nothing when there is none), a
+    /// name left out is removed.
     pub secrets: Option<IndexMap<String, Option<String>>>,
     /// Makes this the project's default (`false` leaves it without one).
     pub is_default: Option<bool>,
@@ -106,15 +108,27 @@ pub struct EnvironmentInput {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RequestInput {
+    #[serde(default, deserialize_with = "not_null")]
     pub name: Option<String>,
     #[serde(default, deserialize_with = "double_option")]
     pub folder: Option<Option<String>>,
+    #[serde(default, deserialize_with = "not_null")]
     pub method: Option<String>,
+    #[serde(default, deserialize_with = "not_null")]
     pub url: Option<String>,
     pub headers: Option<Vec<(String, String)>>,
     pub query: Option<Vec<(String, String)>>,
     #[serde(default, deserialize_with = "double_option")]
     pub body: Option<Option<String>>,
+}
+
+/// A field that may be left out but is never `null`.
+fn not_null<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
 }
 
 fn double_option<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
@@ -300,6 +314,7 @@ impl Hub {
             Some(map) => {
                 let mut sealed = Vec::with_capacity(map.len());
                 for (secret_name, value) in map {
+                    workbench::check_variable_name("secrets", secret_name).map_err(invalid)?;
                     let stored = current.and_then(|c| c.secrets.iter().find(|(n, _)| n == secret_name));
                     match (value, stored) {
                         (Some(value), _) => {
@@ -307,12 +322,8 @@ impl Hub {
                             sealed.push((secret_name.clone(), self.secret_key.seal(value)));
                         }
                         (None, Some((_, kept))) => sealed.push((secret_name.clone(), kept.clone())),
-                        (None, None) => {
-                            return Err(HubError::InvalidField {
-                                field: format!("secrets.{secret_name}"),
-                                message: "a new secret needs its value (`null` keeps a stored one)".to_owned(),
-                            });
-                        }
+                        // Nothing stored to keep: the name is left out.
+                        (None, None) => {}
                     }
                 }
                 sealed

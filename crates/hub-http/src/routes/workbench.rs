@@ -153,6 +153,14 @@ pub async fn export(
     Path(slug): Path<String>,
     query: QueryParams,
 ) -> Result<Response, ApiError> {
+    let with_secrets = match query.get("secrets") {
+        None | Some("omit") => false,
+        Some("include") => true,
+        Some(_) => return Err(ApiError::field("secrets", "`include` or `omit`")),
+    };
+    if query.get("environment").is_some_and(|e| e.chars().count() > 100) {
+        return Err(ApiError::field("environment", "an environment id, at most 100 characters"));
+    }
     let (document, file) = match query.get("format").unwrap_or("postman") {
         "postman" => {
             (state.hub.export_saved_requests(&caller, &slug).await?, format!("{slug}.postman_collection.json"))
@@ -162,11 +170,6 @@ pub async fn export(
                 .get("environment")
                 .filter(|e| !e.is_empty())
                 .ok_or_else(|| ApiError::field("environment", "the id of the environment to export"))?;
-            let with_secrets = match query.get("secrets") {
-                None | Some("omit") => false,
-                Some("include") => true,
-                Some(_) => return Err(ApiError::field("secrets", "`include` or `omit`")),
-            };
             let document = state.hub.export_environment(&caller, &slug, id, with_secrets, Source::Api).await?;
             (document, format!("{slug}.postman_environment.json"))
         }

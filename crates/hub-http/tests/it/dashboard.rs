@@ -23,6 +23,7 @@ on_both_stores!(
     the_docs_builder_and_the_mock_act_through_the_use_cases,
     the_builder_previews_unsaved_work_and_edits_endpoint_pages_and_overrides_by_field,
     inbox_pages_make_read_and_change_inboxes,
+    request_pages_save_run_import_and_keep_secrets_out,
 );
 
 pub(crate) const PASSWORD: &str = "violet tractor wanders";
@@ -916,4 +917,94 @@ async fn inbox_pages_make_read_and_change_inboxes(app: TestApp) {
     for code in ["INBOX_CREATED", "INBOX_UPDATED", "INBOX_CLEARED", "INBOX_DELETED"] {
         assert!(actions.iter().any(|a| a == code), "{code} missing from {actions:?}");
     }
+}
+
+async fn request_pages_save_run_import_and_keep_secrets_out(app: TestApp) {
+    let secret = "tok_dashboard_Secret_9f1";
+    let (base, seen) = crate::workbench::local_api().await;
+    let mut browser = signed_in(&app, "workbench@example.com", Plan::Pro).await;
+    assert!(
+        browser.submit("/app/new", "/app/new", &[("name", "Shop"), ("slug", "shop")]).await.status.is_redirection()
+    );
+    assert!(browser.upload("shop", "v1", &crate::workbench::described(&base)).await.status.is_redirection());
+    let empty = text(&browser.get("/app/p/shop/requests").await);
+    assert!(empty.contains("No saved requests yet") && empty.contains("aria-current=\"page\">Requests"), "{empty}");
+
+    // An environment with a secret, then a request that uses both.
+    let made = browser
+        .submit(
+            "/app/p/shop/environments",
+            "/app/p/shop/environments",
+            &[
+                ("name", "Local"),
+                ("variables", "pet=Rex"),
+                ("new_secrets", &format!("token={secret}")),
+                ("is_default", "on"),
+            ],
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::SEE_OTHER, "{}", text(&made));
+    let env_page = location(&made).to_owned();
+    let shown = text(&browser.get(&env_page).await);
+    assert!(shown.contains("New value for <span class=\"mono\">token</span>") && !shown.contains(secret), "{shown}");
+    // The new-request form takes what a link brings (the docs' Try-It, a capture).
+    let prefilled = text(&browser.get("/app/p/shop/requests/new?method=POST&url=%2Fpets&name=From+the+docs").await);
+    assert!(
+        prefilled.contains("value=\"/pets\"") && prefilled.contains("<option value=\"POST\" selected>"),
+        "{prefilled}"
+    );
+    let saved = browser
+        .submit(
+            "/app/p/shop/requests/new",
+            "/app/p/shop/requests",
+            &[
+                ("name", "Create a pet"),
+                ("folder", "Pets"),
+                ("method", "POST"),
+                ("url", "/pets"),
+                ("query", "verbose=1"),
+                ("headers", "Authorization: Bearer {{token}}\nContent-Type: application/json"),
+                ("body", "{\"name\": \"{{pet}}\"}"),
+            ],
+        )
+        .await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", text(&saved));
+    let page = location(&saved).to_owned();
+    let bad =
+        browser.submit(&page, &format!("{page}/save"), &[("name", "x"), ("method", "GET"), ("url", "pets")]).await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(text(&bad).contains("id=\"e-url\""), "{}", text(&bad));
+
+    // Run: the API sees the values, the page shows the answer without the secret.
+    let ran = browser.submit(&page, &format!("{page}/run"), &[("environment", "")]).await;
+    assert_eq!(ran.status, StatusCode::OK, "{}", text(&ran));
+    let got = seen.lock().unwrap().pop().unwrap();
+    assert_eq!(got["headers"]["authorization"], format!("Bearer {secret}"));
+    assert_eq!(got["body"], "{\"name\": \"Rex\"}");
+    let result = text(&ran);
+    assert!(result.contains("<span class=\"badge ok\">200</span>") && result.contains("with Local"), "{result}");
+    assert!(result.contains("Bearer ********") && !result.contains(secret), "{result}");
+    assert!(result.contains("data-hotkey-run"), "the run form answers Ctrl+Enter");
+    assert!(
+        result.contains("&quot;${TOKEN}&quot;") || result.contains("\"${TOKEN}\""),
+        "curl names the secret as a variable: {result}"
+    );
+
+    // Export, and the same collection imported back under a new folder name.
+    let exported = browser.get("/app/p/shop/requests/export.json").await;
+    let collection = text(&exported);
+    assert!(collection.contains("\"Create a pet\"") && !collection.contains(secret), "{collection}");
+    let renamed = collection.replace("\"Pets\"", "\"Imported\"");
+    let imported =
+        browser.multipart("/app/p/shop/requests", "/app/p/shop/requests/import", &[], "collection", &renamed).await;
+    assert_eq!(imported.status, StatusCode::SEE_OTHER, "{}", text(&imported));
+    let list = text(&browser.get("/app/p/shop/requests").await);
+    assert!(list.contains("Imported 1 request."), "{list}");
+    assert!(list.contains(">Imported<") && list.contains(">Pets<"), "both folders are listed: {list}");
+
+    // The environment's export leaves the value out unless asked.
+    let hidden = browser.submit(&env_page, &format!("{env_page}/export"), &[]).await;
+    assert!(text(&hidden).contains("\"type\": \"secret\"") && !text(&hidden).contains(secret));
+    let with = browser.submit(&env_page, &format!("{env_page}/export"), &[("secrets", "on")]).await;
+    assert!(text(&with).contains(secret), "asked for explicitly");
 }
