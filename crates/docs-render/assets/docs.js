@@ -520,6 +520,33 @@
     return out;
   }
 
+  // "Save as a request": the dashboard's new-request form of the project,
+  // opened with this request. Credentials typed here never travel: each
+  // becomes a {{placeholder}} that an environment fills in.
+  function saveRequest(form, button) {
+    var request = buildRequest(form);
+    var url = new URL(request.url, location.href);
+    var headers = [];
+    var dropped = { authorization: true };
+    form.querySelectorAll(".cred").forEach(function (cred) {
+      var kind = cred.getAttribute("data-auth"), where = cred.getAttribute("data-in"), param = cred.getAttribute("data-param") || "api_key";
+      if (kind === "apikey" && where === "header") { dropped[param.toLowerCase()] = true; headers.push(param + ": {{" + param + "}}"); }
+      else if (kind === "apikey" && where === "query") { url.searchParams.delete(param); url.searchParams.append(param, "{{" + param + "}}"); }
+      else if (kind === "apikey") { dropped.cookie = true; }
+      else if (kind === "basic") headers.push("Authorization: Basic {{basic_credentials}}");
+      else headers.push("Authorization: Bearer {{token}}");
+    });
+    Object.keys(request.init.headers).forEach(function (name) {
+      if (!dropped[name.toLowerCase()]) headers.push(name + ": " + request.init.headers[name]);
+    });
+    var text = url.href.replace(/%7B%7B/gi, "{{").replace(/%7D%7D/gi, "}}");
+    var api = button.getAttribute("data-api-base");
+    if (api && text.indexOf(api.replace(/\/$/, "")) === 0) text = text.slice(api.replace(/\/$/, "").length) || "/";
+    var params = new URLSearchParams({ method: request.init.method, url: text, name: button.getAttribute("data-name") || "", headers: headers.join("\n") });
+    if (request.init.body !== undefined) params.set("body", request.init.body);
+    window.open(button.getAttribute("data-save-request") + "?" + params.toString(), "_blank", "noopener");
+  }
+
   function size(bytes) { return bytes < 1024 ? bytes + " B" : (bytes / 1024).toFixed(1) + " KB"; }
 
   // The response viewer: status, time, size, headers, a pretty and
@@ -764,6 +791,8 @@
     if (body) body.addEventListener("input", function () { clearTimeout(pending); pending = setTimeout(function () { checkBody(form); }, 400); });
     var copy = form.querySelector("[data-copy-curl]");
     if (copy) copy.addEventListener("click", function () { copyText(curl(form), copy, "Copy as curl"); });
+    var save = form.querySelector("[data-save-request]");
+    if (save) save.addEventListener("click", function () { saveRequest(form, save); });
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       send(form, output);

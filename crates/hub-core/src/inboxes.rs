@@ -462,6 +462,41 @@ pub fn capture_override(capture: &Capture, input: &CaptureOverrideInput) -> HubR
     }))
 }
 
+/// The saved request a capture becomes (see [`Hub::capture_to_request`]).
+///
+/// # Errors
+/// A body that is not text, or a method a saved request cannot use.
+pub fn capture_request(capture: &Capture) -> HubResult<crate::workbench::RequestInput> {
+    let Ok(body) = std::str::from_utf8(&capture.body) else {
+        return Err(HubError::InvalidField {
+            field: "body".to_owned(),
+            message: "this capture's body is not text, and a saved request's body is".to_owned(),
+        });
+    };
+    let headers: Vec<(String, String)> = capture
+        .headers
+        .iter()
+        .filter(|(name, _)| {
+            let lower = name.to_ascii_lowercase();
+            !HOP_HEADERS.contains(&lower.as_str()) && !lower.starts_with("x-forwarded-") && lower != "forwarded"
+        })
+        .take(workbench::MAX_HEADERS)
+        .cloned()
+        .collect();
+    let query = if capture.query.is_empty() { String::new() } else { format!("?{}", capture.query) };
+    Ok(crate::workbench::RequestInput {
+        name: Some(
+            format!("Capture {} {}", capture.method, capture.path).chars().take(workbench::MAX_NAME_CHARS).collect(),
+        ),
+        folder: Some(Some("Inbox captures".to_owned())),
+        method: Some(capture.method.clone()),
+        url: Some(format!("{{{{receiver}}}}{}{query}", capture.path)),
+        headers: Some(headers),
+        query: Some(Vec::new()),
+        body: Some(Some(body.to_owned()).filter(|b| !b.is_empty())),
+    })
+}
+
 /// A capture waiting for its group's commit.
 #[derive(Debug)]
 pub struct PendingCapture {
@@ -859,6 +894,28 @@ impl Hub {
         };
         let body = capture_override(&capture, input)?;
         self.create_mock_override(principal, slug, &body, source).await
+    }
+
+    /// Saves a capture of a project-linked inbox as a saved request of that
+    /// project (Pro and up, editors): its method, sub-path and query after
+    /// a `{{receiver}}` placeholder (the URL to send it to, from an
+    /// environment), its headers less the connection's own, its body.
+    pub async fn capture_to_request(
+        &self,
+        principal: &Principal,
+        id: &str,
+        capture_id: &str,
+        source: Source,
+    ) -> HubResult<crate::workbench::SavedRequest> {
+        let stored = self.own_inbox(principal, id).await?;
+        let capture = self.store.capture(id, capture_id).await?.ok_or_else(|| HubError::not_found("capture"))?;
+        let Some(slug) = stored.inbox.project_slug.as_deref() else {
+            return Err(HubError::conflict(
+                "this inbox is not linked to a project: link one in its settings to save captures as requests",
+            ));
+        };
+        let input = capture_request(&capture)?;
+        self.create_saved_request(principal, slug, input, source).await
     }
 
     /// Removes every capture of the inbox; the ledger keeps counting them.

@@ -572,6 +572,10 @@ async fn chrome(
         mock_url: site
             .mock_open
             .then(|| format!("{}/{}@{}", server.web.mock_base(), site.slug, docs_render::encode(&version.label))),
+        save_url: site
+            .owner_plan
+            .allows(Feature::SavedRequests)
+            .then(|| format!("{}/app/p/{}/requests/new", server.web.public_url.trim_end_matches('/'), site.slug)),
         logo_url: site.branding.logo_url.clone(),
         favicon_url: site.branding.favicon_url.clone(),
         theme,

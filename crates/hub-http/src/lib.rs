@@ -249,6 +249,7 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
         )
         .route("/api/v1/inboxes/{id}/captures/{capture_id}/replay", post(routes::inboxes::replay))
         .route("/api/v1/inboxes/{id}/captures/{capture_id}/override", post(routes::inboxes::capture_override))
+        .route("/api/v1/inboxes/{id}/captures/{capture_id}/request", post(routes::inboxes::capture_request))
         .route("/api/v1/inboxes/{id}/send-test", post(routes::inboxes::send_test))
         .route(
             &format!("{project}/environments"),

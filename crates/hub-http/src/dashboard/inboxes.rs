@@ -339,6 +339,22 @@ pub(crate) async fn action(State(d): Dash, Path((id, action)): Path<(String, Str
                 Err(e) => d.error_page(Some(&ctx), &e),
             };
         }
+        "request" => {
+            return match d.hub.capture_to_request(p, &id, form.get("capture"), Source::Dashboard).await {
+                Ok(saved) => {
+                    let slug = d.hub.inbox(p, &id).await.ok().and_then(|i| i.project_slug).unwrap_or_default();
+                    d.redirect_with(
+                        &format!("/app/p/{slug}/requests/{}", saved.id),
+                        "success",
+                        "Saved as a request. Give it a {{receiver}} in an environment to send it there.",
+                    )
+                }
+                Err(e @ (HubError::InvalidField { .. } | HubError::Validation { .. } | HubError::Conflict { .. })) => {
+                    d.redirect_with(&back, "error", &e.to_string())
+                }
+                Err(e) => d.error_page(Some(&ctx), &e),
+            };
+        }
         "forget" => d
             .hub
             .delete_capture(p, &id, form.get("capture"), Source::Dashboard)

@@ -141,6 +141,16 @@ pub async fn capture_override(
     Ok((StatusCode::CREATED, Json(created)).into_response())
 }
 
+/// The capture saved as a request of the inbox's linked project.
+pub async fn capture_request(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path((id, capture_id)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    let saved = state.hub.capture_to_request(&caller, &id, &capture_id, Source::Api).await?;
+    Ok((StatusCode::CREATED, Json(hub_core::workbench::request_json(&saved))).into_response())
+}
+
 fn delivery_json((status, latency_ms, error): (Option<u16>, i64, Option<String>)) -> Value {
     json!({ "status": status, "latency_ms": latency_ms, "error": error })
 }

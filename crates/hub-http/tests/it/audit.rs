@@ -341,6 +341,14 @@ async fn every_mutating_route_of_the_api_writes_its_code() {
         ["MOCK_OVERRIDE_CREATED"]
     );
     step!(
+        "saveCaptureAsRequest",
+        Method::POST,
+        format!("{inbox}/captures/{capture}/request"),
+        &token,
+        None,
+        ["REQUEST_CREATED"]
+    );
+    step!(
         "deleteInboxCapture",
         Method::DELETE,
         format!("{inbox}/captures/{capture}"),

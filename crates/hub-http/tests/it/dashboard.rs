@@ -892,6 +892,11 @@ async fn inbox_pages_make_read_and_change_inboxes(app: TestApp) {
     assert_eq!(rules.len(), 1);
     assert_eq!((rules[0].spec.matcher.path.as_str(), rules[0].spec.response.status), ("/events", 202));
     assert_eq!(rules[0].spec.response.body, Some(serde_json::from_str(body).unwrap()));
+    let kept = browser.submit(&page, &format!("{page}/request"), &[("capture", newest.id.as_str())]).await;
+    assert_eq!(kept.status, StatusCode::SEE_OTHER, "{}", text(&kept));
+    assert!(location(&kept).starts_with("/app/p/hooks/requests/req_"), "{}", location(&kept));
+    let saved = text(&browser.get(location(&kept)).await);
+    assert!(saved.contains("{{receiver}}/hooks") && saved.contains("Inbox captures"), "{saved}");
     let forgot = browser.submit(&page, &format!("{page}/forget"), &[("capture", newest.id.as_str())]).await;
     assert_eq!(forgot.status, StatusCode::SEE_OTHER);
     assert!(app.hub.inbox_capture(&me, &id, &newest.id).await.is_err(), "one capture deleted");

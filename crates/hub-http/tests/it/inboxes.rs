@@ -514,6 +514,14 @@ async fn captures_are_read_against_the_projects_webhooks(app: TestApp) {
     let refused = app.post_json(&format!("/api/v1/inboxes/{id}/captures/{second}/override"), &token, &bad).await;
     assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.json());
 
+    // Or it becomes a saved request of the project, sent to `{{receiver}}`.
+    let saved = app.post_json(&format!("/api/v1/inboxes/{id}/captures/{second}/request"), &token, &json!({})).await;
+    assert_eq!(saved.status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&saved.body));
+    let saved = saved.json();
+    assert_eq!((saved["method"].as_str(), saved["url"].as_str()), (Some("POST"), Some("{{receiver}}/refunds")));
+    assert_eq!((saved["folder"].as_str(), saved["body"].as_str()), (Some("Inbox captures"), Some(refund)));
+    assert_eq!(saved["placeholders"], json!(["receiver"]));
+
     // Deleting one capture: gone, written once in the audit log, still
     // counted by the ledger.
     let gone = app.delete(&format!("/api/v1/inboxes/{id}/captures/{first}"), &token).await;
@@ -537,6 +545,10 @@ async fn captures_are_read_against_the_projects_webhooks(app: TestApp) {
         .post_json(&format!("/api/v1/inboxes/{loose_id}/captures/{loose_capture}/override"), &token, &json!({}))
         .await;
     assert_eq!((refused.status, refused.error_code()), (StatusCode::CONFLICT, "CONFLICT".into()));
+    let refused = app
+        .post_json(&format!("/api/v1/inboxes/{loose_id}/captures/{loose_capture}/request"), &token, &json!({}))
+        .await;
+    assert_eq!(refused.status, StatusCode::CONFLICT);
 
     // Strangers see none of it.
     let (_, stranger) = app.user("stranger@example.com", Plan::Pro).await;
