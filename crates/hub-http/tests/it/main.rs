@@ -28,6 +28,7 @@ mod projects;
 mod roles;
 mod sdks;
 mod search;
+mod search_eval;
 mod security;
 mod team;
 mod uploads;
