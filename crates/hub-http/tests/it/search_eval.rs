@@ -3,8 +3,9 @@
 //! operations that answer it, in a development half and a test half. For
 //! every API and half this prints recall@1, recall@3 and the mean
 //! reciprocal rank of the docs search (the engine behind the quick search,
-//! AI search, the chat's retrieval and MCP `search_endpoints`), and how
-//! often MCP `ask_docs` cites an expected operation.
+//! AI search, the chat's retrieval and MCP `search_endpoints`; its
+//! operations and GraphQL root fields, as `search_endpoints` answers), and
+//! how often MCP `ask_docs` cites an expected operation.
 //!
 //! Run by `bench/search-eval.sh`; skipped unless `SVC_SEARCH_EVAL` names
 //! the folder of questions. It asserts nothing about the figures: they are
@@ -119,7 +120,8 @@ async fn search_evaluation() {
         let bytes = std::fs::read(&path).unwrap();
         let site = docs_render::Site::new(spec::parse(&bytes).unwrap());
         let slug = format!("eval-{}", api.to_ascii_lowercase());
-        let created = app.post_json("/api/v1/projects", &token, &json!({ "name": api, "slug": slug, "is_public": true })).await;
+        let created =
+            app.post_json("/api/v1/projects", &token, &json!({ "name": api, "slug": slug, "is_public": true })).await;
         assert_eq!(created.status, StatusCode::CREATED);
         let pushed = app.push(&slug, &token, "label=eval", bytes.clone()).await;
         assert_eq!(pushed.status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&pushed.body));
@@ -137,6 +139,10 @@ async fn search_evaluation() {
                 })
                 .await
                 .unwrap();
+            // What MCP `search_endpoints` answers: operations and GraphQL
+            // root fields, in the engine's order.
+            let hits: Vec<_> =
+                hits.into_iter().filter(|h| h.target.starts_with("op/") || h.target.starts_with("graphql/")).collect();
             let rank = hits.iter().take(10).position(|h| expect.contains(&h.title.as_str())).map(|p| p + 1);
             let cited = ask(&app, &slug, q).await.iter().any(|c| expect.contains(&c.as_str()));
             let half = question["half"].as_str().unwrap_or("?").to_owned();
