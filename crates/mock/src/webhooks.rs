@@ -21,6 +21,7 @@ use spec::Spec;
 
 use crate::negotiate::is_json;
 use crate::schema::{Issue, SchemaSet, issues};
+use crate::validate::{body_validators, declared_body};
 
 /// Headers in which senders name the event.
 const EVENT_HEADERS: [&str; 8] = [
@@ -117,19 +118,7 @@ impl WebhookModel {
             .webhooks
             .iter()
             .map(|operation| {
-                let bodies = operation
-                    .request_body
-                    .iter()
-                    .flat_map(|body| body.content.iter())
-                    .map(|(media, content)| {
-                        let validator = if is_json(media) {
-                            content.schema.as_ref().and_then(|schema| schemas.validator(spec, schema))
-                        } else {
-                            None
-                        };
-                        (media.clone(), validator)
-                    })
-                    .collect();
+                let bodies = body_validators(spec, operation, &schemas);
                 let mut keys = vec![normalise(&operation.path)];
                 if let Some(id) = &operation.operation_id {
                     keys.push(normalise(id));
@@ -224,13 +213,7 @@ impl Event {
             return Vec::new();
         }
         let essence = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-        let declared = self.bodies.iter().find(|(media, _)| {
-            let media = media.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-            media == essence
-                || media == "*/*"
-                || media.ends_with("/*") && essence.starts_with(media.trim_end_matches('*'))
-        });
-        let Some((media, validator)) = declared else {
+        let Some((media, validator)) = declared_body(&self.bodies, &essence) else {
             let offered: Vec<&str> = self.bodies.iter().map(|(m, _)| m.as_str()).collect();
             return vec![Issue {
                 path: "header.content-type".to_owned(),
