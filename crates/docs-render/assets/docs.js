@@ -310,7 +310,39 @@
       overlay.hidden = true;
       if (last && last.focus) last.focus();
     }
-    function words(q) { return q.toLowerCase().split(/\s+/).filter(Boolean); }
+    // Words that say nothing about which section is meant: never required,
+    // never highlighted.
+    var STOP = ["a", "an", "the", "i", "me", "my", "to", "of", "in", "on", "for", "and", "or", "is", "are", "do",
+      "does", "how", "what", "which", "can", "with", "by", "it", "this", "that", "be", "we", "you", "your", "please"];
+    function words(q) {
+      var all = q.toLowerCase().split(/\s+/).filter(Boolean);
+      var kept = all.filter(function (w) { return STOP.indexOf(w) < 0; });
+      return kept.length ? kept : all;
+    }
+    // The methods a question's verb asks for, to say when no operation here
+    // does it ("delete a loan" on an API without one).
+    var INTENTS = [
+      [["delete", "remove", "erase", "drop", "destroy", "revoke", "wipe"], ["DELETE"], "deletes"],
+      [["create", "add", "make", "new", "submit", "register"], ["POST", "PUT"], "creates"],
+      [["update", "edit", "change", "modify", "rename"], ["PUT", "PATCH", "POST"], "changes"]
+    ];
+    function intentOf(ws) {
+      for (var i = 0; i < INTENTS.length; i++) {
+        if (ws.some(function (w) { return INTENTS[i][0].indexOf(w) >= 0; })) return INTENTS[i];
+      }
+      return null;
+    }
+    // A remote hit's kind from its target: the method for an operation,
+    // else what the section is.
+    function kindOf(hit) {
+      var t = hit.target || "", method = (hit.title || "").split(" ")[0];
+      if (t.indexOf("op/") === 0 && /^[A-Z]+$/.test(method)) return method;
+      if (t.indexOf("schemas/") === 0) return "schema";
+      if (t.indexOf("types/") === 0) return "type";
+      if (t.indexOf("graphql/query/") === 0) return "query";
+      if (t.indexOf("graphql/mutation/") === 0) return "mutation";
+      return "page";
+    }
     function score(entry, ws) {
       var title = entry[1].toLowerCase(), sub = (entry[2] || "").toLowerCase(), kind = entry[0].toLowerCase(), total = 0;
       for (var i = 0; i < ws.length; i++) {
@@ -322,11 +354,22 @@
       }
       return total - title.length / 400;
     }
+    // Marks whole words that start with a word of the question (two
+    // letters at least): "repo" marks "repository", never the "a" in "pet".
     function highlight(node, value, ws) {
-      var lower = value.toLowerCase(), pos = 0;
+      var lower = value.toLowerCase(), pos = 0, alnum = /[a-z0-9]/i;
+      var wanted = ws.filter(function (w) { return w.length >= 2 && STOP.indexOf(w) < 0; });
       while (pos < value.length) {
         var best = -1, len = 0;
-        ws.forEach(function (w) { var at = lower.indexOf(w, pos); if (at >= 0 && (best < 0 || at < best)) { best = at; len = w.length; } });
+        wanted.forEach(function (w) {
+          var at = lower.indexOf(w, pos);
+          while (at > 0 && alnum.test(lower.charAt(at - 1))) at = lower.indexOf(w, at + 1);
+          if (at >= 0 && (best < 0 || at < best)) {
+            var end = at + w.length;
+            while (end < value.length && alnum.test(value.charAt(end))) end++;
+            best = at; len = end - at;
+          }
+        });
         if (best < 0) break;
         if (best > pos) node.appendChild(document.createTextNode(value.slice(pos, best)));
         node.appendChild(el("mark", "", value.slice(best, best + len)));
@@ -350,6 +393,15 @@
       active = 0;
       list.textContent = "";
       if (!ws.length) { list.appendChild(el("li", "qs-empty", "Type to search operations, schemas and descriptions.")); return; }
+      var intent = intentOf(ws);
+      var objects = intent ? ws.filter(function (w) { return intent[0].indexOf(w) < 0; }) : [];
+      var does = function (r) {
+        var text = (r.title + " " + (r.sub || "")).toLowerCase();
+        return intent[1].indexOf(r.kind) >= 0 && (!objects.length || objects.some(function (w) { return text.indexOf(w) >= 0; }));
+      };
+      if (intent && results.length && !results.some(does)) {
+        list.appendChild(el("li", "qs-empty qs-note", "No operation here " + intent[2] + " that; the closest matches follow."));
+      }
       if (!results.length) { list.appendChild(el("li", "qs-empty", index ? "No results yet." : "Loading…")); return; }
       results.forEach(function (r, i) {
         var li = el("li");
@@ -396,7 +448,7 @@
       timer = setTimeout(function () {
         fetch(searchUrl + "?format=json&q=" + encodeURIComponent(q)).then(function (r) { return r.ok ? r.json() : { hits: [] }; }).then(function (d) {
           if (mine !== serial) return;
-          prose = (d.hits || []).map(function (h) { return { kind: "text", title: h.title, sub: (h.snippet || "").replace(/\s+/g, " ").slice(0, 120), href: vbase + "/" + h.target }; });
+          prose = (d.hits || []).map(function (h) { return { kind: kindOf(h), title: h.title, sub: (h.snippet || "").replace(/\s+/g, " ").slice(0, 120), href: vbase + "/" + h.target }; });
           render();
         }, function () { /* offline: the instant results stay */ });
       }, 180);
