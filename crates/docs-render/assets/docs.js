@@ -310,7 +310,39 @@
       overlay.hidden = true;
       if (last && last.focus) last.focus();
     }
-    function words(q) { return q.toLowerCase().split(/\s+/).filter(Boolean); }
+    // Words that say nothing about which section is meant: never required,
+    // never highlighted.
+    var STOP = ["a", "an", "the", "i", "me", "my", "to", "of", "in", "on", "for", "and", "or", "is", "are", "do",
+      "does", "how", "what", "which", "can", "with", "by", "it", "this", "that", "be", "we", "you", "your", "please"];
+    function words(q) {
+      var all = q.toLowerCase().split(/\s+/).filter(Boolean);
+      var kept = all.filter(function (w) { return STOP.indexOf(w) < 0; });
+      return kept.length ? kept : all;
+    }
+    // The methods a question's verb asks for, to say when no operation here
+    // does it ("delete a loan" on an API without one).
+    var INTENTS = [
+      [["delete", "remove", "erase", "drop", "destroy", "revoke", "wipe"], ["DELETE"], "deletes"],
+      [["create", "add", "make", "new", "submit", "register"], ["POST", "PUT"], "creates"],
+      [["update", "edit", "change", "modify", "rename"], ["PUT", "PATCH", "POST"], "changes"]
+    ];
+    function intentOf(ws) {
+      for (var i = 0; i < INTENTS.length; i++) {
+        if (ws.some(function (w) { return INTENTS[i][0].indexOf(w) >= 0; })) return INTENTS[i];
+      }
+      return null;
+    }
+    // A remote hit's kind from its target: the method for an operation,
+    // else what the section is.
+    function kindOf(hit) {
+      var t = hit.target || "", method = (hit.title || "").split(" ")[0];
+      if (t.indexOf("op/") === 0 && /^[A-Z]+$/.test(method)) return method;
+      if (t.indexOf("schemas/") === 0) return "schema";
+      if (t.indexOf("types/") === 0) return "type";
+      if (t.indexOf("graphql/query/") === 0) return "query";
+      if (t.indexOf("graphql/mutation/") === 0) return "mutation";
+      return "page";
+    }
     function score(entry, ws) {
       var title = entry[1].toLowerCase(), sub = (entry[2] || "").toLowerCase(), kind = entry[0].toLowerCase(), total = 0;
       for (var i = 0; i < ws.length; i++) {
@@ -322,11 +354,22 @@
       }
       return total - title.length / 400;
     }
+    // Marks whole words that start with a word of the question (two
+    // letters at least): "repo" marks "repository", never the "a" in "pet".
     function highlight(node, value, ws) {
-      var lower = value.toLowerCase(), pos = 0;
+      var lower = value.toLowerCase(), pos = 0, alnum = /[a-z0-9]/i;
+      var wanted = ws.filter(function (w) { return w.length >= 2 && STOP.indexOf(w) < 0; });
       while (pos < value.length) {
         var best = -1, len = 0;
-        ws.forEach(function (w) { var at = lower.indexOf(w, pos); if (at >= 0 && (best < 0 || at < best)) { best = at; len = w.length; } });
+        wanted.forEach(function (w) {
+          var at = lower.indexOf(w, pos);
+          while (at > 0 && alnum.test(lower.charAt(at - 1))) at = lower.indexOf(w, at + 1);
+          if (at >= 0 && (best < 0 || at < best)) {
+            var end = at + w.length;
+            while (end < value.length && alnum.test(value.charAt(end))) end++;
+            best = at; len = end - at;
+          }
+        });
         if (best < 0) break;
         if (best > pos) node.appendChild(document.createTextNode(value.slice(pos, best)));
         node.appendChild(el("mark", "", value.slice(best, best + len)));
@@ -350,6 +393,15 @@
       active = 0;
       list.textContent = "";
       if (!ws.length) { list.appendChild(el("li", "qs-empty", "Type to search operations, schemas and descriptions.")); return; }
+      var intent = intentOf(ws);
+      var objects = intent ? ws.filter(function (w) { return intent[0].indexOf(w) < 0; }) : [];
+      var does = function (r) {
+        var text = (r.title + " " + (r.sub || "")).toLowerCase();
+        return intent[1].indexOf(r.kind) >= 0 && (!objects.length || objects.some(function (w) { return text.indexOf(w) >= 0; }));
+      };
+      if (intent && results.length && !results.some(does)) {
+        list.appendChild(el("li", "qs-empty qs-note", "No operation here " + intent[2] + " that; the closest matches follow."));
+      }
       if (!results.length) { list.appendChild(el("li", "qs-empty", index ? "No results yet." : "Loading…")); return; }
       results.forEach(function (r, i) {
         var li = el("li");
@@ -396,7 +448,7 @@
       timer = setTimeout(function () {
         fetch(searchUrl + "?format=json&q=" + encodeURIComponent(q)).then(function (r) { return r.ok ? r.json() : { hits: [] }; }).then(function (d) {
           if (mine !== serial) return;
-          prose = (d.hits || []).map(function (h) { return { kind: "text", title: h.title, sub: (h.snippet || "").replace(/\s+/g, " ").slice(0, 120), href: vbase + "/" + h.target }; });
+          prose = (d.hits || []).map(function (h) { return { kind: kindOf(h), title: h.title, sub: (h.snippet || "").replace(/\s+/g, " ").slice(0, 120), href: vbase + "/" + h.target }; });
           render();
         }, function () { /* offline: the instant results stay */ });
       }, 180);
@@ -518,6 +570,33 @@
     Object.keys(request.init.headers).forEach(function (name) { out += " \\\n  -H " + shellQuote(name + ": " + request.init.headers[name]); });
     if (request.init.body !== undefined) out += " \\\n  --data " + shellQuote(request.init.body);
     return out;
+  }
+
+  // "Save as a request": the dashboard's new-request form of the project,
+  // opened with this request. Credentials typed here never travel: each
+  // becomes a {{placeholder}} that an environment fills in.
+  function saveRequest(form, button) {
+    var request = buildRequest(form);
+    var url = new URL(request.url, location.href);
+    var headers = [];
+    var dropped = { authorization: true };
+    form.querySelectorAll(".cred").forEach(function (cred) {
+      var kind = cred.getAttribute("data-auth"), where = cred.getAttribute("data-in"), param = cred.getAttribute("data-param") || "api_key";
+      if (kind === "apikey" && where === "header") { dropped[param.toLowerCase()] = true; headers.push(param + ": {{" + param + "}}"); }
+      else if (kind === "apikey" && where === "query") { url.searchParams.delete(param); url.searchParams.append(param, "{{" + param + "}}"); }
+      else if (kind === "apikey") { dropped.cookie = true; }
+      else if (kind === "basic") headers.push("Authorization: Basic {{basic_credentials}}");
+      else headers.push("Authorization: Bearer {{token}}");
+    });
+    Object.keys(request.init.headers).forEach(function (name) {
+      if (!dropped[name.toLowerCase()]) headers.push(name + ": " + request.init.headers[name]);
+    });
+    var text = url.href.replace(/%7B%7B/gi, "{{").replace(/%7D%7D/gi, "}}");
+    var api = button.getAttribute("data-api-base");
+    if (api && text.indexOf(api.replace(/\/$/, "")) === 0) text = text.slice(api.replace(/\/$/, "").length) || "/";
+    var params = new URLSearchParams({ method: request.init.method, url: text, name: button.getAttribute("data-name") || "", headers: headers.join("\n") });
+    if (request.init.body !== undefined) params.set("body", request.init.body);
+    window.open(button.getAttribute("data-save-request") + "?" + params.toString(), "_blank", "noopener");
   }
 
   function size(bytes) { return bytes < 1024 ? bytes + " B" : (bytes / 1024).toFixed(1) + " KB"; }
@@ -764,6 +843,8 @@
     if (body) body.addEventListener("input", function () { clearTimeout(pending); pending = setTimeout(function () { checkBody(form); }, 400); });
     var copy = form.querySelector("[data-copy-curl]");
     if (copy) copy.addEventListener("click", function () { copyText(curl(form), copy, "Copy as curl"); });
+    var save = form.querySelector("[data-save-request]");
+    if (save) save.addEventListener("click", function () { saveRequest(form, save); });
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       send(form, output);

@@ -124,6 +124,9 @@ pub struct Chrome {
     pub base_url: Option<String>,
     /// The hosted mock of this version, when it is open.
     pub mock_url: Option<String>,
+    /// The dashboard's new-request form of this project (saved requests,
+    /// Pro and up), which Try-It's "Save as a request" opens prefilled.
+    pub save_url: Option<String>,
     pub logo_url: Option<String>,
     pub favicon_url: Option<String>,
     pub theme: Option<Theme>,

@@ -524,3 +524,19 @@ fn try_it_starts_required_parameters_with_values_named_like_them() {
     assert!(value("number").is_some_and(|n| n.parse::<i64>().is_ok()));
     assert_eq!(value("q"), None, "optional parameters start empty");
 }
+
+#[test]
+fn try_it_offers_save_as_a_request_only_where_the_plan_has_it() {
+    assert!(!page(Page::Operation("listPets")).contains("data-save-request"), "no saved requests below Pro");
+    let chrome = Chrome {
+        save_url: Some("https://hub.example.com/app/p/pets/requests/new".to_owned()),
+        base_url: Some("https://api.example.com/v1".to_owned()),
+        ..chrome()
+    };
+    let html = render(&site(), &chrome, Page::Operation("listPets")).unwrap_or_default();
+    assert!(
+        html.contains("data-save-request=\"https://hub.example.com/app/p/pets/requests/new\"")
+            && html.contains("data-api-base=\"https://api.example.com/v1\""),
+        "{html}"
+    );
+}

@@ -62,6 +62,15 @@ pub enum AuditAction {
     InboxUpdated,
     InboxDeleted,
     InboxCleared,
+    InboxCaptureDeleted,
+    EnvironmentCreated,
+    EnvironmentUpdated,
+    EnvironmentDeleted,
+    EnvironmentSecretsExported,
+    RequestCreated,
+    RequestUpdated,
+    RequestDeleted,
+    RequestsImported,
 }
 
 impl AuditAction {
@@ -117,6 +126,15 @@ impl AuditAction {
             Self::InboxUpdated => "INBOX_UPDATED",
             Self::InboxDeleted => "INBOX_DELETED",
             Self::InboxCleared => "INBOX_CLEARED",
+            Self::InboxCaptureDeleted => "INBOX_CAPTURE_DELETED",
+            Self::EnvironmentCreated => "ENVIRONMENT_CREATED",
+            Self::EnvironmentUpdated => "ENVIRONMENT_UPDATED",
+            Self::EnvironmentDeleted => "ENVIRONMENT_DELETED",
+            Self::EnvironmentSecretsExported => "ENVIRONMENT_SECRETS_EXPORTED",
+            Self::RequestCreated => "REQUEST_CREATED",
+            Self::RequestUpdated => "REQUEST_UPDATED",
+            Self::RequestDeleted => "REQUEST_DELETED",
+            Self::RequestsImported => "REQUESTS_IMPORTED",
         }
     }
 
@@ -165,13 +183,25 @@ impl AuditAction {
             | Self::MonitorUpdated
             | Self::MonitorCredentialSet
             | Self::MonitorCredentialCleared => Category::Monitoring,
-            Self::InboxCreated | Self::InboxUpdated | Self::InboxDeleted | Self::InboxCleared => Category::Inboxes,
+            Self::InboxCreated
+            | Self::InboxUpdated
+            | Self::InboxDeleted
+            | Self::InboxCleared
+            | Self::InboxCaptureDeleted => Category::Inboxes,
+            Self::EnvironmentCreated
+            | Self::EnvironmentUpdated
+            | Self::EnvironmentDeleted
+            | Self::EnvironmentSecretsExported
+            | Self::RequestCreated
+            | Self::RequestUpdated
+            | Self::RequestDeleted
+            | Self::RequestsImported => Category::Requests,
         }
     }
 }
 
 /// Every code, in the order docs/api.md lists them.
-pub const ALL_ACTIONS: [AuditAction; 50] = [
+pub const ALL_ACTIONS: [AuditAction; 59] = [
     AuditAction::ProjectCreated,
     AuditAction::ProjectUpdated,
     AuditAction::ProjectVisibilityChanged,
@@ -222,6 +252,15 @@ pub const ALL_ACTIONS: [AuditAction; 50] = [
     AuditAction::InboxUpdated,
     AuditAction::InboxDeleted,
     AuditAction::InboxCleared,
+    AuditAction::InboxCaptureDeleted,
+    AuditAction::EnvironmentCreated,
+    AuditAction::EnvironmentUpdated,
+    AuditAction::EnvironmentDeleted,
+    AuditAction::EnvironmentSecretsExported,
+    AuditAction::RequestCreated,
+    AuditAction::RequestUpdated,
+    AuditAction::RequestDeleted,
+    AuditAction::RequestsImported,
 ];
 
 /// The viewer's groups of codes (the seed's "action category" filter).
@@ -237,10 +276,11 @@ pub enum Category {
     Account,
     Monitoring,
     Inboxes,
+    Requests,
 }
 
 impl Category {
-    pub const ALL: [Self; 10] = [
+    pub const ALL: [Self; 11] = [
         Self::Projects,
         Self::Versions,
         Self::Specs,
@@ -251,6 +291,7 @@ impl Category {
         Self::Account,
         Self::Monitoring,
         Self::Inboxes,
+        Self::Requests,
     ];
 
     pub const fn as_str(self) -> &'static str {
@@ -265,6 +306,7 @@ impl Category {
             Self::Account => "account",
             Self::Monitoring => "monitoring",
             Self::Inboxes => "inboxes",
+            Self::Requests => "requests",
         }
     }
 

@@ -123,3 +123,9 @@ impl HubError {
 }
 
 pub type HubResult<T> = Result<T, HubError>;
+
+impl From<platform::document_cache::Poisoned> for HubError {
+    fn from(_: platform::document_cache::Poisoned) -> Self {
+        Self::Internal("a cache's lock was poisoned by an earlier panic".to_owned())
+    }
+}

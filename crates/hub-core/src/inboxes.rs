@@ -43,6 +43,10 @@ pub const MAX_LIST: u32 = 100;
 pub const PRUNE_OFFSET_MS: i64 = (3 * 60 + 53) * 60_000;
 /// What a paused inbox asks senders to wait before retrying.
 pub const PAUSED_RETRY_SECS: u64 = 60;
+/// Descriptions whose compiled `webhooks` a node keeps, and the bytes of
+/// those descriptions at most (the models hold only the webhooks' schemas).
+pub const WEBHOOK_MODELS: usize = 16;
+pub const WEBHOOK_MODEL_SOURCE_BYTES: usize = 16 * 1024 * 1024;
 /// Headers never replayed: the connection's own, and what the client
 /// computes again.
 const HOP_HEADERS: &[&str] = &[
@@ -379,6 +383,120 @@ pub fn capture_json(capture: &Capture) -> Value {
     })
 }
 
+/// A capture read against the webhooks of its inbox's linked project.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaptureEvent {
+    pub project: String,
+    /// The version whose description was read: the project's default.
+    pub version: String,
+    /// `None` when no webhook of the description is sent with the
+    /// capture's method.
+    pub found: Option<mock::webhooks::WebhookMatch>,
+}
+
+/// The `webhook` member of a capture's answer.
+#[must_use]
+pub fn capture_event_json(event: &CaptureEvent) -> Value {
+    let found = event.found.as_ref();
+    json!({
+        "project": event.project,
+        "version": event.version,
+        "event": found.map(|m| &m.event),
+        "operation_id": found.and_then(|m| m.operation_id.as_ref()),
+        "summary": found.and_then(|m| m.summary.as_ref()),
+        "matched_by": found.map(|m| m.matched_by),
+        "fits": found.is_some_and(|m| m.fits),
+        "issues": found.map(|m| m.issues.as_slice()).unwrap_or_default(),
+        "also_fits": found.map(|m| m.also_fits.as_slice()).unwrap_or_default(),
+    })
+}
+
+/// What to change of a capture made into a mock override (the API's
+/// body); each absent field comes from the capture.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaptureOverrideInput {
+    pub name: Option<String>,
+    /// The method the override matches; the capture's by default.
+    pub method: Option<String>,
+    /// The mock path the override matches; the capture's sub-path by default.
+    pub path: Option<String>,
+    /// The status it answers; 200 by default.
+    pub status: Option<u16>,
+}
+
+/// The mock override a capture becomes: it matches the capture's method
+/// and path and answers the captured body with its content type.
+///
+/// # Errors
+/// A body that is not text (a mock answers JSON or text).
+pub fn capture_override(capture: &Capture, input: &CaptureOverrideInput) -> HubResult<Value> {
+    let Ok(text) = std::str::from_utf8(&capture.body) else {
+        return Err(HubError::InvalidField {
+            field: "body".to_owned(),
+            message: "this capture's body is not text, and a mock answers JSON or text".to_owned(),
+        });
+    };
+    let content_type = capture
+        .headers
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case("content-type"))
+        .map(|(_, value)| value.clone());
+    let is_json = content_type.as_deref().is_none_or(mock::is_json_media);
+    let body = match serde_json::from_str::<Value>(text) {
+        Ok(value) if is_json => value,
+        _ if text.is_empty() => Value::Null,
+        _ => Value::String(text.to_owned()),
+    };
+    let mut headers = serde_json::Map::new();
+    if let Some(content_type) = content_type.filter(|_| !text.is_empty()) {
+        headers.insert("Content-Type".to_owned(), json!(content_type));
+    }
+    let method = input.method.clone().unwrap_or_else(|| capture.method.clone());
+    let path = input.path.clone().unwrap_or_else(|| capture.path.clone());
+    let name = input.name.clone().unwrap_or_else(|| format!("From capture {}", capture.id));
+    Ok(json!({
+        "name": name,
+        "matcher": { "method": method, "path": path },
+        "response": { "status": input.status.unwrap_or(200), "headers": headers, "body": body },
+    }))
+}
+
+/// The saved request a capture becomes (see [`Hub::capture_to_request`]).
+///
+/// # Errors
+/// A body that is not text, or a method a saved request cannot use.
+pub fn capture_request(capture: &Capture) -> HubResult<crate::workbench::RequestInput> {
+    let Ok(body) = std::str::from_utf8(&capture.body) else {
+        return Err(HubError::InvalidField {
+            field: "body".to_owned(),
+            message: "this capture's body is not text, and a saved request's body is".to_owned(),
+        });
+    };
+    let headers: Vec<(String, String)> = capture
+        .headers
+        .iter()
+        .filter(|(name, _)| {
+            let lower = name.to_ascii_lowercase();
+            !HOP_HEADERS.contains(&lower.as_str()) && !lower.starts_with("x-forwarded-") && lower != "forwarded"
+        })
+        .take(workbench::MAX_HEADERS)
+        .cloned()
+        .collect();
+    let query = if capture.query.is_empty() { String::new() } else { format!("?{}", capture.query) };
+    Ok(crate::workbench::RequestInput {
+        name: Some(
+            format!("Capture {} {}", capture.method, capture.path).chars().take(workbench::MAX_NAME_CHARS).collect(),
+        ),
+        folder: Some(Some("Inbox captures".to_owned())),
+        method: Some(capture.method.clone()),
+        url: Some(format!("{{{{receiver}}}}{}{query}", capture.path)),
+        headers: Some(headers),
+        query: Some(Vec::new()),
+        body: Some(Some(body.to_owned()).filter(|b| !b.is_empty())),
+    })
+}
+
 /// A capture waiting for its group's commit.
 #[derive(Debug)]
 pub struct PendingCapture {
@@ -668,12 +786,163 @@ impl Hub {
         self.store.capture(id, capture_id).await?.ok_or_else(|| HubError::not_found("capture"))
     }
 
+    /// One capture with what it is among the linked project's webhooks.
+    pub async fn inbox_capture_event(
+        &self,
+        principal: &Principal,
+        id: &str,
+        capture_id: &str,
+    ) -> HubResult<(Capture, Option<CaptureEvent>)> {
+        let stored = self.own_inbox(principal, id).await?;
+        let capture = self.store.capture(id, capture_id).await?.ok_or_else(|| HubError::not_found("capture"))?;
+        let mut read = self.classify_captures(principal, &stored.inbox, vec![capture]).await?;
+        read.pop().ok_or_else(|| HubError::Internal("a classified capture went missing".to_owned()))
+    }
+
+    /// Reads captures of `inbox` against the `webhooks` of its linked
+    /// project's default version. Every event is `None` when the inbox is
+    /// unlinked, the caller cannot see the project, it has no default
+    /// version, or its description declares no webhook.
+    pub async fn classify_captures(
+        &self,
+        principal: &Principal,
+        inbox: &Inbox,
+        captures: Vec<Capture>,
+    ) -> HubResult<Vec<(Capture, Option<CaptureEvent>)>> {
+        let Some((project, version, model)) = self.inbox_webhooks(principal, inbox).await? else {
+            return Ok(captures.into_iter().map(|c| (c, None)).collect());
+        };
+        // Validation is CPU work (a description may declare hundreds of
+        // webhooks): off the async workers, moving the captures rather than
+        // copying their bodies.
+        tokio::task::spawn_blocking(move || {
+            captures
+                .into_iter()
+                .map(|capture| {
+                    let received = mock::webhooks::Received {
+                        method: &capture.method,
+                        headers: &capture.headers,
+                        body: &capture.body,
+                    };
+                    let found = model.classify(&received);
+                    let event = CaptureEvent { project: project.clone(), version: version.clone(), found };
+                    (capture, Some(event))
+                })
+                .collect()
+        })
+        .await
+        .map_err(|e| HubError::Internal(format!("webhook matching failed: {e}")))
+    }
+
+    /// The linked project's slug, default version label and compiled
+    /// webhooks, when there are any to match against.
+    async fn inbox_webhooks(
+        &self,
+        principal: &Principal,
+        inbox: &Inbox,
+    ) -> HubResult<Option<(String, String, std::sync::Arc<mock::webhooks::WebhookModel>)>> {
+        let Some(slug) = inbox.project_slug.as_deref() else { return Ok(None) };
+        let found = match self.authorize_project(principal, slug, Action::ViewProject).await {
+            Ok(found) => found,
+            Err(HubError::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let Some(version) = self.store.default_version(&found.project.id).await? else { return Ok(None) };
+        if version.spec_format != spec::SpecFormat::OpenApi3.as_str() {
+            return Ok(None);
+        }
+        let sha = version.spec_sha256.clone();
+        let model = self
+            .webhook_models
+            .get_or_build(&sha, || async {
+                let document =
+                    self.blobs.get(&sha).await?.ok_or_else(|| HubError::Internal(format!("blob {sha} is missing")))?;
+                let size = document.len();
+                let limits = self.spec_limits.clone();
+                let model = tokio::task::spawn_blocking(move || {
+                    spec::parse_with(&document, &limits).map(|spec| mock::webhooks::WebhookModel::new(&spec))
+                })
+                .await
+                .map_err(|e| HubError::Internal(format!("spec parser task failed: {e}")))?
+                .map_err(HubError::InvalidSpec)?;
+                Ok::<_, HubError>((model, size))
+            })
+            .await?;
+        if model.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some((found.project.slug.clone(), version.label, model)))
+    }
+
+    /// Makes a capture of a project-linked inbox a mock override of that
+    /// project in one step (see [`capture_override`]); editors of the
+    /// project only, with the override's own limits and audit row.
+    pub async fn capture_to_override(
+        &self,
+        principal: &Principal,
+        id: &str,
+        capture_id: &str,
+        input: &CaptureOverrideInput,
+        source: Source,
+    ) -> HubResult<crate::mock::StoredOverride> {
+        let stored = self.own_inbox(principal, id).await?;
+        let capture = self.store.capture(id, capture_id).await?.ok_or_else(|| HubError::not_found("capture"))?;
+        let Some(slug) = stored.inbox.project_slug.as_deref() else {
+            return Err(HubError::conflict(
+                "this inbox is not linked to a project: link one in its settings to make mock overrides",
+            ));
+        };
+        let body = capture_override(&capture, input)?;
+        self.create_mock_override(principal, slug, &body, source).await
+    }
+
+    /// Saves a capture of a project-linked inbox as a saved request of that
+    /// project (Pro and up, editors): its method, sub-path and query after
+    /// a `{{receiver}}` placeholder (the URL to send it to, from an
+    /// environment), its headers less the connection's own, its body.
+    pub async fn capture_to_request(
+        &self,
+        principal: &Principal,
+        id: &str,
+        capture_id: &str,
+        source: Source,
+    ) -> HubResult<crate::workbench::SavedRequest> {
+        let stored = self.own_inbox(principal, id).await?;
+        let capture = self.store.capture(id, capture_id).await?.ok_or_else(|| HubError::not_found("capture"))?;
+        let Some(slug) = stored.inbox.project_slug.as_deref() else {
+            return Err(HubError::conflict(
+                "this inbox is not linked to a project: link one in its settings to save captures as requests",
+            ));
+        };
+        let input = capture_request(&capture)?;
+        self.create_saved_request(principal, slug, input, source).await
+    }
+
     /// Removes every capture of the inbox; the ledger keeps counting them.
     pub async fn clear_inbox(&self, principal: &Principal, id: &str, source: Source) -> HubResult<u64> {
         let current = self.own_inbox(principal, id).await?;
         let draft = AuditDraft::new(AuditAction::InboxCleared, "inbox", id).meta("name", current.inbox.name.as_str());
         let audit = self.audit_row(&principal.user_id, principal.plan, &principal.user_id, source, draft);
-        self.store.clear_captures(id, audit.as_ref()).await
+        self.store.delete_captures(id, None, audit.as_ref()).await
+    }
+
+    /// Removes one capture; the ledger keeps counting it.
+    pub async fn delete_capture(
+        &self,
+        principal: &Principal,
+        id: &str,
+        capture_id: &str,
+        source: Source,
+    ) -> HubResult<()> {
+        self.own_inbox(principal, id).await?;
+        let draft = AuditDraft::new(AuditAction::InboxCaptureDeleted, "inbox", id).meta("capture", capture_id);
+        let audit = self.audit_row(&principal.user_id, principal.plan, &principal.user_id, source, draft);
+        // The row is written only when a capture goes: a second DELETE
+        // answers 404 and leaves no trace.
+        match self.store.delete_captures(id, Some(capture_id), audit.as_ref()).await? {
+            0 => Err(HubError::not_found("capture")),
+            _ => Ok(()),
+        }
     }
 
     /// Checks and stores one arrival. `Ok(Err(refusal))` when a check
@@ -857,6 +1126,50 @@ impl Hub {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn captured(content_type: Option<&str>, body: &[u8]) -> Capture {
+        Capture {
+            id: "cap_1".into(),
+            inbox_id: "ibx_1".into(),
+            received_at: Timestamp::from_millis(0),
+            method: "POST".into(),
+            path: "/events".into(),
+            query: String::new(),
+            headers: content_type.map(|t| vec![("Content-Type".to_owned(), t.to_owned())]).unwrap_or_default(),
+            body: body.to_vec(),
+            source_ip: "192.0.2.1".into(),
+            verified: None,
+        }
+    }
+
+    #[test]
+    fn captures_become_overrides_that_answer_their_body() {
+        let json =
+            capture_override(&captured(Some("application/json"), br#"{"n": 1}"#), &CaptureOverrideInput::default())
+                .unwrap();
+        assert_eq!(json["matcher"], json!({"method": "POST", "path": "/events"}));
+        assert_eq!(json["response"]["body"], json!({"n": 1}), "JSON stays JSON");
+        assert_eq!(json["response"]["headers"]["Content-Type"], "application/json");
+        assert_eq!(json["name"], "From capture cap_1");
+
+        let input = CaptureOverrideInput { method: Some("GET".into()), status: Some(201), ..Default::default() };
+        let text = capture_override(&captured(Some("text/plain"), b"[1, 2]"), &input).unwrap();
+        assert_eq!(text["response"]["body"], "[1, 2]", "text that parses as JSON is still text");
+        assert_eq!((text["matcher"]["method"].as_str(), text["response"]["status"].as_u64()), (Some("GET"), Some(201)));
+
+        let empty = capture_override(&captured(None, b""), &CaptureOverrideInput::default()).unwrap();
+        assert_eq!(empty["response"]["body"], Value::Null);
+        assert_eq!(empty["response"]["headers"], json!({}));
+
+        let binary = capture_override(
+            &captured(Some("application/octet-stream"), &[0xff, 0xfe]),
+            &CaptureOverrideInput::default(),
+        );
+        assert!(matches!(binary, Err(HubError::InvalidField { .. })));
+        // The override itself is checked where every override is.
+        let spec: mock::overrides::OverrideSpec = serde_json::from_value(json).unwrap();
+        assert_eq!(spec.validate(), Ok(()));
+    }
 
     #[test]
     fn ids_are_unguessable_and_checked_by_shape() {

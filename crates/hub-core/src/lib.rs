@@ -34,6 +34,7 @@ pub mod tokens;
 pub mod tryit;
 pub mod uploads;
 pub mod versions;
+pub mod workbench;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -89,8 +90,16 @@ pub struct Hub {
     outbox: Arc<tokio::sync::Notify>,
     /// The client of uptime probes, behind the outbound guard.
     probes: platform::outbound::Outbound,
+    /// The Try-It relay's client (saved requests run through it).
+    relay: platform::outbound::Outbound,
     /// The uptime round's period (status pages say when they refresh).
     probe_interval_secs: u64,
+    /// Compiled `webhooks` of the descriptions inbox captures were matched
+    /// against lately, by content hash.
+    webhook_models: Arc<platform::document_cache::DocumentCache<::mock::webhooks::WebhookModel>>,
+    /// The API base URL of descriptions saved requests ran against, by
+    /// content hash.
+    request_bases: Arc<platform::document_cache::DocumentCache<Option<String>>>,
 }
 
 impl Hub {
@@ -136,7 +145,13 @@ impl Hub {
             probes: platform::outbound::Outbound::default()
                 .with_timeout(monitoring::PROBE_TIMEOUT)
                 .with_max_response(monitoring::MAX_PROBE_BODY),
+            relay: platform::outbound::Outbound::default(),
             probe_interval_secs: monitoring::DEFAULT_INTERVAL_SECS,
+            webhook_models: Arc::new(platform::document_cache::DocumentCache::new(
+                inboxes::WEBHOOK_MODELS,
+                inboxes::WEBHOOK_MODEL_SOURCE_BYTES,
+            )),
+            request_bases: Arc::new(platform::document_cache::DocumentCache::new(workbench::BASE_CACHE, usize::MAX)),
         }
     }
 
@@ -160,6 +175,14 @@ impl Hub {
     #[must_use]
     pub fn with_secret_key(mut self, key: platform::secrets::SecretKey) -> Self {
         self.secret_key = Arc::new(key);
+        self
+    }
+
+    /// The same hub with the Try-It relay's client (`SVC_OUTBOUND_ALLOW` and
+    /// `SVC_OUTBOUND_ALLOW_TRYIT`), which saved requests run through.
+    #[must_use]
+    pub fn with_relay(mut self, outbound: platform::outbound::Outbound) -> Self {
+        self.relay = outbound;
         self
     }
 

@@ -1495,6 +1495,9 @@ mod mock;
 mod monitoring;
 mod sessions;
 mod team;
+mod workbench;
+
+pub use workbench::EnvironmentRow;
 
 pub use docs::DocsProjectRow;
 pub use team::NewInvitation;

@@ -99,14 +99,25 @@ impl RelayRequest {
                 "the relay only sends to the API base URLs these docs offer for this version",
             ));
         }
-        if wire.headers.len() > MAX_HEADERS {
-            return Err(HubError::validation("headers", format!("at most {MAX_HEADERS} headers")));
-        }
         let mut headers = Vec::with_capacity(wire.headers.len());
         for (name, value) in wire.headers {
             let Value::String(value) = value else {
                 return Err(HubError::validation("headers", format!("the value of `{name}` must be a string")));
             };
+            headers.push((name, value));
+        }
+        Self::checked(method, url, headers, wire.body.unwrap_or_default().into_bytes())
+    }
+
+    /// A request from parts (a saved request's, resolved): the header
+    /// count, names and values and the body size checked, and the headers
+    /// the relay never forwards dropped.
+    pub fn checked(method: String, url: url::Url, given: Vec<(String, String)>, body: Vec<u8>) -> HubResult<Self> {
+        if given.len() > MAX_HEADERS {
+            return Err(HubError::validation("headers", format!("at most {MAX_HEADERS} headers")));
+        }
+        let mut headers = Vec::with_capacity(given.len());
+        for (name, value) in given {
             let lower = name.to_ascii_lowercase();
             if DROPPED.contains(&lower.as_str()) || lower.starts_with("proxy-") || lower.starts_with("sec-") {
                 continue;
@@ -116,7 +127,6 @@ impl RelayRequest {
             }
             headers.push((name, value));
         }
-        let body = wire.body.unwrap_or_default().into_bytes();
         if body.len() > MAX_BODY_BYTES {
             return Err(HubError::validation("body", format!("at most {MAX_BODY_BYTES} bytes")));
         }
@@ -156,26 +166,55 @@ pub fn within(url: &url::Url, base: &str) -> bool {
 /// timeout) is `{status: null, error}`, as a browser's failed `fetch` is
 /// not the page's fault either.
 pub async fn relay(outbound: &platform::outbound::Outbound, request: RelayRequest) -> HubResult<Value> {
+    let sent = send(outbound, request).await?;
+    let Some(status) = sent.status else { return Ok(json!({ "status": null, "error": sent.error })) };
+    let headers: Vec<Value> = sent.headers.iter().map(|(n, v)| json!([n, v])).collect();
+    Ok(json!({
+        "status": status,
+        "headers": headers,
+        "body": String::from_utf8_lossy(&sent.body),
+        "truncated": sent.truncated,
+        "duration_ms": sent.duration_ms,
+    }))
+}
+
+/// What came back from a relayed request.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Relayed {
+    /// `None` when the API did not answer (then `error` says why).
+    pub status: Option<u16>,
+    pub headers: Vec<(String, String)>,
+    /// At most [`MAX_RESPONSE_BYTES`].
+    pub body: Vec<u8>,
+    pub truncated: bool,
+    pub duration_ms: u64,
+    pub error: Option<String>,
+}
+
+/// Sends the request through the guarded outbound client (30 s, 1 MiB of
+/// answer kept). An address the guard refuses is a validation error on
+/// `url`; an API that does not answer is a [`Relayed`] without a status.
+pub async fn send(outbound: &platform::outbound::Outbound, request: RelayRequest) -> HubResult<Relayed> {
     use platform::outbound::OutboundError;
     let client = outbound.clone().with_timeout(Duration::from_secs(TIMEOUT_SECS)).with_max_response(MAX_RESPONSE_BYTES);
     let headers: Vec<(&str, String)> = request.headers.iter().map(|(n, v)| (n.as_str(), v.clone())).collect();
     let started = std::time::Instant::now();
-    let response = match client.send(&request.method, request.url.as_str(), &headers, request.body).await {
-        Ok(response) => response,
+    let result = client.send(&request.method, request.url.as_str(), &headers, request.body).await;
+    let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    match result {
+        Ok(response) => Ok(Relayed {
+            status: Some(response.status),
+            headers: response.headers,
+            body: response.body,
+            truncated: response.truncated,
+            duration_ms,
+            error: None,
+        }),
         Err(refused @ (OutboundError::Refused { .. } | OutboundError::InvalidUrl(_))) => {
-            return Err(HubError::validation("url", refused.to_string()));
+            Err(HubError::validation("url", refused.to_string()))
         }
-        Err(failed) => return Ok(json!({ "status": null, "error": failed.to_string() })),
-    };
-    let elapsed = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let headers: Vec<Value> = response.headers.iter().map(|(n, v)| json!([n, v])).collect();
-    Ok(json!({
-        "status": response.status,
-        "headers": headers,
-        "body": String::from_utf8_lossy(&response.body),
-        "truncated": response.truncated,
-        "duration_ms": elapsed,
-    }))
+        Err(failed) => Ok(Relayed { duration_ms, error: Some(failed.to_string()), ..Relayed::default() }),
+    }
 }
 
 #[cfg(test)]

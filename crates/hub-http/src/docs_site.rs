@@ -21,9 +21,9 @@ use docs_render::{Chrome, Page, Site};
 use hub_core::docs::{DocsClosed, DocsSite, DocsVersion};
 use hub_core::{Feature, Hub};
 
-use crate::document_cache::DocumentCache;
 use crate::error::{ApiError, Code};
 use crate::extract::QueryParams;
+use platform::document_cache::DocumentCache;
 
 /// Prepared documents kept in memory per node: at most this many, built
 /// from at most [`SITE_CACHE_SOURCE_BYTES`] of descriptions.
@@ -572,6 +572,10 @@ async fn chrome(
         mock_url: site
             .mock_open
             .then(|| format!("{}/{}@{}", server.web.mock_base(), site.slug, docs_render::encode(&version.label))),
+        save_url: site
+            .owner_plan
+            .allows(Feature::SavedRequests)
+            .then(|| format!("{}/app/p/{}/requests/new", server.web.public_url.trim_end_matches('/'), site.slug)),
         logo_url: site.branding.logo_url.clone(),
         favicon_url: site.branding.favicon_url.clone(),
         theme,

@@ -112,8 +112,8 @@ impl ApiError {
     }
 }
 
-impl From<crate::document_cache::Poisoned> for ApiError {
-    fn from(_: crate::document_cache::Poisoned) -> Self {
+impl From<platform::document_cache::Poisoned> for ApiError {
+    fn from(_: platform::document_cache::Poisoned) -> Self {
         Self::from(HubError::Internal("document cache lock poisoned".into()))
     }
 }

@@ -170,6 +170,11 @@ impl JsonObject {
         serde_json::from_value(Value::Object(self.0)).map_err(|e| ApiError::field("body", e.to_string()))
     }
 
+    /// The object as a JSON value.
+    pub fn into_value(self) -> Value {
+        Value::Object(self.0)
+    }
+
     /// The raw value of a field.
     pub fn get(&self, name: &str) -> Option<&Value> {
         self.0.get(name)

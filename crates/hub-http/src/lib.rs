@@ -9,7 +9,6 @@ mod compression;
 pub mod dashboard;
 pub mod docs_assistant;
 pub mod docs_site;
-pub mod document_cache;
 pub mod error;
 pub mod extract;
 pub mod llms;
@@ -244,8 +243,39 @@ pub fn router_with(state: AppState, mock_config: mock_server::MockConfig) -> Rou
             get(routes::inboxes::get).patch(routes::inboxes::update).delete(routes::inboxes::delete),
         )
         .route("/api/v1/inboxes/{id}/captures", get(routes::inboxes::captures).delete(routes::inboxes::clear))
+        .route(
+            "/api/v1/inboxes/{id}/captures/{capture_id}",
+            get(routes::inboxes::get_capture).delete(routes::inboxes::delete_capture),
+        )
         .route("/api/v1/inboxes/{id}/captures/{capture_id}/replay", post(routes::inboxes::replay))
+        .route("/api/v1/inboxes/{id}/captures/{capture_id}/override", post(routes::inboxes::capture_override))
+        .route("/api/v1/inboxes/{id}/captures/{capture_id}/request", post(routes::inboxes::capture_request))
         .route("/api/v1/inboxes/{id}/send-test", post(routes::inboxes::send_test))
+        .route(
+            &format!("{project}/environments"),
+            get(routes::workbench::list_environments).post(routes::workbench::create_environment),
+        )
+        .route(
+            &format!("{project}/environments/{{id}}"),
+            get(routes::workbench::get_environment)
+                .patch(routes::workbench::update_environment)
+                .delete(routes::workbench::delete_environment),
+        )
+        .route(
+            &format!("{project}/requests"),
+            get(routes::workbench::list_requests).post(routes::workbench::create_request),
+        )
+        .route(&format!("{project}/requests/export"), get(routes::workbench::export))
+        .route(&format!("{project}/requests/import"), post(routes::workbench::import))
+        .route(
+            &format!("{project}/requests/{{id}}"),
+            get(routes::workbench::get_request)
+                .patch(routes::workbench::update_request)
+                .delete(routes::workbench::delete_request),
+        )
+        .route(&format!("{project}/requests/{{id}}/run"), post(routes::workbench::run_request))
+        .route(&format!("{project}/requests/{{id}}/runs"), get(routes::workbench::request_runs))
+        .route(&format!("{project}/requests/{{id}}/curl"), get(routes::workbench::request_curl))
         .route(&format!("{project}/monitors"), get(routes::monitors::list))
         .route(&format!("{project}/monitors/status"), get(routes::monitors::status))
         .route(&format!("{project}/monitors/credentials"), get(routes::monitors::credentials))

@@ -149,7 +149,7 @@ pub struct MockServer {
     cookies: platform::web::CookiePolicy,
     limits: MockConfig,
     /// Compiled engines: concurrent first requests compile a document once.
-    engines: crate::document_cache::DocumentCache<Engine>,
+    engines: platform::document_cache::DocumentCache<Engine>,
     snapshots: RwLock<HashMap<String, CachedSnapshot>>,
     log: OnceLock<mpsc::Sender<LogEntry>>,
     /// The origin of the request log's sampling windows.
@@ -181,7 +181,7 @@ impl MockServer {
             proxies: web.proxies.clone(),
             cookies: web.cookies.clone(),
             limits: config,
-            engines: crate::document_cache::DocumentCache::new(ENGINE_CACHE, ENGINE_CACHE_SOURCE_BYTES),
+            engines: platform::document_cache::DocumentCache::new(ENGINE_CACHE, ENGINE_CACHE_SOURCE_BYTES),
             snapshots: RwLock::new(HashMap::new()),
             log: OnceLock::new(),
             started: Instant::now(),

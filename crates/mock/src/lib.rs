@@ -26,6 +26,7 @@ pub mod schema;
 mod security;
 pub mod template;
 mod validate;
+pub mod webhooks;
 
 use std::sync::{Arc, OnceLock};
 
@@ -38,7 +39,7 @@ use serde_json::{Value, json};
 use spec::{HttpMethod, Operation, Spec};
 
 pub use crate::graphql::GraphQlEngine;
-pub use crate::negotiate::{ExampleChoice, Prefer};
+pub use crate::negotiate::{ExampleChoice, Prefer, is_json as is_json_media};
 pub use crate::schema::Issue;
 
 /// The `X-Mock-Server` header's value.

@@ -29,20 +29,7 @@ impl Checks {
             .iter()
             .map(|p| p.schema.as_ref().and_then(|schema| schemas.validator(spec, schema)))
             .collect();
-        let bodies = operation
-            .request_body
-            .iter()
-            .flat_map(|body| body.content.iter())
-            .map(|(media, content)| {
-                let validator = if is_json(media) {
-                    content.schema.as_ref().and_then(|schema| schemas.validator(spec, schema))
-                } else {
-                    None
-                };
-                (media.clone(), validator)
-            })
-            .collect();
-        Self { params, bodies }
+        Self { params, bodies: body_validators(spec, operation, schemas) }
     }
 
     pub fn run(
@@ -101,12 +88,7 @@ impl Checks {
         let content_type =
             request.headers.get(http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("application/json");
         let essence = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-        let declared = self.bodies.iter().find(|(media, _)| {
-            let media = media.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-            media == essence
-                || media == "*/*"
-                || media.ends_with("/*") && essence.starts_with(media.trim_end_matches('*'))
-        });
+        let declared = declared_body(&self.bodies, &essence);
         let Some((_, validator)) = declared else {
             let offered: Vec<&str> = self.bodies.iter().map(|(m, _)| m.as_str()).collect();
             found.push(Issue {
@@ -129,6 +111,40 @@ impl Checks {
             found.extend(issues(validator, &value, "body"));
         }
     }
+}
+
+/// `(media type, validator)` for each request body `operation` declares:
+/// a validator for the JSON ones whose schema compiles, none otherwise.
+pub(crate) fn body_validators(
+    spec: &Spec,
+    operation: &Operation,
+    schemas: &SchemaSet,
+) -> Vec<(String, Option<Arc<Validator>>)> {
+    operation
+        .request_body
+        .iter()
+        .flat_map(|body| body.content.iter())
+        .map(|(media, content)| {
+            let validator = if is_json(media) {
+                content.schema.as_ref().and_then(|schema| schemas.validator(spec, schema))
+            } else {
+                None
+            };
+            (media.clone(), validator)
+        })
+        .collect()
+}
+
+/// The declared body a request of media type `essence` (lowercase, without
+/// parameters) matches: the same type, `*/*`, or a `type/*` range.
+pub(crate) fn declared_body<'a>(
+    bodies: &'a [(String, Option<Arc<Validator>>)],
+    essence: &str,
+) -> Option<&'a (String, Option<Arc<Validator>>)> {
+    bodies.iter().find(|(media, _)| {
+        let media = media.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        media == essence || media == "*/*" || media.ends_with("/*") && essence.starts_with(media.trim_end_matches('*'))
+    })
 }
 
 fn cookies(request: &Request<'_>) -> Vec<(String, String)> {

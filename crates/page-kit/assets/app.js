@@ -61,6 +61,18 @@
     });
   });
 
+  // Ctrl or Cmd + Enter submits the page's form marked data-hotkey-run
+  // (a saved request's Run) from anywhere on the page, fields included.
+  var runForm = document.querySelector("form[data-hotkey-run]");
+  if (runForm) {
+    document.addEventListener("keydown", function (event) {
+      if (event.key !== "Enter" || !(event.ctrlKey || event.metaKey)) return;
+      event.preventDefault();
+      say("Running");
+      if (runForm.requestSubmit) runForm.requestSubmit(); else runForm.submit();
+    });
+  }
+
   // A destructive button stays disabled until the expected text is typed.
   document.querySelectorAll("input[data-confirm]").forEach(function (input) {
     var button = document.getElementById(input.getAttribute("data-confirm"));

@@ -12,6 +12,7 @@
 pub mod blobs;
 pub mod crypto;
 pub mod db;
+pub mod document_cache;
 #[cfg(test)]
 mod fuzz_tests;
 pub mod http;

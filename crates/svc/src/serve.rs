@@ -131,7 +131,14 @@ async fn serve_hub(
     let probes = platform::outbound::Outbound::guarded_from_env()
         .context("SVC_OUTBOUND_ALLOW (hosts and networks uptime probes may reach) is invalid")?
         .with_timeout(hub_core::monitoring::PROBE_TIMEOUT);
-    let hub = hub.with_secret_key(key.clone()).with_webhooks(webhooks).with_probes(probes, args.probe_interval_secs);
+    let outbound = platform::outbound::Outbound::guarded_for(platform::outbound::Purpose::TryIt).context(
+        "SVC_OUTBOUND_ALLOW or SVC_OUTBOUND_ALLOW_TRYIT (hosts and networks the Try-It relay may reach) is invalid",
+    )?;
+    let hub = hub
+        .with_secret_key(key.clone())
+        .with_webhooks(webhooks)
+        .with_probes(probes, args.probe_interval_secs)
+        .with_relay(outbound.clone());
     out.emit(
         &format!("hub listening on http://{bound} (API {public_url}/api/v1, OpenAPI {public_url}/api/v1/openapi.json)"),
         &json!({ "service": "hub", "listen": bound.to_string(), "url": public_url }),
@@ -315,9 +322,6 @@ async fn serve_hub(
         per_project_per_minute: args.mock_rate_per_project,
         per_ip_per_minute: args.mock_rate_per_ip,
     };
-    let outbound = platform::outbound::Outbound::guarded_for(platform::outbound::Purpose::TryIt).context(
-        "SVC_OUTBOUND_ALLOW or SVC_OUTBOUND_ALLOW_TRYIT (hosts and networks the Try-It relay may reach) is invalid",
-    )?;
     let mut web = hub_http::WebConfig::new(&public_url, &key);
     web.proxies = platform::net::TrustedProxies::from_env().context("SVC_TRUSTED_PROXIES")?;
     let mock_listener = match args.mock_listen {

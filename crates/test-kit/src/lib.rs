@@ -83,7 +83,8 @@ impl TestApp {
         // webhook tests a local receiver.
         let allow = platform::outbound::AllowList::parse("127.0.0.1").expect("a valid allow list");
         let hub = Hub::new(db, &dir.path().join("blobs"), Arc::new(clock.clone()))
-            .with_webhooks(platform::outbound::Outbound::guarded(allow.clone()));
+            .with_webhooks(platform::outbound::Outbound::guarded(allow.clone()))
+            .with_relay(platform::outbound::Outbound::guarded(allow.clone()));
         let state = AppState {
             hub: hub.clone(),
             cron_secret: Secret::new(CRON_SECRET.to_owned()),

@@ -384,15 +384,26 @@ impl Store {
     }
 
     /// Removes an inbox's captures (the ledger keeps its rows).
-    pub async fn clear_captures(&self, inbox_id: &str, audit: Option<&AuditEvent>) -> HubResult<u64> {
+    /// Removes one capture (`Some(id)`) or every capture of the inbox.
+    pub async fn delete_captures(
+        &self,
+        inbox_id: &str,
+        capture_id: Option<&str>,
+        audit: Option<&AuditEvent>,
+    ) -> HubResult<u64> {
         with_db!(&self.db, |pool| {
             let mut tx = pool.begin().await.map_err(store_error)?;
-            let removed = sqlx::query("DELETE FROM inbox_captures WHERE inbox_id = $1")
+            let removed = sqlx::query("DELETE FROM inbox_captures WHERE inbox_id = $1 AND ($2 IS NULL OR id = $2)")
                 .bind(inbox_id)
+                .bind(capture_id)
                 .execute(&mut *tx)
                 .await
                 .map_err(store_error)?
                 .rows_affected();
+            if capture_id.is_some() && removed == 0 {
+                // Nothing went: no audit row (the transaction rolls back).
+                return Ok(0);
+            }
             if let Some(event) = audit {
                 insert_audit!(&mut *tx, event)?;
             }

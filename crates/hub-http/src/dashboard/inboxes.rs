@@ -9,7 +9,9 @@ use axum::extract::{Path, RawQuery, Request, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use hub_core::inboxes::{BasicInput, Capture, Inbox, InboxInput, VerificationInput};
+use hub_core::inboxes::{
+    BasicInput, Capture, CaptureEvent, CaptureOverrideInput, Inbox, InboxInput, VerificationInput,
+};
 use hub_core::{HubError, Source};
 use serde_json::{Value, json};
 use webhook_signatures::SchemeName;
@@ -37,9 +39,10 @@ fn inbox_view(d: &Dashboard, inbox: &Inbox) -> Value {
     view
 }
 
-fn capture_view(capture: &Capture) -> Value {
+fn capture_view(capture: &Capture, event: Option<&CaptureEvent>) -> Value {
     let mut view = hub_core::inboxes::capture_json(capture);
     if let Value::Object(map) = &mut view {
+        map.insert("webhook".into(), event.map_or(Value::Null, hub_core::inboxes::capture_event_json));
         map.insert("when".into(), json!(when(capture.received_at)));
         let pretty =
             serde_json::from_slice::<Value>(&capture.body).ok().and_then(|v| serde_json::to_string_pretty(&v).ok());
@@ -49,10 +52,17 @@ fn capture_view(capture: &Capture) -> Value {
     view
 }
 
+/// The slugs of the projects an inbox may be linked to (the first page of
+/// the caller's projects).
+async fn project_choices(d: &Dashboard, me: &Me) -> Result<Vec<String>, HubError> {
+    let page = kernel::PageRequest::clamped(Some(100), None);
+    Ok(d.hub.list_projects(&me.principal, None, page).await?.items.into_iter().map(|p| p.slug).collect())
+}
+
 async fn list_page(d: &Dashboard, ctx: &Ctx, me: &Me, form: Form) -> Response {
-    let inboxes = match d.hub.inboxes(&me.principal).await {
-        Ok(inboxes) => inboxes,
-        Err(e) => return d.error_page(Some(ctx), &e),
+    let (inboxes, projects) = match (d.hub.inboxes(&me.principal).await, project_choices(d, me).await) {
+        (Ok(inboxes), Ok(projects)) => (inboxes, projects),
+        (Err(e), _) | (_, Err(e)) => return d.error_page(Some(ctx), &e),
     };
     let limits = me.principal.plan.limits();
     let status = if form.errors.is_empty() { StatusCode::OK } else { StatusCode::UNPROCESSABLE_ENTITY };
@@ -64,6 +74,7 @@ async fn list_page(d: &Dashboard, ctx: &Ctx, me: &Me, form: Form) -> Response {
         json!({
             "inboxes": inboxes.iter().map(|i| inbox_view(d, i)).collect::<Vec<_>>(),
             "schemes": schemes(),
+            "projects": projects,
             "form": form.view(),
             "limit": limits.max_inboxes,
             "captures": limits.max_captures,
@@ -115,7 +126,7 @@ fn input_of(form: &Form, with_state: bool) -> InboxInput {
         .collect();
     InboxInput {
         name: text("name"),
-        project: None,
+        project: Some(text("project")),
         verification,
         basic_auth,
         allow_ips: Some(allow_ips),
@@ -191,6 +202,10 @@ pub(crate) async fn inbox(
         (Err(e), _) | (_, Err(e)) => return d.error_page(Some(&ctx), &e),
     };
     let older = (captures.len() == PAGE as usize).then(|| captures.last().map(|c| c.id.clone())).flatten();
+    let captures = match d.hub.classify_captures(&me.principal, &inbox, captures).await {
+        Ok(read) => read,
+        Err(e) => return d.error_page(Some(&ctx), &e),
+    };
     d.render(
         &ctx,
         StatusCode::OK,
@@ -198,7 +213,7 @@ pub(crate) async fn inbox(
         "inboxes",
         json!({
             "inbox": inbox_view(&d, &inbox),
-            "captures": captures.iter().map(capture_view).collect::<Vec<_>>(),
+            "captures": captures.iter().map(|(c, event)| capture_view(c, event.as_ref())).collect::<Vec<_>>(),
             "q": query.q.unwrap_or_default(),
             "older": older,
             "paged": query.before.is_some(),
@@ -207,9 +222,9 @@ pub(crate) async fn inbox(
 }
 
 async fn settings_page(d: &Dashboard, ctx: &Ctx, me: &Me, id: &str, form: Option<Form>) -> Response {
-    let inbox = match d.hub.inbox(&me.principal, id).await {
-        Ok(inbox) => inbox,
-        Err(e) => return d.error_page(Some(ctx), &e),
+    let (inbox, projects) = match (d.hub.inbox(&me.principal, id).await, project_choices(d, me).await) {
+        (Ok(inbox), Ok(projects)) => (inbox, projects),
+        (Err(e), _) | (_, Err(e)) => return d.error_page(Some(ctx), &e),
     };
     let status = if form.as_ref().is_some_and(|f| !f.errors.is_empty()) {
         StatusCode::UNPROCESSABLE_ENTITY
@@ -219,6 +234,7 @@ async fn settings_page(d: &Dashboard, ctx: &Ctx, me: &Me, id: &str, form: Option
     let form = form.unwrap_or_else(|| {
         let mut form = Form::default();
         form.values.insert("name".into(), inbox.name.clone());
+        form.values.insert("project".into(), inbox.project_slug.clone().unwrap_or_default());
         if let Some(v) = &inbox.verification {
             form.values.insert("scheme".into(), v.scheme.name().as_str().into());
             form.values.insert("tolerance_secs".into(), v.tolerance_secs.to_string());
@@ -247,7 +263,7 @@ async fn settings_page(d: &Dashboard, ctx: &Ctx, me: &Me, id: &str, form: Option
         status,
         "inbox_settings.html",
         "inboxes",
-        json!({ "inbox": inbox_view(d, &inbox), "schemes": schemes(), "form": form.view() }),
+        json!({ "inbox": inbox_view(d, &inbox), "schemes": schemes(), "projects": projects, "form": form.view() }),
     )
 }
 
@@ -260,7 +276,8 @@ pub(crate) async fn settings(State(d): Dash, headers: HeaderMap, Path(id): Path<
 }
 
 /// Every change of one inbox: `settings`, `pause`, `resume`, `clear`,
-/// `test`, `replay` and `delete`.
+/// `test`, `replay`, `override` (a capture made a mock override),
+/// `forget` (one capture deleted) and `delete`.
 pub(crate) async fn action(State(d): Dash, Path((id, action)): Path<(String, String)>, request: Request) -> Response {
     let Posted { ctx, me, form, .. } = match d.posted(request).await {
         Ok(posted) => posted,
@@ -299,6 +316,50 @@ pub(crate) async fn action(State(d): Dash, Path((id, action)): Path<(String, Str
                 .await
                 .map(|(status, ms, error)| delivery_text(status, ms, error))
         }
+        "override" => {
+            let text = |name: &str| Some(form.get(name).trim().to_owned()).filter(|s| !s.is_empty());
+            let status = match text("status").map(|s| s.parse::<u16>()) {
+                Some(Ok(status)) => Some(status),
+                Some(Err(_)) => return d.redirect_with(&back, "error", "The status is a number from 100 to 599."),
+                None => None,
+            };
+            let input = CaptureOverrideInput { name: None, method: text("method"), path: text("path"), status };
+            return match d.hub.capture_to_override(p, &id, form.get("capture"), &input, Source::Dashboard).await {
+                Ok(made) => {
+                    let slug = d.hub.inbox(p, &id).await.ok().and_then(|i| i.project_slug).unwrap_or_default();
+                    d.redirect_with(
+                        &format!("/app/p/{slug}/mock/overrides/{}", made.id),
+                        "success",
+                        "Override made from the capture: the mock now answers this request with its body.",
+                    )
+                }
+                Err(e @ (HubError::InvalidField { .. } | HubError::Validation { .. } | HubError::Conflict { .. })) => {
+                    d.redirect_with(&back, "error", &e.to_string())
+                }
+                Err(e) => d.error_page(Some(&ctx), &e),
+            };
+        }
+        "request" => {
+            return match d.hub.capture_to_request(p, &id, form.get("capture"), Source::Dashboard).await {
+                Ok(saved) => {
+                    let slug = d.hub.inbox(p, &id).await.ok().and_then(|i| i.project_slug).unwrap_or_default();
+                    d.redirect_with(
+                        &format!("/app/p/{slug}/requests/{}", saved.id),
+                        "success",
+                        "Saved as a request. Give it a {{receiver}} in an environment to send it there.",
+                    )
+                }
+                Err(e @ (HubError::InvalidField { .. } | HubError::Validation { .. } | HubError::Conflict { .. })) => {
+                    d.redirect_with(&back, "error", &e.to_string())
+                }
+                Err(e) => d.error_page(Some(&ctx), &e),
+            };
+        }
+        "forget" => d
+            .hub
+            .delete_capture(p, &id, form.get("capture"), Source::Dashboard)
+            .await
+            .map(|()| "Capture deleted. It still counts against your plan's window.".into()),
         "delete" => {
             let named = d.hub.inbox(p, &id).await.map(|i| i.name == form.get("confirm").trim());
             if let Ok(false) = named {

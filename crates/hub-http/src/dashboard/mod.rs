@@ -27,6 +27,7 @@ mod monitoring;
 mod override_form;
 mod projects;
 mod team;
+mod workbench;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, OnceLock};
@@ -121,6 +122,15 @@ pub fn router(hub: Hub, web: WebConfig, docs: Arc<crate::docs_site::DocsServer>)
         .route(&format!("{p}/mock/import"), post(builder::overrides_import))
         .route(&format!("{p}/sdks"), get(projects::sdks))
         .route(&format!("{p}/sdks/{{language}}"), get(projects::sdk_download))
+        .route(&format!("{p}/requests"), get(workbench::list).post(workbench::create))
+        .route(&format!("{p}/requests/new"), get(workbench::new_form))
+        .route(&format!("{p}/requests/export.json"), get(workbench::export))
+        .route(&format!("{p}/requests/import"), post(workbench::import))
+        .route(&format!("{p}/requests/{{id}}"), get(workbench::show))
+        .route(&format!("{p}/requests/{{id}}/{{action}}"), post(workbench::action))
+        .route(&format!("{p}/environments"), get(workbench::environments).post(workbench::environment_create))
+        .route(&format!("{p}/environments/{{id}}"), get(workbench::environment))
+        .route(&format!("{p}/environments/{{id}}/{{action}}"), post(workbench::environment_action))
         .route(&format!("{p}/monitoring"), get(monitoring::tab))
         .route(&format!("{p}/monitoring/credentials"), post(monitoring::credential))
         .route(&format!("{p}/monitoring/{{id}}"), get(monitoring::monitor).post(monitoring::save))
@@ -201,6 +211,7 @@ fn pages() -> &'static Pages {
         ];
         templates.extend(monitoring::TEMPLATES);
         templates.extend(inboxes::TEMPLATES);
+        templates.extend(workbench::TEMPLATES);
         templates.push(("inbox_fields.html", include_str!("../../templates/dashboard/inbox_fields.html")));
         Pages::new("svc hub", ASSETS_PREFIX, page_kit::Assets::new(&[icon, verify]), &templates)
     })
@@ -434,6 +445,6 @@ mod tests {
         for name in ["layout.html", "signup.html", "signin.html", "projects.html", "project.html", "account.html"] {
             assert!(env.get_template(name).is_ok(), "{name}");
         }
-        assert_eq!(env.templates().count(), 38, "the hub's 36 and the kit's base and macros");
+        assert_eq!(env.templates().count(), 44, "the hub's 42 and the kit's base and macros");
     }
 }

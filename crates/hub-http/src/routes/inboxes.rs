@@ -9,7 +9,8 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use hub_core::Source;
 use hub_core::inboxes::{
-    Arrival, InboxInput, MAX_CAPTURE_BYTES, MAX_CAPTURE_HEADERS, Refusal, capture_json, inbox_json,
+    Arrival, CaptureOverrideInput, InboxInput, MAX_CAPTURE_BYTES, MAX_CAPTURE_HEADERS, Refusal, capture_event_json,
+    capture_json, inbox_json,
 };
 use serde_json::{Value, json};
 
@@ -98,6 +99,56 @@ pub async fn clear(
 ) -> Result<Response, ApiError> {
     let removed = state.hub.clear_inbox(&caller, &id, Source::Api).await?;
     Ok(Json(json!({ "removed": removed })).into_response())
+}
+
+/// One capture, with what it is among the linked project's webhooks
+/// (`webhook`: `null` when there is nothing to match against).
+pub async fn get_capture(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path((id, capture_id)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    let (capture, event) = state.hub.inbox_capture_event(&caller, &id, &capture_id).await?;
+    let mut answer = capture_json(&capture);
+    if let Value::Object(map) = &mut answer {
+        map.insert("webhook".into(), event.as_ref().map_or(Value::Null, capture_event_json));
+    }
+    Ok(Json(answer).into_response())
+}
+
+pub async fn delete_capture(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path((id, capture_id)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    state.hub.delete_capture(&caller, &id, &capture_id, Source::Api).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// The capture as a mock override of the inbox's linked project.
+pub async fn capture_override(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path((id, capture_id)): Path<(String, String)>,
+    body: JsonObject,
+) -> Result<Response, ApiError> {
+    // JSON numbers such as `203.0` are integers to the document's schema.
+    let mut value = body.into_value();
+    mock::overrides::integral_numbers_at(&mut value, &["/status"]);
+    let input: CaptureOverrideInput =
+        serde_json::from_value(value).map_err(|e| ApiError::field("body", e.to_string()))?;
+    let created = state.hub.capture_to_override(&caller, &id, &capture_id, &input, Source::Api).await?;
+    Ok((StatusCode::CREATED, Json(created)).into_response())
+}
+
+/// The capture saved as a request of the inbox's linked project.
+pub async fn capture_request(
+    State(state): State<AppState>,
+    Caller(caller): Caller,
+    Path((id, capture_id)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    let saved = state.hub.capture_to_request(&caller, &id, &capture_id, Source::Api).await?;
+    Ok((StatusCode::CREATED, Json(hub_core::workbench::request_json(&saved))).into_response())
 }
 
 fn delivery_json((status, latency_ms, error): (Option<u16>, i64, Option<String>)) -> Value {

@@ -12,3 +12,4 @@ pub mod sdks;
 pub mod team;
 pub mod uploads;
 pub mod versions;
+pub mod workbench;

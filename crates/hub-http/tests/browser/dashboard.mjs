@@ -462,6 +462,50 @@ try {
   check('verifier: no request carries the secret', sent.length > 0 && !sent.some((line) => line.includes(inboxSecret)), sent.join('\n').slice(0, 500));
   page.removeAllListeners('request');
 
+  // Saved requests: the inbox is linked to the project and a capture is
+  // saved as a request; an environment holds the mock's URL and a secret;
+  // a request written in the form runs with Ctrl+Enter against the mock,
+  // and the page shows the answer without the secret.
+  const workbenchSecret = 'tok_browser_secret_42';
+  await page.goto(`${base}/app/inboxes/${inboxId}/settings`);
+  await page.selectOption('#f-project', 'petstore');
+  await Promise.all([page.waitForNavigation(), page.click('button:has-text("Save settings")')]);
+  await page.goto(`${base}/app/inboxes/${inboxId}`);
+  await page.locator('details.capture summary').first().click();
+  await Promise.all([page.waitForNavigation(), page.locator('button', { hasText: 'Save as a request of petstore' }).first().click()]);
+  check('saved requests: a capture becomes a request of the linked project', page.url().includes('/app/p/petstore/requests/req_') && (await page.textContent('main')).includes('{{receiver}}/stripe'), page.url());
+  await page.goto(`${base}/app/p/petstore/environments`);
+  await page.fill('#f-name', 'Mock');
+  await page.fill('#f-variables', `mock=${base}/mock/petstore\nreceiver=${base}/mock/petstore`);
+  await page.fill('#f-new_secrets', `token=${workbenchSecret}`);
+  await page.check('#f-is_default');
+  await Promise.all([page.waitForNavigation(), page.click('button:has-text("Make the environment")')]);
+  check('environment: made, its secret never shown', (await page.textContent('.flash')).includes('Environment made') && !(await page.content()).includes(workbenchSecret), await page.textContent('main'));
+  await look(page, '31-environment');
+  await lookDark(page, '31-environment');
+  await page.goto(`${base}/app/p/petstore/environments`);
+  await look(page, '32-environments');
+  await page.goto(`${base}/app/p/petstore/requests/new`);
+  await page.fill('#f-name', 'List pets');
+  await page.fill('#f-folder', 'Pets');
+  await page.fill('#f-url', '{{mock}}/pets');
+  await page.fill('#f-query', 'limit=2');
+  await page.fill('#f-headers', 'Authorization: Bearer {{token}}');
+  await Promise.all([page.waitForNavigation(), page.click('button:has-text("Save the request")')]);
+  check('saved requests: a request written in the form is saved', (await page.textContent('.flash')).includes('Request saved'), await page.textContent('main'));
+  await page.focus('#f-body');
+  await Promise.all([page.waitForNavigation(), page.keyboard.press('Control+Enter')]);
+  const ranText = await page.textContent('main');
+  check('saved requests: Ctrl+Enter runs it against the mock (its status and time shown)', /\b[1-5]\d\d in \d+ ms/.test(ranText.replace(/\s+/g, ' ')) && page.url().endsWith('/run'), ranText.slice(0, 600));
+  check('saved requests: the answer is highlighted and the secret is nowhere', (await page.locator('#result pre.code .p').count()) > 0 && !(await page.content()).includes(workbenchSecret), (await page.content()).slice(0, 300));
+  check('saved requests: copy as curl names the secret as a shell variable', (await page.textContent('#curl')).includes('${TOKEN}'), await page.textContent('#curl'));
+  await look(page, '33-request');
+  await lookDark(page, '33-request');
+  await page.goto(`${base}/app/p/petstore/requests`);
+  check('saved requests: listed by folder', (await page.textContent('main')).includes('Inbox captures') && (await page.textContent('main')).includes('List pets'), await page.textContent('main'));
+  await look(page, '34-requests');
+  await lookDark(page, '34-requests');
+
   // Sign out.
   await Promise.all([page.waitForNavigation(), page.click('text=Sign out')]);
   check('sign-out: back at sign-in', page.url().includes('/app/signin'), page.url());

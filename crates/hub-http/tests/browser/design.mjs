@@ -122,6 +122,18 @@ try {
     await page.waitForFunction(() => document.querySelectorAll('.qs-list [role=option]').length > 0, null, { timeout: 10000 });
     const marks = await page.locator('.qs-list mark').count();
     check('quick search highlights matches', marks > 0, marks);
+    // Whole words only, never filler; hits labelled by kind; and a verb
+    // no operation performs is said so.
+    await page.locator('.qs input').fill('how do I delete a loan');
+    await page.waitForFunction(() => document.querySelectorAll('.qs-list [role=option]').length > 0, null, { timeout: 10000 });
+    await page.waitForTimeout(600);
+    const marked = await page.locator('.qs-list mark').allTextContents();
+    check('quick search marks whole words, never filler', marked.length > 0 && marked.every((m) => m.length >= 2 && !['how', 'do', 'i', 'a'].includes(m.toLowerCase())), marked.join(','));
+    const kinds = await page.locator('.qs-list .qs-kind').allTextContents();
+    check('quick search labels hits by kind, not TEXT', kinds.length > 0 && !kinds.some((k) => k.toLowerCase() === 'text'), kinds.join(','));
+    check('quick search says when no operation deletes what was asked', (await page.locator('.qs-list .qs-note').count()) === 1, await page.textContent('.qs-list'));
+    await page.locator('.qs input').fill('loan');
+    await page.waitForFunction(() => document.querySelectorAll('.qs-list [role=option]').length > 0, null, { timeout: 10000 });
     await page.keyboard.press('ArrowDown');
     const active = await page.locator('.qs-list [aria-selected=true]').count();
     check('quick search moves with the arrow keys', active === 1, active);

@@ -332,7 +332,81 @@ async fn every_mutating_route_of_the_api_writes_its_code() {
         Some(json!({"url": "http://127.0.0.1:9/unreachable"})),
         []
     );
+    step!(
+        "createOverrideFromCapture",
+        Method::POST,
+        format!("{inbox}/captures/{capture}/override"),
+        &token,
+        Some(json!({})),
+        ["MOCK_OVERRIDE_CREATED"]
+    );
+    step!(
+        "saveCaptureAsRequest",
+        Method::POST,
+        format!("{inbox}/captures/{capture}/request"),
+        &token,
+        None,
+        ["REQUEST_CREATED"]
+    );
+    step!(
+        "deleteInboxCapture",
+        Method::DELETE,
+        format!("{inbox}/captures/{capture}"),
+        &token,
+        None,
+        ["INBOX_CAPTURE_DELETED"]
+    );
     step!("clearInboxCaptures", Method::DELETE, format!("{inbox}/captures"), &token, None, ["INBOX_CLEARED"]);
+    let env = step!(
+        "createEnvironment",
+        Method::POST,
+        format!("{p}/environments"),
+        &token,
+        Some(json!({"name": "Staging", "variables": {"base": "http://127.0.0.1:9"}, "secrets": {"token": "s3cr3t-value"}})),
+        ["ENVIRONMENT_CREATED"]
+    )
+    .json();
+    let env = format!("{p}/environments/{}", env["id"].as_str().unwrap());
+    step!(
+        "updateEnvironment",
+        Method::PATCH,
+        env.clone(),
+        &token,
+        Some(json!({"is_default": true})),
+        ["ENVIRONMENT_UPDATED"]
+    );
+    let request = step!(
+        "createSavedRequest",
+        Method::POST,
+        format!("{p}/requests"),
+        &token,
+        Some(json!({"name": "Pets", "method": "GET", "url": "{{base}}/pets"})),
+        ["REQUEST_CREATED"]
+    )
+    .json();
+    let request = format!("{p}/requests/{}", request["id"].as_str().unwrap());
+    step!(
+        "updateSavedRequest",
+        Method::PATCH,
+        request.clone(),
+        &token,
+        Some(json!({"folder": "Pets"})),
+        ["REQUEST_UPDATED"]
+    );
+    // A run is traffic, like a replay: kept among the request's runs, no row.
+    step!("runSavedRequest", Method::POST, format!("{request}/run"), &token, Some(json!({})), []);
+    step!(
+        "importSavedRequests",
+        Method::POST,
+        format!("{p}/requests/import"),
+        &token,
+        Some(
+            json!({"info": {"name": "Walk", "schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"}, "item": []})
+        ),
+        ["REQUESTS_IMPORTED"]
+    );
+    step!("deleteSavedRequest", Method::DELETE, request, &token, None, ["REQUEST_DELETED"]);
+    step!("deleteEnvironment", Method::DELETE, env, &token, None, ["ENVIRONMENT_DELETED"]);
     step!("deleteInbox", Method::DELETE, inbox.clone(), &token, None, ["INBOX_DELETED"]);
     // The test event is sent and logged among the deliveries, never a row;
     // without a webhook it is refused.

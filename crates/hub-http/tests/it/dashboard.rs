@@ -23,6 +23,7 @@ on_both_stores!(
     the_docs_builder_and_the_mock_act_through_the_use_cases,
     the_builder_previews_unsaved_work_and_edits_endpoint_pages_and_overrides_by_field,
     inbox_pages_make_read_and_change_inboxes,
+    request_pages_save_run_import_and_keep_secrets_out,
 );
 
 pub(crate) const PASSWORD: &str = "violet tractor wanders";
@@ -850,6 +851,56 @@ async fn inbox_pages_make_read_and_change_inboxes(app: TestApp) {
     assert_eq!(stored.allow_ips, ["203.0.113.0/24"]);
     assert!(stored.verification.is_some(), "an empty secret kept the stored one");
 
+    // Linked to a project whose description has webhooks: each capture
+    // names its webhook and its field errors, and becomes an override of
+    // that project's mock with one form.
+    assert!(
+        browser.submit("/app/new", "/app/new", &[("name", "Hooks"), ("slug", "hooks")]).await.status.is_redirection()
+    );
+    let described = r#"{"openapi": "3.1.0", "info": {"title": "Hooks", "version": "1"}, "paths": {},
+      "webhooks": {"issues-opened": {"post": {"summary": "An issue was opened", "requestBody": {"content": {"application/json":
+        {"schema": {"type": "object", "required": ["action", "issue"], "properties": {"action": {"const": "opened"},
+          "issue": {"type": "object"}}}}}}, "responses": {"200": {"description": "ok"}}}}}}"#;
+    assert!(browser.upload("hooks", "v1", described).await.status.is_redirection());
+    let settings = text(&browser.get(&format!("{page}/settings")).await);
+    assert!(settings.contains("<option value=\"hooks\">hooks</option>"), "{settings}");
+    let linked = browser
+        .submit(
+            &format!("{page}/settings"),
+            &format!("{page}/settings"),
+            &[("name", "Payments v2"), ("project", "hooks"), ("scheme", "github"), ("allow_ips", "")],
+        )
+        .await;
+    assert_eq!(linked.status, StatusCode::SEE_OTHER, "{}", text(&linked));
+    let mut headers = pairs.clone();
+    headers.push(("X-GitHub-Event", "issues"));
+    assert_eq!(app.mock(Method::POST, &format!("/i/{id}/hooks"), &headers, Some(body)).await.status, StatusCode::OK);
+    let inbox = text(&browser.get(&page).await);
+    assert!(inbox.contains("Webhook <code>issues-opened</code>"), "{inbox}");
+    assert!(inbox.contains("<code>body</code>") && inbox.contains("issue"), "the missing field is named: {inbox}");
+    let newest = app.hub.inbox_captures(&me, &id, 1, None, None).await.unwrap().remove(0);
+    let made = browser
+        .submit(
+            &page,
+            &format!("{page}/override"),
+            &[("capture", newest.id.as_str()), ("method", "POST"), ("path", "/events"), ("status", "202")],
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::SEE_OTHER, "{}", text(&made));
+    assert!(location(&made).starts_with("/app/p/hooks/mock/overrides/"), "{}", location(&made));
+    let rules = app.hub.list_mock_overrides(&me, "hooks").await.unwrap();
+    assert_eq!(rules.len(), 1);
+    assert_eq!((rules[0].spec.matcher.path.as_str(), rules[0].spec.response.status), ("/events", 202));
+    assert_eq!(rules[0].spec.response.body, Some(serde_json::from_str(body).unwrap()));
+    let kept = browser.submit(&page, &format!("{page}/request"), &[("capture", newest.id.as_str())]).await;
+    assert_eq!(kept.status, StatusCode::SEE_OTHER, "{}", text(&kept));
+    assert!(location(&kept).starts_with("/app/p/hooks/requests/req_"), "{}", location(&kept));
+    let saved = text(&browser.get(location(&kept)).await);
+    assert!(saved.contains("{{receiver}}/hooks") && saved.contains("Inbox captures"), "{saved}");
+    let forgot = browser.submit(&page, &format!("{page}/forget"), &[("capture", newest.id.as_str())]).await;
+    assert_eq!(forgot.status, StatusCode::SEE_OTHER);
+    assert!(app.hub.inbox_capture(&me, &id, &newest.id).await.is_err(), "one capture deleted");
+
     let cleared = browser.submit(&page, &format!("{page}/clear"), &[]).await;
     assert_eq!(cleared.status, StatusCode::SEE_OTHER);
     assert!(app.hub.inbox_captures(&me, &id, 10, None, None).await.unwrap().is_empty());
@@ -871,4 +922,94 @@ async fn inbox_pages_make_read_and_change_inboxes(app: TestApp) {
     for code in ["INBOX_CREATED", "INBOX_UPDATED", "INBOX_CLEARED", "INBOX_DELETED"] {
         assert!(actions.iter().any(|a| a == code), "{code} missing from {actions:?}");
     }
+}
+
+async fn request_pages_save_run_import_and_keep_secrets_out(app: TestApp) {
+    let secret = "tok_dashboard_Secret_9f1";
+    let (base, seen) = crate::workbench::local_api().await;
+    let mut browser = signed_in(&app, "workbench@example.com", Plan::Pro).await;
+    assert!(
+        browser.submit("/app/new", "/app/new", &[("name", "Shop"), ("slug", "shop")]).await.status.is_redirection()
+    );
+    assert!(browser.upload("shop", "v1", &crate::workbench::described(&base)).await.status.is_redirection());
+    let empty = text(&browser.get("/app/p/shop/requests").await);
+    assert!(empty.contains("No saved requests yet") && empty.contains("aria-current=\"page\">Requests"), "{empty}");
+
+    // An environment with a secret, then a request that uses both.
+    let made = browser
+        .submit(
+            "/app/p/shop/environments",
+            "/app/p/shop/environments",
+            &[
+                ("name", "Local"),
+                ("variables", "pet=Rex"),
+                ("new_secrets", &format!("token={secret}")),
+                ("is_default", "on"),
+            ],
+        )
+        .await;
+    assert_eq!(made.status, StatusCode::SEE_OTHER, "{}", text(&made));
+    let env_page = location(&made).to_owned();
+    let shown = text(&browser.get(&env_page).await);
+    assert!(shown.contains("New value for <span class=\"mono\">token</span>") && !shown.contains(secret), "{shown}");
+    // The new-request form takes what a link brings (the docs' Try-It, a capture).
+    let prefilled = text(&browser.get("/app/p/shop/requests/new?method=POST&url=%2Fpets&name=From+the+docs").await);
+    assert!(
+        prefilled.contains("value=\"/pets\"") && prefilled.contains("<option value=\"POST\" selected>"),
+        "{prefilled}"
+    );
+    let saved = browser
+        .submit(
+            "/app/p/shop/requests/new",
+            "/app/p/shop/requests",
+            &[
+                ("name", "Create a pet"),
+                ("folder", "Pets"),
+                ("method", "POST"),
+                ("url", "/pets"),
+                ("query", "verbose=1"),
+                ("headers", "Authorization: Bearer {{token}}\nContent-Type: application/json"),
+                ("body", "{\"name\": \"{{pet}}\"}"),
+            ],
+        )
+        .await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", text(&saved));
+    let page = location(&saved).to_owned();
+    let bad =
+        browser.submit(&page, &format!("{page}/save"), &[("name", "x"), ("method", "GET"), ("url", "pets")]).await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(text(&bad).contains("id=\"e-url\""), "{}", text(&bad));
+
+    // Run: the API sees the values, the page shows the answer without the secret.
+    let ran = browser.submit(&page, &format!("{page}/run"), &[("environment", "")]).await;
+    assert_eq!(ran.status, StatusCode::OK, "{}", text(&ran));
+    let got = seen.lock().unwrap().pop().unwrap();
+    assert_eq!(got["headers"]["authorization"], format!("Bearer {secret}"));
+    assert_eq!(got["body"], "{\"name\": \"Rex\"}");
+    let result = text(&ran);
+    assert!(result.contains("<span class=\"badge ok\">200</span>") && result.contains("with Local"), "{result}");
+    assert!(result.contains("Bearer ********") && !result.contains(secret), "{result}");
+    assert!(result.contains("data-hotkey-run"), "the run form answers Ctrl+Enter");
+    assert!(
+        result.contains("&quot;${TOKEN}&quot;") || result.contains("\"${TOKEN}\""),
+        "curl names the secret as a variable: {result}"
+    );
+
+    // Export, and the same collection imported back under a new folder name.
+    let exported = browser.get("/app/p/shop/requests/export.json").await;
+    let collection = text(&exported);
+    assert!(collection.contains("\"Create a pet\"") && !collection.contains(secret), "{collection}");
+    let renamed = collection.replace("\"Pets\"", "\"Imported\"");
+    let imported =
+        browser.multipart("/app/p/shop/requests", "/app/p/shop/requests/import", &[], "collection", &renamed).await;
+    assert_eq!(imported.status, StatusCode::SEE_OTHER, "{}", text(&imported));
+    let list = text(&browser.get("/app/p/shop/requests").await);
+    assert!(list.contains("Imported 1 request."), "{list}");
+    assert!(list.contains(">Imported<") && list.contains(">Pets<"), "both folders are listed: {list}");
+
+    // The environment's export leaves the value out unless asked.
+    let hidden = browser.submit(&env_page, &format!("{env_page}/export"), &[]).await;
+    assert!(text(&hidden).contains("\"type\": \"secret\"") && !text(&hidden).contains(secret));
+    let with = browser.submit(&env_page, &format!("{env_page}/export"), &[("secrets", "on")]).await;
+    assert!(text(&with).contains(secret), "asked for explicitly");
 }

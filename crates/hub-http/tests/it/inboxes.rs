@@ -19,7 +19,8 @@ on_both_stores!(
     the_ledger_caps_captures_per_plan_window,
     concurrent_captures_never_pass_the_cap,
     replay_and_the_test_event_are_signed_afresh,
-    settings_are_validated_owned_and_secret
+    settings_are_validated_owned_and_secret,
+    captures_are_read_against_the_projects_webhooks
 );
 
 const SECRET: &str = "whsec_test_inbox_secret";
@@ -424,4 +425,143 @@ async fn concurrent_captures_never_pass_the_cap(app: TestApp) {
         }
     }
     assert_eq!(stored, 500, "every acknowledged capture is stored, and no more");
+}
+
+/// A description with OpenAPI 3.1 `webhooks` for the linked-project scenario.
+const SHOP: &str = r##"{
+  "openapi": "3.1.0",
+  "info": {"title": "Shop", "version": "1.0.0"},
+  "paths": {"/orders": {"get": {"operationId": "listOrders", "responses": {"200": {"description": "ok"}}}}},
+  "webhooks": {
+    "order.created": {"post": {"operationId": "orderCreated", "summary": "An order was placed",
+      "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/OrderEvent"}}}},
+      "responses": {"200": {"description": "ok"}}}},
+    "refund.issued": {"post": {"operationId": "refundIssued", "summary": "A refund went out",
+      "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/RefundEvent"}}}},
+      "responses": {"200": {"description": "ok"}}}}
+  },
+  "components": {"schemas": {
+    "OrderEvent": {"type": "object", "required": ["type", "id", "total"], "properties": {
+      "type": {"const": "order.created"}, "id": {"type": "string"}, "total": {"type": "integer", "minimum": 0}}},
+    "RefundEvent": {"type": "object", "required": ["refund_id", "amount"], "additionalProperties": false, "properties": {
+      "refund_id": {"type": "string"}, "amount": {"type": "integer"}}}
+  }}
+}"##;
+
+async fn capture_detail(app: &TestApp, token: &str, inbox: &str, capture: &str) -> TestResponse {
+    app.get(&format!("/api/v1/inboxes/{inbox}/captures/{capture}"), token).await
+}
+
+async fn captures_are_read_against_the_projects_webhooks(app: TestApp) {
+    let (_, token) = app.user("events@example.com", Plan::Business).await;
+    let slug = app.project(&token, "Shop").await;
+    assert_eq!(app.push(&slug, &token, "label=v1", SHOP).await.status, StatusCode::CREATED);
+    app.patch_json(&format!("/api/v1/projects/{slug}"), &token, &json!({"is_public": true})).await;
+    let inbox = create(&app, &token, json!({"name": "Shop events", "project": slug})).await;
+    assert_eq!(inbox["project"], slug.as_str());
+    let id = inbox["id"].as_str().unwrap().to_owned();
+    let json_type = [("content-type".to_owned(), "application/json".to_owned())];
+
+    // Named by its body, with the field that does not fit.
+    let misfit = r#"{"type": "order.created", "id": "o_1", "total": -5}"#;
+    let got = deliver(&app, &path_of(&inbox), &json_type, misfit).await;
+    let first = got.json()["captured"].as_str().unwrap().to_owned();
+    let read = capture_detail(&app, &token, &id, &first).await;
+    assert_eq!(read.status, StatusCode::OK, "{}", String::from_utf8_lossy(&read.body));
+    let webhook = &read.json()["webhook"];
+    assert_eq!(webhook["event"], "order.created", "{webhook}");
+    assert_eq!(webhook["operation_id"], "orderCreated");
+    assert_eq!(webhook["version"], "v1");
+    assert_eq!(webhook["matched_by"], "event_name");
+    assert_eq!(webhook["fits"], false);
+    assert_eq!(webhook["issues"][0]["path"], "body.total", "{webhook}");
+    assert_eq!(read.json()["body"], misfit, "the capture itself is answered as stored");
+
+    // Told by its payload alone, and fitting.
+    let refund = r#"{"refund_id": "r_9", "amount": 1250}"#;
+    let got = deliver(&app, &format!("{}/refunds", path_of(&inbox)), &json_type, refund).await;
+    let second = got.json()["captured"].as_str().unwrap().to_owned();
+    let webhook = capture_detail(&app, &token, &id, &second).await.json()["webhook"].clone();
+    assert_eq!((webhook["event"].as_str(), webhook["matched_by"].as_str()), (Some("refund.issued"), Some("payload")));
+    assert_eq!(webhook["fits"], true);
+    assert_eq!(webhook["issues"], json!([]));
+
+    // A GET is no webhook of this description: an answer, but no event.
+    let got = app.mock(Method::GET, &path_of(&inbox), &[], None).await;
+    let third = got.json()["captured"].as_str().unwrap().to_owned();
+    let webhook = capture_detail(&app, &token, &id, &third).await.json()["webhook"].clone();
+    assert_eq!((webhook["event"].clone(), webhook["fits"].clone()), (Value::Null, json!(false)));
+
+    // One action makes the refund capture the mock's answer at its path.
+    let made = app.post_json(&format!("/api/v1/inboxes/{id}/captures/{second}/override"), &token, &json!({})).await;
+    assert_eq!(made.status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&made.body));
+    let rule = made.json();
+    assert_eq!(
+        (rule["matcher"]["method"].as_str(), rule["matcher"]["path"].as_str()),
+        (Some("POST"), Some("/refunds"))
+    );
+    let mocked = app.mock(Method::POST, &format!("/mock/{slug}/refunds"), &json_type_pairs(), Some("{}")).await;
+    assert_eq!(mocked.status, StatusCode::OK);
+    assert_eq!(mocked.headers["x-mock-override-id"], rule["id"].as_str().unwrap());
+    assert_eq!(mocked.json(), serde_json::from_str::<Value>(refund).unwrap());
+    let audit = app.get("/api/v1/audit?q=MOCK_OVERRIDE_CREATED", &token).await.json();
+    assert_eq!(audit["data"].as_array().map(Vec::len), Some(1), "{audit}");
+    // The method, path and status can be changed in the same step.
+    let changed = json!({"method": "GET", "path": "/refunds/{id}", "status": 201});
+    let made = app.post_json(&format!("/api/v1/inboxes/{id}/captures/{second}/override"), &token, &changed).await;
+    assert_eq!(made.json()["response"]["status"], 201);
+    let bad = json!({"path": "no-slash"});
+    let refused = app.post_json(&format!("/api/v1/inboxes/{id}/captures/{second}/override"), &token, &bad).await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.json());
+
+    // Or it becomes a saved request of the project, sent to `{{receiver}}`.
+    let saved = app.post_json(&format!("/api/v1/inboxes/{id}/captures/{second}/request"), &token, &json!({})).await;
+    assert_eq!(saved.status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&saved.body));
+    let saved = saved.json();
+    assert_eq!((saved["method"].as_str(), saved["url"].as_str()), (Some("POST"), Some("{{receiver}}/refunds")));
+    assert_eq!((saved["folder"].as_str(), saved["body"].as_str()), (Some("Inbox captures"), Some(refund)));
+    assert_eq!(saved["placeholders"], json!(["receiver"]));
+
+    // Deleting one capture: gone, written once in the audit log, still
+    // counted by the ledger.
+    let gone = app.delete(&format!("/api/v1/inboxes/{id}/captures/{first}"), &token).await;
+    assert_eq!(gone.status, StatusCode::NO_CONTENT);
+    assert_eq!(capture_detail(&app, &token, &id, &first).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        app.delete(&format!("/api/v1/inboxes/{id}/captures/{first}"), &token).await.status,
+        StatusCode::NOT_FOUND
+    );
+    let audit = app.get("/api/v1/audit?q=INBOX_CAPTURE_DELETED", &token).await.json();
+    assert_eq!(audit["data"].as_array().map(Vec::len), Some(1), "{audit}");
+    assert_eq!(captures(&app, &token, &inbox, "").await.len(), 2);
+
+    // An unlinked inbox reads no webhook and cannot make overrides.
+    let loose = create(&app, &token, json!({"name": "Loose"})).await;
+    let loose_id = loose["id"].as_str().unwrap();
+    let got = deliver(&app, &path_of(&loose), &json_type, refund).await;
+    let loose_capture = got.json()["captured"].as_str().unwrap().to_owned();
+    assert_eq!(capture_detail(&app, &token, loose_id, &loose_capture).await.json()["webhook"], Value::Null);
+    let refused = app
+        .post_json(&format!("/api/v1/inboxes/{loose_id}/captures/{loose_capture}/override"), &token, &json!({}))
+        .await;
+    assert_eq!((refused.status, refused.error_code()), (StatusCode::CONFLICT, "CONFLICT".into()));
+    let refused = app
+        .post_json(&format!("/api/v1/inboxes/{loose_id}/captures/{loose_capture}/request"), &token, &json!({}))
+        .await;
+    assert_eq!(refused.status, StatusCode::CONFLICT);
+
+    // Strangers see none of it.
+    let (_, stranger) = app.user("stranger@example.com", Plan::Pro).await;
+    assert_eq!(capture_detail(&app, &stranger, &id, &second).await.status, StatusCode::NOT_FOUND);
+    let theirs =
+        app.post_json(&format!("/api/v1/inboxes/{id}/captures/{second}/override"), &stranger, &json!({})).await;
+    assert_eq!(theirs.status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        app.delete(&format!("/api/v1/inboxes/{id}/captures/{second}"), &stranger).await.status,
+        StatusCode::NOT_FOUND
+    );
+}
+
+fn json_type_pairs() -> [(&'static str, &'static str); 1] {
+    [("content-type", "application/json")]
 }

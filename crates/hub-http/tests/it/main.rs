@@ -28,10 +28,12 @@ mod projects;
 mod roles;
 mod sdks;
 mod search;
+mod search_eval;
 mod security;
 mod team;
 mod uploads;
 mod versions;
+mod workbench;
 
 /// A small OpenAPI 3.0 document written for these tests; `{v}` becomes its
 /// `info.version`.

@@ -46,9 +46,10 @@ async fn every_documented_operation_is_routed() {
         }
     }
     assert_eq!(
-        operations, 63,
+        operations, 82,
         "the seed's ten routes, the eleven of the mock, the SDK route, the nine of the docs, the MCP token, \
-         the six of collaborators, the seven of the audit log, the seven of monitors, the two status pages and the nine of webhook inboxes"
+         the six of collaborators, the seven of the audit log, the seven of monitors, the two status pages, \
+         the thirteen of webhook inboxes and the fifteen of saved requests"
     );
 }
 

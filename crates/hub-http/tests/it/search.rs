@@ -47,7 +47,7 @@ const QUESTIONS: [(&str, &str); 30] = [
 ];
 
 /// GitHub's REST description, where the test caches keep it.
-fn github_description() -> Option<std::path::PathBuf> {
+pub(crate) fn github_description() -> Option<std::path::PathBuf> {
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from).unwrap_or_default();
     let cache =
         std::env::var_os("SVC_TEST_CACHE").map_or_else(|| home.join(".cache/svc-test"), std::path::PathBuf::from);

@@ -41,6 +41,18 @@ struct Slot<T> {
 #[derive(Debug)]
 pub struct Poisoned;
 
+impl<T> std::fmt::Debug for DocumentCache<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (entries, source_bytes) = self.usage();
+        f.debug_struct("DocumentCache")
+            .field("entries", &entries)
+            .field("source_bytes", &source_bytes)
+            .field("max_entries", &self.max_entries)
+            .field("max_source_bytes", &self.max_source_bytes)
+            .finish()
+    }
+}
+
 impl<T> DocumentCache<T> {
     #[must_use]
     pub fn new(max_entries: usize, max_source_bytes: usize) -> Self {

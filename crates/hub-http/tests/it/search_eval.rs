@@ -1,0 +1,168 @@
+//! The search evaluation of `bench/search-eval` (issue 29): questions
+//! written as people ask them, over eight public APIs, each with the
+//! operations that answer it, in a development half and a test half. For
+//! every API and half this prints recall@1, recall@3 and the mean
+//! reciprocal rank of the docs search (the engine behind the quick search,
+//! AI search, the chat's retrieval and MCP `search_endpoints`; its
+//! operations and GraphQL root fields, as `search_endpoints` answers), and
+//! how often MCP `ask_docs` cites an expected operation.
+//!
+//! Run by `bench/search-eval.sh`; skipped unless `SVC_SEARCH_EVAL` names
+//! the folder of questions. It asserts nothing about the figures: they are
+//! measurements, quoted in docs/mcp.md from the test half only.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode, header};
+use hub_core::Plan;
+use serde_json::{Value, json};
+use test_kit::TestApp;
+
+#[derive(Default, Clone, Copy)]
+struct Tally {
+    questions: usize,
+    at1: usize,
+    at3: usize,
+    reciprocal: f64,
+    cited: usize,
+}
+
+impl Tally {
+    fn add(&mut self, rank: Option<usize>, cited: bool) {
+        self.questions += 1;
+        if rank == Some(1) {
+            self.at1 += 1;
+        }
+        if rank.is_some_and(|r| r <= 3) {
+            self.at3 += 1;
+        }
+        self.reciprocal += rank.map_or(0.0, |r| 1.0 / r as f64);
+        self.cited += usize::from(cited);
+    }
+
+    fn merge(&mut self, other: &Self) {
+        self.questions += other.questions;
+        self.at1 += other.at1;
+        self.at3 += other.at3;
+        self.reciprocal += other.reciprocal;
+        self.cited += other.cited;
+    }
+
+    fn row(&self, name: &str, half: &str) -> String {
+        let n = self.questions.max(1) as f64;
+        format!(
+            "{name:<12} {half:<5} {:>4} {:>6.1}% {:>6.1}% {:>6.3} {:>6.1}%",
+            self.questions,
+            100.0 * self.at1 as f64 / n,
+            100.0 * self.at3 as f64 / n,
+            self.reciprocal / n,
+            100.0 * self.cited as f64 / n
+        )
+    }
+}
+
+fn source_path(source: &str) -> Option<PathBuf> {
+    if source.starts_with("npm:@octokit/openapi") {
+        return crate::search::github_description();
+    }
+    let relative = source.strip_prefix("../shared/")?;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared").join(relative);
+    path.is_file().then_some(path)
+}
+
+async fn ask(app: &TestApp, slug: &str, question: &str) -> Vec<String> {
+    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": { "name": "ask_docs", "arguments": { "question": question } } });
+    let request = Request::builder()
+        .method(Method::POST)
+        .uri(format!("/api/mcp/{slug}"))
+        .header(header::HOST, "127.0.0.1")
+        .header(header::CONTENT_TYPE, "application/json")
+        .header(header::ACCEPT, "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .body(Body::from(body.to_string()))
+        .unwrap();
+    let response = TestApp::send(&app.unlimited, request).await;
+    let result = response.json()["result"]["structuredContent"].clone();
+    result["citations"]
+        .as_array()
+        .map(|c| c.iter().filter_map(|c| c["title"].as_str().map(str::to_owned)).collect())
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn search_evaluation() {
+    let Some(dir) = std::env::var_os("SVC_SEARCH_EVAL").map(PathBuf::from) else {
+        eprintln!("skipping: SVC_SEARCH_EVAL names the folder of questions (bench/search-eval.sh sets it)");
+        return;
+    };
+    let app = TestApp::sqlite().await;
+    let (_, token) = app.user("eval@example.com", Plan::Business).await;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    let mut totals: BTreeMap<&str, Tally> = BTreeMap::new();
+    let mut misses = Vec::new();
+    println!("{:<12} {:<5} {:>4} {:>7} {:>7} {:>6} {:>7}", "api", "half", "n", "R@1", "R@3", "MRR", "cited");
+    for file in files {
+        let set: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        let api = set["api"].as_str().unwrap_or("?").to_owned();
+        let Some(path) = set["source"].as_str().and_then(source_path) else {
+            println!("{api:<12} skipped: {} is not here", set["source"]);
+            continue;
+        };
+        let bytes = std::fs::read(&path).unwrap();
+        let site = docs_render::Site::new(spec::parse(&bytes).unwrap());
+        let slug = format!("eval-{}", api.to_ascii_lowercase());
+        let created =
+            app.post_json("/api/v1/projects", &token, &json!({ "name": api, "slug": slug, "is_public": true })).await;
+        assert_eq!(created.status, StatusCode::CREATED);
+        let pushed = app.push(&slug, &token, "label=eval", bytes.clone()).await;
+        assert_eq!(pushed.status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&pushed.body));
+        let mut halves: BTreeMap<String, Tally> = BTreeMap::new();
+        for question in set["questions"].as_array().unwrap() {
+            let q = question["q"].as_str().unwrap();
+            let expect: Vec<&str> = question["expect"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+            let hits = app
+                .hub
+                .docs_search(&format!("eval-{api}"), q, || {
+                    site.sections()
+                        .into_iter()
+                        .map(|s| hub_core::docs::SearchSection { target: s.target, title: s.title, body: s.body })
+                        .collect()
+                })
+                .await
+                .unwrap();
+            // What MCP `search_endpoints` answers: operations and GraphQL
+            // root fields, in the engine's order.
+            let hits: Vec<_> =
+                hits.into_iter().filter(|h| h.target.starts_with("op/") || h.target.starts_with("graphql/")).collect();
+            let rank = hits.iter().take(10).position(|h| expect.contains(&h.title.as_str())).map(|p| p + 1);
+            let cited = ask(&app, &slug, q).await.iter().any(|c| expect.contains(&c.as_str()));
+            let half = question["half"].as_str().unwrap_or("?").to_owned();
+            if half == "dev" && rank.is_none_or(|r| r > 3) {
+                let top: Vec<&str> = hits.iter().take(3).map(|h| h.title.as_str()).collect();
+                misses.push(format!("{api} {:?}: expected {expect:?}, got {top:?}", q));
+            }
+            halves.entry(half).or_default().add(rank, cited);
+        }
+        for (half, tally) in &halves {
+            println!("{}", tally.row(&api, half));
+            let key: &'static str = if half == "dev" { "dev" } else { "test" };
+            totals.entry(key).or_default().merge(tally);
+        }
+    }
+    for (half, tally) in &totals {
+        println!("{}", tally.row("all", half));
+    }
+    // Misses of the development half only: the test half is never looked at.
+    for miss in &misses {
+        println!("dev miss: {miss}");
+    }
+}
