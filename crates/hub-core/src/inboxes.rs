@@ -885,15 +885,28 @@ impl Hub {
         input: &CaptureOverrideInput,
         source: Source,
     ) -> HubResult<crate::mock::StoredOverride> {
+        let (capture, slug) = self.linked_capture(principal, id, capture_id, "make mock overrides").await?;
+        let body = capture_override(&capture, input)?;
+        self.create_mock_override(principal, &slug, &body, source).await
+    }
+
+    /// A capture of the caller's inbox and the slug of the inbox's linked
+    /// project (409, saying that the link is needed to do `what`, without one).
+    async fn linked_capture(
+        &self,
+        principal: &Principal,
+        id: &str,
+        capture_id: &str,
+        what: &str,
+    ) -> HubResult<(Capture, String)> {
         let stored = self.own_inbox(principal, id).await?;
         let capture = self.store.capture(id, capture_id).await?.ok_or_else(|| HubError::not_found("capture"))?;
-        let Some(slug) = stored.inbox.project_slug.as_deref() else {
-            return Err(HubError::conflict(
-                "this inbox is not linked to a project: link one in its settings to make mock overrides",
-            ));
+        let Some(slug) = stored.inbox.project_slug else {
+            return Err(HubError::conflict(format!(
+                "this inbox is not linked to a project: link one in its settings to {what}"
+            )));
         };
-        let body = capture_override(&capture, input)?;
-        self.create_mock_override(principal, slug, &body, source).await
+        Ok((capture, slug))
     }
 
     /// Saves a capture of a project-linked inbox as a saved request of that
@@ -907,15 +920,9 @@ impl Hub {
         capture_id: &str,
         source: Source,
     ) -> HubResult<crate::workbench::SavedRequest> {
-        let stored = self.own_inbox(principal, id).await?;
-        let capture = self.store.capture(id, capture_id).await?.ok_or_else(|| HubError::not_found("capture"))?;
-        let Some(slug) = stored.inbox.project_slug.as_deref() else {
-            return Err(HubError::conflict(
-                "this inbox is not linked to a project: link one in its settings to save captures as requests",
-            ));
-        };
+        let (capture, slug) = self.linked_capture(principal, id, capture_id, "save captures as requests").await?;
         let input = capture_request(&capture)?;
-        self.create_saved_request(principal, slug, input, source).await
+        self.create_saved_request(principal, &slug, input, source).await
     }
 
     /// Removes every capture of the inbox; the ledger keeps counting them.

@@ -130,23 +130,31 @@ impl<S: Send + Sync> axum::extract::FromRequest<S> for JsonObject {
     }
 }
 
-/// Reads a JSON body within `limit` bytes (refusing a larger declared length
+/// Reads a body within `limit` bytes (refusing a larger declared length
 /// before reading, and a longer stream as soon as it passes): the one place
 /// where body errors become envelopes.
-pub(crate) async fn read_json(
+pub(crate) async fn read_limited(
     headers: &axum::http::HeaderMap,
     body: axum::body::Body,
     limit: usize,
-) -> Result<Value, ApiError> {
-    let bytes = platform::http::read_body_limited(headers, body, limit).await.map_err(|e| match e {
+) -> Result<bytes::Bytes, ApiError> {
+    platform::http::read_body_limited(headers, body, limit).await.map_err(|e| match e {
         platform::http::BodyError::TooLarge { limit } => {
             ApiError::new(crate::error::Code::PayloadTooLarge, format!("the body is larger than {limit} bytes"))
         }
         platform::http::BodyError::Read(cause) => {
             ApiError::new(crate::error::Code::ValidationError, format!("could not read the body: {cause}"))
         }
-    })?;
-    parse_json(&bytes)
+    })
+}
+
+/// Reads a JSON body within `limit` bytes (see [`read_limited`]).
+pub(crate) async fn read_json(
+    headers: &axum::http::HeaderMap,
+    body: axum::body::Body,
+    limit: usize,
+) -> Result<Value, ApiError> {
+    parse_json(&read_limited(headers, body, limit).await?)
 }
 
 fn parse_json(body: &[u8]) -> Result<Value, ApiError> {

@@ -613,7 +613,7 @@ pub(crate) async fn overrides_export(State(d): Dash, headers: HeaderMap, Path(sl
 #[derive(Deserialize, Default)]
 pub(crate) struct ImportQuery {
     #[serde(default)]
-    csrf_token: String,
+    pub(crate) csrf_token: String,
 }
 
 /// Imports a bundle file (multipart: `bundle`, `mode` merge or replace);

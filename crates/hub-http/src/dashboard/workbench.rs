@@ -319,17 +319,11 @@ fn download(document: &Value, file: &str) -> Response {
         .into_response()
 }
 
-#[derive(serde::Deserialize)]
-pub(crate) struct ImportQuery {
-    #[serde(default)]
-    csrf_token: String,
-}
-
 /// Imports a Postman collection file (multipart `collection`).
 pub(crate) async fn import(
     State(d): Dash,
     Path(slug): Path<String>,
-    Query(query): Query<ImportQuery>,
+    Query(query): Query<super::builder::ImportQuery>,
     request: Request,
 ) -> Response {
     let headers = request.headers().clone();

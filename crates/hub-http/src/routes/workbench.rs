@@ -186,17 +186,7 @@ pub async fn import(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let bytes =
-        platform::http::read_body_limited(&headers, body, workbench::postman::MAX_IMPORT_BYTES).await.map_err(|e| {
-            match e {
-                platform::http::BodyError::TooLarge { limit } => {
-                    ApiError::new(crate::error::Code::PayloadTooLarge, format!("a collection of at most {limit} bytes"))
-                }
-                platform::http::BodyError::Read(cause) => {
-                    ApiError::new(crate::error::Code::ValidationError, format!("could not read the body: {cause}"))
-                }
-            }
-        })?;
+    let bytes = crate::extract::read_limited(&headers, body, workbench::postman::MAX_IMPORT_BYTES).await?;
     let report = state.hub.import_saved_requests(&caller, &slug, &bytes, Source::Api).await?;
     Ok((
         StatusCode::CREATED,
