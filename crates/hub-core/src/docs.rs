@@ -681,7 +681,6 @@ impl Hub {
         if search_terms(query).is_empty() {
             return Ok(Vec::new());
         }
-        let groups = crate::search::query_groups(query);
         let index = match self.search_indexes.get(spec_sha256) {
             Some(index) => index,
             None => {
@@ -693,8 +692,8 @@ impl Hub {
                 self.search_indexes.insert(spec_sha256, rows)
             }
         };
-        let candidates = index.candidates(&groups, crate::search::CANDIDATES);
-        Ok(crate::search::rank(&groups, candidates)
+        Ok(index
+            .search(query, crate::search::CANDIDATES)
             .into_iter()
             .take(usize::try_from(MAX_SEARCH_HITS).unwrap_or(20))
             .map(|c| SearchHit { target: c.target, title: c.title, body: c.body })

@@ -25,6 +25,8 @@ use std::sync::OnceLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
+mod vectors;
+
 /// Words a question carries that say nothing about which operation it means.
 const STOP_WORDS: &[&str] = &[
     "a", "about", "an", "and", "any", "api", "are", "as", "at", "be", "by", "can", "could", "do", "does", "endpoint",
@@ -36,15 +38,79 @@ const STOP_WORDS: &[&str] = &[
 /// The stems of the words [`intent`] adds.
 const INTENT_STEMS: &[&str] = &["list", "get", "creat", "updat", "delet"];
 
-/// Groups of words people use for one another in API questions; a question
-/// word brings every word of its group. The first word of each group is
-/// the one operations are indexed under.
-const SYNONYMS: &[&[&str]] = &[
+/// Verbs that ask for what a method means: a question's verb brings the
+/// intent (the first word, which operations are indexed under) as a full
+/// alternative, but not the other verbs (an operation titled "invite" is no
+/// answer to "make").
+const VERBS: &[&[&str]] = &[
     &["list", "all", "index", "enumerate", "browse", "every"],
-    &["get", "fetch", "retrieve", "read", "show", "view", "find", "lookup", "look"],
-    &["create", "add", "new", "make", "post", "insert", "register", "open", "submit"],
-    &["update", "edit", "modify", "change", "patch", "set", "rename", "replace"],
-    &["delete", "remove", "destroy", "drop", "erase", "revoke", "cancel", "unregister"],
+    &["get", "fetch", "retrieve", "read", "show", "view", "find", "lookup", "look", "see", "check"],
+    &[
+        "create",
+        "add",
+        "new",
+        "make",
+        "post",
+        "insert",
+        "register",
+        "open",
+        "submit",
+        "start",
+        "begin",
+        "launch",
+        "publish",
+        "send",
+        "generate",
+        "schedule",
+        "invite",
+        "provision",
+        "trigger",
+        "compose",
+        "write",
+        "spawn",
+        "initiate",
+        "establish",
+    ],
+    &[
+        "update",
+        "edit",
+        "modify",
+        "change",
+        "patch",
+        "set",
+        "rename",
+        "replace",
+        "mark",
+        "move",
+        "toggle",
+        "enable",
+        "disable",
+        "switch",
+        "adjust",
+        "configure",
+        "assign",
+    ],
+    &[
+        "delete",
+        "remove",
+        "destroy",
+        "drop",
+        "erase",
+        "revoke",
+        "cancel",
+        "unregister",
+        "wipe",
+        "purge",
+        "kill",
+        "terminate",
+        "uninstall",
+    ],
+];
+
+/// Groups of words people use for one another in API questions; a question
+/// word brings every word of its group.
+const SYNONYMS: &[&[&str]] = &[
+    &["count", "number", "total"],
     &["search", "query", "filter", "lookup"],
     &["repository", "repo", "repos"],
     &["organization", "org", "orgs", "organisation"],
@@ -70,7 +136,8 @@ fn stemmer() -> &'static Stemmer {
 }
 
 /// One word, lowercased and stemmed.
-fn stem(word: &str) -> String {
+#[must_use]
+pub fn stem(word: &str) -> String {
     stemmer().stem(&word.to_lowercase()).into_owned()
 }
 
@@ -177,40 +244,149 @@ fn distinct(text: &str) -> String {
     text.split(' ').filter(|w| !w.is_empty() && seen.insert(*w)).collect::<Vec<_>>().join(" ")
 }
 
-/// A question as groups of alternatives: each group is one word of the
-/// question (stemmed) with its synonyms; filler words are dropped. At most
-/// 8 groups and 64 words in all, so a long question stays cheap.
+/// One word of a question with the words that may stand for it, each with
+/// how much finding it counts: 1 for the word itself and its synonyms, less
+/// for the words the search model learned to go with it.
+pub type Group = Vec<(String, f32)>;
+
+/// Words a question may use together for one word, read before any other:
+/// "get rid of a repository" deletes it, "how many" counts.
+const PHRASES: &[(&[&str], &str)] = &[
+    (&["get", "rid", "of"], "delete"),
+    (&["how", "many"], "count"),
+    (&["how", "much"], "count"),
+    (&["number", "of"], "count"),
+    (&["set", "up"], "create"),
+    (&["spin", "up"], "create"),
+    (&["kick", "off"], "start"),
+    (&["look", "up"], "find"),
+    (&["turn", "off"], "disable"),
+    (&["turn", "on"], "enable"),
+    (&["sign", "in"], "login"),
+    (&["log", "in"], "login"),
+    (&["sign", "out"], "logout"),
+    (&["log", "out"], "logout"),
+    (&["sign", "up"], "register"),
+    (&["up", "to", "date"], "current"),
+];
+
+/// Words a question may start with before what it asks ("how do I ...").
+const LEAD_INS: &[&str] = &[
+    "how", "do", "does", "i", "to", "can", "could", "want", "need", "please", "we", "you", "should", "would", "let",
+    "me", "is", "there", "a", "way",
+];
+
+/// Words that follow a verb in the imperative ("star a repository",
+/// "comment on an issue") and rarely a noun.
+const AFTER_A_VERB: &[&str] = &[
+    "a", "an", "the", "my", "our", "your", "this", "these", "those", "every", "all", "some", "one", "two", "three",
+    "it", "them", "up", "on", "off",
+];
+
+/// Whether a question asks for a change rather than a reading: it says a
+/// verb of change ("create", "remove"), or it is an imperative of a verb
+/// that is not one of reading ("star a repository", "comment on an
+/// issue"). A question that asks for a change prefers the methods that
+/// change (`POST`, `PUT`, `PATCH`, `DELETE`); any other reads (`GET`).
 #[must_use]
-pub fn query_groups(question: &str) -> Vec<Vec<String>> {
-    let mut groups: Vec<Vec<String>> = Vec::new();
+pub fn asks_for_change(question: &str) -> bool {
+    let typed = words(question);
+    let mut rest = typed.iter().skip_while(|w| LEAD_INS.contains(&w.as_str()));
+    let (Some(first), next) = (rest.next(), rest.next()) else { return false };
+    let of = |verbs: &[&str]| verbs.contains(&first.as_str());
+    let reads = VERBS.iter().take(2).any(|verbs| of(verbs))
+        || ["search", "download", "export", "tell", "give", "return", "display", "print"].contains(&first.as_str());
+    if reads {
+        return false;
+    }
+    VERBS.iter().skip(2).any(|verbs| of(verbs)) || next.is_some_and(|n| AFTER_A_VERB.contains(&n.as_str()))
+}
+
+/// The most words a question is searched with, so a long question stays
+/// cheap: at most 8 groups, and this many alternatives in all.
+const MAX_QUESTION_WORDS: usize = 128;
+
+/// A question as groups of alternatives: each group is one word of the
+/// question (stemmed) with its synonyms and the words the search model
+/// associates with it; filler words are dropped. At most 8 groups.
+#[must_use]
+pub fn query_groups(question: &str) -> Vec<Group> {
+    let typed = words(question);
+    let mut read: Vec<String> = Vec::new();
+    let mut at = 0;
+    while let Some(word) = typed.get(at) {
+        let phrase = PHRASES
+            .iter()
+            .find(|(parts, _)| parts.iter().enumerate().all(|(k, part)| typed.get(at + k).is_some_and(|w| w == part)));
+        match phrase {
+            Some((parts, meaning)) => {
+                read.push((*meaning).to_owned());
+                at += parts.len();
+            }
+            None => {
+                read.push(word.clone());
+                at += 1;
+            }
+        }
+    }
+    let mut groups: Vec<Group> = Vec::new();
     let mut total = 0;
-    for word in words(question) {
+    for word in read {
         if STOP_WORDS.contains(&word.as_str()) || groups.len() >= 8 {
             continue;
         }
-        let mut group = vec![stem(&word)];
+        let own = stem(&word);
+        if word.chars().count() < 2 {
+            // What is left of "what's" or "user's".
+            continue;
+        }
+        let verb = VERBS.iter().find(|verbs| verbs.contains(&word.as_str()));
+        if let Some(intent) = verb.and_then(|verbs| verbs.first()).map(|w| stem(w))
+            && intent != own
+            && groups.iter().any(|g| g.iter().any(|(w, weight)| *w == intent && *weight >= 1.0))
+        {
+            // "make a new ...": one verb of creation is enough.
+            continue;
+        }
+        let mut group: Group = vec![(own.clone(), 1.0)];
+        let add = |group: &mut Group, word: String, weight: f32| {
+            if word.is_empty() || !word.chars().all(char::is_alphanumeric) {
+                return;
+            }
+            match group.iter_mut().find(|(w, _)| *w == word) {
+                Some(found) => found.1 = found.1.max(weight),
+                None => group.push((word, weight)),
+            }
+        };
+        if let Some(intent) = verb.and_then(|verbs| verbs.first()) {
+            add(&mut group, stem(intent), 1.0);
+        }
         for synonyms in SYNONYMS {
             if synonyms.contains(&word.as_str()) {
                 for other in *synonyms {
-                    let other = stem(other);
-                    if !group.contains(&other) {
-                        group.push(other);
-                    }
+                    add(&mut group, stem(other), 1.0);
                 }
             }
         }
-        group.retain(|w| w.chars().all(char::is_alphanumeric) && !w.is_empty());
-        group.truncate(64usize.saturating_sub(total).max(1));
+        group.retain(|(w, _)| !w.is_empty());
+        group.truncate(MAX_QUESTION_WORDS.saturating_sub(total).max(1));
         total += group.len();
-        if !group.is_empty() && !groups.contains(&group) {
+        if !group.is_empty() && !groups.iter().any(|g| g.first() == group.first()) {
             groups.push(group);
         }
     }
     if groups.is_empty() {
         // Only filler ("how do I"): search what was typed after all.
-        groups = words(question).into_iter().take(8).map(|w| vec![stem(&w)]).collect();
+        groups = typed.into_iter().take(8).map(|w| vec![(stem(&w), 1.0)]).collect();
     }
     groups
+}
+
+/// Whether `stem` is a filler word's or a method intent's stem: words that
+/// say nothing about which operation a question means.
+#[must_use]
+pub fn is_filler_stem(stem_: &str) -> bool {
+    INTENT_STEMS.contains(&stem_) || STOP_WORDS.iter().any(|w| stem(w) == stem_)
 }
 
 /// A section the index found, with the words it was indexed under.
@@ -239,11 +415,17 @@ const CACHED_INDEX_BYTES: usize = 64 * 1024 * 1024;
 pub struct DocumentIndex {
     sections: Vec<Candidate>,
     operation: Vec<bool>,
-    title_words: Vec<usize>,
     /// Every word with its id, sorted, for exact and prefix lookups.
     vocabulary: Vec<(String, usize)>,
     title_postings: Vec<Vec<usize>>,
     body_postings: Vec<Vec<usize>>,
+    /// Each section's meaning (see [`vectors`]), when the model knows a
+    /// word of it.
+    meanings: Vec<Option<Vec<f32>>>,
+    /// The words of the titles the model knows (their places in
+    /// `vocabulary`), with their vectors: what a question word may stand
+    /// for in this document.
+    title_vocabulary: Vec<(usize, &'static [u8])>,
     bytes: usize,
 }
 
@@ -279,9 +461,19 @@ impl DocumentIndex {
         let mut vocabulary: Vec<(String, usize)> = ids.into_iter().collect();
         vocabulary.sort_unstable();
         bytes += vocabulary.iter().map(|(w, _)| w.len() + 32).sum::<usize>();
+        let meanings: Vec<Option<Vec<f32>>> = sections.iter().map(meaning).collect();
+        let title_vocabulary: Vec<(usize, &'static [u8])> = vocabulary
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, id))| title_postings.get(*id).is_some_and(|p| !p.is_empty()))
+            .filter_map(|(at, (word, _))| vectors::vector(word).map(|v| (at, v)))
+            .collect();
+        bytes += title_vocabulary.len() * 24;
+        bytes += meanings.iter().flatten().map(|m| m.len() * 4 + 24).sum::<usize>();
         Self {
+            meanings,
+            title_vocabulary,
             operation: sections.iter().map(|c| is_operation(&c.title)).collect(),
-            title_words: sections.iter().map(|c| c.title_terms.split(' ').filter(|w| !w.is_empty()).count()).collect(),
             sections,
             vocabulary,
             title_postings,
@@ -307,53 +499,173 @@ impl DocumentIndex {
             .map(|(_, id)| *id)
     }
 
-    /// At most `limit` sections most likely to answer the question, for
-    /// [`rank`]: those holding a question word (any of its group, the last
-    /// group's first word also as a prefix) in their title or description,
-    /// the sections holding more groups in their titles first. Each search
-    /// touches only the postings of the question's words.
+    /// The sections that answer `question` best, best first, at most
+    /// `limit` of them.
     #[must_use]
-    pub fn candidates(&self, groups: &[Vec<String>], limit: usize) -> Vec<Candidate> {
-        let last = groups.len().saturating_sub(1);
-        let mut title = vec![0u8; self.sections.len()];
-        let mut body = vec![0u8; self.sections.len()];
-        // `query_groups` makes at most 8 groups: one bit each.
-        for (g, group) in groups.iter().enumerate().take(8) {
-            let bit = 1u8 << g;
-            for (j, word) in group.iter().enumerate() {
-                for id in self.ids(word, g == last && j == 0) {
-                    let mark = |postings: Option<&Vec<usize>>, held: &mut Vec<u8>| {
-                        for &n in postings.map(Vec::as_slice).unwrap_or_default() {
-                            if let Some(slot) = held.get_mut(n) {
-                                *slot |= bit;
+    pub fn search(&self, question: &str, limit: usize) -> Vec<Candidate> {
+        let mut groups = query_groups(question);
+        self.add_kindred(&mut groups);
+        self.ranked(&groups, asks_for_change(question), limit)
+    }
+
+    /// Adds to each question word the title words of this document closest
+    /// to it in meaning (the model's cosine at least [`KINDRED`]), at most
+    /// [`KINDRED_WORDS`] of them, each counting its cosine times
+    /// [`KINDRED_WEIGHT`]: "band" finds "artist", "song" finds "track".
+    fn add_kindred(&self, groups: &mut [Group]) {
+        for group in groups.iter_mut() {
+            let Some(asked) = group.first().and_then(|(w, _)| vectors::vector(w)) else { continue };
+            let mut close: Vec<(f32, usize)> = self
+                .title_vocabulary
+                .iter()
+                .map(|(id, v)| (vectors::similarity(asked, v), *id))
+                .filter(|(sim, _)| *sim >= KINDRED)
+                .collect();
+            close.sort_by(|a, b| b.0.total_cmp(&a.0));
+            let mut added = 0;
+            for (sim, id) in close {
+                if added >= KINDRED_WORDS {
+                    break;
+                }
+                let Some(word) = self.word(id) else { continue };
+                if group.iter().any(|(w, _)| w == word) {
+                    continue;
+                }
+                group.push((word.to_owned(), sim * KINDRED_WEIGHT));
+                added += 1;
+            }
+        }
+    }
+
+    /// The word at a place of the vocabulary.
+    fn word(&self, at: usize) -> Option<&str> {
+        self.vocabulary.get(at).map(|(w, _)| w.as_str())
+    }
+
+    /// Orders the sections holding any word of the question the way a
+    /// person means it. For each question word (group), the best of its
+    /// alternatives found in a section's title (its method's intent, path
+    /// and summary) counts three, in its description one, each scaled by
+    /// the alternative's weight and by how rare the word is in this
+    /// document (a word every operation holds tells them apart least).
+    /// Then: a title holding every question word counts more; each title
+    /// word the question did not ask for costs a little (so "List
+    /// repository issues" beats "List repository issue events"); a question
+    /// without a verb of change reads (`GET` first); sections that are not
+    /// operations (schemas, webhooks) come after operations that answer as
+    /// well; among equals the shorter path and then document order win.
+    /// Touches only the postings of the question's words.
+    fn ranked(&self, groups: &[Group], imperative: bool, limit: usize) -> Vec<Candidate> {
+        let count = groups.len().min(8);
+        let sections = self.sections.len();
+        let mut title = vec![0f32; sections * count];
+        let mut body = vec![0f32; sections * count];
+        let mut direct = vec![0u8; sections];
+        let mut touched: Vec<usize> = Vec::new();
+        let mut seen = vec![false; sections];
+        let scale = ((sections + 1) as f32).ln().max(1.0);
+        for (g, group) in groups.iter().enumerate().take(count) {
+            for (j, (word, weight)) in group.iter().enumerate() {
+                // The last word also as a prefix, while it is typed.
+                for id in self.ids(word, g + 1 == count && j == 0) {
+                    let titles = self.title_postings.get(id).map(Vec::as_slice).unwrap_or_default();
+                    let bodies = self.body_postings.get(id).map(Vec::as_slice).unwrap_or_default();
+                    let held = titles.len().max(bodies.len());
+                    let rarity = ((sections + 1) as f32 / (held + 1) as f32).ln() / scale;
+                    let strength = weight * (COMMON_WORD + (1.0 - COMMON_WORD) * rarity);
+                    for (postings, slots) in [(titles, &mut title), (bodies, &mut body)] {
+                        for &n in postings {
+                            if let Some(slot) = slots.get_mut(n * count + g) {
+                                if let Some(seen) = seen.get_mut(n)
+                                    && !*seen
+                                {
+                                    *seen = true;
+                                    touched.push(n);
+                                }
+                                *slot = slot.max(strength);
                             }
                         }
-                    };
-                    mark(self.title_postings.get(id), &mut title);
-                    mark(self.body_postings.get(id), &mut body);
+                    }
+                    if *weight >= 1.0 {
+                        for &n in titles {
+                            if let Some(bits) = direct.get_mut(n) {
+                                *bits |= 1 << g;
+                            }
+                        }
+                    }
                 }
             }
         }
-        let all = u32::try_from(groups.len().min(8)).unwrap_or(8);
-        let mut scored: Vec<(i32, usize, usize)> = title
-            .iter()
-            .zip(&body)
-            .enumerate()
-            .filter(|(_, (t, b))| **t | **b != 0)
-            .map(|(n, (t, b))| {
-                let in_title = t.count_ones();
-                // In tenths, so the order is exact integer arithmetic.
-                let mut score = i32::try_from(30 * in_title + 10 * (b & !t).count_ones()).unwrap_or(0);
-                if in_title == all {
-                    score += 20;
+        // Sections whose meaning is closest to the question's join those
+        // holding its words.
+        let question = vectors::embed(groups.iter().filter_map(|g| g.first()).map(|(w, _)| (w.as_str(), 1.0)));
+        let closeness: Vec<f32> = match &question {
+            Some(question) => {
+                self.meanings.iter().map(|m| m.as_deref().map_or(0.0, |m| vectors::cosine(question, m))).collect()
+            }
+            None => Vec::new(),
+        };
+        let mut closest: Vec<usize> = (0..closeness.len()).collect();
+        closest.sort_by(|a, b| {
+            closeness.get(*b).unwrap_or(&0.0).total_cmp(closeness.get(*a).unwrap_or(&0.0)).then(a.cmp(b))
+        });
+        for n in closest.into_iter().take(CLOSEST) {
+            if let Some(seen) = seen.get_mut(n)
+                && !*seen
+            {
+                *seen = true;
+                touched.push(n);
+            }
+        }
+        let asked: std::collections::HashSet<&str> = groups.iter().flatten().map(|(w, _)| w.as_str()).collect();
+        let asks = |verb: &str| groups.iter().any(|g| g.iter().any(|(w, weight)| w == verb && *weight >= 1.0));
+        let changes = imperative || asks("creat") || asks("updat") || asks("delet");
+        let every = if count >= 8 { u8::MAX } else { (1u8 << count) - 1 };
+        let mut scored: Vec<(f32, usize, usize)> = touched
+            .into_iter()
+            .map(|n| {
+                let mut score = 0.0;
+                for g in 0..count {
+                    let t = title.get(n * count + g).copied().unwrap_or(0.0);
+                    let b = body.get(n * count + g).copied().unwrap_or(0.0);
+                    score += (3.0 * t).max(b);
                 }
-                if !self.operation.get(n).copied().unwrap_or(false) {
-                    score -= 15;
+                if count > 0 && direct.get(n).is_some_and(|bits| bits & every == every) {
+                    score += 1.5;
                 }
-                (score, self.title_words.get(n).copied().unwrap_or(0), n)
+                score += MEANING * closeness.get(n).copied().unwrap_or(0.0);
+                let Some(section) = self.sections.get(n) else { return (f32::MIN, 0, n) };
+                // Words the method implies (`list`, `get`, ...) are not the
+                // author's: they never count as unasked.
+                let mut unasked: Vec<&str> = section
+                    .title_terms
+                    .split(' ')
+                    .filter(|w| !w.is_empty() && !INTENT_STEMS.contains(w) && !asked.contains(w))
+                    .collect();
+                unasked.sort_unstable();
+                unasked.dedup();
+                score -= 0.2 * unasked.len() as f32;
+                if self.operation.get(n).copied().unwrap_or(false) {
+                    if let Some((method, path)) = section.title.split_once(' ') {
+                        match intent(method, path) {
+                            // "get a commit" means one item, "list the
+                            // commits" a collection.
+                            "get" if asks("get") && !asks("list") => score += 0.5,
+                            "list get" if asks("list") => score += 0.5,
+                            _ => {}
+                        }
+                        if changes != method.eq_ignore_ascii_case("GET") {
+                            score += 0.5;
+                        }
+                    }
+                } else {
+                    score -= 1.5;
+                }
+                let depth = section.title.matches('/').count();
+                (score, depth, n)
             })
             .collect();
-        scored.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
         scored.into_iter().take(limit).filter_map(|(_, _, n)| self.sections.get(n).cloned()).collect()
     }
 }
@@ -392,100 +704,47 @@ impl DocumentIndexes {
 /// Characters of a section's description a search hit shows.
 pub const SNIPPET_CHARS: usize = 240;
 
-/// How many candidates the index hands to [`rank`].
+/// How many sections a search ranks and hands on.
 pub const CANDIDATES: usize = 250;
+
+/// Sections a search takes for their meaning alone, besides those holding
+/// a question word.
+const CLOSEST: usize = 40;
+
+/// The least cosine of a title word to a question word for it to stand
+/// for the question word.
+const KINDRED: f32 = 0.6;
+/// Title words a question word may stand for.
+const KINDRED_WORDS: usize = 3;
+/// What finding a title word standing for a question word counts, times
+/// its cosine, against 1 for the question word itself.
+const KINDRED_WEIGHT: f32 = 0.5;
+
+/// What the closeness of a section's meaning to the question's counts (a
+/// cosine, 1 for the same meaning), against 3 for a question word in its
+/// title.
+const MEANING: f32 = 3.0;
+
+/// How much a match on a word every section holds counts, against 1 for a
+/// word only one section holds.
+const COMMON_WORD: f32 = 0.4;
+
+/// Words of a section's description its meaning is made of, beyond its
+/// title (the summary comes first).
+const MEANING_WORDS: usize = 30;
+
+/// A section's meaning: its title's words (the method's intent aside)
+/// counting twice, and the first words of its description.
+fn meaning(section: &Candidate) -> Option<Vec<f32>> {
+    let title = section.title_terms.split(' ').filter(|w| !w.is_empty() && !INTENT_STEMS.contains(w)).map(|w| (w, 2.0));
+    let body = section.terms.split(' ').filter(|w| !w.is_empty()).take(MEANING_WORDS).map(|w| (w, 1.0));
+    vectors::embed(title.chain(body))
+}
 
 fn is_operation(title: &str) -> bool {
     title
         .split_once(' ')
         .is_some_and(|(method, path)| path.starts_with('/') && method.chars().all(|c| c.is_ascii_uppercase()))
-}
-
-/// Orders what the index found the way a person means a question: every
-/// question word found in a section's title (its intent, path and summary)
-/// counts three, in its body one; a title that holds all of them counts
-/// more; each title word the question did not ask for costs a little (so
-/// "List repository issues" beats "List repository issue events"), and
-/// sections that are not operations (schemas, webhooks) come after
-/// operations that answer as well. Ties keep the index's order.
-#[must_use]
-pub fn rank(groups: &[Vec<String>], candidates: Vec<Candidate>) -> Vec<Candidate> {
-    let last = groups.len().saturating_sub(1);
-    // Each question word names its group: one pass over a section's words
-    // marks the groups it holds (a few hundred words, one hash lookup each).
-    let mut group_of: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    for (i, group) in groups.iter().enumerate() {
-        for word in group {
-            group_of.entry(word.as_str()).or_insert(i);
-        }
-    }
-    let prefix = groups.last().and_then(|g| g.first()).map(String::as_str);
-    let held = |words: &[&str]| -> Vec<bool> {
-        let mut found = vec![false; groups.len()];
-        for word in words {
-            if let Some(&i) = group_of.get(word)
-                && let Some(slot) = found.get_mut(i)
-            {
-                *slot = true;
-            }
-            if let (Some(prefix), Some(slot)) = (prefix, found.get_mut(last))
-                && word.starts_with(prefix)
-            {
-                *slot = true;
-            }
-        }
-        found
-    };
-    let mut scored: Vec<(f64, usize, usize, Candidate)> = candidates
-        .into_iter()
-        .enumerate()
-        .map(|(order, candidate)| {
-            let title: Vec<&str> = candidate.title_terms.split(' ').filter(|w| !w.is_empty()).collect();
-            let body: Vec<&str> = candidate.terms.split(' ').filter(|w| !w.is_empty()).collect();
-            let (in_title_groups, in_body_groups) = (held(&title), held(&body));
-            let mut score = 0.0;
-            let mut in_title = 0;
-            for (t, b) in in_title_groups.iter().zip(&in_body_groups) {
-                if *t {
-                    score += 3.0;
-                    in_title += 1;
-                } else if *b {
-                    score += 1.0;
-                }
-            }
-            if in_title == groups.len() && !groups.is_empty() {
-                score += 2.0;
-            }
-            // Words the method implies (`list`, `get`, ...) are not the
-            // author's: they never count as unasked.
-            let mut unasked: Vec<&str> = title
-                .iter()
-                .copied()
-                .filter(|w| !STOP_WORDS.contains(w) && !INTENT_STEMS.contains(w))
-                .filter(|w| !group_of.contains_key(w))
-                .collect();
-            unasked.sort_unstable();
-            unasked.dedup();
-            score -= 0.25 * unasked.len() as f64;
-            if !is_operation(&candidate.title) {
-                score -= 1.5;
-            }
-            // "get a commit" means one item, "list the commits" a collection.
-            if let Some((method, path)) = candidate.title.split_once(' ') {
-                let asks = |verb: &str| groups.iter().any(|g| g.first().is_some_and(|w| w == verb));
-                match intent(method, path) {
-                    "get" if asks("get") && !asks("list") => score += 0.5,
-                    "list get" if asks("list") => score += 0.5,
-                    _ => {}
-                }
-            }
-            // Among equals, the shorter path is the more general endpoint.
-            let depth = candidate.title.matches('/').count();
-            (score, depth, order, candidate)
-        })
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-    scored.into_iter().map(|(_, _, _, c)| c).collect()
 }
 
 #[cfg(test)]
@@ -526,57 +785,108 @@ mod tests {
         Candidate { target: title.to_owned(), title: title.to_owned(), body: summary.to_owned(), title_terms, terms }
     }
 
-    #[test]
-    fn the_operation_that_answers_the_whole_question_comes_first() {
-        let found = rank(
-            &query_groups("how do I list the issues of a repository"),
-            vec![
-                candidate("GET /repos/{owner}/{repo}/issues/events", "List issue events for a repository"),
-                candidate("issue", "Issues are a great way to keep track of tasks"),
-                candidate("GET /issues", "List issues assigned to the authenticated user"),
-                candidate("GET /repos/{owner}/{repo}/issues", "List repository issues"),
-            ],
-        );
-        let titles: Vec<&str> = found.iter().map(|c| c.title.as_str()).collect();
-        assert_eq!(titles[0], "GET /repos/{owner}/{repo}/issues", "{titles:?}");
-        assert_eq!(titles[3], "issue", "a schema comes after operations: {titles:?}");
-        let found = rank(
-            &query_groups("remove a pet"),
-            vec![candidate("GET /pets/{id}", "Show a pet"), candidate("DELETE /pets/{id}", "Delete a pet")],
-        );
-        assert_eq!(found[0].title, "DELETE /pets/{id}");
+    fn titles(found: &[Candidate]) -> Vec<&str> {
+        found.iter().map(|c| c.title.as_str()).collect()
     }
 
     #[test]
-    fn the_index_hands_over_sections_holding_the_question_words() {
+    fn the_operation_that_answers_the_whole_question_comes_first() {
+        let index = DocumentIndex::new(vec![
+            candidate("GET /repos/{owner}/{repo}/issues/events", "List issue events for a repository"),
+            candidate("issue", "Issues are a great way to keep track of tasks"),
+            candidate("GET /issues", "List issues assigned to the authenticated user"),
+            candidate("GET /repos/{owner}/{repo}/issues", "List repository issues"),
+            candidate("GET /gists", "List gists"),
+        ]);
+        let found = index.search("how do I list the issues of a repository", 10);
+        let titles = titles(&found);
+        assert_eq!(titles[0], "GET /repos/{owner}/{repo}/issues", "{titles:?}");
+        let position = |t: &str| titles.iter().position(|x| *x == t);
+        assert!(
+            position("GET /gists") > position("GET /issues"),
+            "a list that is not of issues comes after: {titles:?}"
+        );
+        assert_eq!(titles.last(), Some(&"issue"), "a schema comes after operations: {titles:?}");
+        let pets = DocumentIndex::new(vec![
+            candidate("GET /pets/{id}", "Show a pet"),
+            candidate("DELETE /pets/{id}", "Delete a pet"),
+        ]);
+        assert_eq!(pets.search("remove a pet", 10)[0].title, "DELETE /pets/{id}");
+        assert_eq!(pets.search("get rid of a pet", 10)[0].title, "DELETE /pets/{id}", "a phrase means one verb");
+        assert_eq!(pets.search("the pet with id 4", 10)[0].title, "GET /pets/{id}", "a question without a verb reads");
+    }
+
+    #[test]
+    fn imperatives_ask_for_changes() {
+        for question in
+            ["star a repository", "comment on an issue", "how do I fork a repo", "remove the label", "mark all as read"]
+        {
+            assert!(asks_for_change(question), "{question}");
+        }
+        for question in [
+            "list the issues",
+            "who starred a repository",
+            "bands that sound like Radiohead",
+            "details of the user",
+            "show my repos",
+            "",
+        ] {
+            assert!(!asks_for_change(question), "{question}");
+        }
+    }
+
+    #[test]
+    fn verbs_of_creation_reach_the_post() {
+        let index = DocumentIndex::new(vec![
+            candidate("GET /repos/{owner}/{repo}/deployments", "List deployments"),
+            candidate("POST /repos/{owner}/{repo}/deployments", "Create a deployment"),
+        ]);
+        for question in ["start a deployment", "make a deployment", "kick off a deployment"] {
+            assert_eq!(index.search(question, 10)[0].title, "POST /repos/{owner}/{repo}/deployments", "{question}");
+        }
+        assert_eq!(index.search("deployments", 10)[0].title, "GET /repos/{owner}/{repo}/deployments");
+    }
+
+    #[test]
+    fn rare_words_tell_operations_apart_more_than_common_ones() {
+        let mut sections: Vec<Candidate> =
+            (0..20).map(|i| candidate(&format!("GET /things/{i}/repositories"), "List repositories")).collect();
+        sections.push(candidate("GET /rate_limit", "Get rate limit status for the repositories"));
+        let index = DocumentIndex::new(sections);
+        assert_eq!(index.search("rate of the repositories", 10)[0].title, "GET /rate_limit");
+    }
+
+    #[test]
+    fn the_index_finds_sections_holding_the_question_words() {
         let index = DocumentIndex::new(vec![
             candidate("GET /repos/{owner}/{repo}/issues", "List repository issues"),
             candidate("GET /gists", "List gists"),
             candidate("issue", "Issues are a great way to keep track of tasks"),
             candidate("POST /repos/{owner}/{repo}/forks", "Create a fork"),
         ]);
-        let found = index.candidates(&query_groups("list the issues of a repository"), 10);
-        let titles: Vec<&str> = found.iter().map(|c| c.title.as_str()).collect();
+        let found = index.search("list the issues of a repository", 10);
+        let titles = titles(&found);
         assert_eq!(titles.first(), Some(&"GET /repos/{owner}/{repo}/issues"), "{titles:?}");
         assert!(titles.contains(&"issue") && titles.contains(&"GET /gists"), "any question word admits: {titles:?}");
         // The last word counts as a prefix while it is typed.
-        let typed = index.candidates(&query_groups("create a for"), 10);
+        let typed = index.search("create a for", 10);
         assert_eq!(typed.first().map(|c| c.title.as_str()), Some("POST /repos/{owner}/{repo}/forks"));
-        assert!(index.candidates(&query_groups("zyzzyva"), 10).is_empty());
-        assert_eq!(index.candidates(&query_groups("list"), 1).len(), 1, "the limit holds");
+        assert!(index.search("zyzzyva", 10).is_empty());
+        assert_eq!(index.search("list", 1).len(), 1, "the limit holds");
     }
 
     #[test]
     fn questions_lose_filler_and_gain_synonyms() {
         let groups = query_groups("How do I remove a repo?");
         assert_eq!(groups.len(), 2, "{groups:?}");
-        assert!(groups[0].contains(&"delet".to_owned()), "{groups:?}");
-        assert!(groups[1].contains(&"repositori".to_owned()), "{groups:?}");
+        let holds = |g: &Group, word: &str| g.iter().any(|(w, weight)| w == word && *weight >= 1.0);
+        assert!(holds(&groups[0], "delet"), "{groups:?}");
+        assert!(holds(&groups[1], "repositori"), "{groups:?}");
         let only_filler = query_groups("how do I");
         assert!(!only_filler.is_empty(), "a question of filler words still searches");
-        let long = query_groups(&"word ".repeat(100));
-        assert!(long.len() <= 8 && long.iter().map(Vec::len).sum::<usize>() <= 64);
+        let long = query_groups(&"word song track artist album user repository ".repeat(100));
+        assert!(long.len() <= 8 && long.iter().map(Vec::len).sum::<usize>() <= MAX_QUESTION_WORDS);
         let odd = query_groups("\"); DROP TABLE x; -- *");
-        assert!(odd.iter().flatten().all(|w| w.chars().all(char::is_alphanumeric)), "{odd:?}");
+        assert!(odd.iter().flatten().all(|(w, _)| w.chars().all(char::is_alphanumeric)), "{odd:?}");
     }
 }

@@ -372,17 +372,19 @@ const missing = await call('GET', '/v1/embed/crs_missing', { auth: null });
 equal('errors: a draft\'s embed link is 404 like a missing course', [draft.status, draft.json], [404, missing.json]);
 const invalid = await call('POST', '/v1/courses', { body: { title: 'T', screens: [{ blocks: [{ type: 'stack', stackCards: Array(11).fill({ front: 'f' }) }] }] } });
 equal('errors: 11 stack cards is 400 invalid_request with the path', [invalid.status, invalid.json.error, invalid.json.issues.map(i => i.path)], [400, 'invalid_request', [['screens', '0', 'blocks', '0', 'stackCards']]]);
-// The server answers 413 as soon as the declared length is too large and
-// closes the connection while the client may still be writing: fetch then
-// fails with EPIPE before it reads the answer, so this upload uses
-// node:http, which keeps the answer even when the write side breaks.
+// The server answers 413 as soon as the declared length is too large, without
+// reading the body. The upload asks `Expect: 100-continue` and sends the body
+// only if the server asks for it, so no write races the server's close (a
+// body written while the server closes fails with EPIPE, and a socket error
+// nobody listens to ends node). fetch cannot wait for 100 Continue, hence
+// node:http, on a socket of its own whose errors are all listened to.
 function oversizedUpload(path, bytes) {
   return new Promise((resolve, reject) => {
     const url = new URL(base + path);
     let answered = false;
     const req = httpRequest({
-      hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/zip', 'content-length': bytes },
+      hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent: false,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/zip', 'content-length': bytes, expect: '100-continue' },
     }, (res) => {
       answered = true;
       let text = '';
@@ -395,19 +397,20 @@ function oversizedUpload(path, bytes) {
       });
       res.on('error', () => {});
     });
+    req.on('socket', (socket) => socket.on('error', () => {}));
     // A broken write is expected; only a connection that never answers fails.
     req.on('error', (err) => setTimeout(() => { if (!answered) reject(err); }, 3000));
     const chunk = Buffer.alloc(1 << 20);
     let sent = 0;
     const pump = () => {
-      while (sent < bytes) {
+      while (sent < bytes && !answered) {
         const n = Math.min(chunk.length, bytes - sent);
         sent += n;
         if (!req.write(n === chunk.length ? chunk : chunk.subarray(0, n))) { req.once('drain', pump); return; }
       }
       req.end();
     };
-    pump();
+    req.on('continue', pump);
   });
 }
 const big = await oversizedUpload('/v1/courses/import/scorm', 100_000_001);

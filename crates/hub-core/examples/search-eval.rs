@@ -1,0 +1,136 @@
+//! The ranking half of the search evaluation (`bench/search-eval`), without
+//! the hub around it: each API's description is indexed the way the hub
+//! indexes it and every question is ranked, printing recall@1, recall@3
+//! and MRR per API and half, and the development half's misses. Quick to
+//! rebuild while working on `search.rs`; `bench/search-eval.sh` runs the
+//! whole evaluation through the hub (MCP `ask_docs` included), and its
+//! test-half figures are the ones quoted.
+//!
+//! Prints the development half only, unless `SEARCH_EVAL_REPORT` is set.
+//!
+//! Usage: `cargo run -p hub-core --example search-eval -- bench/search-eval [github description]`
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use hub_core::search::{self, Candidate, DocumentIndex};
+use serde_json::Value;
+
+#[derive(Default)]
+struct Tally {
+    questions: usize,
+    at1: usize,
+    at3: usize,
+    reciprocal: f64,
+}
+
+impl Tally {
+    fn add(&mut self, rank: Option<usize>) {
+        self.questions += 1;
+        self.at1 += usize::from(rank == Some(1));
+        self.at3 += usize::from(rank.is_some_and(|r| r <= 3));
+        self.reciprocal += rank.map_or(0.0, |r| 1.0 / r as f64);
+    }
+
+    fn row(&self, name: &str, half: &str) -> String {
+        let n = self.questions.max(1) as f64;
+        format!(
+            "{name:<12} {half:<5} {:>4} {:>6.1}% {:>6.1}% {:>6.3}",
+            self.questions,
+            100.0 * self.at1 as f64 / n,
+            100.0 * self.at3 as f64 / n,
+            self.reciprocal / n
+        )
+    }
+}
+
+/// A field of a JSON object, `null` when absent.
+fn field<'a>(value: &'a Value, key: &str) -> &'a Value {
+    value.get(key).unwrap_or(&Value::Null)
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let dir = PathBuf::from(args.next().unwrap_or_else(|| "bench/search-eval".to_owned()));
+    let github = args.next().map(PathBuf::from);
+    let root = dir.join("../..");
+    // The test half is measured only to report, never while tuning.
+    let report = std::env::var_os("SEARCH_EVAL_REPORT").is_some();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    let mut totals: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut misses = Vec::new();
+    for file in files {
+        let set: Value = serde_json::from_slice(&std::fs::read(&file)?)?;
+        let api = field(&set, "api").as_str().unwrap_or("?").to_owned();
+        let source = field(&set, "source").as_str().unwrap_or("");
+        let path: Option<PathBuf> = if source.starts_with("npm:") {
+            github.clone()
+        } else {
+            source.strip_prefix("../shared/").map(|rest| root.join("../shared").join(rest))
+        };
+        let Some(path) = path.filter(|p| Path::is_file(p)) else {
+            println!("{api:<12} skipped: {source} is not here");
+            continue;
+        };
+        let site = docs_render::Site::new(spec::parse(&std::fs::read(&path)?)?);
+        let rows: Vec<Candidate> = site
+            .sections()
+            .into_iter()
+            .map(|s| {
+                let (title_terms, terms) = search::section_terms(&s.title, &s.body);
+                Candidate { target: s.target, title: s.title, body: s.body, title_terms, terms }
+            })
+            .collect();
+        let index = DocumentIndex::new(rows);
+        let mut halves: BTreeMap<String, Tally> = BTreeMap::new();
+        for question in field(&set, "questions").as_array().map(Vec::as_slice).unwrap_or_default() {
+            let q = field(question, "q").as_str().unwrap_or("");
+            let expect: Vec<&str> = field(question, "expect")
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(Value::as_str)
+                .collect();
+            let hits: Vec<Candidate> = index
+                .search(q, search::CANDIDATES)
+                .into_iter()
+                .filter(|h| h.target.starts_with("op/") || h.target.starts_with("graphql/"))
+                .collect();
+            let rank = hits.iter().take(10).position(|h| expect.contains(&h.title.as_str())).map(|p| p + 1);
+            let half = field(question, "half").as_str().unwrap_or("?").to_owned();
+            if half == "dev" && rank.is_none_or(|r| r > 3) {
+                let top: Vec<&str> = hits.iter().take(3).map(|h| h.title.as_str()).collect();
+                misses.push(format!(
+                    "{api} {q:?} [{}]: expected {expect:?}, got {top:?}",
+                    rank.map_or("-".to_owned(), |r| r.to_string())
+                ));
+            }
+            if half == "test" && !report {
+                continue;
+            }
+            halves.entry(half).or_default().add(rank);
+        }
+        for (half, tally) in &halves {
+            println!("{}", tally.row(&api, half));
+            let total = totals.entry(half.clone()).or_default();
+            total.questions += tally.questions;
+            total.at1 += tally.at1;
+            total.at3 += tally.at3;
+            total.reciprocal += tally.reciprocal;
+        }
+    }
+    for (half, tally) in &totals {
+        println!("{}", tally.row("all", half));
+    }
+    // Misses of the development half only: the test half is never looked at.
+    for miss in &misses {
+        println!("dev miss: {miss}");
+    }
+    Ok(())
+}
