@@ -1,7 +1,8 @@
 //! The ranking half of the search evaluation (`bench/search-eval`), without
 //! the hub around it: each API's description is indexed the way the hub
 //! indexes it and every question is ranked, printing recall@1, recall@3
-//! and MRR per API and half, and the development half's misses. Quick to
+//! and MRR per API and half, the time a search takes (p50, p99), and the
+//! development half's misses. Quick to
 //! rebuild while working on `search.rs`; `bench/search-eval.sh` runs the
 //! whole evaluation through the hub (MCP `ask_docs` included), and its
 //! test-half figures are the ones quoted.
@@ -88,6 +89,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .collect();
         let index = DocumentIndex::new(rows);
         let mut halves: BTreeMap<String, Tally> = BTreeMap::new();
+        let mut times = Vec::new();
         for question in field(&set, "questions").as_array().map(Vec::as_slice).unwrap_or_default() {
             let q = field(question, "q").as_str().unwrap_or("");
             let expect: Vec<&str> = field(question, "expect")
@@ -97,11 +99,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .iter()
                 .filter_map(Value::as_str)
                 .collect();
-            let hits: Vec<Candidate> = index
-                .search(q, search::CANDIDATES)
-                .into_iter()
-                .filter(|h| h.target.starts_with("op/") || h.target.starts_with("graphql/"))
-                .collect();
+            let started = std::time::Instant::now();
+            let found = index.search(q, search::CANDIDATES);
+            times.push(started.elapsed());
+            let hits: Vec<Candidate> =
+                found.into_iter().filter(|h| h.target.starts_with("op/") || h.target.starts_with("graphql/")).collect();
             let rank = hits.iter().take(10).position(|h| expect.contains(&h.title.as_str())).map(|p| p + 1);
             let half = field(question, "half").as_str().unwrap_or("?").to_owned();
             if half == "dev" && rank.is_none_or(|r| r > 3) {
@@ -116,6 +118,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             halves.entry(half).or_default().add(rank);
         }
+        times.sort();
+        let at = |q: f64| times.get(((times.len() as f64 * q) as usize).min(times.len().saturating_sub(1))).copied();
+        println!(
+            "{api:<12} search time per question, {} sections: p50 {:?}, p99 {:?}",
+            index.len(),
+            at(0.5).unwrap_or_default(),
+            at(0.99).unwrap_or_default()
+        );
         for (half, tally) in &halves {
             println!("{}", tally.row(&api, half));
             let total = totals.entry(half.clone()).or_default();

@@ -400,7 +400,8 @@ pub struct Candidate {
 }
 
 /// Bytes of documents kept per node by [`DocumentIndexes`] (GitHub's REST
-/// description, 2,192 sections, holds about 4 MB).
+/// description, 2,192 sections, holds about 5 MB with its sections'
+/// meanings).
 const CACHED_INDEX_BYTES: usize = 64 * 1024 * 1024;
 
 /// One document's sections with an inverted index of the words they are
@@ -409,12 +410,13 @@ const CACHED_INDEX_BYTES: usize = 64 * 1024 * 1024;
 ///
 /// Hand-written rather than a search engine crate's: the words are already
 /// normalised by this module, the index is per document and read-only, and
-/// what a search needs from it is which question groups each section holds
-/// (a bitmask per section), which a general engine's scoring does not give.
+/// what a search needs from it is how well each section holds each question
+/// group (the best alternative's weight, in its title and in its
+/// description apart) and how close its meaning is, which a general
+/// engine's scoring does not give.
 #[derive(Debug)]
 pub struct DocumentIndex {
     sections: Vec<Candidate>,
-    operation: Vec<bool>,
     /// Every word with its id, sorted, for exact and prefix lookups.
     vocabulary: Vec<(String, usize)>,
     title_postings: Vec<Vec<usize>>,
@@ -426,7 +428,24 @@ pub struct DocumentIndex {
     /// `vocabulary`), with their vectors: what a question word may stand
     /// for in this document.
     title_vocabulary: Vec<(usize, &'static [u8])>,
+    /// What ranking asks of each section, worked out once.
+    shapes: Vec<Shape>,
     bytes: usize,
+}
+
+/// What ranking asks of a section besides its words.
+#[derive(Debug)]
+struct Shape {
+    /// The ids of its title's words, each once, the method's intent aside.
+    title_ids: Vec<usize>,
+    /// Its method's intent ([`intent`]), empty for a section that is not
+    /// an operation.
+    intent: &'static str,
+    /// Whether it is a `GET`.
+    reads: bool,
+    /// Segments of its path: among equals the shorter path is the more
+    /// general endpoint.
+    depth: usize,
 }
 
 impl DocumentIndex {
@@ -469,17 +488,44 @@ impl DocumentIndex {
             .filter_map(|(at, (word, _))| vectors::vector(word).map(|v| (at, v)))
             .collect();
         bytes += title_vocabulary.len() * 24;
+        let shapes: Vec<Shape> = sections
+            .iter()
+            .map(|section| {
+                let mut title_ids: Vec<usize> = section
+                    .title_terms
+                    .split(' ')
+                    .filter(|w| !w.is_empty() && !INTENT_STEMS.contains(w))
+                    .filter_map(|w| {
+                        let at = vocabulary.binary_search_by(|(v, _)| v.as_str().cmp(w)).ok()?;
+                        vocabulary.get(at).map(|(_, id)| *id)
+                    })
+                    .collect();
+                title_ids.sort_unstable();
+                title_ids.dedup();
+                let (intent, reads) = match section.title.split_once(' ') {
+                    Some((method, path)) if is_operation(&section.title) => {
+                        (intent(method, path), method.eq_ignore_ascii_case("GET"))
+                    }
+                    _ => ("", false),
+                };
+                Shape { title_ids, intent, reads, depth: section.title.matches('/').count() }
+            })
+            .collect();
+        bytes += shapes.iter().map(|s| s.title_ids.len() * 8 + 64).sum::<usize>();
         bytes += meanings.iter().flatten().map(|m| m.len() * 4 + 24).sum::<usize>();
-        Self {
-            meanings,
-            title_vocabulary,
-            operation: sections.iter().map(|c| is_operation(&c.title)).collect(),
-            sections,
-            vocabulary,
-            title_postings,
-            body_postings,
-            bytes,
-        }
+        Self { meanings, title_vocabulary, shapes, sections, vocabulary, title_postings, body_postings, bytes }
+    }
+
+    /// How many sections the index holds.
+    #[must_use]
+    pub const fn len(&self) -> usize {
+        self.sections.len()
+    }
+
+    /// Whether the index holds no section.
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.sections.is_empty()
     }
 
     /// Roughly the memory the index holds.
@@ -617,7 +663,9 @@ impl DocumentIndex {
                 touched.push(n);
             }
         }
-        let asked: std::collections::HashSet<&str> = groups.iter().flatten().map(|(w, _)| w.as_str()).collect();
+        let mut asked: Vec<usize> = groups.iter().flatten().flat_map(|(w, _)| self.ids(w, false)).collect();
+        asked.sort_unstable();
+        asked.dedup();
         let asks = |verb: &str| groups.iter().any(|g| g.iter().any(|(w, weight)| w == verb && *weight >= 1.0));
         let changes = imperative || asks("creat") || asks("updat") || asks("delet");
         let every = if count >= 8 { u8::MAX } else { (1u8 << count) - 1 };
@@ -634,35 +682,26 @@ impl DocumentIndex {
                     score += 1.5;
                 }
                 score += MEANING * closeness.get(n).copied().unwrap_or(0.0);
-                let Some(section) = self.sections.get(n) else { return (f32::MIN, 0, n) };
+                let Some(shape) = self.shapes.get(n) else { return (f32::MIN, 0, n) };
                 // Words the method implies (`list`, `get`, ...) are not the
                 // author's: they never count as unasked.
-                let mut unasked: Vec<&str> = section
-                    .title_terms
-                    .split(' ')
-                    .filter(|w| !w.is_empty() && !INTENT_STEMS.contains(w) && !asked.contains(w))
-                    .collect();
-                unasked.sort_unstable();
-                unasked.dedup();
-                score -= 0.2 * unasked.len() as f32;
-                if self.operation.get(n).copied().unwrap_or(false) {
-                    if let Some((method, path)) = section.title.split_once(' ') {
-                        match intent(method, path) {
-                            // "get a commit" means one item, "list the
-                            // commits" a collection.
-                            "get" if asks("get") && !asks("list") => score += 0.5,
-                            "list get" if asks("list") => score += 0.5,
-                            _ => {}
-                        }
-                        if changes != method.eq_ignore_ascii_case("GET") {
-                            score += 0.5;
-                        }
-                    }
-                } else {
+                let unasked = shape.title_ids.iter().filter(|id| asked.binary_search(id).is_err()).count();
+                score -= 0.2 * unasked as f32;
+                if shape.intent.is_empty() {
                     score -= 1.5;
+                } else {
+                    match shape.intent {
+                        // "get a commit" means one item, "list the commits"
+                        // a collection.
+                        "get" if asks("get") && !asks("list") => score += 0.5,
+                        "list get" if asks("list") => score += 0.5,
+                        _ => {}
+                    }
+                    if changes != shape.reads {
+                        score += 0.5;
+                    }
                 }
-                let depth = section.title.matches('/').count();
-                (score, depth, n)
+                (score, shape.depth, n)
             })
             .collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
