@@ -17,33 +17,9 @@ use std::path::{Path, PathBuf};
 use hub_core::search::{self, Candidate, DocumentIndex};
 use serde_json::Value;
 
-#[derive(Default)]
-struct Tally {
-    questions: usize,
-    at1: usize,
-    at3: usize,
-    reciprocal: f64,
-}
-
-impl Tally {
-    fn add(&mut self, rank: Option<usize>) {
-        self.questions += 1;
-        self.at1 += usize::from(rank == Some(1));
-        self.at3 += usize::from(rank.is_some_and(|r| r <= 3));
-        self.reciprocal += rank.map_or(0.0, |r| 1.0 / r as f64);
-    }
-
-    fn row(&self, name: &str, half: &str) -> String {
-        let n = self.questions.max(1) as f64;
-        format!(
-            "{name:<12} {half:<5} {:>4} {:>6.1}% {:>6.1}% {:>6.3}",
-            self.questions,
-            100.0 * self.at1 as f64 / n,
-            100.0 * self.at3 as f64 / n,
-            self.reciprocal / n
-        )
-    }
-}
+#[path = "../../../bench/search-eval/tally.rs"]
+mod tally;
+use tally::Tally;
 
 /// A field of a JSON object, `null` when absent.
 fn field<'a>(value: &'a Value, key: &str) -> &'a Value {
@@ -65,6 +41,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     files.sort();
     let mut totals: BTreeMap<String, Tally> = BTreeMap::new();
     let mut misses = Vec::new();
+    println!("{}", Tally::header());
     for file in files {
         let set: Value = serde_json::from_slice(&std::fs::read(&file)?)?;
         let api = field(&set, "api").as_str().unwrap_or("?").to_owned();
@@ -116,7 +93,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             if half == "test" && !report {
                 continue;
             }
-            halves.entry(half).or_default().add(rank);
+            halves.entry(half).or_default().add(rank, None);
         }
         times.sort();
         let at = |q: f64| times.get(((times.len() as f64 * q) as usize).min(times.len().saturating_sub(1))).copied();
@@ -128,11 +105,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
         for (half, tally) in &halves {
             println!("{}", tally.row(&api, half));
-            let total = totals.entry(half.clone()).or_default();
-            total.questions += tally.questions;
-            total.at1 += tally.at1;
-            total.at3 += tally.at3;
-            total.reciprocal += tally.reciprocal;
+            totals.entry(half.clone()).or_default().merge(tally);
         }
     }
     for (half, tally) in &totals {

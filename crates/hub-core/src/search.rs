@@ -312,7 +312,8 @@ const MAX_QUESTION_WORDS: usize = 128;
 #[must_use]
 pub fn query_groups(question: &str) -> Vec<Group> {
     let typed = words(question);
-    let mut read: Vec<String> = Vec::new();
+    // Each word as read, with the words of the phrase it stands for.
+    let mut read: Vec<(String, &[&str])> = Vec::new();
     let mut at = 0;
     while let Some(word) = typed.get(at) {
         let phrase = PHRASES
@@ -320,18 +321,18 @@ pub fn query_groups(question: &str) -> Vec<Group> {
             .find(|(parts, _)| parts.iter().enumerate().all(|(k, part)| typed.get(at + k).is_some_and(|w| w == part)));
         match phrase {
             Some((parts, meaning)) => {
-                read.push((*meaning).to_owned());
+                read.push(((*meaning).to_owned(), parts));
                 at += parts.len();
             }
             None => {
-                read.push(word.clone());
+                read.push((word.clone(), &[]));
                 at += 1;
             }
         }
     }
     let mut groups: Vec<Group> = Vec::new();
     let mut total = 0;
-    for word in read {
+    for (word, phrase) in read {
         if STOP_WORDS.contains(&word.as_str()) || groups.len() >= 8 {
             continue;
         }
@@ -360,6 +361,10 @@ pub fn query_groups(question: &str) -> Vec<Group> {
         };
         if let Some(intent) = verb.and_then(|verbs| verbs.first()) {
             add(&mut group, stem(intent), 1.0);
+        }
+        // "how many" also finds "How many items to return".
+        for part in phrase.iter().filter(|w| !STOP_WORDS.contains(w)) {
+            add(&mut group, stem(part), 1.0);
         }
         for synonyms in SYNONYMS {
             if synonyms.contains(&word.as_str()) {
@@ -655,7 +660,8 @@ impl DocumentIndex {
         closest.sort_by(|a, b| {
             closeness.get(*b).unwrap_or(&0.0).total_cmp(closeness.get(*a).unwrap_or(&0.0)).then(a.cmp(b))
         });
-        for n in closest.into_iter().take(CLOSEST) {
+        let close_enough = |n: &usize| closeness.get(*n).is_some_and(|c| *c >= CLOSE_ENOUGH);
+        for n in closest.into_iter().take(CLOSEST).filter(close_enough) {
             if let Some(seen) = seen.get_mut(n)
                 && !*seen
             {
@@ -759,6 +765,11 @@ const KINDRED_WORDS: usize = 3;
 /// its cosine, against 1 for the question word itself.
 const KINDRED_WEIGHT: f32 = 0.5;
 
+/// The least closeness (cosine) of a section's meaning to the question's
+/// for the section to join by meaning alone: below it, a question about
+/// something the document does not hold finds nothing, as before.
+const CLOSE_ENOUGH: f32 = 0.4;
+
 /// What the closeness of a section's meaning to the question's counts (a
 /// cosine, 1 for the same meaning), against 3 for a question word in its
 /// title.
@@ -852,6 +863,11 @@ mod tests {
         ]);
         assert_eq!(pets.search("remove a pet", 10)[0].title, "DELETE /pets/{id}");
         assert_eq!(pets.search("get rid of a pet", 10)[0].title, "DELETE /pets/{id}", "a phrase means one verb");
+        let listed = DocumentIndex::new(vec![
+            candidate("GET /pets", "List pets\nlimit How many items to return"),
+            candidate("GET /owners", "List owners"),
+        ]);
+        assert_eq!(listed.search("how many", 10)[0].title, "GET /pets", "a phrase keeps its own words");
         assert_eq!(pets.search("the pet with id 4", 10)[0].title, "GET /pets/{id}", "a question without a verb reads");
     }
 
@@ -911,6 +927,12 @@ mod tests {
         let typed = index.search("create a for", 10);
         assert_eq!(typed.first().map(|c| c.title.as_str()), Some("POST /repos/{owner}/{repo}/forks"));
         assert!(index.search("zyzzyva", 10).is_empty());
+        let far = index.search("near", 10);
+        assert!(
+            far.is_empty(),
+            "a word far from every section finds nothing: {:?}",
+            far.iter().map(|c| &c.title).collect::<Vec<_>>()
+        );
         assert_eq!(index.search("list", 1).len(), 1, "the limit holds");
     }
 

@@ -20,48 +20,9 @@ use hub_core::Plan;
 use serde_json::{Value, json};
 use test_kit::TestApp;
 
-#[derive(Default, Clone, Copy)]
-struct Tally {
-    questions: usize,
-    at1: usize,
-    at3: usize,
-    reciprocal: f64,
-    cited: usize,
-}
-
-impl Tally {
-    fn add(&mut self, rank: Option<usize>, cited: bool) {
-        self.questions += 1;
-        if rank == Some(1) {
-            self.at1 += 1;
-        }
-        if rank.is_some_and(|r| r <= 3) {
-            self.at3 += 1;
-        }
-        self.reciprocal += rank.map_or(0.0, |r| 1.0 / r as f64);
-        self.cited += usize::from(cited);
-    }
-
-    fn merge(&mut self, other: &Self) {
-        self.questions += other.questions;
-        self.at1 += other.at1;
-        self.at3 += other.at3;
-        self.reciprocal += other.reciprocal;
-        self.cited += other.cited;
-    }
-
-    fn row(&self, name: &str, half: &str) -> String {
-        let n = self.questions.max(1) as f64;
-        format!(
-            "{name:<12} {half:<5} {:>4} {:>6.1}% {:>6.1}% {:>6.3} {:>6.1}%",
-            self.questions,
-            100.0 * self.at1 as f64 / n,
-            100.0 * self.at3 as f64 / n,
-            self.reciprocal / n,
-            100.0 * self.cited as f64 / n
-        )
-    }
-}
+#[path = "../../../../bench/search-eval/tally.rs"]
+mod tally;
+use tally::Tally;
 
 fn source_path(source: &str) -> Option<PathBuf> {
     if source.starts_with("npm:@octokit/openapi") {
@@ -109,7 +70,7 @@ async fn search_evaluation() {
     files.sort();
     let mut totals: BTreeMap<&str, Tally> = BTreeMap::new();
     let mut misses = Vec::new();
-    println!("{:<12} {:<5} {:>4} {:>7} {:>7} {:>6} {:>7}", "api", "half", "n", "R@1", "R@3", "MRR", "cited");
+    println!("{}", Tally::header());
     for file in files {
         let set: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
         let api = set["api"].as_str().unwrap_or("?").to_owned();
@@ -150,7 +111,7 @@ async fn search_evaluation() {
                 let top: Vec<&str> = hits.iter().take(3).map(|h| h.title.as_str()).collect();
                 misses.push(format!("{api} {:?}: expected {expect:?}, got {top:?}", q));
             }
-            halves.entry(half).or_default().add(rank, cited);
+            halves.entry(half).or_default().add(rank, Some(cited));
         }
         for (half, tally) in &halves {
             println!("{}", tally.row(&api, half));
