@@ -161,7 +161,7 @@ async def mixed(args):
         while time.monotonic() < deadline:
             # Addresses spread so the mock's limits are not what is measured.
             ip = f"198.18.{random.randint(0, 255)}.{random.randint(1, 254)}"
-            await timed("mock", conn, "GET", f"/mock/{state['mock_project']}/a", {"X-Forwarded-For": ip})
+            await timed("mock", conn, "GET", f"/mock/{random.choice(state['projects'])}/a", {"X-Forwarded-For": ip})
 
     async def catalog():
         conn = Conn(args.catalog_base)
