@@ -178,10 +178,10 @@ impl Catalog {
         self.store.app(client_id).await?.map(DeveloperApp::from).ok_or(CatalogError::NotFound("app"))
     }
 
-    /// How much of its rate limit `client_id` has spent on this node (the
-    /// limiter counts per node; see docs/decisions.md).
-    pub fn app_rate_usage(&self, client_id: &str) -> crate::limits::RateUsage {
-        self.limiter.usage(client_id, self.clock.now())
+    /// How much of its rate limit `client_id` has spent (across nodes when
+    /// the limiter is shared, else on this node).
+    pub async fn app_rate_usage(&self, client_id: &str) -> crate::limits::RateUsage {
+        self.limiter.usage(client_id, self.clock.now()).await
     }
 
     /// A new secret for `user_id`'s app, returned once; the old one stops

@@ -67,6 +67,8 @@ pub struct Catalog {
     store: Store,
     clock: Arc<dyn Clock>,
     limiter: Arc<RateLimiter>,
+    /// Where the limits count (memory, Redis or PostgreSQL).
+    shared_limits: platform::limiter::Limiter,
     /// Wakes devices waiting on this node when a playback changes.
     player_signal: Arc<tokio::sync::Notify>,
     /// The key that signs stream links, read from the store once.
@@ -93,6 +95,7 @@ impl Catalog {
             store: Store::new(db),
             clock,
             limiter: Arc::new(RateLimiter::new(RateLimit::default())),
+            shared_limits: platform::limiter::Limiter::memory(),
             player_signal: Arc::new(tokio::sync::Notify::new()),
             stream_key: Arc::new(tokio::sync::OnceCell::new()),
             passwords: Passwords::default(),
@@ -137,7 +140,17 @@ impl Catalog {
     /// The same catalog with another rate limit per app.
     #[must_use]
     pub fn with_rate_limit(mut self, limit: RateLimit) -> Self {
-        self.limiter = Arc::new(RateLimiter::new(limit));
+        self.limiter = Arc::new(RateLimiter::new(limit).with_limiter(self.shared_limits.clone()));
+        self
+    }
+
+    /// The same catalog counting its per-app limit and its sign-in throttle
+    /// through `limiter` (shared by the nodes when it is Redis or PostgreSQL).
+    #[must_use]
+    pub fn with_limiter(mut self, limiter: platform::limiter::Limiter) -> Self {
+        self.limiter = Arc::new(RateLimiter::new(self.limiter.limit()).with_limiter(limiter.clone()));
+        self.signin = Arc::new(SignInThrottle::shared(&limiter, "signin"));
+        self.shared_limits = limiter;
         self
     }
 

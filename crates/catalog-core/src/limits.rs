@@ -6,11 +6,17 @@
 //! [`RateLimit::window_secs`]; once the window's budget is spent, calls are
 //! refused until it ends, with the wait in whole seconds (rounded up, at
 //! least 1) for `Retry-After`.
+//!
+//! With a shared [`Limiter`] (Redis, or PostgreSQL when nodes share it) the
+//! window is kept in the store, so every node counts against one budget;
+//! while the store does not answer, each node counts in its own memory
+//! (fail open to a local limit, see `platform::limiter`).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 
 use kernel::Timestamp;
+use platform::limiter::{Algorithm, Limiter, Quota, Verdict};
 
 use crate::error::{CatalogError, CatalogResult};
 
@@ -52,24 +58,60 @@ pub struct RateUsage {
     pub resets_in_secs: u64,
 }
 
+/// The limit's name in a shared store.
+const SHARED_NAME: &str = "app";
+
 /// Fixed windows per key, started by the key's first call.
 #[derive(Debug)]
 pub struct RateLimiter {
     limit: RateLimit,
     windows: Mutex<HashMap<String, (i64, u32)>>,
+    shared: Limiter,
 }
 
 impl RateLimiter {
     pub fn new(limit: RateLimit) -> Self {
-        Self { limit, windows: Mutex::new(HashMap::new()) }
+        Self { limit, windows: Mutex::new(HashMap::new()), shared: Limiter::memory() }
+    }
+
+    /// The same limit counted through `limiter` (across nodes when shared).
+    #[must_use]
+    pub fn with_limiter(mut self, limiter: Limiter) -> Self {
+        self.shared = limiter;
+        self
     }
 
     pub const fn limit(&self) -> RateLimit {
         self.limit
     }
 
-    /// What `key` has spent of its budget at `now`, without counting a call.
-    pub fn usage(&self, key: &str, now: Timestamp) -> RateUsage {
+    fn quota(&self) -> Quota {
+        Quota {
+            limit: self.limit.requests,
+            period_ms: self.limit.window_secs.saturating_mul(1000).max(1),
+            algorithm: Algorithm::FixedWindow,
+        }
+    }
+
+    /// What `key` has spent of its budget at `now`, without counting a call:
+    /// in the shared store when it answers, else in this node's memory.
+    pub async fn usage(&self, key: &str, now: Timestamp) -> RateUsage {
+        if self.shared.is_shared()
+            && let Ok(state) = self.shared.window_usage(SHARED_NAME, key, self.quota(), now.as_millis()).await
+        {
+            let used = if state.left_ms == 0 { 0 } else { state.used };
+            return RateUsage {
+                used,
+                limit: self.limit.requests,
+                window_secs: self.limit.window_secs,
+                resets_in_secs: state.left_ms.div_ceil(1000),
+            };
+        }
+        self.usage_local(key, now)
+    }
+
+    /// [`Self::usage`] in this node's memory.
+    pub fn usage_local(&self, key: &str, now: Timestamp) -> RateUsage {
         let window_ms = i64::try_from(self.limit.window_secs.saturating_mul(1000)).unwrap_or(i64::MAX).max(1);
         let now = now.as_millis();
         let windows = self.windows.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -82,7 +124,25 @@ impl RateLimiter {
     }
 
     /// Counts one call of `key` at `now`; `RateLimited` when over budget.
-    pub fn check(&self, key: &str, now: Timestamp) -> CatalogResult<()> {
+    pub async fn check(&self, key: &str, now: Timestamp) -> CatalogResult<()> {
+        if self.limit.requests == 0 {
+            return Ok(());
+        }
+        if self.shared.is_shared() {
+            match self.shared.hit(SHARED_NAME, key, self.quota(), now.as_millis()).await {
+                Ok(Verdict::Allowed) => return Ok(()),
+                Ok(Verdict::Refused(wait)) => {
+                    let secs = u64::try_from(wait.as_millis().div_ceil(1000)).unwrap_or(u64::MAX).max(1);
+                    return Err(CatalogError::RateLimited { retry_after_secs: secs });
+                }
+                Err(_) => {}
+            }
+        }
+        self.check_local(key, now)
+    }
+
+    /// [`Self::check`] in this node's memory.
+    pub fn check_local(&self, key: &str, now: Timestamp) -> CatalogResult<()> {
         if self.limit.requests == 0 {
             return Ok(());
         }
@@ -141,39 +201,39 @@ mod tests {
     fn budget_per_key_then_whole_seconds_until_the_window_ends() {
         let limiter = RateLimiter::new(RateLimit { requests: 3, window_secs: 30 });
         for i in 0..3 {
-            limiter.check("app", at(i * 100)).unwrap();
+            limiter.check_local("app", at(i * 100)).unwrap();
         }
         // Another app has its own budget.
-        limiter.check("other", at(300)).unwrap();
-        match limiter.check("app", at(1_500)) {
+        limiter.check_local("other", at(300)).unwrap();
+        match limiter.check_local("app", at(1_500)) {
             Err(CatalogError::RateLimited { retry_after_secs }) => assert_eq!(retry_after_secs, 29),
             other => panic!("expected a rate limit, got {other:?}"),
         }
         // 200 ms before the end still asks for a whole second.
-        match limiter.check("app", at(29_800)) {
+        match limiter.check_local("app", at(29_800)) {
             Err(CatalogError::RateLimited { retry_after_secs }) => assert_eq!(retry_after_secs, 1),
             other => panic!("expected a rate limit, got {other:?}"),
         }
         // A new window starts when the old one ends.
-        limiter.check("app", at(30_000)).unwrap();
+        limiter.check_local("app", at(30_000)).unwrap();
     }
 
     #[test]
     fn usage_reads_the_open_window_without_counting() {
         let limiter = RateLimiter::new(RateLimit { requests: 5, window_secs: 30 });
-        let none = limiter.usage("app", at(0));
+        let none = limiter.usage_local("app", at(0));
         assert_eq!(none, RateUsage { used: 0, limit: 5, window_secs: 30, resets_in_secs: 0 });
-        limiter.check("app", at(1_000)).unwrap();
-        limiter.check("app", at(2_000)).unwrap();
-        let open = limiter.usage("app", at(11_500));
+        limiter.check_local("app", at(1_000)).unwrap();
+        limiter.check_local("app", at(2_000)).unwrap();
+        let open = limiter.usage_local("app", at(11_500));
         assert_eq!(open, RateUsage { used: 2, limit: 5, window_secs: 30, resets_in_secs: 20 });
         // Reading twice counts nothing.
-        assert_eq!(limiter.usage("app", at(11_500)).used, 2);
+        assert_eq!(limiter.usage_local("app", at(11_500)).used, 2);
         // Another key's window is its own.
-        assert_eq!(limiter.usage("other", at(11_500)).used, 0);
+        assert_eq!(limiter.usage_local("other", at(11_500)).used, 0);
         // Once the window ends nothing is spent.
         assert_eq!(
-            limiter.usage("app", at(31_000)),
+            limiter.usage_local("app", at(31_000)),
             RateUsage { used: 0, limit: 5, window_secs: 30, resets_in_secs: 0 }
         );
     }
@@ -182,7 +242,7 @@ mod tests {
     fn zero_disables_the_limit() {
         let limiter = RateLimiter::new(RateLimit::unlimited());
         for i in 0..10_000 {
-            limiter.check("app", at(i)).unwrap();
+            limiter.check_local("app", at(i)).unwrap();
         }
     }
 

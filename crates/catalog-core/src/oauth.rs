@@ -172,7 +172,10 @@ impl Catalog {
     /// per-address and per-account throttle: 429 with a wait past it.
     pub async fn login(&self, username: &str, password: &str, ip: Option<IpAddr>) -> CatalogResult<User> {
         let username = username.trim();
-        self.signin.check(ip, username).map_err(|wait| CatalogError::RateLimited { retry_after_secs: wait.secs })?;
+        self.signin
+            .check(ip, username)
+            .await
+            .map_err(|wait| CatalogError::RateLimited { retry_after_secs: wait.secs })?;
         let row = if valid_username(username) { self.store.user_by(UserKey::Username, username).await? } else { None };
         let stored = row.as_ref().map(|r| r.password_hash.as_str());
         let matches = self.passwords.verify(password, stored).await.map_err(password_error)?;
@@ -527,7 +530,7 @@ impl Catalog {
     /// parameter (validated; `from_token` resolved to the user's country).
     pub async fn admit(&self, authorization: Option<&str>, market: Option<&str>) -> CatalogResult<Access> {
         let mut access = self.authenticate(authorization).await?;
-        self.limiter.check(&access.client_id, self.clock.now())?;
+        self.limiter.check(&access.client_id, self.clock.now()).await?;
         access.market = match market.filter(|m| !m.is_empty()).map(parse_market).transpose()? {
             None => None,
             Some(MarketParam::Code(code)) => Some(code),

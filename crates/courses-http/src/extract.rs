@@ -46,7 +46,7 @@ impl FromRequestParts<AppState> for EmbedClient {
             .map(|axum::extract::ConnectInfo(addr)| addr.ip());
         let client = platform::net::client_ip(&state.proxies, peer, &parts.headers);
         if let Some(ip) = client {
-            state.embed_throttle.check(&ip).map_err(|wait| {
+            state.embed_throttle.check(&ip).await.map_err(|wait| {
                 ApiError::rate_limited(
                     format!(
                         "over {} embed requests per minute from this address; retry in {} s",

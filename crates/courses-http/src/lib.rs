@@ -45,6 +45,8 @@ pub struct AppState {
     pub embed_throttle: Arc<Throttle<IpAddr>>,
     /// The studio's cookies, CSRF key and throttles.
     pub studio: Arc<studio::StudioWeb>,
+    /// Where the service's rate limits count (memory, Redis or PostgreSQL).
+    pub limiter: platform::limiter::Limiter,
 }
 
 impl AppState {
@@ -55,14 +57,25 @@ impl AppState {
             proxies: TrustedProxies::default(),
             embed_throttle: Arc::new(Throttle::per_minute(EMBED_PER_IP_PER_MINUTE)),
             studio: Arc::new(studio::StudioWeb::default()),
+            limiter: platform::limiter::Limiter::memory(),
         }
+    }
+
+    /// Counts the embed's and the studio's limits through `limiter`, so
+    /// nodes sharing it share the budgets.
+    #[must_use]
+    pub fn with_limiter(mut self, limiter: platform::limiter::Limiter) -> Self {
+        self.embed_throttle = Arc::new(Throttle::shared(&limiter, "embed.ip", self.embed_throttle.limit_per_minute()));
+        self.studio = Arc::new(self.studio.with_limiter(&limiter));
+        self.limiter = limiter;
+        self
     }
 
     /// The studio's cookies and CSRF tokens for `public_url` under the
     /// service's secret key (shared by every node).
     #[must_use]
     pub fn with_studio(mut self, public_url: &str, key: &platform::secrets::SecretKey) -> Self {
-        self.studio = Arc::new(studio::StudioWeb::new(public_url, key));
+        self.studio = Arc::new(studio::StudioWeb::new(public_url, key).with_limiter(&self.limiter));
         self
     }
 
@@ -75,7 +88,7 @@ impl AppState {
     /// Replaces the embed's per-address limit (0: unlimited).
     #[must_use]
     pub fn with_embed_limit(mut self, per_minute: u32) -> Self {
-        self.embed_throttle = Arc::new(Throttle::per_minute(per_minute));
+        self.embed_throttle = Arc::new(Throttle::shared(&self.limiter, "embed.ip", per_minute));
         self
     }
 }

@@ -11,6 +11,7 @@ pub mod accounts;
 pub mod assistant;
 pub mod audit;
 pub mod audit_log;
+pub mod blobs;
 pub mod demo;
 pub mod diffs;
 pub mod docs;

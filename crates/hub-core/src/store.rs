@@ -1101,6 +1101,14 @@ impl Store {
             .execute(&mut *tx)
             .await
             .map_err(store_error)?;
+            // The blob is referenced from now on: a collector deleting it
+            // holds this row, so this waits for it (and the caller stores
+            // the blob again when it is gone).
+            sqlx::query("DELETE FROM blob_gc WHERE sha256 = $1")
+                .bind(upload.spec_sha256)
+                .execute(&mut *tx)
+                .await
+                .map_err(store_error)?;
             let existing = fetch_version!(&mut *tx, upload.project_id, upload.label, now)?;
             let (outcome, version_id) = match existing {
                 Some(current) if current.is_preview != preview.is_some() => {
@@ -1489,6 +1497,7 @@ mod tests {
 
 mod assistant;
 mod audit_log;
+mod blobs;
 mod docs;
 mod inboxes;
 mod mock;

@@ -159,6 +159,11 @@ impl Hub {
             })
             .await
             .inspect(|_| self.mock_changed())?;
+        // A collector may have deleted an identical blob nobody referenced
+        // between the put above and the version's commit: store it again.
+        if !self.blobs.contains(&sha).await? {
+            self.blobs.put(bytes::Bytes::copy_from_slice(&push.body)).await?;
+        }
         // New operations appear in the monitor list, unmonitored; a failure
         // here leaves the rows to be written on first read.
         if let Err(err) = self.sync_monitors(&version, &parsed).await {

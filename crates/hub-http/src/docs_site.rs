@@ -82,8 +82,13 @@ impl DocsServer {
             sites: DocumentCache::new(SITE_CACHE, SITE_CACHE_SOURCE_BYTES),
             pages: Mutex::new(HashMap::new()),
             page_bytes: std::sync::atomic::AtomicUsize::new(0),
-            logins: platform::throttle::SignInThrottle::new(LOGINS_PER_IP_PER_MINUTE, LOGINS_PER_MINUTE),
-            relays: platform::throttle::Throttle::per_minute(RELAYS_PER_MINUTE),
+            logins: platform::throttle::SignInThrottle::shared_with(
+                &web.limiter,
+                "docs.login",
+                LOGINS_PER_IP_PER_MINUTE,
+                LOGINS_PER_MINUTE,
+            ),
+            relays: platform::throttle::Throttle::shared(&web.limiter, "docs.relay", RELAYS_PER_MINUTE),
             outbound,
             web,
         }
@@ -420,7 +425,7 @@ pub async fn signin(State(server): State<Arc<DocsServer>>, request: axum::extrac
     // The token's public prefix is its account key; the whole token never
     // becomes a map key.
     let account: String = format!("token:{}", token.chars().take(16).collect::<String>());
-    if let Err(refused) = server.logins.check(ip, &account) {
+    if let Err(refused) = server.logins.check(ip, &account).await {
         return throttled(refused).into_html_response();
     }
     match server.hub.member_signin(token).await {
@@ -506,7 +511,7 @@ pub async fn login(
                 .with_message("This form has expired or did not come from this site; enter the password again."),
         );
     }
-    if let Err(refused) = server.logins.check(ip, &format!("project:{slug}")) {
+    if let Err(refused) = server.logins.check(ip, &format!("project:{slug}")).await {
         return throttled(refused).into_html_response();
     }
     match server.hub.docs_login(&slug, field(&form, "password").unwrap_or("")).await {
@@ -1061,7 +1066,7 @@ async fn relay_inner(
     request: axum::extract::Request,
 ) -> Result<serde_json::Value, ApiError> {
     let ip = server.client_ip(&request).unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED));
-    server.relays.check(&ip).map_err(throttled)?;
+    server.relays.check(&ip).await.map_err(throttled)?;
     let (parts, body) = request.into_parts();
     let limit = hub_core::tryit::MAX_BODY_BYTES * 2 + 64 * 1024;
     let body = json_body(&parts.headers, body, limit, "the relay request").await?;

@@ -56,6 +56,9 @@ pub struct WebConfig {
     /// when set, the hosted mock lives there and `/mock/...` on the hub's
     /// origin answers 308 to it.
     pub mock_public_url: Option<String>,
+    /// Where every rate limit of the hub counts: memory on one node, Redis
+    /// or PostgreSQL when nodes share their limits.
+    pub limiter: platform::limiter::Limiter,
 }
 
 impl WebConfig {
@@ -71,6 +74,7 @@ impl WebConfig {
             cookies,
             proxies: platform::net::TrustedProxies::default(),
             mock_public_url: None,
+            limiter: platform::limiter::Limiter::memory(),
         }
     }
 

@@ -176,8 +176,8 @@ impl MockServer {
     pub fn new(hub: Hub, config: MockConfig, web: &crate::WebConfig) -> Self {
         Self {
             hub,
-            per_project: Throttle::per_minute(config.per_project_per_minute),
-            per_ip: Throttle::per_minute(config.per_ip_per_minute),
+            per_project: Throttle::shared(&web.limiter, "mock.project", config.per_project_per_minute),
+            per_ip: Throttle::shared(&web.limiter, "mock.ip", config.per_ip_per_minute),
             proxies: web.proxies.clone(),
             cookies: web.cookies.clone(),
             limits: config,
@@ -282,17 +282,17 @@ impl MockServer {
             .await
     }
 
-    fn check_ip_rate(&self, ip: IpAddr) -> Result<(), ApiError> {
-        self.per_ip.check(&ip).map_err(|refused| {
+    async fn check_ip_rate(&self, ip: IpAddr) -> Result<(), ApiError> {
+        self.per_ip.check(&ip).await.map_err(|refused| {
             rate_limited(self.limits.per_ip_per_minute, Duration::from_secs(refused.secs), "this client")
         })
     }
 
-    fn check_project_rate(&self, project_id: &str) -> Result<(), ApiError> {
+    async fn check_project_rate(&self, project_id: &str) -> Result<(), ApiError> {
         if self.limits.per_project_per_minute == 0 {
             return Ok(());
         }
-        self.per_project.check(&project_id.to_owned()).map_err(|refused| {
+        self.per_project.check(&project_id.to_owned()).await.map_err(|refused| {
             rate_limited(self.limits.per_project_per_minute, Duration::from_secs(refused.secs), "this project")
         })
     }
@@ -432,7 +432,7 @@ async fn serve_inner(server: &MockServer, request: Request) -> Result<Response, 
         Some((slug, label)) => (slug, Some(label)),
         None => (head, None),
     };
-    server.check_ip_rate(ip)?;
+    server.check_ip_rate(ip).await?;
     let loaded = match server.snapshot(slug).await? {
         Ok(loaded) => loaded,
         Err(MockClosed::NotFound) => return Err(ApiError::new(Code::NotFound, "project not found")),
@@ -453,7 +453,7 @@ async fn serve_inner(server: &MockServer, request: Request) -> Result<Response, 
     // the last use of the hub's cookies: from here on the request is the
     // tenant's, and no match, template, validation or log sees them.
     platform::web::remove_cookies(&mut parts.headers, crate::is_hub_cookie);
-    server.check_project_rate(&loaded.snapshot.project_id)?;
+    server.check_project_rate(&loaded.snapshot.project_id).await?;
     let body = platform::http::read_body_limited(&parts.headers, body, MAX_BODY_BYTES)
         .await
         .map_err(|e| ApiError::new(Code::PayloadTooLarge, e.to_string()))?;
@@ -700,7 +700,7 @@ async fn serve_local_inner(local: &LocalMock, request: Request) -> Result<Respon
     let ip = crate::peer_ip(&request);
     local
         .per_ip
-        .check(&ip)
+        .check_local(&ip)
         .map_err(|refused| rate_limited(refused.per_minute, Duration::from_secs(refused.secs), "this client"))?;
     let (parts, body) = request.into_parts();
     let body = platform::http::read_body_limited(&parts.headers, body, MAX_BODY_BYTES)

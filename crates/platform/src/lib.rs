@@ -17,6 +17,7 @@ pub mod document_cache;
 mod fuzz_tests;
 pub mod http;
 pub mod jobs;
+pub mod limiter;
 pub mod llm;
 pub mod mail;
 pub mod net;
@@ -24,7 +25,7 @@ pub mod outbound;
 pub mod passwords;
 pub mod secrets;
 pub mod telemetry;
-#[cfg(feature = "testing")]
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod throttle;
 pub mod web;

@@ -58,6 +58,37 @@ pub async fn fresh_postgres(prefix: &str) -> Option<Db> {
     Some(db)
 }
 
+/// The Redis of `TEST_REDIS_URL` (default `redis://127.0.0.1:6379`) when it
+/// accepts a connection, or `None` after saying why the Redis variant is
+/// skipped; `REQUIRE_REDIS=1` makes its absence a failure.
+///
+/// # Panics
+/// When `REQUIRE_REDIS=1` and no server answers.
+pub async fn redis_url() -> Option<String> {
+    let url = std::env::var("TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".to_owned());
+    let address = url::Url::parse(&url)
+        .ok()
+        .map(|u| format!("{}:{}", u.host_str().unwrap_or("127.0.0.1"), u.port().unwrap_or(6379)));
+    let reachable = match address {
+        Some(address) => {
+            matches!(
+                tokio::time::timeout(Duration::from_secs(2), tokio::net::TcpStream::connect(address)).await,
+                Ok(Ok(_))
+            )
+        }
+        None => false,
+    };
+    if reachable {
+        return Some(url);
+    }
+    assert!(
+        std::env::var("REQUIRE_REDIS").map_or(true, |v| v != "1"),
+        "REQUIRE_REDIS=1 but Redis is unreachable at {url}"
+    );
+    eprintln!("skipping the Redis variant: no server at {url} (set TEST_REDIS_URL)");
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::database_url;

@@ -231,6 +231,7 @@ pub async fn serve_catalog(
     let secret_key =
         platform::secrets::SecretKey::load_or_create(&store.data_dir).context("could not load the secret key")?;
     let proxies = platform::net::TrustedProxies::from_env().context("invalid trusted proxies")?;
+    let catalog = catalog.clone().with_limiter(crate::serve::limiter_for(args, catalog.db(), "catalog").await?);
     let state = catalog_http::AppState::new(catalog.clone(), &public_url)
         .with_secret_key(&secret_key)
         .with_trusted_proxies(proxies);

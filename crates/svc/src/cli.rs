@@ -61,6 +61,12 @@ pub struct StoreArgs {
     /// `postgres://...` to keep the courses service in PostgreSQL instead of SQLite.
     #[arg(long, global = true, env = "COURSES_DATABASE_URL", hide_env_values = true)]
     pub courses_database_url: Option<String>,
+    /// Where blobs live: `s3://bucket/prefix` (S3-compatible object storage,
+    /// credentials and endpoint from `AWS_*`), `file:///dir`, or `database`;
+    /// unset keeps them in the data dir on SQLite and in the database on
+    /// PostgreSQL.
+    #[arg(long, global = true, env = "SVC_BLOB_URL")]
+    pub blob_url: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -76,6 +82,9 @@ pub enum Command {
     /// Administer the courses service: workspaces, plans and API keys.
     #[command(subcommand)]
     Courses(crate::courses::CoursesCommand),
+    /// Operate a deployment: move blobs between stores, collect unreferenced ones.
+    #[command(subcommand)]
+    Admin(crate::blobs_cmd::AdminCommand),
     /// Validate a spec locally and push it to a hub project.
     Push(PushArgs),
     /// Compare two spec files: every change, its kind and a semver bump.
@@ -267,6 +276,11 @@ pub struct ServeArgs {
     /// The sender of the hub's mail; `noreply@` the public host by default.
     #[arg(long, env = "SVC_MAIL_FROM")]
     pub mail_from: Option<String>,
+    /// `redis://host:6379` to count every rate limit in Redis, shared by all
+    /// nodes; unset counts in PostgreSQL when a service is in PostgreSQL,
+    /// else in memory.
+    #[arg(long, env = "SVC_REDIS_URL", hide_env_values = true)]
+    pub redis_url: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]

@@ -99,10 +99,14 @@ pub async fn open_courses(store: &StoreArgs) -> anyhow::Result<Courses> {
     // one store must share it (SVC_SECRET_KEY).
     let secret_key = platform::secrets::SecretKey::load_or_create(&store.data_dir)
         .context("the secret key (SVC_SECRET_KEY, or secret.key in the data dir)")?;
-    Ok(Courses::open(store.courses_database_url.as_deref(), &store.data_dir, Arc::new(SystemClock))
+    let courses = Courses::open(store.courses_database_url.as_deref(), &store.data_dir, Arc::new(SystemClock))
         .await
         .context("could not open the courses service's store")?
-        .with_secret_key(secret_key))
+        .with_secret_key(secret_key);
+    Ok(match crate::config::blob_store(store, "courses", courses.db())? {
+        Some(blobs) => courses.with_blobs(blobs),
+        None => courses,
+    })
 }
 
 pub async fn run(command: CoursesCommand, store: &StoreArgs, out: &Output) -> anyhow::Result<()> {
@@ -318,8 +322,10 @@ pub async fn serve_courses(
             .context("SVC_COURSES_EMBED_RATE_LIMIT must be a whole number of requests per minute (0: unlimited)")?,
         _ => courses_http::EMBED_PER_IP_PER_MINUTE,
     };
+    let limiter = crate::serve::limiter_for(args, courses.db(), "courses").await?;
     let router = courses_http::router(
         courses_http::AppState::new(courses.clone())
+            .with_limiter(limiter)
             .with_proxies(proxies)
             .with_embed_limit(embed_limit)
             .with_studio(&studio_url, &secret_key),

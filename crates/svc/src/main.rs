@@ -7,6 +7,7 @@
 
 mod admin;
 mod alloc;
+mod blobs_cmd;
 mod catalog;
 mod cli;
 mod config;
@@ -67,6 +68,7 @@ fn main() -> ExitCode {
             Command::Hub(command) => admin::run(command, &cli.global, &out).await,
             Command::Catalog(command) => catalog::run(command, &cli.global, &out).await,
             Command::Courses(command) => courses::run(command, &cli.global, &out).await,
+            Command::Admin(command) => blobs_cmd::run(command, &cli.global, &out).await,
             Command::Push(args) => push::run(args, &out).await,
             Command::Diff(args) => diff_cmd::run(args, &out),
             Command::Mock(args) => mock_cmd::run(args, &out).await,

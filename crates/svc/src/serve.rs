@@ -256,6 +256,28 @@ async fn serve_hub(
         )
     };
     let audit_delivery = hub.spawn_audit_delivery(stopped.clone());
+    // Blobs no version refers to: noted hourly, deleted a day later, by one
+    // node per period.
+    let blob_collector = {
+        let hub = hub.clone();
+        platform::jobs::spawn_periodic(
+            hub.db().clone(),
+            Arc::new(SystemClock),
+            "hub.blobs-gc",
+            PREVIEW_PRUNE_PERIOD,
+            stopped.clone(),
+            move || {
+                let hub = hub.clone();
+                async move {
+                    match hub.collect_blob_garbage(hub_core::blobs::GRACE_MS).await {
+                        Ok(done) if done.deleted == 0 => {}
+                        Ok(done) => tracing::info!(deleted = done.deleted, "deleted blobs no version refers to"),
+                        Err(err) => tracing::warn!(error = %err, "blob collection failed"),
+                    }
+                }
+            },
+        )
+    };
     // Uptime: a round per interval on one node (the slot's claim), and the
     // checks past 14 days pruned daily.
     let uptime = {
@@ -324,6 +346,7 @@ async fn serve_hub(
     };
     let mut web = hub_http::WebConfig::new(&public_url, &key);
     web.proxies = platform::net::TrustedProxies::from_env().context("SVC_TRUSTED_PROXIES")?;
+    web.limiter = limiter_for(args, hub.db(), "hub").await?;
     let mock_listener = match args.mock_listen {
         Some(addr) => Some(
             tokio::net::TcpListener::bind(addr).await.with_context(|| format!("could not listen on {addr} (mock)"))?,
@@ -369,6 +392,7 @@ async fn serve_hub(
         session_pruner.await.ok();
         audit_pruner.await.ok();
         audit_delivery.await.ok();
+        blob_collector.await.ok();
         uptime.await.ok();
         uptime_pruner.await.ok();
         inbox_pruner.await.ok();
@@ -378,6 +402,20 @@ async fn serve_hub(
         hub.db().close().await;
         Ok(())
     })
+}
+
+/// The limiter of one service: Redis with `SVC_REDIS_URL`, else PostgreSQL
+/// when the service's store is PostgreSQL, else memory.
+pub(crate) async fn limiter_for(
+    args: &ServeArgs,
+    db: &platform::Db,
+    service: &str,
+) -> anyhow::Result<platform::limiter::Limiter> {
+    let limiter = platform::limiter::Limiter::for_service(args.redis_url.as_deref(), db, service)
+        .await
+        .with_context(|| format!("the {service}'s rate limits (SVC_REDIS_URL)"))?;
+    tracing::info!(service, engine = limiter.engine(), "rate limits counted");
+    Ok(limiter)
 }
 
 /// `noreply@` the public host when it is a name; `noreply@localhost` for an

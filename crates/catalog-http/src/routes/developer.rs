@@ -62,10 +62,14 @@ fn strings(body: &Value, field: &str) -> Result<Vec<String>, ApiError> {
 }
 
 /// `GET /api/apps`: `{"items": [...]}`, without secrets, each with the
-/// rate-limit budget it has spent in its current window on this node.
+/// rate-limit budget it has spent in its current window (across nodes when
+/// the limits are shared).
 pub async fn list(State(s): State<AppState>, Developer(user): Developer) -> Result<Response, ApiError> {
     let apps = s.catalog.developer_apps(&user).await?;
-    let items: Vec<Value> = apps.iter().map(|a| app_json(a, s.catalog.app_rate_usage(&a.client_id))).collect();
+    let mut items: Vec<Value> = Vec::with_capacity(apps.len());
+    for app in &apps {
+        items.push(app_json(app, s.catalog.app_rate_usage(&app.client_id).await));
+    }
     Ok(no_store(StatusCode::OK, json!({ "items": items })))
 }
 
@@ -77,7 +81,7 @@ pub async fn create(
     LimitedBody(body): LimitedBody,
 ) -> Result<Response, ApiError> {
     let (app, secret) = s.catalog.create_developer_app(&user, &new_app(&body)?).await?;
-    let mut answer = app_json(&app, s.catalog.app_rate_usage(&app.client_id));
+    let mut answer = app_json(&app, s.catalog.app_rate_usage(&app.client_id).await);
     if let Some(map) = answer.as_object_mut() {
         map.insert("client_secret".to_owned(), json!(secret.expose()));
     }
@@ -93,7 +97,7 @@ pub async fn update(
     LimitedBody(body): LimitedBody,
 ) -> Result<Response, ApiError> {
     let app = s.catalog.update_developer_app(&user, &client_id, &new_app(&body)?).await?;
-    Ok(no_store(StatusCode::OK, app_json(&app, s.catalog.app_rate_usage(&app.client_id))))
+    Ok(no_store(StatusCode::OK, app_json(&app, s.catalog.app_rate_usage(&app.client_id).await)))
 }
 
 /// `POST /api/apps/{client_id}/secret`: `{"client_secret"}`, shown this

@@ -63,7 +63,7 @@ pub(super) async fn signup(State(s): St, request: Request) -> Response {
         return response;
     }
     if let Some(ip) = s.studio_client(&headers, peer.as_ref())
-        && let Err(wait) = s.studio.mails.check(&ip)
+        && let Err(wait) = s.studio.mails.check(&ip).await
     {
         return throttled(&s, wait.secs);
     }
@@ -117,7 +117,7 @@ pub(super) async fn signin(State(s): St, request: Request) -> Response {
         return response;
     }
     let email = form.get("email").trim().to_lowercase();
-    if let Err(wait) = s.studio.signins.check(s.studio_client(&headers, peer.as_ref()), &email) {
+    if let Err(wait) = s.studio.signins.check(s.studio_client(&headers, peer.as_ref()), &email).await {
         return throttled(&s, wait.secs);
     }
     let password = Secret::new(form.get("password").to_owned());
@@ -197,7 +197,7 @@ pub(super) async fn accept_invitation(State(s): St, Path(secret): Path<String>, 
     if let Err(response) = s.check_csrf(&headers, &form) {
         return response;
     }
-    if let Err(wait) = s.studio.signins.check(s.studio_client(&headers, peer.as_ref()), &secret) {
+    if let Err(wait) = s.studio.signins.check(s.studio_client(&headers, peer.as_ref()), &secret).await {
         return throttled(&s, wait.secs);
     }
     let password = Secret::new(form.get("password").to_owned());
@@ -244,7 +244,7 @@ pub(super) async fn reset_request(State(s): St, request: Request) -> Response {
         return response;
     }
     if let Some(ip) = s.studio_client(&headers, peer.as_ref())
-        && let Err(wait) = s.studio.mails.check(&ip)
+        && let Err(wait) = s.studio.mails.check(&ip).await
     {
         return throttled(&s, wait.secs);
     }

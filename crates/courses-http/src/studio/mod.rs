@@ -79,6 +79,17 @@ impl StudioWeb {
             mails: platform::throttle::Throttle::per_minute(MAILS_PER_IP_PER_MINUTE),
         }
     }
+
+    /// The same settings with the throttles counted through `limiter`.
+    #[must_use]
+    pub fn with_limiter(&self, limiter: &platform::limiter::Limiter) -> Self {
+        Self {
+            cookies: self.cookies.clone(),
+            csrf: self.csrf.clone(),
+            signins: platform::throttle::SignInThrottle::shared(limiter, "studio.signin"),
+            mails: platform::throttle::Throttle::shared(limiter, "studio.mails", MAILS_PER_IP_PER_MINUTE),
+        }
+    }
 }
 
 impl Default for StudioWeb {

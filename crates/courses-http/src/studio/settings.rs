@@ -105,7 +105,7 @@ pub(super) async fn new_workspace(State(s): St, request: Request) -> Response {
     };
     // As sign-ups: at most 10 a minute from one client address.
     if let Some(ip) = s.studio_client(&headers, peer.as_ref())
-        && let Err(wait) = s.studio.mails.check(&ip)
+        && let Err(wait) = s.studio.mails.check(&ip).await
     {
         return super::auth::throttled(&s, wait.secs);
     }

@@ -186,7 +186,7 @@ pub(crate) async fn password(State(d): Dash, request: Request) -> Response {
     };
     // The current password is a password check like a sign-in: the same
     // throttle, per address and per account.
-    if let Err(wait) = d.signins.check(ip, &me.principal.email) {
+    if let Err(wait) = d.signins.check(ip, &me.principal.email).await {
         return super::auth::throttled(&d, wait.secs);
     }
     let current = Secret::new(form.get("current_password").to_owned());

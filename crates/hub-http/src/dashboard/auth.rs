@@ -58,7 +58,7 @@ pub(crate) async fn signup(State(d): Dash, request: Request) -> Response {
         return d.error_page(Some(&ctx), &HubError::SignupClosed);
     }
     if let Some(ip) = client_ip(&d.web, &headers, peer.as_ref())
-        && let Err(wait) = d.mails.check(&ip)
+        && let Err(wait) = d.mails.check(&ip).await
     {
         return throttled(&d, wait.secs);
     }
@@ -156,7 +156,7 @@ pub(crate) async fn resend(State(d): Dash, request: Request) -> Response {
         return response;
     }
     if let Some(ip) = client_ip(&d.web, &headers, peer.as_ref())
-        && let Err(wait) = d.mails.check(&ip)
+        && let Err(wait) = d.mails.check(&ip).await
     {
         return throttled(&d, wait.secs);
     }
@@ -201,7 +201,7 @@ pub(crate) async fn signin(State(d): Dash, request: Request) -> Response {
     }
     let email = form.get("email").trim().to_owned();
     let ip = client_ip(&d.web, &headers, peer.as_ref());
-    if let Err(wait) = d.signins.check(ip, &email) {
+    if let Err(wait) = d.signins.check(ip, &email).await {
         return throttled(&d, wait.secs);
     }
     let client = ClientInfo {
@@ -281,7 +281,7 @@ pub(crate) async fn reset_request(State(d): Dash, request: Request) -> Response 
         return response;
     }
     if let Some(ip) = client_ip(&d.web, &headers, peer.as_ref())
-        && let Err(wait) = d.mails.check(&ip)
+        && let Err(wait) = d.mails.check(&ip).await
     {
         return throttled(&d, wait.secs);
     }

@@ -78,11 +78,11 @@ type Dash = axum::extract::State<Arc<Dashboard>>;
 /// The dashboard's routes.
 pub fn router(hub: Hub, web: WebConfig, docs: Arc<crate::docs_site::DocsServer>) -> Router {
     let state = Arc::new(Dashboard {
+        signins: platform::throttle::SignInThrottle::shared(&web.limiter, "dashboard.signin"),
+        mails: platform::throttle::Throttle::shared(&web.limiter, "dashboard.mails", MAILS_PER_IP_PER_MINUTE),
         hub,
         web,
         docs,
-        signins: platform::throttle::SignInThrottle::default(),
-        mails: platform::throttle::Throttle::per_minute(MAILS_PER_IP_PER_MINUTE),
     });
     let p = "/app/p/{slug}";
     Router::new()

@@ -221,7 +221,7 @@ pub(crate) async fn invitation_action(
         },
         "signup" => {
             let ip = client_ip(&d.web, &headers, peer.as_ref());
-            if let Err(wait) = d.signins.check(ip, "invitation") {
+            if let Err(wait) = d.signins.check(ip, "invitation").await {
                 return super::auth::throttled(&d, wait.secs);
             }
             let client = ClientInfo {

@@ -13,6 +13,7 @@ mod assistant;
 mod audit;
 mod auth;
 mod bad_specs;
+mod blobs;
 mod dashboard;
 mod diffs;
 mod docs;

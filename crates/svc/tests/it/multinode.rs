@@ -92,3 +92,111 @@ async fn concurrent_promotions_on_two_nodes_leave_exactly_one_default() {
     drop((node_a, node_b));
     sqlx::query(sqlx::AssertSqlSafe(format!("DROP DATABASE {name} WITH (FORCE)"))).execute(&pool).await.ok();
 }
+
+/// Two nodes on one database (and, with `redis`, one Redis): a burst of
+/// mock requests from 300 client addresses, alternating between the nodes,
+/// gets the project's 120 per minute in all, and 100 from one address get
+/// that address's 60: the limits are the seed's, however many nodes answer.
+async fn mock_limits_are_shared_by_two_nodes(redis: Option<&str>) {
+    let Some(admin) = test_kit::TestApp::postgres().await else { return };
+    drop(admin);
+    let name = format!("hubtest_{}", uuid::Uuid::new_v4().simple());
+    let admin_url = test_kit::postgres_admin_url();
+    let pool = sqlx::PgPool::connect(&admin_url).await.unwrap();
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(&pool).await.unwrap();
+    let url = test_kit::database_url(&admin_url, &name);
+    let mut env = vec![("HUB_DATABASE_URL", url.as_str()), ("SVC_TRUSTED_PROXIES", "127.0.0.1")];
+    if let Some(redis) = redis {
+        env.push(("SVC_REDIS_URL", redis));
+    }
+    let dir_a = tempfile::tempdir().unwrap();
+    let dir_b = tempfile::tempdir().unwrap();
+    let data_a = dir_a.path().to_str().unwrap();
+    run_json(&["--data-dir", data_a, "hub", "user", "create", "--email", "limits@example.com", "--plan", "pro"], &env);
+    let token = run_json(
+        &["--data-dir", data_a, "hub", "token", "create", "--email", "limits@example.com", "--name", "t"],
+        &env,
+    );
+    let token = token["token"].as_str().unwrap().to_owned();
+    let nodes = [Server::start(dir_a.path(), &env), Server::start(dir_b.path(), &env)];
+    let client = http();
+    for project in ["wide", "narrow"] {
+        let created = client
+            .post(format!("{}/api/v1/projects", nodes[0].url))
+            .bearer_auth(&token)
+            .json(&serde_json::json!({ "name": project, "is_public": true }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(created.status(), 201);
+        let pushed = client
+            .post(format!("{}/api/v1/projects/{project}/versions?label=1", nodes[1].url))
+            .bearer_auth(&token)
+            .body(SPEC)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(pushed.status(), 201, "{}", pushed.text().await.unwrap());
+    }
+
+    // Sends `count` requests to `project`'s mock, 20 at a time, alternating
+    // nodes; `client_of(i)` is the address the proxy reports. Returns the
+    // answers per node that passed, and the seconds the burst took.
+    let burst = async |project: &str, count: usize, client_of: &dyn Fn(usize) -> String| {
+        let started = std::time::Instant::now();
+        let mut passed = [0_usize; 2];
+        let mut refused = 0;
+        for wave in (0..count).collect::<Vec<_>>().chunks(20) {
+            let sent = wave.iter().map(|&i| {
+                let node = i % 2;
+                let request = client
+                    .get(format!("{}/mock/{project}/a", nodes[node].url))
+                    .header("X-Forwarded-For", client_of(i))
+                    .send();
+                async move { (node, request.await.unwrap().status().as_u16()) }
+            });
+            for (node, status) in join_all(sent).await {
+                match status {
+                    200 => passed[node] += 1,
+                    429 => refused += 1,
+                    other => panic!("unexpected status {other}"),
+                }
+            }
+        }
+        assert_eq!(passed[0] + passed[1] + refused, count);
+        (passed, started.elapsed().as_secs_f64())
+    };
+
+    // Both limits refill over the minute (2 a second for the project's 120,
+    // 1 for an address's 60): what the burst's duration adds is allowed for.
+    let (passed, secs) = burst("wide", 300, &|i| format!("198.51.100.{}", i % 250 + 1)).await;
+    let total = passed[0] + passed[1];
+    let most = 120 + (2.0 * secs).ceil() as usize + 1;
+    assert!(passed[0] > 0 && passed[1] > 0, "both nodes answered: {passed:?}");
+    assert!(
+        (114..=most).contains(&total),
+        "two nodes allowed {total} mock requests of 120 per project ({passed:?} in {secs:.1} s)"
+    );
+
+    let (passed, secs) = burst("narrow", 100, &|_| "203.0.113.9".to_owned()).await;
+    let total = passed[0] + passed[1];
+    let most = 60 + secs.ceil() as usize + 1;
+    assert!(
+        (57..=most).contains(&total),
+        "two nodes allowed {total} mock requests of 60 per address ({passed:?} in {secs:.1} s)"
+    );
+
+    drop(nodes);
+    sqlx::query(sqlx::AssertSqlSafe(format!("DROP DATABASE {name} WITH (FORCE)"))).execute(&pool).await.ok();
+}
+
+#[tokio::test]
+async fn two_nodes_on_one_postgres_share_the_mock_limits() {
+    mock_limits_are_shared_by_two_nodes(None).await;
+}
+
+#[tokio::test]
+async fn two_nodes_on_one_redis_share_the_mock_limits() {
+    let Some(redis) = platform::testing::redis_url().await else { return };
+    mock_limits_are_shared_by_two_nodes(Some(&redis)).await;
+}
