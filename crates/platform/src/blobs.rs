@@ -176,28 +176,23 @@ impl BlobStore for FsBlobStore {
         tokio::fs::create_dir_all(&dir).await?;
         let tmp = dir.join(format!(".{sha256}.tmp-{}", uuid::Uuid::new_v4()));
         let mut file = tokio::fs::File::create(&tmp).await?;
-        let mut hasher = sha2::Sha256::new();
-        let mut size = 0_u64;
         let written = async {
+            let mut hashed = Hashed::default();
             while let Some(chunk) = stream.next().await {
-                let chunk = chunk?;
-                hasher.update(&chunk);
-                size += chunk.len() as u64;
+                let chunk = hashed.read(chunk?);
                 file.write_all(&chunk).await?;
             }
             file.sync_all().await?;
-            Ok::<_, BlobError>(())
+            hashed.verify(sha256)
         }
         .await;
-        let actual = hex::encode(hasher.finalize());
-        if let Err(err) = written {
-            tokio::fs::remove_file(&tmp).await.ok();
-            return Err(err);
-        }
-        if actual != sha256 {
-            tokio::fs::remove_file(&tmp).await.ok();
-            return Err(BlobError::Corrupt { expected: sha256.to_owned(), actual });
-        }
+        let size = match written {
+            Ok(size) => size,
+            Err(err) => {
+                tokio::fs::remove_file(&tmp).await.ok();
+                return Err(err);
+            }
+        };
         tokio::fs::rename(&tmp, &path).await?;
         Ok(size)
     }
@@ -412,29 +407,24 @@ impl BlobStore for ObjectBlobStore {
         // A multipart upload in parts of PART_BYTES: the object appears only
         // when the upload completes, and an abort leaves nothing behind.
         let mut writer = object_store::buffered::BufWriter::with_capacity(self.store.clone(), path, PART_BYTES);
-        let mut hasher = sha2::Sha256::new();
-        let mut size = 0_u64;
         let written = async {
+            let mut hashed = Hashed::default();
             while let Some(chunk) = stream.next().await {
-                let chunk = chunk?;
-                hasher.update(&chunk);
-                size += chunk.len() as u64;
-                writer.put(chunk).await?;
+                writer.put(hashed.read(chunk?)).await?;
             }
-            Ok::<_, BlobError>(())
+            hashed.verify(sha256)
         }
         .await;
-        let actual = hex::encode(hasher.finalize());
-        if let Err(err) = written {
-            writer.abort().await.ok();
-            return Err(err);
+        match written {
+            Ok(size) => {
+                writer.shutdown().await?;
+                Ok(size)
+            }
+            Err(err) => {
+                writer.abort().await.ok();
+                Err(err)
+            }
         }
-        if actual != sha256 {
-            writer.abort().await.ok();
-            return Err(BlobError::Corrupt { expected: sha256.to_owned(), actual });
-        }
-        writer.shutdown().await?;
-        Ok(size)
     }
 
     async fn contains(&self, sha256: &str) -> Result<bool, BlobError> {
@@ -552,6 +542,33 @@ pub async fn migrate(
         progress(&report, total);
     }
     Ok(report)
+}
+
+/// The SHA-256 and size of a blob's bytes as they pass on their way in,
+/// so both backends verify what they wrote the same way.
+#[derive(Default)]
+struct Hashed {
+    hasher: sha2::Sha256,
+    size: u64,
+}
+
+impl Hashed {
+    /// Counts `chunk` and hands it on.
+    fn read(&mut self, chunk: Bytes) -> Bytes {
+        self.hasher.update(&chunk);
+        self.size += chunk.len() as u64;
+        chunk
+    }
+
+    /// The size read when the bytes' SHA-256 is `sha256`, else
+    /// [`BlobError::Corrupt`] (the caller discards what it wrote).
+    fn verify(self, sha256: &str) -> Result<u64, BlobError> {
+        let actual = hex::encode(self.hasher.finalize());
+        if actual != sha256 {
+            return Err(BlobError::Corrupt { expected: sha256.to_owned(), actual });
+        }
+        Ok(self.size)
+    }
 }
 
 #[cfg(test)]

@@ -5,25 +5,47 @@ use serde_json::Value;
 
 use crate::support::{SPEC, Server, http, run_json};
 
+/// A database of its own on the test PostgreSQL server, for the nodes to
+/// share; `None` (the test skips) without a server.
+struct SharedDatabase {
+    admin: sqlx::PgPool,
+    name: String,
+    url: String,
+}
+
+impl SharedDatabase {
+    async fn create() -> Option<Self> {
+        drop(test_kit::TestApp::postgres().await?);
+        let name = format!("hubtest_{}", uuid::Uuid::new_v4().simple());
+        let admin_url = test_kit::postgres_admin_url();
+        let admin = sqlx::PgPool::connect(&admin_url).await.unwrap();
+        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(&admin).await.unwrap();
+        let url = test_kit::database_url(&admin_url, &name);
+        Some(Self { admin, name, url })
+    }
+
+    async fn drop_now(self) {
+        let sql = format!("DROP DATABASE {} WITH (FORCE)", self.name);
+        sqlx::query(sqlx::AssertSqlSafe(sql)).execute(&self.admin).await.ok();
+    }
+}
+
+/// A Pro user made with the CLI in `data_dir`, and a token of theirs.
+fn pro_user_token(data_dir: &std::path::Path, email: &str, env: &[(&str, &str)]) -> String {
+    let data = data_dir.to_str().unwrap();
+    run_json(&["--data-dir", data, "hub", "user", "create", "--email", email, "--plan", "pro"], env);
+    let token = run_json(&["--data-dir", data, "hub", "token", "create", "--email", email, "--name", "t"], env);
+    token["token"].as_str().unwrap().to_owned()
+}
+
 #[tokio::test]
 async fn concurrent_promotions_on_two_nodes_leave_exactly_one_default() {
-    let Some(admin) = test_kit::TestApp::postgres().await else { return };
-    drop(admin);
-    let name = format!("hubtest_{}", uuid::Uuid::new_v4().simple());
-    let admin_url = test_kit::postgres_admin_url();
-    let pool = sqlx::PgPool::connect(&admin_url).await.unwrap();
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(&pool).await.unwrap();
-    let url = test_kit::database_url(&admin_url, &name);
+    let Some(database) = SharedDatabase::create().await else { return };
+    let url = database.url.clone();
     let env = [("HUB_DATABASE_URL", url.as_str())];
     let dir_a = tempfile::tempdir().unwrap();
     let dir_b = tempfile::tempdir().unwrap();
-    let data_a = dir_a.path().to_str().unwrap();
-    run_json(&["--data-dir", data_a, "hub", "user", "create", "--email", "nodes@example.com", "--plan", "pro"], &env);
-    let token = run_json(
-        &["--data-dir", data_a, "hub", "token", "create", "--email", "nodes@example.com", "--name", "t"],
-        &env,
-    );
-    let token = token["token"].as_str().unwrap().to_owned();
+    let token = pro_user_token(dir_a.path(), "nodes@example.com", &env);
     let node_a = Server::start(dir_a.path(), &env);
     let node_b = Server::start(dir_b.path(), &env);
     let client = http();
@@ -90,7 +112,7 @@ async fn concurrent_promotions_on_two_nodes_leave_exactly_one_default() {
     assert_eq!(count, 1);
     db.close().await;
     drop((node_a, node_b));
-    sqlx::query(sqlx::AssertSqlSafe(format!("DROP DATABASE {name} WITH (FORCE)"))).execute(&pool).await.ok();
+    database.drop_now().await;
 }
 
 /// Two nodes on one database (and, with `redis`, one Redis): a burst of
@@ -98,26 +120,15 @@ async fn concurrent_promotions_on_two_nodes_leave_exactly_one_default() {
 /// gets the project's 120 per minute in all, and 100 from one address get
 /// that address's 60: the limits are the seed's, however many nodes answer.
 async fn mock_limits_are_shared_by_two_nodes(redis: Option<&str>) {
-    let Some(admin) = test_kit::TestApp::postgres().await else { return };
-    drop(admin);
-    let name = format!("hubtest_{}", uuid::Uuid::new_v4().simple());
-    let admin_url = test_kit::postgres_admin_url();
-    let pool = sqlx::PgPool::connect(&admin_url).await.unwrap();
-    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}"))).execute(&pool).await.unwrap();
-    let url = test_kit::database_url(&admin_url, &name);
+    let Some(database) = SharedDatabase::create().await else { return };
+    let url = database.url.clone();
     let mut env = vec![("HUB_DATABASE_URL", url.as_str()), ("SVC_TRUSTED_PROXIES", "127.0.0.1")];
     if let Some(redis) = redis {
         env.push(("SVC_REDIS_URL", redis));
     }
     let dir_a = tempfile::tempdir().unwrap();
     let dir_b = tempfile::tempdir().unwrap();
-    let data_a = dir_a.path().to_str().unwrap();
-    run_json(&["--data-dir", data_a, "hub", "user", "create", "--email", "limits@example.com", "--plan", "pro"], &env);
-    let token = run_json(
-        &["--data-dir", data_a, "hub", "token", "create", "--email", "limits@example.com", "--name", "t"],
-        &env,
-    );
-    let token = token["token"].as_str().unwrap().to_owned();
+    let token = pro_user_token(dir_a.path(), "limits@example.com", &env);
     let nodes = [Server::start(dir_a.path(), &env), Server::start(dir_b.path(), &env)];
     let client = http();
     for project in ["wide", "narrow"] {
@@ -187,7 +198,7 @@ async fn mock_limits_are_shared_by_two_nodes(redis: Option<&str>) {
     );
 
     drop(nodes);
-    sqlx::query(sqlx::AssertSqlSafe(format!("DROP DATABASE {name} WITH (FORCE)"))).execute(&pool).await.ok();
+    database.drop_now().await;
 }
 
 #[tokio::test]
