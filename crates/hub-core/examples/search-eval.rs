@@ -9,12 +9,19 @@
 //!
 //! Prints the development half only, unless `SEARCH_EVAL_REPORT` is set.
 //!
+//! With `SVC_LLM_URL` and `SVC_LLM_EMBEDDING_MODEL` set, the ranking is the
+//! hub's re-ranking by that embeddings model (`hub_core::semantic`, the
+//! code the hub runs); `bench/search-eval/peer/serve.py` serves
+//! all-MiniLM-L6-v2 that way. The times are then the search's with the
+//! question's vector at hand (the model's own time is the operator's).
+//!
 //! Usage: `cargo run -p hub-core --example search-eval -- bench/search-eval [github description]`
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use hub_core::search::{self, Candidate, DocumentIndex};
+use hub_core::semantic::Semantic;
 use serde_json::Value;
 
 #[path = "../../../bench/search-eval/tally.rs"]
@@ -26,7 +33,8 @@ fn field<'a>(value: &'a Value, key: &str) -> &'a Value {
     value.get(key).unwrap_or(&Value::Null)
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let dir = PathBuf::from(args.next().unwrap_or_else(|| "bench/search-eval".to_owned()));
     let github = args.next().map(PathBuf::from);
@@ -41,6 +49,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     files.sort();
     let mut totals: BTreeMap<String, Tally> = BTreeMap::new();
     let mut misses = Vec::new();
+    let semantic = platform::embeddings::EmbeddingConfig::from_env().map(Semantic::new);
+    if let Some(semantic) = &semantic {
+        println!("re-ranked by the embeddings model {}", semantic.model());
+    }
     println!("{}", Tally::header());
     for file in files {
         let set: Value = serde_json::from_slice(&std::fs::read(&file)?)?;
@@ -65,6 +77,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             })
             .collect();
         let index = DocumentIndex::new(rows);
+        let key = format!("{api}:{}", index.len());
+        if let Some(semantic) = &semantic {
+            semantic.build(&key, &index).await?;
+        }
         let mut halves: BTreeMap<String, Tally> = BTreeMap::new();
         let mut times = Vec::new();
         for question in field(&set, "questions").as_array().map(Vec::as_slice).unwrap_or_default() {
@@ -76,11 +92,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .iter()
                 .filter_map(Value::as_str)
                 .collect();
+            if let Some(semantic) = &semantic {
+                // Ask the model first, so the time below is the search's
+                // own with the question's vector at hand, as for a
+                // question asked before.
+                semantic.rerank(&key, &index, q, &[], 0).await.ok_or("the model gave no vector")?;
+            }
             let started = std::time::Instant::now();
-            let found = index.search(q, search::CANDIDATES);
+            let mut found = index.positions(q, search::CANDIDATES);
+            if let Some(semantic) = &semantic {
+                found = semantic
+                    .rerank(&key, &index, q, &found, search::CANDIDATES)
+                    .await
+                    .ok_or("the model gave no vector")?;
+            }
             times.push(started.elapsed());
-            let hits: Vec<Candidate> =
-                found.into_iter().filter(|h| h.target.starts_with("op/") || h.target.starts_with("graphql/")).collect();
+            let hits: Vec<&Candidate> = found
+                .into_iter()
+                .filter_map(|n| index.sections().get(n))
+                .filter(|h| h.target.starts_with("op/") || h.target.starts_with("graphql/"))
+                .collect();
             let rank = hits.iter().take(10).position(|h| expect.contains(&h.title.as_str())).map(|p| p + 1);
             let half = field(question, "half").as_str().unwrap_or("?").to_owned();
             if half == "dev" && rank.is_none_or(|r| r > 3) {

@@ -692,12 +692,35 @@ impl Hub {
                 self.search_indexes.insert(spec_sha256, rows)
             }
         };
-        Ok(index
-            .search(query, crate::search::CANDIDATES)
+        let mut ranked = index.positions(query, crate::search::CANDIDATES);
+        if let Some(semantic) = self.semantic.as_ref().filter(|_| !index.is_empty()) {
+            if semantic.claim(spec_sha256) {
+                // Not tracked as the hub's background work: an embedding
+                // cut short by a shutdown is simply started again.
+                let (semantic, key, index) = (semantic.clone(), spec_sha256.to_owned(), index.clone());
+                tokio::spawn(async move {
+                    if let Err(error) = semantic.build(&key, &index).await {
+                        tracing::warn!(%error, model = semantic.model(), document = %key, "the document's sections could not be embedded; searching it by words alone");
+                    }
+                });
+            }
+            if let Some(fused) = semantic.rerank(spec_sha256, &index, query, &ranked, crate::search::CANDIDATES).await {
+                ranked = fused;
+            }
+        }
+        let sections = index.sections();
+        Ok(ranked
             .into_iter()
+            .filter_map(|n| sections.get(n))
             .take(usize::try_from(MAX_SEARCH_HITS).unwrap_or(20))
-            .map(|c| SearchHit { target: c.target, title: c.title, body: c.body })
+            .map(|c| SearchHit { target: c.target.clone(), title: c.title.clone(), body: c.body.clone() })
             .collect())
+    }
+
+    /// Whether an embeddings model re-ranks the docs search, and which.
+    #[must_use]
+    pub fn embedding_model(&self) -> Option<&str> {
+        self.semantic.as_deref().map(crate::semantic::Semantic::model)
     }
 }
 

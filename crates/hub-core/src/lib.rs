@@ -28,6 +28,7 @@ pub mod read_cache;
 pub mod roles;
 pub mod sdks;
 pub mod search;
+pub mod semantic;
 pub mod sessions;
 pub mod store;
 pub mod team;
@@ -77,6 +78,9 @@ pub struct Hub {
     llm: Option<Arc<platform::llm::LlmConfig>>,
     /// The in-memory indexes of documents searched lately (see `search`).
     search_indexes: Arc<search::DocumentIndexes>,
+    /// The operator's embeddings model re-ranking the search
+    /// (`SVC_LLM_EMBEDDING_MODEL`; see `semantic`).
+    semantic: Option<Arc<semantic::Semantic>>,
     /// Commits inbox captures in groups (started on the first capture).
     capture_writer: Arc<std::sync::OnceLock<inboxes::CaptureWriter>>,
     /// Work started off the request path (mail, and the lookups whose
@@ -138,6 +142,7 @@ impl Hub {
             accounts: Arc::new(accounts),
             llm: None,
             search_indexes: Arc::new(search::DocumentIndexes::default()),
+            semantic: None,
             capture_writer: Arc::new(std::sync::OnceLock::new()),
             background: tokio_util::task::TaskTracker::new(),
             secret_key: Arc::new(platform::secrets::SecretKey::generate()),
@@ -208,6 +213,14 @@ impl Hub {
         self.background.close();
         self.background.wait().await;
         self.background.reopen();
+    }
+
+    /// The same hub with the operator's embeddings model re-ranking the
+    /// docs search (`None`: the word engine alone).
+    #[must_use]
+    pub fn with_embeddings(mut self, config: Option<platform::embeddings::EmbeddingConfig>) -> Self {
+        self.semantic = config.map(|c| Arc::new(semantic::Semantic::new(c)));
+        self
     }
 
     /// The same hub with the operator's sign-up mode, mail and public URL.

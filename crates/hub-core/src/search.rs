@@ -25,6 +25,7 @@ use std::sync::OnceLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
+pub mod semantic;
 mod vectors;
 
 /// Words a question carries that say nothing about which operation it means.
@@ -554,9 +555,21 @@ impl DocumentIndex {
     /// `limit` of them.
     #[must_use]
     pub fn search(&self, question: &str, limit: usize) -> Vec<Candidate> {
+        self.positions(question, limit).into_iter().filter_map(|n| self.sections.get(n).cloned()).collect()
+    }
+
+    /// [`DocumentIndex::search`] as places in [`DocumentIndex::sections`].
+    #[must_use]
+    pub fn positions(&self, question: &str, limit: usize) -> Vec<usize> {
         let mut groups = query_groups(question);
         self.add_kindred(&mut groups);
         self.ranked(&groups, asks_for_change(question), limit)
+    }
+
+    /// The sections, in document order.
+    #[must_use]
+    pub fn sections(&self) -> &[Candidate] {
+        &self.sections
     }
 
     /// Adds to each question word the title words of this document closest
@@ -606,7 +619,7 @@ impl DocumentIndex {
     /// operations (schemas, webhooks) come after operations that answer as
     /// well; among equals the shorter path and then document order win.
     /// Touches only the postings of the question's words.
-    fn ranked(&self, groups: &[Group], imperative: bool, limit: usize) -> Vec<Candidate> {
+    fn ranked(&self, groups: &[Group], imperative: bool, limit: usize) -> Vec<usize> {
         let count = groups.len().min(8);
         let sections = self.sections.len();
         let mut title = vec![0f32; sections * count];
@@ -711,7 +724,7 @@ impl DocumentIndex {
             })
             .collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-        scored.into_iter().take(limit).filter_map(|(_, _, n)| self.sections.get(n).cloned()).collect()
+        scored.into_iter().take(limit).map(|(_, _, n)| n).collect()
     }
 }
 

@@ -112,6 +112,19 @@ impl<T> DocumentCache<T> {
         Ok(value.clone())
     }
 
+    /// The entry of `key` if its build has finished, without waiting for
+    /// one in flight or starting one (for callers that build off the
+    /// request path and answer without the entry meanwhile).
+    #[must_use]
+    pub fn ready(&self, key: &str) -> Option<Arc<T>> {
+        let mut inner = self.inner.lock().ok()?;
+        let at = inner.slots.get_index_of(key)?;
+        let value = inner.slots.get_index(at).and_then(|(_, slot)| slot.cell.get().cloned())?;
+        let last = inner.slots.len() - 1;
+        inner.slots.move_index(at, last);
+        Some(value)
+    }
+
     /// Drops the least recently used finished entries until `more_entries`
     /// and `more_bytes` fit.
     fn evict(&self, inner: &mut Inner<T>, more_entries: usize, more_bytes: usize) {
@@ -204,6 +217,33 @@ mod tests {
         let failed = cache.get_or_build("a", || async { Err::<(String, usize), _>(Failed) }).await;
         assert_eq!(failed, Err(Failed));
         assert_eq!(*get(&cache, "a", 5).await, "built a");
+    }
+
+    #[tokio::test]
+    async fn ready_answers_only_finished_entries_and_keeps_them_recent() {
+        let cache: Arc<DocumentCache<String>> = Arc::new(DocumentCache::new(2, usize::MAX));
+        assert!(cache.ready("a").is_none(), "never built");
+        let (release, wait) = tokio::sync::oneshot::channel::<()>();
+        let building = {
+            let cache = cache.clone();
+            tokio::spawn(async move {
+                cache
+                    .get_or_build("a", || async {
+                        let _ = wait.await;
+                        Ok::<_, Failed>(("slow".to_owned(), 1))
+                    })
+                    .await
+            })
+        };
+        tokio::task::yield_now().await;
+        assert!(cache.ready("a").is_none(), "a build in flight is not waited for");
+        let _ = release.send(());
+        assert!(building.await.is_ok());
+        assert_eq!(cache.ready("a").as_deref().map(String::as_str), Some("slow"));
+        get(&cache, "b", 1).await;
+        assert!(cache.ready("a").is_some(), "a is the most recent again");
+        get(&cache, "c", 1).await; // the count bound: b leaves, not a
+        assert!(cache.ready("a").is_some() && cache.ready("b").is_none());
     }
 
     #[tokio::test]

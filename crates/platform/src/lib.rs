@@ -13,6 +13,7 @@ pub mod blobs;
 pub mod crypto;
 pub mod db;
 pub mod document_cache;
+pub mod embeddings;
 #[cfg(test)]
 mod fuzz_tests;
 pub mod http;

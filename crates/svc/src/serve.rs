@@ -124,6 +124,13 @@ async fn serve_hub(
         tracing::info!(model = %llm.model, "the docs assistant answers with SVC_LLM_URL");
     }
     let hub = hub.with_llm(llm);
+    // The search re-ranks by the operator's embeddings model when one is
+    // named; the word engine answers alone otherwise.
+    let embeddings = platform::embeddings::EmbeddingConfig::from_env();
+    if let Some(embeddings) = &embeddings {
+        tracing::info!(model = %embeddings.model, "the docs search re-ranks with SVC_LLM_EMBEDDING_MODEL");
+    }
+    let hub = hub.with_embeddings(embeddings);
     let key = platform::secrets::SecretKey::load_or_create(&store.data_dir).context("the secret key")?;
     let webhooks = platform::outbound::Outbound::guarded_for(platform::outbound::Purpose::Webhooks).context(
         "SVC_OUTBOUND_ALLOW or SVC_OUTBOUND_ALLOW_WEBHOOKS (hosts and networks webhooks may reach) is invalid",

@@ -132,6 +132,14 @@ try {
     const kinds = await page.locator('.qs-list .qs-kind').allTextContents();
     check('quick search labels hits by kind, not TEXT', kinds.length > 0 && !kinds.some((k) => k.toLowerCase() === 'text'), kinds.join(','));
     check('quick search says when no operation deletes what was asked', (await page.locator('.qs-list .qs-note').count()) === 1, await page.textContent('.qs-list'));
+    // One engine: once the server answers, its order leads the list.
+    const lead = await page.evaluate(async (q) => {
+      const url = document.querySelector('[data-search]').getAttribute('data-search');
+      const found = await (await fetch(url + '?format=json&q=' + encodeURIComponent(q))).json();
+      return found.hits.length ? found.hits[0].title : null;
+    }, 'how do I delete a loan');
+    const first = await page.locator('.qs-list .qs-title').first().textContent();
+    check('quick search leads with the server\'s ranking', lead !== null && first === lead, `${first} / ${lead}`);
     await page.locator('.qs input').fill('loan');
     await page.waitForFunction(() => document.querySelectorAll('.qs-list [role=option]').length > 0, null, { timeout: 10000 });
     await page.keyboard.press('ArrowDown');

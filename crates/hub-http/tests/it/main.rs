@@ -31,6 +31,7 @@ mod sdks;
 mod search;
 mod search_eval;
 mod security;
+mod semantic;
 mod team;
 mod uploads;
 mod versions;

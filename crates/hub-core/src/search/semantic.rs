@@ -1,0 +1,224 @@
+//! Meaning from an operator's embeddings model (`SVC_LLM_EMBEDDING_MODEL`),
+//! fused with the word engine's ranking: what a sentence-level model knows
+//! ("how many calls do I have left" is the rate limit) that words and word
+//! vectors do not.
+//!
+//! Each section is one text (its title with identifiers split, then the
+//! start of its description), embedded once per document; a question is
+//! embedded when asked. The fused order is reciprocal-rank fusion of the
+//! engine's ranking and the sections' closeness to the question, so a
+//! section either ranks high finds its place, and the engine's reading of
+//! methods and paths is kept where the model has no opinion. This module
+//! does no I/O: `crate::semantic` asks the model.
+
+use super::Candidate;
+
+/// Characters of a section's description its text takes (its summary and
+/// the start of what follows say what it does).
+pub const DESCRIPTION_CHARS: usize = 300;
+
+/// How many of the sections closest to the question join the fusion.
+pub const CLOSEST: usize = 100;
+
+/// Reciprocal-rank fusion's constant: a rank `r` counts `1 / (K + r)`.
+const K: f32 = 10.0;
+
+/// What the model's ranking counts against the engine's (1).
+const MODEL_WEIGHT: f32 = 1.5;
+
+/// The text a section is embedded as: `GET /repos/{owner}/{repo}/issues:
+/// List repository issues. ...`, identifiers split where people would
+/// read them apart (`listPets` is `list Pets`).
+#[must_use]
+pub fn section_text(section: &Candidate) -> String {
+    let body: String = section.body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let description: String = body.chars().take(DESCRIPTION_CHARS).collect();
+    format!("{}: {}", split_identifiers(&section.title), description)
+}
+
+/// `listPetsByOwner` as `list Pets By Owner`, `pull_requests` as
+/// `pull requests`.
+fn split_identifiers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut previous: Option<char> = None;
+    for c in text.chars() {
+        if c.is_uppercase() && previous.is_some_and(char::is_lowercase) {
+            out.push(' ');
+        }
+        out.push(if c == '_' { ' ' } else { c });
+        previous = Some(c);
+    }
+    out
+}
+
+/// The sections' vectors of one document, each scaled to unit length and
+/// kept as bytes with one scale per section (a quarter of the memory of
+/// floats; the cosines move by well under a hundredth, less than any two
+/// sections' closeness differs by in a ranking).
+#[derive(Debug)]
+pub struct Meanings {
+    width: usize,
+    codes: Vec<i8>,
+    scales: Vec<f32>,
+}
+
+impl Meanings {
+    /// The meanings of vectors of one width, `None` for none or for
+    /// vectors of different widths.
+    #[must_use]
+    pub fn new(vectors: &[Vec<f32>]) -> Option<Self> {
+        let width = vectors.first()?.len();
+        if width == 0 || vectors.iter().any(|v| v.len() != width) {
+            return None;
+        }
+        let mut codes = Vec::with_capacity(width * vectors.len());
+        let mut scales = Vec::with_capacity(vectors.len());
+        for vector in vectors {
+            let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+            let largest = vector.iter().fold(0f32, |m, x| m.max(x.abs()));
+            if norm <= f32::EPSILON || largest <= f32::EPSILON {
+                codes.extend(std::iter::repeat_n(0, width));
+                scales.push(0.0);
+                continue;
+            }
+            // x / norm == code * scale, code in -127..=127.
+            let scale = largest / norm / 127.0;
+            codes.extend(vector.iter().map(|x| (x / norm / scale).round().clamp(-127.0, 127.0) as i8));
+            scales.push(scale);
+        }
+        Some(Self { width, codes, scales })
+    }
+
+    /// How many sections it holds.
+    #[must_use]
+    pub const fn len(&self) -> usize {
+        self.scales.len()
+    }
+
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.scales.is_empty()
+    }
+
+    /// The width of its vectors.
+    #[must_use]
+    pub const fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Roughly the memory it holds.
+    #[must_use]
+    pub const fn bytes(&self) -> usize {
+        self.codes.len() + self.scales.len() * 4 + 64
+    }
+
+    /// Each section's cosine to `question` (a vector of the same model),
+    /// or `None` when the widths differ.
+    #[must_use]
+    pub fn closeness(&self, question: &[f32]) -> Option<Vec<f32>> {
+        if question.len() != self.width {
+            return None;
+        }
+        let norm = question.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if norm <= f32::EPSILON {
+            return None;
+        }
+        let unit: Vec<f32> = question.iter().map(|x| x / norm).collect();
+        Some(
+            self.codes
+                .chunks_exact(self.width)
+                .zip(&self.scales)
+                .map(|(codes, scale)| codes.iter().zip(&unit).map(|(c, q)| f32::from(*c) * q).sum::<f32>() * scale)
+                .collect(),
+        )
+    }
+}
+
+/// The engine's ranking (`engine`, places of sections, best first) fused
+/// with the sections' closeness to the question: every section of either
+/// list scores `1 / (K + rank)` for its engine rank and
+/// [`MODEL_WEIGHT`]` / (K + rank)` for its rank among the [`CLOSEST`]
+/// sections nearest the question; best first, at most `limit`. Ties keep
+/// the engine's order.
+#[must_use]
+pub fn fuse(engine: &[usize], closeness: &[f32], limit: usize) -> Vec<usize> {
+    let mut nearest: Vec<usize> = (0..closeness.len()).collect();
+    nearest.sort_by(|a, b| {
+        let (x, y) = (closeness.get(*a).copied().unwrap_or(0.0), closeness.get(*b).copied().unwrap_or(0.0));
+        y.total_cmp(&x).then(a.cmp(b))
+    });
+    nearest.truncate(CLOSEST);
+    let mut scores: std::collections::HashMap<usize, (f32, usize)> = std::collections::HashMap::new();
+    for (rank, &n) in engine.iter().enumerate() {
+        let entry = scores.entry(n).or_insert((0.0, rank));
+        entry.0 += 1.0 / (K + rank as f32 + 1.0);
+    }
+    for (rank, &n) in nearest.iter().enumerate() {
+        let entry = scores.entry(n).or_insert((0.0, engine.len() + rank));
+        entry.0 += MODEL_WEIGHT / (K + rank as f32 + 1.0);
+    }
+    let mut fused: Vec<(usize, f32, usize)> = scores.into_iter().map(|(n, (score, order))| (n, score, order)).collect();
+    fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)));
+    fused.into_iter().take(limit).map(|(n, _, _)| n).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sections_text_is_its_title_and_the_start_of_its_description() {
+        let section = Candidate {
+            target: "op/listPets".into(),
+            title: "GET /pets/{pet_id}/listByOwner".into(),
+            body: format!("List pets\n\nof  an owner {}", "x".repeat(1000)),
+            title_terms: String::new(),
+            terms: String::new(),
+        };
+        let text = section_text(&section);
+        assert!(text.starts_with("GET /pets/{pet id}/list By Owner: List pets of an owner x"), "{text}");
+        assert_eq!(text.chars().count(), "GET /pets/{pet id}/list By Owner: ".len() + DESCRIPTION_CHARS);
+    }
+
+    #[test]
+    fn bytes_keep_the_cosines() {
+        let vectors = vec![vec![3.0, 4.0, 0.0], vec![0.0, 0.0, 2.0], vec![-1.0, 0.1, 0.2], vec![0.0, 0.0, 0.0]];
+        let meanings = Meanings::new(&vectors).unwrap_or_else(|| unreachable!("one width"));
+        assert_eq!((meanings.len(), meanings.width()), (4, 3));
+        let question = [0.6, 0.8, 0.0];
+        let close = meanings.closeness(&question).unwrap_or_default();
+        let exact = |v: &[f32]| {
+            let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            if n == 0.0 { 0.0 } else { v.iter().zip(question).map(|(a, b)| a * b).sum::<f32>() / n }
+        };
+        for (got, vector) in close.iter().zip(&vectors) {
+            assert!((got - exact(vector)).abs() < 0.01, "{got} against {}", exact(vector));
+        }
+        assert!(meanings.closeness(&[1.0, 0.0]).is_none(), "another width");
+        assert!(meanings.closeness(&[0.0, 0.0, 0.0]).is_none(), "no direction");
+        assert!(Meanings::new(&[vec![1.0], vec![1.0, 2.0]]).is_none());
+        assert!(Meanings::new(&[]).is_none());
+    }
+
+    #[test]
+    fn fusion_lets_either_ranking_lift_a_section() {
+        // The engine ranks 0 to 9; the model finds 20 (which the engine
+        // missed) closest, agrees that 0 is close, and finds 21 to 29
+        // somewhat close.
+        let mut closeness = vec![0.0f32; 30];
+        closeness[20] = 0.9;
+        closeness[0] = 0.85;
+        for (n, close) in closeness.iter_mut().enumerate().skip(21) {
+            *close = 0.5 - n as f32 / 100.0;
+        }
+        let engine: Vec<usize> = (0..10).collect();
+        let fused = fuse(&engine, &closeness, 30);
+        let at = |n: usize| fused.iter().position(|x| *x == n).unwrap_or(usize::MAX);
+        assert_eq!(fused[0], 0, "agreed first: {fused:?}");
+        assert!(at(20) < at(3), "the model's own find passes the engine's weaker ones: {fused:?}");
+        assert!(at(1) < at(21), "the engine's second stays above the model's lesser finds: {fused:?}");
+        assert_eq!(fuse(&engine, &closeness, 5).len(), 5, "the limit holds");
+        // Where the two agree, the order stays.
+        assert_eq!(fuse(&[2, 0, 1], &[0.5, 0.1, 0.9], 3), [2, 0, 1]);
+    }
+}

@@ -1,0 +1,202 @@
+//! The optional re-ranking of the docs search by an operator's embeddings
+//! model (`SVC_LLM_URL` with `SVC_LLM_EMBEDDING_MODEL`; see
+//! `search::semantic` for the fusion and docs/assistant.md for the
+//! settings).
+//!
+//! Never required and never in the way: a document's sections are embedded
+//! off the request path on its first search (one document at a time per
+//! node), and until its vectors are ready, or whenever the model does not
+//! answer a question in [`QUESTION_TIMEOUT`], the word engine's ranking is
+//! the answer. A model that failed is asked again only after a pause, so a
+//! missing endpoint costs the searches nothing.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use platform::document_cache::{DocumentCache, Poisoned};
+use platform::embeddings::{self, EmbeddingConfig, MAX_BATCH, QUESTION_TIMEOUT};
+use platform::llm::LlmError;
+
+use crate::search::semantic::{self as fusion, Meanings};
+use crate::search::{Candidate, DocumentIndex};
+
+/// Documents whose vectors a node keeps at most.
+const DOCUMENTS: usize = 256;
+/// Bytes of vectors a node keeps at most (GitHub's REST description, 2,192
+/// sections, takes 3.4 MB at 1,536 numbers a section).
+const DOCUMENT_BYTES: usize = 64 * 1024 * 1024;
+/// Questions whose vectors a node keeps (the same question asked again, or
+/// by the quick search and then the assistant, is embedded once).
+const QUESTIONS: usize = 2_048;
+/// Bytes of question vectors kept at most.
+const QUESTION_BYTES: usize = 16 * 1024 * 1024;
+/// Sections of a document embedded at most; past them the document is
+/// searched by words alone (GitHub's description has 2,192).
+pub const MAX_SECTIONS: usize = 10_000;
+/// How long after a failure the model is not asked again: for a document's
+/// sections, and for questions (a search does not wait on a model that is
+/// down).
+const PAUSE_AFTER_FAILURE: Duration = Duration::from_secs(60);
+
+#[derive(Debug, thiserror::Error)]
+pub enum SemanticError {
+    #[error(transparent)]
+    Model(#[from] LlmError),
+    #[error("a document of {0} sections is past the {MAX_SECTIONS} embedded")]
+    TooLarge(usize),
+    #[error("the model's vectors are of different widths")]
+    Widths,
+    #[error("a cache's lock was poisoned")]
+    Poisoned,
+}
+
+impl From<Poisoned> for SemanticError {
+    fn from(_: Poisoned) -> Self {
+        Self::Poisoned
+    }
+}
+
+/// See the module documentation.
+pub struct Semantic {
+    config: EmbeddingConfig,
+    documents: DocumentCache<Meanings>,
+    questions: DocumentCache<Vec<f32>>,
+    /// When each document's embedding was last started (a failed one is
+    /// tried again after [`PAUSE_AFTER_FAILURE`]).
+    started: Mutex<HashMap<String, Instant>>,
+    /// Until when questions are not sent (after a failure).
+    paused_until: Mutex<Option<Instant>>,
+    /// One document embedded at a time per node.
+    builds: tokio::sync::Semaphore,
+}
+
+impl std::fmt::Debug for Semantic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Semantic").field("model", &self.config.model).field("documents", &self.documents).finish()
+    }
+}
+
+impl Semantic {
+    #[must_use]
+    pub fn new(config: EmbeddingConfig) -> Self {
+        Self {
+            config,
+            documents: DocumentCache::new(DOCUMENTS, DOCUMENT_BYTES),
+            questions: DocumentCache::new(QUESTIONS, QUESTION_BYTES),
+            started: Mutex::new(HashMap::new()),
+            paused_until: Mutex::new(None),
+            builds: tokio::sync::Semaphore::new(1),
+        }
+    }
+
+    /// The model's name.
+    #[must_use]
+    pub fn model(&self) -> &str {
+        &self.config.model
+    }
+
+    /// Whether the document `key`'s sections should be embedded now: its
+    /// vectors are not ready and no embedding of it started lately. Marks
+    /// it started.
+    pub fn claim(&self, key: &str) -> bool {
+        if self.documents.ready(key).is_some() {
+            return false;
+        }
+        let Ok(mut started) = self.started.lock() else { return false };
+        let now = Instant::now();
+        if started.get(key).is_some_and(|at| now.duration_since(*at) < PAUSE_AFTER_FAILURE) {
+            return false;
+        }
+        if started.len() >= DOCUMENTS * 4 {
+            started.retain(|_, at| now.duration_since(*at) < PAUSE_AFTER_FAILURE);
+        }
+        started.insert(key.to_owned(), now);
+        true
+    }
+
+    /// Embeds the sections of document `key` and keeps their vectors.
+    pub async fn build(&self, key: &str, index: &DocumentIndex) -> Result<(), SemanticError> {
+        let _turn = self.builds.acquire().await.map_err(|_| SemanticError::Poisoned)?;
+        let started = Instant::now();
+        let meanings = self
+            .documents
+            .get_or_build(key, || async {
+                let meanings = embed_sections(&self.config, index.sections()).await?;
+                let bytes = meanings.bytes();
+                Ok::<_, SemanticError>((meanings, bytes))
+            })
+            .await?;
+        tracing::info!(
+            document = %key,
+            sections = meanings.len(),
+            width = meanings.width(),
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "embedded a document's sections for the search"
+        );
+        Ok(())
+    }
+
+    /// The engine's ranking `engine` of `question` over `index` (places of
+    /// sections) fused with the model's, when document `key`'s vectors are
+    /// ready and the model answers in time; `None` otherwise.
+    pub async fn rerank(
+        &self,
+        key: &str,
+        index: &DocumentIndex,
+        question: &str,
+        engine: &[usize],
+        limit: usize,
+    ) -> Option<Vec<usize>> {
+        let meanings = self.documents.ready(key)?;
+        if meanings.len() != index.len() {
+            return None;
+        }
+        let vector = self.question(question).await?;
+        let closeness = meanings.closeness(&vector)?;
+        Some(fusion::fuse(engine, &closeness, limit))
+    }
+
+    /// The vector of a question, from the cache or the model; `None` while
+    /// the model is paused after a failure, or when it fails now.
+    async fn question(&self, question: &str) -> Option<Arc<Vec<f32>>> {
+        let question: String = question.trim().chars().take(embeddings::MAX_INPUT_CHARS).collect();
+        if self.paused_until.lock().ok().and_then(|p| *p).is_some_and(|until| Instant::now() < until) {
+            return self.questions.ready(&question);
+        }
+        let found = self
+            .questions
+            .get_or_build(&question, || async {
+                let mut vectors =
+                    embeddings::embed(&self.config, std::slice::from_ref(&question), QUESTION_TIMEOUT).await?;
+                let vector = vectors.pop().ok_or(SemanticError::Widths)?;
+                let bytes = vector.len() * 4 + question.len();
+                Ok::<_, SemanticError>((vector, bytes))
+            })
+            .await;
+        match found {
+            Ok(vector) => Some(vector),
+            Err(error) => {
+                tracing::warn!(%error, model = %self.config.model, "the embeddings model did not answer; searching by words alone for a minute");
+                if let Ok(mut paused) = self.paused_until.lock() {
+                    *paused = Some(Instant::now() + PAUSE_AFTER_FAILURE);
+                }
+                None
+            }
+        }
+    }
+}
+
+/// The vectors of `sections`, asked of the model [`MAX_BATCH`] at a time.
+pub async fn embed_sections(config: &EmbeddingConfig, sections: &[Candidate]) -> Result<Meanings, SemanticError> {
+    if sections.len() > MAX_SECTIONS {
+        return Err(SemanticError::TooLarge(sections.len()));
+    }
+    let timeout = Duration::from_secs(config.timeout_secs.max(1));
+    let mut vectors = Vec::with_capacity(sections.len());
+    for batch in sections.chunks(MAX_BATCH) {
+        let texts: Vec<String> = batch.iter().map(fusion::section_text).collect();
+        vectors.extend(embeddings::embed(config, &texts, timeout).await?);
+    }
+    Meanings::new(&vectors).ok_or(SemanticError::Widths)
+}

@@ -1,0 +1,204 @@
+//! The search re-ranked by an operator's embeddings model
+//! (`SVC_LLM_EMBEDDING_MODEL`): a fake OpenAI-compatible embeddings server
+//! written here, whose vectors count words of a few meanings, so that a
+//! question and an operation sharing no word can still meet. Checked
+//! through the hosted docs' search and MCP `search_endpoints`, against the
+//! word engine alone, and with a model that fails.
+
+use std::sync::{Arc, Mutex};
+
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode, header};
+use axum::response::IntoResponse as _;
+use hub_core::Plan;
+use serde_json::{Value, json};
+use test_kit::{TestApp, TestResponse, on_both_stores};
+
+on_both_stores!(a_model_reranks_every_surface_and_a_broken_one_changes_nothing);
+
+const API: &str = r##"{"openapi":"3.0.3","info":{"title":"Service","version":"1"},
+  "paths":{
+    "/requests":{"get":{"operationId":"listRequests","summary":"List requests","description":"Every request your integrations sent, newest first.","responses":{"200":{"description":"ok"}}}},
+    "/requests/{id}":{"get":{"operationId":"getRequest","summary":"Get a request","parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"}}],"responses":{"200":{"description":"ok"}}}},
+    "/rate_limit":{"get":{"operationId":"getRateLimit","summary":"Get rate limit status","description":"The quota of the current window.","responses":{"200":{"description":"ok"}}}},
+    "/pets":{"get":{"operationId":"listPets","summary":"List pets","responses":{"200":{"description":"ok"}}}}}}"##;
+
+/// The question: it shares "requests" with the wrong operation and no word
+/// with the right one, which only meaning finds.
+const QUESTION: &str = "how many requests do I have left";
+
+/// Words of each meaning the fake model knows; a text's vector counts them.
+const MEANINGS: [&[&str]; 3] =
+    [&["left", "remaining", "quota", "rate", "limit"], &["pets", "pet", "animal"], &["newest", "sent", "history"]];
+
+fn vector(text: &str) -> Vec<f32> {
+    let words: Vec<String> =
+        text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect();
+    // A last constant direction, so no text is without one.
+    let mut vector: Vec<f32> =
+        MEANINGS.iter().map(|meaning| words.iter().filter(|w| meaning.contains(&w.as_str())).count() as f32).collect();
+    vector.push(0.1);
+    vector
+}
+
+/// A request the fake model received: its bearer key and its body.
+type Received = (Option<String>, Value);
+
+#[derive(Clone, Default)]
+struct FakeModel {
+    requests: Arc<Mutex<Vec<Received>>>,
+}
+
+/// `/v1/embeddings` answers the vectors (in reverse order, each with its
+/// index, as servers may), or 503 for a text saying "unembeddable";
+/// `/broken/v1/embeddings` answers 500.
+async fn fake_model() -> (String, FakeModel) {
+    let fake = FakeModel::default();
+    let state = fake.clone();
+    let app = axum::Router::new()
+        .route(
+            "/v1/embeddings",
+            axum::routing::post(move |headers: axum::http::HeaderMap, axum::Json(body): axum::Json<Value>| {
+                let state = state.clone();
+                async move {
+                    let key = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).map(str::to_owned);
+                    let inputs: Vec<String> = body["input"]
+                        .as_array()
+                        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                        .unwrap_or_default();
+                    state.requests.lock().unwrap().push((key, body));
+                    if inputs.iter().any(|t| t.contains("unembeddable")) {
+                        return (StatusCode::SERVICE_UNAVAILABLE, "not now").into_response();
+                    }
+                    let data: Vec<Value> = inputs
+                        .iter()
+                        .enumerate()
+                        .rev()
+                        .map(|(i, text)| json!({ "object": "embedding", "index": i, "embedding": vector(text) }))
+                        .collect();
+                    axum::Json(json!({ "object": "list", "data": data, "model": "fake-embed" })).into_response()
+                }
+            }),
+        )
+        .route(
+            "/broken/v1/embeddings",
+            axum::routing::post(|| async { (StatusCode::INTERNAL_SERVER_ERROR, "overloaded").into_response() }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{addr}"), fake)
+}
+
+fn config(url: String) -> Option<platform::embeddings::EmbeddingConfig> {
+    Some(platform::embeddings::EmbeddingConfig {
+        url,
+        model: "fake-embed".into(),
+        api_key: Some("sk-test".into()),
+        timeout_secs: 10,
+    })
+}
+
+async fn get(router: &axum::Router, path: &str) -> TestResponse {
+    let request = Request::builder().uri(path).body(Body::empty()).unwrap();
+    TestApp::send(router, request).await
+}
+
+/// The titles the docs' search answers, best first.
+async fn docs_search(router: &axum::Router, slug: &str, q: &str) -> Vec<String> {
+    let path = format!("/docs/{slug}/1/search?format=json&q={}", q.replace(' ', "+"));
+    let response = get(router, &path).await;
+    assert_eq!(response.status, StatusCode::OK, "{}", String::from_utf8_lossy(&response.body));
+    response.json()["hits"].as_array().unwrap().iter().map(|h| h["title"].as_str().unwrap().to_owned()).collect()
+}
+
+/// The operations MCP `search_endpoints` answers, best first.
+async fn search_endpoints(router: &axum::Router, slug: &str, q: &str) -> Vec<String> {
+    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": { "name": "search_endpoints", "arguments": { "query": q } } });
+    let request = Request::builder()
+        .method(Method::POST)
+        .uri(format!("/api/mcp/{slug}"))
+        .header(header::HOST, "127.0.0.1")
+        .header(header::CONTENT_TYPE, "application/json")
+        .header(header::ACCEPT, "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .body(Body::from(body.to_string()))
+        .unwrap();
+    let response = TestApp::send(router, request).await;
+    assert_eq!(response.status, StatusCode::OK);
+    let results = response.json()["result"]["structuredContent"]["results"].clone();
+    results
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| format!("{} {}", r["method"].as_str().unwrap(), r["path"].as_str().unwrap()))
+        .collect()
+}
+
+async fn a_model_reranks_every_surface_and_a_broken_one_changes_nothing(app: TestApp) {
+    let (_, token) = app.user("meaning@example.com", Plan::Pro).await;
+    let created =
+        app.post_json("/api/v1/projects", &token, &json!({ "name": "Svc", "slug": "svc", "is_public": true })).await;
+    assert_eq!(created.status, StatusCode::CREATED);
+    let pushed = app.push("svc", &token, "label=1", API).await;
+    assert_eq!(pushed.status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&pushed.body));
+
+    // The word engine alone ranks the operation sharing a word first.
+    let words_alone = docs_search(&app.router, "svc", QUESTION).await;
+    assert_ne!(words_alone.first().map(String::as_str), Some("GET /rate_limit"), "{words_alone:?}");
+
+    // A model that fails changes nothing, and costs no error.
+    let (url, fake) = fake_model().await;
+    let broken = app.router_for(app.hub.clone().with_embeddings(config(format!("{url}/broken/v1"))));
+    assert_eq!(docs_search(&broken, "svc", QUESTION).await, words_alone);
+    assert_eq!(docs_search(&broken, "svc", QUESTION).await, words_alone, "and again while it is paused");
+
+    // With a model, the first search embeds the document off the request
+    // path; searches re-rank once its vectors are ready.
+    let router = app.router_for(app.hub.clone().with_embeddings(config(format!("{url}/v1/chat/completions"))));
+    let mut found = docs_search(&router, "svc", QUESTION).await;
+    for _ in 0..100 {
+        if found.first().map(String::as_str) == Some("GET /rate_limit") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        found = docs_search(&router, "svc", QUESTION).await;
+    }
+    assert_eq!(found.first().map(String::as_str), Some("GET /rate_limit"), "{found:?}");
+    assert!(found.contains(&"GET /requests".to_owned()), "the engine's find stays among the hits: {found:?}");
+    let tool = search_endpoints(&router, "svc", QUESTION).await;
+    assert_eq!(tool.first().map(String::as_str), Some("GET /rate_limit"), "MCP shares the ranking: {tool:?}");
+    let animals = search_endpoints(&router, "svc", "which animal do you have").await;
+    assert_eq!(animals.first().map(String::as_str), Some("GET /pets"), "{animals:?}");
+
+    // A question the model fails on is answered by words alone, and for a
+    // minute the model is not asked again; questions it answered before
+    // are still re-ranked.
+    let odd = "unembeddable requests";
+    assert_eq!(docs_search(&router, "svc", odd).await, docs_search(&broken, "svc", odd).await);
+    assert_eq!(docs_search(&router, "svc", QUESTION).await.first().map(String::as_str), Some("GET /rate_limit"));
+    let before = fake.requests.lock().unwrap().len();
+    docs_search(&router, "svc", "remaining quota").await;
+    assert_eq!(fake.requests.lock().unwrap().len(), before, "paused after the failure");
+
+    // What the model was sent: the model's name and key, each section once
+    // (its title with identifiers split, then its description), and the
+    // questions.
+    let requests = fake.requests.lock().unwrap().clone();
+    assert!(
+        requests.iter().all(|(key, body)| key.as_deref() == Some("Bearer sk-test") && body["model"] == "fake-embed")
+    );
+    let inputs: Vec<String> = requests
+        .iter()
+        .flat_map(|(_, body)| body["input"].as_array().cloned().unwrap_or_default())
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .collect();
+    let sections = inputs.iter().filter(|t| t.starts_with("GET /")).count();
+    assert_eq!(sections, 4, "each operation embedded once: {inputs:?}");
+    assert!(inputs.iter().any(|t| t.starts_with("GET /rate limit: Get rate limit status")), "{inputs:?}");
+    assert!(requests.iter().all(|(_, body)| body["input"].as_array().is_some_and(|a| a.len() <= 64)));
+    let asked = inputs.iter().filter(|t| t.as_str() == QUESTION).count();
+    assert!(!inputs.iter().any(|t| t == "remaining quota"));
+    assert_eq!(asked, 1, "a question is embedded once, then kept: {inputs:?}");
+}
