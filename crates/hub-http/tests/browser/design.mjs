@@ -138,6 +138,7 @@ try {
       const found = await (await fetch(url + '?format=json&q=' + encodeURIComponent(q))).json();
       return found.hits.length ? found.hits[0].title : null;
     }, 'how do I delete a loan');
+    await page.waitForFunction((l) => { const t = document.querySelector('.qs-list .qs-title'); return t && t.textContent === l; }, lead, { timeout: 5000 }).catch(() => {});
     const first = await page.locator('.qs-list .qs-title').first().textContent();
     check('quick search leads with the server\'s ranking', lead !== null && first === lead, `${first} / ${lead}`);
     await page.locator('.qs input').fill('loan');
