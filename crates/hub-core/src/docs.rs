@@ -716,12 +716,6 @@ impl Hub {
             .map(|c| SearchHit { target: c.target.clone(), title: c.title.clone(), body: c.body.clone() })
             .collect())
     }
-
-    /// Whether an embeddings model re-ranks the docs search, and which.
-    #[must_use]
-    pub fn embedding_model(&self) -> Option<&str> {
-        self.semantic.as_deref().map(crate::semantic::Semantic::model)
-    }
 }
 
 /// The value of a docs session cookie: `<expiry ms>.<HMAC-SHA256 hex>`,

@@ -49,6 +49,31 @@ pub const SWAGGER_JSON: &str = r#"{"swagger":"2.0","info":{"title":"Legacy","ver
 
 pub const GRAPHQL_SDL: &str = "type Query { book(id: ID!): Book books: [Book!]! }\ntype Mutation { addBook(title: String!): Book }\ntype Book { id: ID! title: String! }\n";
 
+/// A JSON-RPC call `method` with `params` to the MCP server of project
+/// `target` through `router`, as an MCP client sends it (with `token` as a
+/// bearer when given).
+pub async fn mcp_call(
+    router: &axum::Router,
+    target: &str,
+    token: Option<&str>,
+    method: &str,
+    params: serde_json::Value,
+) -> test_kit::TestResponse {
+    use axum::http::header;
+    let body = serde_json::json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
+    let mut builder = axum::http::Request::builder()
+        .method(axum::http::Method::POST)
+        .uri(format!("/api/mcp/{target}"))
+        .header(header::HOST, "127.0.0.1")
+        .header(header::CONTENT_TYPE, "application/json")
+        .header(header::ACCEPT, "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18");
+    if let Some(token) = token {
+        builder = builder.header(header::AUTHORIZATION, format!("Bearer {token}"));
+    }
+    test_kit::TestApp::send(router, builder.body(axum::body::Body::from(body.to_string())).unwrap()).await
+}
+
 /// Path of the shared test corpus beside the checkout, if present.
 pub fn shared_specs() -> Option<std::path::PathBuf> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/specs");

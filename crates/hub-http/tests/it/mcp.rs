@@ -5,8 +5,7 @@
 //! through. The tools themselves are exercised by the official MCP client
 //! SDK (`tests/clients/run-mcp.sh`).
 
-use axum::body::Body;
-use axum::http::{Method, Request, StatusCode, header};
+use axum::http::{StatusCode, header};
 use hub_core::Plan;
 use serde_json::{Value, json};
 use test_kit::{TestApp, TestResponse, on_both_stores};
@@ -20,18 +19,7 @@ on_both_stores!(
 );
 
 async fn rpc(app: &TestApp, target: &str, token: Option<&str>, method: &str, params: Value) -> TestResponse {
-    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
-    let mut builder = Request::builder()
-        .method(Method::POST)
-        .uri(format!("/api/mcp/{target}"))
-        .header(header::HOST, "127.0.0.1")
-        .header(header::CONTENT_TYPE, "application/json")
-        .header(header::ACCEPT, "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-06-18");
-    if let Some(token) = token {
-        builder = builder.header(header::AUTHORIZATION, format!("Bearer {token}"));
-    }
-    TestApp::send(&app.router, builder.body(Body::from(body.to_string())).unwrap()).await
+    crate::mcp_call(&app.router, target, token, method, params).await
 }
 
 async fn tool(app: &TestApp, target: &str, token: Option<&str>, name: &str, arguments: Value) -> Value {

@@ -4,8 +4,7 @@
 //! corpus and benchmark caches `scripts/test` fills); without it the test
 //! says so and passes.
 
-use axum::body::Body;
-use axum::http::{Method, Request, StatusCode, header};
+use axum::http::StatusCode;
 use hub_core::Plan;
 use serde_json::json;
 use test_kit::{TestApp, on_both_stores};
@@ -106,18 +105,8 @@ async fn ask_docs_without_a_model_cites_the_operation() {
     assert_eq!(pushed.status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&pushed.body));
     let mut misses = Vec::new();
     for (question, expected) in QUESTIONS {
-        let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": { "name": "ask_docs", "arguments": { "question": question } } });
-        let request = Request::builder()
-            .method(Method::POST)
-            .uri("/api/mcp/github")
-            .header(header::HOST, "127.0.0.1")
-            .header(header::CONTENT_TYPE, "application/json")
-            .header(header::ACCEPT, "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2025-06-18")
-            .body(Body::from(body.to_string()))
-            .unwrap();
-        let response = TestApp::send(&app.router, request).await;
+        let params = json!({ "name": "ask_docs", "arguments": { "question": question } });
+        let response = crate::mcp_call(&app.router, "github", None, "tools/call", params).await;
         assert_eq!(response.status, StatusCode::OK);
         let result = response.json()["result"]["structuredContent"].clone();
         let cited: Vec<String> =

@@ -14,8 +14,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use axum::body::Body;
-use axum::http::{Method, Request, StatusCode, header};
+use axum::http::StatusCode;
 use hub_core::Plan;
 use serde_json::{Value, json};
 use test_kit::TestApp;
@@ -34,18 +33,8 @@ fn source_path(source: &str) -> Option<PathBuf> {
 }
 
 async fn ask(app: &TestApp, slug: &str, question: &str) -> Vec<String> {
-    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": { "name": "ask_docs", "arguments": { "question": question } } });
-    let request = Request::builder()
-        .method(Method::POST)
-        .uri(format!("/api/mcp/{slug}"))
-        .header(header::HOST, "127.0.0.1")
-        .header(header::CONTENT_TYPE, "application/json")
-        .header(header::ACCEPT, "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-06-18")
-        .body(Body::from(body.to_string()))
-        .unwrap();
-    let response = TestApp::send(&app.unlimited, request).await;
+    let params = json!({ "name": "ask_docs", "arguments": { "question": question } });
+    let response = crate::mcp_call(&app.unlimited, slug, None, "tools/call", params).await;
     let result = response.json()["result"]["structuredContent"].clone();
     result["citations"]
         .as_array()

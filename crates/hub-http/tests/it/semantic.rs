@@ -8,7 +8,7 @@
 use std::sync::{Arc, Mutex};
 
 use axum::body::Body;
-use axum::http::{Method, Request, StatusCode, header};
+use axum::http::{Request, StatusCode, header};
 use axum::response::IntoResponse as _;
 use hub_core::Plan;
 use serde_json::{Value, json};
@@ -114,18 +114,8 @@ async fn docs_search(router: &axum::Router, slug: &str, q: &str) -> Vec<String> 
 
 /// The operations MCP `search_endpoints` answers, best first.
 async fn search_endpoints(router: &axum::Router, slug: &str, q: &str) -> Vec<String> {
-    let body = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": { "name": "search_endpoints", "arguments": { "query": q } } });
-    let request = Request::builder()
-        .method(Method::POST)
-        .uri(format!("/api/mcp/{slug}"))
-        .header(header::HOST, "127.0.0.1")
-        .header(header::CONTENT_TYPE, "application/json")
-        .header(header::ACCEPT, "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-06-18")
-        .body(Body::from(body.to_string()))
-        .unwrap();
-    let response = TestApp::send(router, request).await;
+    let params = json!({ "name": "search_endpoints", "arguments": { "query": q } });
+    let response = crate::mcp_call(router, slug, None, "tools/call", params).await;
     assert_eq!(response.status, StatusCode::OK);
     let results = response.json()["result"]["structuredContent"]["results"].clone();
     results
