@@ -9,11 +9,14 @@
 //!
 //! Prints the development half only, unless `SEARCH_EVAL_REPORT` is set.
 //!
-//! With `SVC_LLM_URL` and `SVC_LLM_EMBEDDING_MODEL` set, the ranking is the
-//! hub's re-ranking by that embeddings model (`hub_core::semantic`, the
-//! code the hub runs); `bench/search-eval/peer/serve.py` serves
-//! all-MiniLM-L6-v2 that way. The times are then the search's with the
-//! question's vector at hand (the model's own time is the operator's).
+//! The ranking is the hub's, re-ranked by the sentence model the same
+//! settings as `svc serve` choose (`hub_core::semantic`, the code the hub
+//! runs): the built-in all-MiniLM-L6-v2 by default, the operator's
+//! embeddings model with `SVC_LLM_URL` and `SVC_LLM_EMBEDDING_MODEL`
+//! (`bench/search-eval/peer/serve.py` serves one), the engine alone with
+//! `SVC_SEARCH_MODEL=off`. The search times are then the search's with the
+//! question's vector at hand; the time to embed each document's sections
+//! is printed beside its API.
 //!
 //! Usage: `cargo run -p hub-core --example search-eval -- bench/search-eval [github description]`
 
@@ -21,7 +24,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use hub_core::search::{self, Candidate, DocumentIndex};
-use hub_core::semantic::Semantic;
+use hub_core::semantic::{SearchModel, Semantic};
 use serde_json::Value;
 
 #[path = "../../../bench/search-eval/tally.rs"]
@@ -49,9 +52,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     files.sort();
     let mut totals: BTreeMap<String, Tally> = BTreeMap::new();
     let mut misses = Vec::new();
-    let semantic = platform::embeddings::EmbeddingConfig::from_env().map(Semantic::new);
-    if let Some(semantic) = &semantic {
-        println!("re-ranked by the embeddings model {}", semantic.model());
+    let semantic = SearchModel::from_vars(|name| std::env::var(name).ok())?.map(Semantic::new);
+    match &semantic {
+        Some(semantic) => println!("re-ranked by the sentence model {}", semantic.model()),
+        None => println!("the engine alone (SVC_SEARCH_MODEL=off)"),
     }
     println!("{}", Tally::header());
     for file in files {
@@ -79,7 +83,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let index = DocumentIndex::new(rows);
         let key = format!("{api}:{}", index.len());
         if let Some(semantic) = &semantic {
+            let started = std::time::Instant::now();
             semantic.build(&key, &index).await?;
+            println!("{api:<12} {} sections embedded in {:.1} s", index.len(), started.elapsed().as_secs_f64());
         }
         let mut halves: BTreeMap<String, Tally> = BTreeMap::new();
         let mut times = Vec::new();

@@ -78,8 +78,8 @@ pub struct Hub {
     llm: Option<Arc<platform::llm::LlmConfig>>,
     /// The in-memory indexes of documents searched lately (see `search`).
     search_indexes: Arc<search::DocumentIndexes>,
-    /// The operator's embeddings model re-ranking the search
-    /// (`SVC_LLM_EMBEDDING_MODEL`; see `semantic`).
+    /// The sentence model re-ranking the search (built in, or the
+    /// operator's `SVC_LLM_EMBEDDING_MODEL`; see `semantic`).
     semantic: Option<Arc<semantic::Semantic>>,
     /// Commits inbox captures in groups (started on the first capture).
     capture_writer: Arc<std::sync::OnceLock<inboxes::CaptureWriter>>,
@@ -215,11 +215,11 @@ impl Hub {
         self.background.reopen();
     }
 
-    /// The same hub with the operator's embeddings model re-ranking the
-    /// docs search (`None`: the word engine alone).
+    /// The same hub with a sentence model re-ranking the docs search
+    /// (`None`: the word engine alone, as a hub starts).
     #[must_use]
-    pub fn with_embeddings(mut self, config: Option<platform::embeddings::EmbeddingConfig>) -> Self {
-        self.semantic = config.map(|c| Arc::new(semantic::Semantic::new(c)));
+    pub fn with_search_model(mut self, model: Option<semantic::SearchModel>) -> Self {
+        self.semantic = model.map(|m| Arc::new(semantic::Semantic::new(m)));
         self
     }
 

@@ -26,7 +26,6 @@ use std::sync::OnceLock;
 use rust_stemmers::{Algorithm, Stemmer};
 
 pub mod semantic;
-mod vectors;
 
 /// Words a question carries that say nothing about which operation it means.
 const STOP_WORDS: &[&str] = &[
@@ -292,8 +291,19 @@ const AFTER_A_VERB: &[&str] = &[
 #[must_use]
 pub fn asks_for_change(question: &str) -> bool {
     let typed = words(question);
-    let mut rest = typed.iter().skip_while(|w| LEAD_INS.contains(&w.as_str()));
-    let (Some(first), next) = (rest.next(), rest.next()) else { return false };
+    let start = typed.iter().take_while(|w| LEAD_INS.contains(&w.as_str())).count();
+    let rest = typed.get(start..).unwrap_or_default();
+    // A phrase is its one verb ("get rid of a pet" deletes).
+    let phrase = PHRASES
+        .iter()
+        .find(|(parts, _)| parts.len() <= rest.len() && parts.iter().zip(rest).all(|(part, w)| part == w));
+    let (first, next) = match phrase {
+        Some((parts, meaning)) => ((*meaning).to_owned(), rest.get(parts.len())),
+        None => match rest.first() {
+            Some(first) => (first.clone(), rest.get(1)),
+            None => return false,
+        },
+    };
     let of = |verbs: &[&str]| verbs.contains(&first.as_str());
     let reads = VERBS.iter().take(2).any(|verbs| of(verbs))
         || ["search", "download", "export", "tell", "give", "return", "display", "print"].contains(&first.as_str());
@@ -363,8 +373,9 @@ pub fn query_groups(question: &str) -> Vec<Group> {
         if let Some(intent) = verb.and_then(|verbs| verbs.first()) {
             add(&mut group, stem(intent), 1.0);
         }
-        // "how many" also finds "How many items to return".
-        for part in phrase.iter().filter(|w| !STOP_WORDS.contains(w)) {
+        // "how many" also finds "How many items to return"; a verb of a
+        // phrase is not asked for ("get rid of" asks for no `GET`).
+        for part in phrase.iter().filter(|w| !STOP_WORDS.contains(w) && !VERBS.iter().any(|v| v.contains(w))) {
             add(&mut group, stem(part), 1.0);
         }
         for synonyms in SYNONYMS {
@@ -406,8 +417,7 @@ pub struct Candidate {
 }
 
 /// Bytes of documents kept per node by [`DocumentIndexes`] (GitHub's REST
-/// description, 2,192 sections, holds about 5 MB with its sections'
-/// meanings).
+/// description, 2,192 sections, holds about 4 MB).
 const CACHED_INDEX_BYTES: usize = 64 * 1024 * 1024;
 
 /// One document's sections with an inverted index of the words they are
@@ -418,8 +428,9 @@ const CACHED_INDEX_BYTES: usize = 64 * 1024 * 1024;
 /// normalised by this module, the index is per document and read-only, and
 /// what a search needs from it is how well each section holds each question
 /// group (the best alternative's weight, in its title and in its
-/// description apart) and how close its meaning is, which a general
-/// engine's scoring does not give.
+/// description apart), which a general engine's scoring does not give.
+/// Meaning is the sentence model's (`crate::semantic`), fused with this
+/// ranking.
 #[derive(Debug)]
 pub struct DocumentIndex {
     sections: Vec<Candidate>,
@@ -427,13 +438,6 @@ pub struct DocumentIndex {
     vocabulary: Vec<(String, usize)>,
     title_postings: Vec<Vec<usize>>,
     body_postings: Vec<Vec<usize>>,
-    /// Each section's meaning (see [`vectors`]), when the model knows a
-    /// word of it.
-    meanings: Vec<Option<Vec<f32>>>,
-    /// The words of the titles the model knows (their places in
-    /// `vocabulary`), with their vectors: what a question word may stand
-    /// for in this document.
-    title_vocabulary: Vec<(usize, &'static [u8])>,
     /// What ranking asks of each section, worked out once.
     shapes: Vec<Shape>,
     bytes: usize,
@@ -486,14 +490,6 @@ impl DocumentIndex {
         let mut vocabulary: Vec<(String, usize)> = ids.into_iter().collect();
         vocabulary.sort_unstable();
         bytes += vocabulary.iter().map(|(w, _)| w.len() + 32).sum::<usize>();
-        let meanings: Vec<Option<Vec<f32>>> = sections.iter().map(meaning).collect();
-        let title_vocabulary: Vec<(usize, &'static [u8])> = vocabulary
-            .iter()
-            .enumerate()
-            .filter(|(_, (_, id))| title_postings.get(*id).is_some_and(|p| !p.is_empty()))
-            .filter_map(|(at, (word, _))| vectors::vector(word).map(|v| (at, v)))
-            .collect();
-        bytes += title_vocabulary.len() * 24;
         let shapes: Vec<Shape> = sections
             .iter()
             .map(|section| {
@@ -518,8 +514,7 @@ impl DocumentIndex {
             })
             .collect();
         bytes += shapes.iter().map(|s| s.title_ids.len() * 8 + 64).sum::<usize>();
-        bytes += meanings.iter().flatten().map(|m| m.len() * 4 + 24).sum::<usize>();
-        Self { meanings, title_vocabulary, shapes, sections, vocabulary, title_postings, body_postings, bytes }
+        Self { shapes, sections, vocabulary, title_postings, body_postings, bytes }
     }
 
     /// How many sections the index holds.
@@ -561,49 +556,13 @@ impl DocumentIndex {
     /// [`DocumentIndex::search`] as places in [`DocumentIndex::sections`].
     #[must_use]
     pub fn positions(&self, question: &str, limit: usize) -> Vec<usize> {
-        let mut groups = query_groups(question);
-        self.add_kindred(&mut groups);
-        self.ranked(&groups, asks_for_change(question), limit)
+        self.ranked(&query_groups(question), asks_for_change(question), limit)
     }
 
     /// The sections, in document order.
     #[must_use]
     pub fn sections(&self) -> &[Candidate] {
         &self.sections
-    }
-
-    /// Adds to each question word the title words of this document closest
-    /// to it in meaning (the model's cosine at least [`KINDRED`]), at most
-    /// [`KINDRED_WORDS`] of them, each counting its cosine times
-    /// [`KINDRED_WEIGHT`]: "band" finds "artist", "song" finds "track".
-    fn add_kindred(&self, groups: &mut [Group]) {
-        for group in groups.iter_mut() {
-            let Some(asked) = group.first().and_then(|(w, _)| vectors::vector(w)) else { continue };
-            let mut close: Vec<(f32, usize)> = self
-                .title_vocabulary
-                .iter()
-                .map(|(id, v)| (vectors::similarity(asked, v), *id))
-                .filter(|(sim, _)| *sim >= KINDRED)
-                .collect();
-            close.sort_by(|a, b| b.0.total_cmp(&a.0));
-            let mut added = 0;
-            for (sim, id) in close {
-                if added >= KINDRED_WORDS {
-                    break;
-                }
-                let Some(word) = self.word(id) else { continue };
-                if group.iter().any(|(w, _)| w == word) {
-                    continue;
-                }
-                group.push((word.to_owned(), sim * KINDRED_WEIGHT));
-                added += 1;
-            }
-        }
-    }
-
-    /// The word at a place of the vocabulary.
-    fn word(&self, at: usize) -> Option<&str> {
-        self.vocabulary.get(at).map(|(w, _)| w.as_str())
     }
 
     /// Orders the sections holding any word of the question the way a
@@ -660,28 +619,6 @@ impl DocumentIndex {
                 }
             }
         }
-        // Sections whose meaning is closest to the question's join those
-        // holding its words.
-        let question = vectors::embed(groups.iter().filter_map(|g| g.first()).map(|(w, _)| (w.as_str(), 1.0)));
-        let closeness: Vec<f32> = match &question {
-            Some(question) => {
-                self.meanings.iter().map(|m| m.as_deref().map_or(0.0, |m| vectors::cosine(question, m))).collect()
-            }
-            None => Vec::new(),
-        };
-        let mut closest: Vec<usize> = (0..closeness.len()).collect();
-        closest.sort_by(|a, b| {
-            closeness.get(*b).unwrap_or(&0.0).total_cmp(closeness.get(*a).unwrap_or(&0.0)).then(a.cmp(b))
-        });
-        let close_enough = |n: &usize| closeness.get(*n).is_some_and(|c| *c >= CLOSE_ENOUGH);
-        for n in closest.into_iter().take(CLOSEST).filter(close_enough) {
-            if let Some(seen) = seen.get_mut(n)
-                && !*seen
-            {
-                *seen = true;
-                touched.push(n);
-            }
-        }
         let mut asked: Vec<usize> = groups.iter().flatten().flat_map(|(w, _)| self.ids(w, false)).collect();
         asked.sort_unstable();
         asked.dedup();
@@ -700,7 +637,6 @@ impl DocumentIndex {
                 if count > 0 && direct.get(n).is_some_and(|bits| bits & every == every) {
                     score += 1.5;
                 }
-                score += MEANING * closeness.get(n).copied().unwrap_or(0.0);
                 let Some(shape) = self.shapes.get(n) else { return (f32::MIN, 0, n) };
                 // Words the method implies (`list`, `get`, ...) are not the
                 // author's: they never count as unasked.
@@ -765,44 +701,9 @@ pub const SNIPPET_CHARS: usize = 240;
 /// How many sections a search ranks and hands on.
 pub const CANDIDATES: usize = 250;
 
-/// Sections a search takes for their meaning alone, besides those holding
-/// a question word.
-const CLOSEST: usize = 40;
-
-/// The least cosine of a title word to a question word for it to stand
-/// for the question word.
-const KINDRED: f32 = 0.6;
-/// Title words a question word may stand for.
-const KINDRED_WORDS: usize = 3;
-/// What finding a title word standing for a question word counts, times
-/// its cosine, against 1 for the question word itself.
-const KINDRED_WEIGHT: f32 = 0.5;
-
-/// The least closeness (cosine) of a section's meaning to the question's
-/// for the section to join by meaning alone: below it, a question about
-/// something the document does not hold finds nothing, as before.
-const CLOSE_ENOUGH: f32 = 0.4;
-
-/// What the closeness of a section's meaning to the question's counts (a
-/// cosine, 1 for the same meaning), against 3 for a question word in its
-/// title.
-const MEANING: f32 = 3.0;
-
 /// How much a match on a word every section holds counts, against 1 for a
 /// word only one section holds.
 const COMMON_WORD: f32 = 0.4;
-
-/// Words of a section's description its meaning is made of, beyond its
-/// title (the summary comes first).
-const MEANING_WORDS: usize = 30;
-
-/// A section's meaning: its title's words (the method's intent aside)
-/// counting twice, and the first words of its description.
-fn meaning(section: &Candidate) -> Option<Vec<f32>> {
-    let title = section.title_terms.split(' ').filter(|w| !w.is_empty() && !INTENT_STEMS.contains(w)).map(|w| (w, 2.0));
-    let body = section.terms.split(' ').filter(|w| !w.is_empty()).take(MEANING_WORDS).map(|w| (w, 1.0));
-    vectors::embed(title.chain(body))
-}
 
 fn is_operation(title: &str) -> bool {
     title
@@ -886,9 +787,14 @@ mod tests {
 
     #[test]
     fn imperatives_ask_for_changes() {
-        for question in
-            ["star a repository", "comment on an issue", "how do I fork a repo", "remove the label", "mark all as read"]
-        {
+        for question in [
+            "star a repository",
+            "comment on an issue",
+            "how do I fork a repo",
+            "remove the label",
+            "mark all as read",
+            "get rid of a pet",
+        ] {
             assert!(asks_for_change(question), "{question}");
         }
         for question in [

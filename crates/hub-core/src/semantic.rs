@@ -1,14 +1,16 @@
-//! The optional re-ranking of the docs search by an operator's embeddings
-//! model (`SVC_LLM_URL` with `SVC_LLM_EMBEDDING_MODEL`; see
-//! `search::semantic` for the fusion and docs/assistant.md for the
-//! settings).
+//! The re-ranking of the docs search by a sentence model: the one in the
+//! binary (all-MiniLM-L6-v2, the `sentence` crate; `svc serve` uses it
+//! unless `SVC_SEARCH_MODEL=off`), or an operator's embeddings model
+//! (`SVC_LLM_URL` with `SVC_LLM_EMBEDDING_MODEL`). See `search::semantic`
+//! for the fusion and docs/assistant.md for the settings.
 //!
 //! Never required and never in the way: a document's sections are embedded
 //! off the request path on its first search (one document at a time per
-//! node), and until its vectors are ready, or whenever the model does not
-//! answer a question in [`QUESTION_TIMEOUT`], the word engine's ranking is
-//! the answer. A model that failed is asked again only after a pause, so a
-//! missing endpoint costs the searches nothing.
+//! node; the built-in model on one blocking thread), and until its vectors
+//! are ready, or whenever an operator's model does not answer a question in
+//! [`QUESTION_TIMEOUT`], the word engine's ranking is the answer. A model
+//! that failed is asked again only after a pause, so a missing endpoint
+//! costs the searches nothing.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -39,10 +41,57 @@ pub const MAX_SECTIONS: usize = 10_000;
 /// down).
 const PAUSE_AFTER_FAILURE: Duration = Duration::from_secs(60);
 
+/// Sections the built-in model encodes per turn of the blocking pool (a
+/// few seconds of one core), so a shutdown or a question waits for at most
+/// one turn.
+const BUILTIN_BATCH: usize = 64;
+
+/// Which model gives the search its meaning.
+#[derive(Debug, Clone)]
+pub enum SearchModel {
+    /// all-MiniLM-L6-v2 in the binary (`sentence::Encoder`).
+    Builtin,
+    /// The operator's embeddings model (`SVC_LLM_EMBEDDING_MODEL`).
+    Remote(EmbeddingConfig),
+}
+
+impl SearchModel {
+    /// The model of the settings `var` reads: the operator's embeddings
+    /// model when `SVC_LLM_EMBEDDING_MODEL` names one (with `SVC_LLM_URL`),
+    /// else the built-in one unless `SVC_SEARCH_MODEL` is `off`. An
+    /// unknown `SVC_SEARCH_MODEL` is an error (a typo must not silently
+    /// turn the model off or on).
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Option<Self>, String> {
+        let choice = var("SVC_SEARCH_MODEL").map(|v| v.trim().to_ascii_lowercase()).unwrap_or_default();
+        let builtin = match choice.as_str() {
+            "" | "builtin" | "on" => true,
+            "off" | "none" => false,
+            other => return Err(format!("SVC_SEARCH_MODEL is {other:?}: it is `builtin` (the default) or `off`")),
+        };
+        if let Some(remote) = EmbeddingConfig::from_vars(&var) {
+            return Ok(Some(Self::Remote(remote)));
+        }
+        Ok(builtin.then_some(Self::Builtin))
+    }
+
+    /// The model's name, for logs.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        match self {
+            Self::Builtin => "all-MiniLM-L6-v2 (built in)",
+            Self::Remote(config) => &config.model,
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum SemanticError {
     #[error(transparent)]
     Model(#[from] LlmError),
+    #[error(transparent)]
+    Builtin(#[from] sentence::SentenceError),
+    #[error("the built-in model's work stopped: {0}")]
+    Stopped(String),
     #[error("a document of {0} sections is past the {MAX_SECTIONS} embedded")]
     TooLarge(usize),
     #[error("the model's vectors are of different widths")]
@@ -59,7 +108,7 @@ impl From<Poisoned> for SemanticError {
 
 /// See the module documentation.
 pub struct Semantic {
-    config: EmbeddingConfig,
+    model: SearchModel,
     documents: DocumentCache<Meanings>,
     questions: DocumentCache<Vec<f32>>,
     /// When each document's embedding was last started (a failed one is
@@ -73,15 +122,15 @@ pub struct Semantic {
 
 impl std::fmt::Debug for Semantic {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Semantic").field("model", &self.config.model).field("documents", &self.documents).finish()
+        f.debug_struct("Semantic").field("model", &self.model.name()).field("documents", &self.documents).finish()
     }
 }
 
 impl Semantic {
     #[must_use]
-    pub fn new(config: EmbeddingConfig) -> Self {
+    pub fn new(model: SearchModel) -> Self {
         Self {
-            config,
+            model,
             documents: DocumentCache::new(DOCUMENTS, DOCUMENT_BYTES),
             questions: DocumentCache::new(QUESTIONS, QUESTION_BYTES),
             started: Mutex::new(HashMap::new()),
@@ -93,7 +142,7 @@ impl Semantic {
     /// The model's name.
     #[must_use]
     pub fn model(&self) -> &str {
-        &self.config.model
+        self.model.name()
     }
 
     /// Whether the document `key`'s sections should be embedded now: its
@@ -122,7 +171,7 @@ impl Semantic {
         let meanings = self
             .documents
             .get_or_build(key, || async {
-                let meanings = embed_sections(&self.config, index.sections()).await?;
+                let meanings = embed_sections(&self.model, index.sections()).await?;
                 let bytes = meanings.bytes();
                 Ok::<_, SemanticError>((meanings, bytes))
             })
@@ -167,8 +216,12 @@ impl Semantic {
         let found = self
             .questions
             .get_or_build(&question, || async {
-                let mut vectors =
-                    embeddings::embed(&self.config, std::slice::from_ref(&question), QUESTION_TIMEOUT).await?;
+                let mut vectors = match &self.model {
+                    SearchModel::Builtin => encode(vec![question.clone()]).await?,
+                    SearchModel::Remote(config) => {
+                        embeddings::embed(config, std::slice::from_ref(&question), QUESTION_TIMEOUT).await?
+                    }
+                };
                 let vector = vectors.pop().ok_or(SemanticError::Widths)?;
                 let bytes = vector.len() * 4 + question.len();
                 Ok::<_, SemanticError>((vector, bytes))
@@ -177,7 +230,7 @@ impl Semantic {
         match found {
             Ok(vector) => Some(vector),
             Err(error) => {
-                tracing::warn!(%error, model = %self.config.model, "the embeddings model did not answer; searching by words alone for a minute");
+                tracing::warn!(%error, model = %self.model.name(), "the embeddings model did not answer; searching by words alone for a minute");
                 if let Ok(mut paused) = self.paused_until.lock() {
                     *paused = Some(Instant::now() + PAUSE_AFTER_FAILURE);
                 }
@@ -187,16 +240,86 @@ impl Semantic {
     }
 }
 
-/// The vectors of `sections`, asked of the model [`MAX_BATCH`] at a time.
-pub async fn embed_sections(config: &EmbeddingConfig, sections: &[Candidate]) -> Result<Meanings, SemanticError> {
+/// The vectors of `sections`: asked of an operator's model [`MAX_BATCH`]
+/// at a time, or encoded by the built-in one [`BUILTIN_BATCH`] at a time.
+pub async fn embed_sections(model: &SearchModel, sections: &[Candidate]) -> Result<Meanings, SemanticError> {
     if sections.len() > MAX_SECTIONS {
         return Err(SemanticError::TooLarge(sections.len()));
     }
-    let timeout = Duration::from_secs(config.timeout_secs.max(1));
     let mut vectors = Vec::with_capacity(sections.len());
-    for batch in sections.chunks(MAX_BATCH) {
-        let texts: Vec<String> = batch.iter().map(fusion::section_text).collect();
-        vectors.extend(embeddings::embed(config, &texts, timeout).await?);
+    match model {
+        SearchModel::Builtin => {
+            for batch in sections.chunks(BUILTIN_BATCH) {
+                vectors.extend(encode(batch.iter().map(fusion::section_text).collect()).await?);
+            }
+        }
+        SearchModel::Remote(config) => {
+            let timeout = Duration::from_secs(config.timeout_secs.max(1));
+            for batch in sections.chunks(MAX_BATCH) {
+                let texts: Vec<String> = batch.iter().map(fusion::section_text).collect();
+                vectors.extend(embeddings::embed(config, &texts, timeout).await?);
+            }
+        }
     }
     Meanings::new(&vectors).ok_or(SemanticError::Widths)
+}
+
+/// The built-in model's vectors of `texts`, encoded on the blocking pool.
+async fn encode(texts: Vec<String>) -> Result<Vec<Vec<f32>>, SemanticError> {
+    let encoder = sentence::Encoder::builtin()?;
+    tokio::task::spawn_blocking(move || encoder.embed(&texts))
+        .await
+        .map_err(|error| SemanticError::Stopped(error.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let pairs: Vec<(String, String)> = pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        move |name| pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn the_built_in_model_is_the_default_and_can_be_turned_off() {
+        assert!(matches!(SearchModel::from_vars(vars(&[])), Ok(Some(SearchModel::Builtin))));
+        assert!(matches!(SearchModel::from_vars(vars(&[("SVC_SEARCH_MODEL", " Off ")])), Ok(None)));
+        let error = SearchModel::from_vars(vars(&[("SVC_SEARCH_MODEL", "minilm")])).unwrap_err();
+        assert!(error.contains("`builtin` (the default) or `off`"), "{error}");
+    }
+
+    #[test]
+    fn an_operators_model_takes_the_place_of_the_built_in_one() {
+        let remote = SearchModel::from_vars(vars(&[
+            ("SVC_LLM_URL", "http://127.0.0.1:11434/v1"),
+            ("SVC_LLM_EMBEDDING_MODEL", "nomic-embed-text"),
+        ]));
+        assert!(matches!(&remote, Ok(Some(SearchModel::Remote(c))) if c.model == "nomic-embed-text"), "{remote:?}");
+        // Without the URL the name means nothing, and the built-in one stays.
+        let alone = SearchModel::from_vars(vars(&[("SVC_LLM_EMBEDDING_MODEL", "nomic-embed-text")]));
+        assert!(matches!(alone, Ok(Some(SearchModel::Builtin))));
+    }
+
+    #[tokio::test]
+    async fn the_built_in_model_embeds_sections_and_questions() {
+        let section = |title: &str, body: &str| Candidate {
+            target: format!("op/{title}"),
+            title: title.to_owned(),
+            body: body.to_owned(),
+            title_terms: String::new(),
+            terms: String::new(),
+        };
+        let sections = [
+            section("GET /rate_limit", "Get rate limit status for the authenticated user"),
+            section("POST /user/repos", "Create a repository for the authenticated user"),
+            section("DELETE /gists/{gist_id}", "Delete a gist"),
+        ];
+        let meanings = embed_sections(&SearchModel::Builtin, &sections).await.unwrap();
+        assert_eq!((meanings.len(), meanings.width()), (3, sentence::WIDTH));
+        let question = encode(vec!["how many API calls do I have left".to_owned()]).await.unwrap();
+        let closeness = meanings.closeness(&question[0]).unwrap();
+        let closest = (0..closeness.len()).max_by(|a, b| closeness[*a].total_cmp(&closeness[*b]));
+        assert_eq!(closest, Some(0), "{closeness:?}");
+    }
 }

@@ -124,13 +124,16 @@ async fn serve_hub(
         tracing::info!(model = %llm.model, "the docs assistant answers with SVC_LLM_URL");
     }
     let hub = hub.with_llm(llm);
-    // The search re-ranks by the operator's embeddings model when one is
-    // named; the word engine answers alone otherwise.
-    let embeddings = platform::embeddings::EmbeddingConfig::from_env();
-    if let Some(embeddings) = &embeddings {
-        tracing::info!(model = %embeddings.model, "the docs search re-ranks with SVC_LLM_EMBEDDING_MODEL");
+    // The search re-ranks by a sentence model: the operator's embeddings
+    // model when one is named, else the one in the binary unless
+    // SVC_SEARCH_MODEL=off.
+    let search_model =
+        hub_core::semantic::SearchModel::from_vars(|name| std::env::var(name).ok()).map_err(anyhow::Error::msg)?;
+    match &search_model {
+        Some(model) => tracing::info!(model = %model.name(), "the docs search re-ranks by a sentence model"),
+        None => tracing::info!("SVC_SEARCH_MODEL=off: the docs search ranks by words alone"),
     }
-    let hub = hub.with_embeddings(embeddings);
+    let hub = hub.with_search_model(search_model);
     let key = platform::secrets::SecretKey::load_or_create(&store.data_dir).context("the secret key")?;
     let webhooks = platform::outbound::Outbound::guarded_for(platform::outbound::Purpose::Webhooks).context(
         "SVC_OUTBOUND_ALLOW or SVC_OUTBOUND_ALLOW_WEBHOOKS (hosts and networks webhooks may reach) is invalid",

@@ -1,7 +1,8 @@
-//! The search re-ranked by an operator's embeddings model
-//! (`SVC_LLM_EMBEDDING_MODEL`): a fake OpenAI-compatible embeddings server
-//! written here, whose vectors count words of a few meanings, so that a
-//! question and an operation sharing no word can still meet. Checked
+//! The search re-ranked by a sentence model. The operator's embeddings
+//! model (`SVC_LLM_EMBEDDING_MODEL`) is a fake OpenAI-compatible
+//! embeddings server written here, whose vectors count words of a few
+//! meanings, so that a question and an operation sharing no word can
+//! still meet; the built-in model is the real all-MiniLM-L6-v2. Checked
 //! through the hosted docs' search and MCP `search_endpoints`, against the
 //! word engine alone, and with a model that fails.
 
@@ -11,10 +12,12 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use axum::response::IntoResponse as _;
 use hub_core::Plan;
+use hub_core::semantic::SearchModel;
 use serde_json::{Value, json};
 use test_kit::{TestApp, TestResponse, on_both_stores};
 
 on_both_stores!(a_model_reranks_every_surface_and_a_broken_one_changes_nothing);
+on_both_stores!(the_built_in_model_finds_what_words_miss);
 
 const API: &str = r##"{"openapi":"3.0.3","info":{"title":"Service","version":"1"},
   "paths":{
@@ -23,9 +26,14 @@ const API: &str = r##"{"openapi":"3.0.3","info":{"title":"Service","version":"1"
     "/rate_limit":{"get":{"operationId":"getRateLimit","summary":"Get rate limit status","description":"The quota of the current window.","responses":{"200":{"description":"ok"}}}},
     "/pets":{"get":{"operationId":"listPets","summary":"List pets","responses":{"200":{"description":"ok"}}}}}}"##;
 
-/// The question: it shares "requests" with the wrong operation and no word
-/// with the right one, which only meaning finds.
-const QUESTION: &str = "how many requests do I have left";
+/// The question: it shares no word with the operation that answers it,
+/// which only meaning finds.
+const QUESTION: &str = "how many calls do I have left";
+/// A question for the built-in model, which finds "calls" as close to
+/// the list of requests as to the rate limit.
+const THROTTLED: &str = "am I being throttled";
+/// A question sharing "requests" with the wrong operation.
+const MISLEADING: &str = "how many requests do I have left";
 
 /// Words of each meaning the fake model knows; a text's vector counts them.
 const MEANINGS: [&[&str]; 3] =
@@ -90,13 +98,13 @@ async fn fake_model() -> (String, FakeModel) {
     (format!("http://{addr}"), fake)
 }
 
-fn config(url: String) -> Option<platform::embeddings::EmbeddingConfig> {
-    Some(platform::embeddings::EmbeddingConfig {
+fn config(url: String) -> Option<SearchModel> {
+    Some(SearchModel::Remote(platform::embeddings::EmbeddingConfig {
         url,
         model: "fake-embed".into(),
         api_key: Some("sk-test".into()),
         timeout_secs: 10,
-    })
+    }))
 }
 
 async fn get(router: &axum::Router, path: &str) -> TestResponse {
@@ -134,19 +142,19 @@ async fn a_model_reranks_every_surface_and_a_broken_one_changes_nothing(app: Tes
     let pushed = app.push("svc", &token, "label=1", API).await;
     assert_eq!(pushed.status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&pushed.body));
 
-    // The word engine alone ranks the operation sharing a word first.
+    // The word engine alone does not find the operation.
     let words_alone = docs_search(&app.router, "svc", QUESTION).await;
-    assert_ne!(words_alone.first().map(String::as_str), Some("GET /rate_limit"), "{words_alone:?}");
+    assert!(!words_alone.contains(&"GET /rate_limit".to_owned()), "{words_alone:?}");
 
     // A model that fails changes nothing, and costs no error.
     let (url, fake) = fake_model().await;
-    let broken = app.router_for(app.hub.clone().with_embeddings(config(format!("{url}/broken/v1"))));
+    let broken = app.router_for(app.hub.clone().with_search_model(config(format!("{url}/broken/v1"))));
     assert_eq!(docs_search(&broken, "svc", QUESTION).await, words_alone);
     assert_eq!(docs_search(&broken, "svc", QUESTION).await, words_alone, "and again while it is paused");
 
     // With a model, the first search embeds the document off the request
     // path; searches re-rank once its vectors are ready.
-    let router = app.router_for(app.hub.clone().with_embeddings(config(format!("{url}/v1/chat/completions"))));
+    let router = app.router_for(app.hub.clone().with_search_model(config(format!("{url}/v1/chat/completions"))));
     let mut found = docs_search(&router, "svc", QUESTION).await;
     for _ in 0..100 {
         if found.first().map(String::as_str) == Some("GET /rate_limit") {
@@ -156,7 +164,11 @@ async fn a_model_reranks_every_surface_and_a_broken_one_changes_nothing(app: Tes
         found = docs_search(&router, "svc", QUESTION).await;
     }
     assert_eq!(found.first().map(String::as_str), Some("GET /rate_limit"), "{found:?}");
-    assert!(found.contains(&"GET /requests".to_owned()), "the engine's find stays among the hits: {found:?}");
+    // Where the words mislead, the model's find joins the engine's.
+    let both = docs_search(&router, "svc", MISLEADING).await;
+    let engine_alone = docs_search(&app.router, "svc", MISLEADING).await;
+    assert!(!engine_alone.contains(&"GET /rate_limit".to_owned()), "{engine_alone:?}");
+    assert!(both.contains(&"GET /rate_limit".to_owned()) && both.contains(&"GET /requests".to_owned()), "{both:?}");
     let tool = search_endpoints(&router, "svc", QUESTION).await;
     assert_eq!(tool.first().map(String::as_str), Some("GET /rate_limit"), "MCP shares the ranking: {tool:?}");
     let animals = search_endpoints(&router, "svc", "which animal do you have").await;
@@ -191,4 +203,38 @@ async fn a_model_reranks_every_surface_and_a_broken_one_changes_nothing(app: Tes
     let asked = inputs.iter().filter(|t| t.as_str() == QUESTION).count();
     assert!(!inputs.iter().any(|t| t == "remaining quota"));
     assert_eq!(asked, 1, "a question is embedded once, then kept: {inputs:?}");
+}
+
+/// Searches `q` until the first hit is `expected` (the document's vectors
+/// are made in the background after its first search), at most `seconds`.
+async fn first_hit_becomes(router: &axum::Router, slug: &str, q: &str, expected: &str, seconds: u64) -> Vec<String> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    loop {
+        let found = docs_search(router, slug, q).await;
+        if found.first().map(String::as_str) == Some(expected) || std::time::Instant::now() > deadline {
+            return found;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+async fn the_built_in_model_finds_what_words_miss(app: TestApp) {
+    let (_, token) = app.user("builtin@example.com", Plan::Pro).await;
+    let created =
+        app.post_json("/api/v1/projects", &token, &json!({ "name": "Svc", "slug": "svc", "is_public": true })).await;
+    assert_eq!(created.status, StatusCode::CREATED);
+    let pushed = app.push("svc", &token, "label=1", API).await;
+    assert_eq!(pushed.status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&pushed.body));
+    let words_alone = docs_search(&app.router, "svc", THROTTLED).await;
+    assert!(!words_alone.contains(&"GET /rate_limit".to_owned()), "{words_alone:?}");
+
+    let router = app.router_for(app.hub.clone().with_search_model(Some(SearchModel::Builtin)));
+    let found = first_hit_becomes(&router, "svc", THROTTLED, "GET /rate_limit", 60).await;
+    assert_eq!(found.first().map(String::as_str), Some("GET /rate_limit"), "{found:?}");
+    let tool = search_endpoints(&router, "svc", THROTTLED).await;
+    assert_eq!(tool.first().map(String::as_str), Some("GET /rate_limit"), "MCP shares the ranking: {tool:?}");
+    let animals = docs_search(&router, "svc", "which animals do you keep").await;
+    assert_eq!(animals.first().map(String::as_str), Some("GET /pets"), "{animals:?}");
+    // A question the words already answer keeps its answer.
+    assert_eq!(docs_search(&router, "svc", "list pets").await.first().map(String::as_str), Some("GET /pets"));
 }
