@@ -8,6 +8,9 @@
 //! test-half figures are the ones quoted.
 //!
 //! Prints the development half only, unless `SEARCH_EVAL_REPORT` is set.
+//! `SEARCH_EVAL_FLOORS=0,0.2,0.3` also prints the development half's
+//! totals with other floors of closeness for the model's finds (how
+//! `semantic::BUILTIN_FLOOR` was chosen).
 //!
 //! The ranking is the hub's, re-ranked by the sentence model the same
 //! settings as `svc serve` choose (`hub_core::semantic`, the code the hub
@@ -36,6 +39,21 @@ fn field<'a>(value: &'a Value, key: &str) -> &'a Value {
     value.get(key).unwrap_or(&Value::Null)
 }
 
+/// What `search_endpoints` answers of a ranking: operations and GraphQL
+/// root fields.
+fn operations(index: &DocumentIndex, found: Vec<usize>) -> Vec<&Candidate> {
+    found
+        .into_iter()
+        .filter_map(|n| index.sections().get(n))
+        .filter(|h| h.target.starts_with("op/") || h.target.starts_with("graphql/"))
+        .collect()
+}
+
+/// The rank (from 1, within 10) of the first expected operation.
+fn rank_of(index: &DocumentIndex, found: Vec<usize>, expect: &[&str]) -> Option<usize> {
+    operations(index, found).iter().take(10).position(|h| expect.contains(&h.title.as_str())).map(|p| p + 1)
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -51,6 +69,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     files.sort();
     let mut totals: BTreeMap<String, Tally> = BTreeMap::new();
+    let floors: Vec<f32> = std::env::var("SEARCH_EVAL_FLOORS")
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|f| f.trim().parse().ok())
+        .collect();
+    let mut by_floor: Vec<Tally> = floors.iter().map(|_| Tally::default()).collect();
     let mut misses = Vec::new();
     let semantic = SearchModel::from_vars(|name| std::env::var(name).ok())?.map(Semantic::new);
     match &semantic {
@@ -104,6 +128,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 // question asked before.
                 semantic.rerank(&key, &index, q, &[], 0).await.ok_or("the model gave no vector")?;
             }
+            let half = field(question, "half").as_str().unwrap_or("?").to_owned();
+            if let Some(semantic) = semantic.as_ref().filter(|_| half == "dev") {
+                let engine = index.positions(q, search::CANDIDATES);
+                let closeness = semantic.closeness(&key, &index, q).await.ok_or("the model gave no vector")?;
+                for (floor, tally) in floors.iter().zip(by_floor.iter_mut()) {
+                    let fused = search::semantic::fuse(&engine, &closeness, *floor, search::CANDIDATES);
+                    tally.add(rank_of(&index, fused, &expect), None);
+                }
+            }
             let started = std::time::Instant::now();
             let mut found = index.positions(q, search::CANDIDATES);
             if let Some(semantic) = &semantic {
@@ -113,13 +146,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     .ok_or("the model gave no vector")?;
             }
             times.push(started.elapsed());
-            let hits: Vec<&Candidate> = found
-                .into_iter()
-                .filter_map(|n| index.sections().get(n))
-                .filter(|h| h.target.starts_with("op/") || h.target.starts_with("graphql/"))
-                .collect();
-            let rank = hits.iter().take(10).position(|h| expect.contains(&h.title.as_str())).map(|p| p + 1);
-            let half = field(question, "half").as_str().unwrap_or("?").to_owned();
+            let hits = operations(&index, found.clone());
+            let rank = rank_of(&index, found, &expect);
             if half == "dev" && rank.is_none_or(|r| r > 3) {
                 let top: Vec<&str> = hits.iter().take(3).map(|h| h.title.as_str()).collect();
                 misses.push(format!(
@@ -147,6 +175,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     for (half, tally) in &totals {
         println!("{}", tally.row("all", half));
+    }
+    for (floor, tally) in floors.iter().zip(&by_floor) {
+        println!("{}", tally.row(&format!("floor {floor}"), "dev"));
     }
     // Misses of the development half only: the test half is never looked at.
     for miss in &misses {

@@ -245,8 +245,8 @@ fn distinct(text: &str) -> String {
 }
 
 /// One word of a question with the words that may stand for it, each with
-/// how much finding it counts: 1 for the word itself and its synonyms, less
-/// for the words the search model learned to go with it.
+/// how much finding it counts (1 for the word itself, its synonyms and the
+/// words of its phrase; meaning is the sentence model's, `crate::semantic`).
 pub type Group = Vec<(String, f32)>;
 
 /// Words a question may use together for one word, read before any other:
@@ -318,8 +318,8 @@ pub fn asks_for_change(question: &str) -> bool {
 const MAX_QUESTION_WORDS: usize = 128;
 
 /// A question as groups of alternatives: each group is one word of the
-/// question (stemmed) with its synonyms and the words the search model
-/// associates with it; filler words are dropped. At most 8 groups.
+/// question (stemmed) with its synonyms; filler words are dropped. At most
+/// 8 groups.
 #[must_use]
 pub fn query_groups(question: &str) -> Vec<Group> {
     let typed = words(question);

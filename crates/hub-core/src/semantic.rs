@@ -46,6 +46,19 @@ const PAUSE_AFTER_FAILURE: Duration = Duration::from_secs(60);
 /// one turn.
 const BUILTIN_BATCH: usize = 64;
 
+/// The least cosine of the built-in model between a question and a section
+/// for the section to join the search by meaning alone, when no word of
+/// the question is in the document: nonsense ("zyzzyva quux") and
+/// questions about what a document does not hold ("how do I bake bread"
+/// of a pet store) stay under 0.2 with every section. On the development
+/// half of `bench/search-eval` any floor from 0.2 to 0.4 gives the same
+/// recall (docs/decisions.md).
+pub const BUILTIN_FLOOR: f32 = 0.3;
+
+/// Questions the built-in model encodes at once per node (about 10 ms of
+/// one core each).
+const QUESTIONS_AT_ONCE: usize = 2;
+
 /// Which model gives the search its meaning.
 #[derive(Debug, Clone)]
 pub enum SearchModel {
@@ -82,6 +95,18 @@ impl SearchModel {
             Self::Remote(config) => &config.model,
         }
     }
+
+    /// The least closeness for a section to join the search by meaning
+    /// alone ([`fusion::fuse`]): for the built-in model [`BUILTIN_FLOOR`];
+    /// an operator's model, whose cosines may run on any scale, brings its
+    /// nearest sections whatever their closeness.
+    #[must_use]
+    pub const fn floor(&self) -> f32 {
+        match self {
+            Self::Builtin => BUILTIN_FLOOR,
+            Self::Remote(_) => f32::MIN,
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -92,6 +117,8 @@ pub enum SemanticError {
     Builtin(#[from] sentence::SentenceError),
     #[error("the built-in model's work stopped: {0}")]
     Stopped(String),
+    #[error("the built-in model is encoding as many questions as it may")]
+    Busy,
     #[error("a document of {0} sections is past the {MAX_SECTIONS} embedded")]
     TooLarge(usize),
     #[error("the model's vectors are of different widths")]
@@ -118,6 +145,10 @@ pub struct Semantic {
     paused_until: Mutex<Option<Instant>>,
     /// One document embedded at a time per node.
     builds: tokio::sync::Semaphore,
+    /// Questions the built-in model encodes at once per node; a search
+    /// finding none free ranks by words rather than wait (a flood of new
+    /// questions costs at most this many cores).
+    encoding: Arc<tokio::sync::Semaphore>,
 }
 
 impl std::fmt::Debug for Semantic {
@@ -136,6 +167,7 @@ impl Semantic {
             started: Mutex::new(HashMap::new()),
             paused_until: Mutex::new(None),
             builds: tokio::sync::Semaphore::new(1),
+            encoding: Arc::new(tokio::sync::Semaphore::new(QUESTIONS_AT_ONCE)),
         }
     }
 
@@ -197,13 +229,20 @@ impl Semantic {
         engine: &[usize],
         limit: usize,
     ) -> Option<Vec<usize>> {
+        let closeness = self.closeness(key, index, question).await?;
+        Some(fusion::fuse(engine, &closeness, self.model.floor(), limit))
+    }
+
+    /// How close each section of document `key` (`index`) is to
+    /// `question`, when the document's vectors are ready and the model
+    /// answers in time; `None` otherwise.
+    pub async fn closeness(&self, key: &str, index: &DocumentIndex, question: &str) -> Option<Vec<f32>> {
         let meanings = self.documents.ready(key)?;
         if meanings.len() != index.len() {
             return None;
         }
         let vector = self.question(question).await?;
-        let closeness = meanings.closeness(&vector)?;
-        Some(fusion::fuse(engine, &closeness, limit))
+        meanings.closeness(&vector)
     }
 
     /// The vector of a question, from the cache or the model; `None` while
@@ -217,7 +256,10 @@ impl Semantic {
             .questions
             .get_or_build(&question, || async {
                 let mut vectors = match &self.model {
-                    SearchModel::Builtin => encode(vec![question.clone()]).await?,
+                    SearchModel::Builtin => {
+                        let turn = self.encoding.clone().try_acquire_owned().map_err(|_| SemanticError::Busy)?;
+                        encode(vec![question.clone()], Some(turn)).await?
+                    }
                     SearchModel::Remote(config) => {
                         embeddings::embed(config, std::slice::from_ref(&question), QUESTION_TIMEOUT).await?
                     }
@@ -229,6 +271,10 @@ impl Semantic {
             .await;
         match found {
             Ok(vector) => Some(vector),
+            Err(SemanticError::Busy) => {
+                tracing::debug!("the built-in model is busy with other questions; this search ranks by words");
+                None
+            }
             Err(error) => {
                 tracing::warn!(%error, model = %self.model.name(), "the embeddings model did not answer; searching by words alone for a minute");
                 if let Ok(mut paused) = self.paused_until.lock() {
@@ -250,7 +296,7 @@ pub async fn embed_sections(model: &SearchModel, sections: &[Candidate]) -> Resu
     match model {
         SearchModel::Builtin => {
             for batch in sections.chunks(BUILTIN_BATCH) {
-                vectors.extend(encode(batch.iter().map(fusion::section_text).collect()).await?);
+                vectors.extend(encode(batch.iter().map(fusion::section_text).collect(), None).await?);
             }
         }
         SearchModel::Remote(config) => {
@@ -264,12 +310,21 @@ pub async fn embed_sections(model: &SearchModel, sections: &[Candidate]) -> Resu
     Meanings::new(&vectors).ok_or(SemanticError::Widths)
 }
 
-/// The built-in model's vectors of `texts`, encoded on the blocking pool.
-async fn encode(texts: Vec<String>) -> Result<Vec<Vec<f32>>, SemanticError> {
+/// The built-in model's vectors of `texts`, encoded on the blocking pool;
+/// `turn` is held until the encoding ends, even when the search that
+/// asked for it is gone.
+async fn encode(
+    texts: Vec<String>,
+    turn: Option<tokio::sync::OwnedSemaphorePermit>,
+) -> Result<Vec<Vec<f32>>, SemanticError> {
     let encoder = sentence::Encoder::builtin()?;
-    tokio::task::spawn_blocking(move || encoder.embed(&texts))
-        .await
-        .map_err(|error| SemanticError::Stopped(error.to_string()))
+    tokio::task::spawn_blocking(move || {
+        let vectors = encoder.embed(&texts);
+        drop(turn);
+        vectors
+    })
+    .await
+    .map_err(|error| SemanticError::Stopped(error.to_string()))
 }
 
 #[cfg(test)]
@@ -302,6 +357,18 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_busy_model_leaves_the_question_to_words_without_a_pause() {
+        let semantic = Semantic::new(SearchModel::Builtin);
+        let held: Vec<_> =
+            (0..QUESTIONS_AT_ONCE).map(|_| semantic.encoding.clone().try_acquire_owned().unwrap()).collect();
+        assert!(semantic.question("how many calls do I have left").await.is_none(), "every turn is taken");
+        drop(held);
+        assert!(semantic.paused_until.lock().unwrap().is_none(), "busy is no failure");
+        let vector = semantic.question("how many calls do I have left").await.unwrap();
+        assert_eq!(vector.len(), sentence::WIDTH);
+    }
+
+    #[tokio::test]
     async fn the_built_in_model_embeds_sections_and_questions() {
         let section = |title: &str, body: &str| Candidate {
             target: format!("op/{title}"),
@@ -317,7 +384,7 @@ mod tests {
         ];
         let meanings = embed_sections(&SearchModel::Builtin, &sections).await.unwrap();
         assert_eq!((meanings.len(), meanings.width()), (3, sentence::WIDTH));
-        let question = encode(vec!["how many API calls do I have left".to_owned()]).await.unwrap();
+        let question = encode(vec!["how many API calls do I have left".to_owned()], None).await.unwrap();
         let closeness = meanings.closeness(&question[0]).unwrap();
         let closest = (0..closeness.len()).max_by(|a, b| closeness[*a].total_cmp(&closeness[*b]));
         assert_eq!(closest, Some(0), "{closeness:?}");

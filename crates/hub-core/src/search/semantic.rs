@@ -139,10 +139,14 @@ impl Meanings {
 /// list scores `1 / (K + rank)` for its engine rank and
 /// [`MODEL_WEIGHT`]` / (K + rank)` for its rank among the [`CLOSEST`]
 /// sections nearest the question; best first, at most `limit`. Ties keep
-/// the engine's order.
+/// the engine's order. Where the engine found nothing (no word of the
+/// question is in the document), only sections at least `floor` close
+/// join: a question about nothing the document holds finds nothing.
 #[must_use]
-pub fn fuse(engine: &[usize], closeness: &[f32], limit: usize) -> Vec<usize> {
-    let mut nearest: Vec<usize> = (0..closeness.len()).collect();
+pub fn fuse(engine: &[usize], closeness: &[f32], floor: f32, limit: usize) -> Vec<usize> {
+    let floor = if engine.is_empty() { floor } else { f32::MIN };
+    let mut nearest: Vec<usize> =
+        (0..closeness.len()).filter(|n| closeness.get(*n).is_some_and(|c| *c >= floor)).collect();
     nearest.sort_by(|a, b| {
         let (x, y) = (closeness.get(*a).copied().unwrap_or(0.0), closeness.get(*b).copied().unwrap_or(0.0));
         y.total_cmp(&x).then(a.cmp(b))
@@ -212,13 +216,19 @@ mod tests {
             *close = 0.5 - n as f32 / 100.0;
         }
         let engine: Vec<usize> = (0..10).collect();
-        let fused = fuse(&engine, &closeness, 30);
+        let fused = fuse(&engine, &closeness, 0.0, 30);
         let at = |n: usize| fused.iter().position(|x| *x == n).unwrap_or(usize::MAX);
         assert_eq!(fused[0], 0, "agreed first: {fused:?}");
         assert!(at(20) < at(3), "the model's own find passes the engine's weaker ones: {fused:?}");
         assert!(at(1) < at(21), "the engine's second stays above the model's lesser finds: {fused:?}");
-        assert_eq!(fuse(&engine, &closeness, 5).len(), 5, "the limit holds");
+        assert_eq!(fuse(&engine, &closeness, 0.0, 5).len(), 5, "the limit holds");
         // Where the two agree, the order stays.
-        assert_eq!(fuse(&[2, 0, 1], &[0.5, 0.1, 0.9], 3), [2, 0, 1]);
+        assert_eq!(fuse(&[2, 0, 1], &[0.5, 0.1, 0.9], 0.0, 3), [2, 0, 1]);
+        // Where the engine found nothing, the model brings only what is
+        // above the floor; beside the engine's finds, its nearest whatever
+        // their closeness.
+        assert!(fuse(&[], &[0.1, 0.2, 0.15], 0.3, 10).is_empty());
+        assert_eq!(fuse(&[], &[0.1, 0.35, 0.15], 0.3, 10), [1]);
+        assert_eq!(fuse(&[0], &[0.1, 0.2, 0.15], 0.3, 10), [0, 1, 2]);
     }
 }

@@ -29,9 +29,10 @@ const API: &str = r##"{"openapi":"3.0.3","info":{"title":"Service","version":"1"
 /// The question: it shares no word with the operation that answers it,
 /// which only meaning finds.
 const QUESTION: &str = "how many calls do I have left";
-/// A question for the built-in model, which finds "calls" as close to
-/// the list of requests as to the rate limit.
-const THROTTLED: &str = "am I being throttled";
+/// A question for the built-in model (which finds "calls" as close to
+/// the list of requests as to the rate limit), sharing no word with the
+/// document: the model's find must pass `BUILTIN_FLOOR` on its own.
+const THROTTLED: &str = "how close am I to being throttled";
 /// A question sharing "requests" with the wrong operation.
 const MISLEADING: &str = "how many requests do I have left";
 
@@ -237,4 +238,17 @@ async fn the_built_in_model_finds_what_words_miss(app: TestApp) {
     assert_eq!(animals.first().map(String::as_str), Some("GET /pets"), "{animals:?}");
     // A question the words already answer keeps its answer.
     assert_eq!(docs_search(&router, "svc", "list pets").await.first().map(String::as_str), Some("GET /pets"));
+    // Nonsense, and what the document does not hold, find nothing.
+    for nothing in ["zyzzyva quux", "how do I bake bread"] {
+        assert_eq!(docs_search(&router, "svc", nothing).await, Vec::<String>::new(), "{nothing}");
+    }
+    let answer = crate::mcp_call(
+        &router,
+        "svc",
+        None,
+        "tools/call",
+        json!({ "name": "ask_docs", "arguments": { "question": "zyzzyva quux" } }),
+    )
+    .await;
+    assert_eq!(answer.json()["result"]["structuredContent"]["citations"], json!([]), "{:?}", answer.json());
 }
