@@ -54,6 +54,9 @@ if os.environ.get("SVC_SEARCH_MODEL", "").strip().lower() != "off":
                 break
         time.sleep(0.5)
     print(f"sections encoded by the sentence model in the background: {time.perf_counter() - started:.0f} s after the first search")
+    # The server closes a connection idle that long: open a new one.
+    conn.close()
+    conn = http.client.HTTPConnection(base.hostname, base.port, timeout=120)
 def percentiles(times):
     times = sorted(times)
     return statistics.median(times), times[max(0, int(len(times) * 0.99) - 1)]

@@ -672,6 +672,14 @@ impl Hub {
     /// Full-text search over one document's sections; the sections are
     /// indexed on the first search of a document (`sections` is called
     /// only then).
+    /// Whether the docs search of document `spec_sha256` ranks as it will
+    /// from now on: its sections' vectors are ready, or no sentence model
+    /// re-ranks (benchmarks and tests wait on it after a first search).
+    #[must_use]
+    pub fn docs_search_settled(&self, spec_sha256: &str) -> bool {
+        self.semantic.as_ref().is_none_or(|semantic| semantic.ready(spec_sha256))
+    }
+
     pub async fn docs_search(
         &self,
         spec_sha256: &str,

@@ -177,6 +177,12 @@ impl Semantic {
         self.model.name()
     }
 
+    /// Whether the vectors of document `key`'s sections are ready.
+    #[must_use]
+    pub fn ready(&self, key: &str) -> bool {
+        self.documents.ready(key).is_some()
+    }
+
     /// Whether the document `key`'s sections should be embedded now: its
     /// vectors are not ready and no embedding of it started lately. Marks
     /// it started.
