@@ -135,13 +135,18 @@ async fn search_endpoints(router: &axum::Router, slug: &str, q: &str) -> Vec<Str
         .collect()
 }
 
-async fn a_model_reranks_every_surface_and_a_broken_one_changes_nothing(app: TestApp) {
-    let (_, token) = app.user("meaning@example.com", Plan::Pro).await;
+/// A Pro user `email` with the public project `svc` holding [`API`].
+async fn publish_api(app: &TestApp, email: &str) {
+    let (_, token) = app.user(email, Plan::Pro).await;
     let created =
         app.post_json("/api/v1/projects", &token, &json!({ "name": "Svc", "slug": "svc", "is_public": true })).await;
     assert_eq!(created.status, StatusCode::CREATED);
     let pushed = app.push("svc", &token, "label=1", API).await;
     assert_eq!(pushed.status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&pushed.body));
+}
+
+async fn a_model_reranks_every_surface_and_a_broken_one_changes_nothing(app: TestApp) {
+    publish_api(&app, "meaning@example.com").await;
 
     // The word engine alone does not find the operation.
     let words_alone = docs_search(&app.router, "svc", QUESTION).await;
@@ -220,12 +225,7 @@ async fn first_hit_becomes(router: &axum::Router, slug: &str, q: &str, expected:
 }
 
 async fn the_built_in_model_finds_what_words_miss(app: TestApp) {
-    let (_, token) = app.user("builtin@example.com", Plan::Pro).await;
-    let created =
-        app.post_json("/api/v1/projects", &token, &json!({ "name": "Svc", "slug": "svc", "is_public": true })).await;
-    assert_eq!(created.status, StatusCode::CREATED);
-    let pushed = app.push("svc", &token, "label=1", API).await;
-    assert_eq!(pushed.status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&pushed.body));
+    publish_api(&app, "builtin@example.com").await;
     let words_alone = docs_search(&app.router, "svc", THROTTLED).await;
     assert!(!words_alone.contains(&"GET /rate_limit".to_owned()), "{words_alone:?}");
 
