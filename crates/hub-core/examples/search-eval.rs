@@ -19,7 +19,10 @@
 //! (`bench/search-eval/peer/serve.py` serves one), the engine alone with
 //! `SVC_SEARCH_MODEL=off`. The search times are then the search's with the
 //! question's vector at hand; the time to embed each document's sections
-//! is printed beside its API.
+//! is printed beside its API. The vectors are kept as the hub keeps them
+//! (`docs_search_vectors`), in an SQLite store in `SEARCH_EVAL_STORE`
+//! (default `~/.cache/svc-test/bench/search-eval`), so a second run reads
+//! them instead of encoding again.
 //!
 //! Usage: `cargo run -p hub-core --example search-eval -- bench/search-eval [github description]`
 
@@ -77,6 +80,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut by_floor: Vec<Tally> = floors.iter().map(|_| Tally::default()).collect();
     let mut misses = Vec::new();
     let semantic = SearchModel::from_vars(|name| std::env::var(name).ok())?.map(Semantic::new);
+    let kept = std::env::var_os("SEARCH_EVAL_STORE").map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/svc-test/bench/search-eval")
+    });
+    std::fs::create_dir_all(&kept)?;
+    let db = platform::db::Db::open_sqlite(&kept.join("vectors.db")).await?;
+    db.migrate(&hub_core::MIGRATIONS).await?;
+    let store = hub_core::store::Store::new(db);
+    let now = kernel::Timestamp::from_millis(0);
     match &semantic {
         Some(semantic) => println!("re-ranked by the sentence model {}", semantic.model()),
         None => println!("the engine alone (SVC_SEARCH_MODEL=off)"),
@@ -95,7 +106,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             println!("{api:<12} skipped: {source} is not here");
             continue;
         };
-        let site = docs_render::Site::new(spec::parse(&std::fs::read(&path)?)?);
+        let source = std::fs::read(&path)?;
+        let sha256 = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&source));
+        let site = docs_render::Site::new(spec::parse(&source)?);
         let rows: Vec<Candidate> = site
             .sections()
             .into_iter()
@@ -105,10 +118,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             })
             .collect();
         let index = DocumentIndex::new(rows);
-        let key = format!("{api}:{}", index.len());
+        let key = sha256;
         if let Some(semantic) = &semantic {
             let started = std::time::Instant::now();
-            semantic.build(&key, &index).await?;
+            semantic.build(&key, &index, &store, now).await?;
             println!("{api:<12} {} sections embedded in {:.1} s", index.len(), started.elapsed().as_secs_f64());
         }
         let mut halves: BTreeMap<String, Tally> = BTreeMap::new();

@@ -706,8 +706,9 @@ impl Hub {
                 // Not tracked as the hub's background work: an embedding
                 // cut short by a shutdown is simply started again.
                 let (semantic, key, index) = (semantic.clone(), spec_sha256.to_owned(), index.clone());
+                let (store, now) = (self.store.clone(), self.clock.now());
                 tokio::spawn(async move {
-                    if let Err(error) = semantic.build(&key, &index).await {
+                    if let Err(error) = semantic.build(&key, &index, &store, now).await {
                         tracing::warn!(%error, model = semantic.model(), document = %key, "the document's sections could not be embedded; searching it by words alone");
                     }
                 });

@@ -13,15 +13,18 @@
 //! costs the searches nothing.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use kernel::Timestamp;
 use platform::document_cache::{DocumentCache, Poisoned};
 use platform::embeddings::{self, EmbeddingConfig, MAX_BATCH, QUESTION_TIMEOUT};
 use platform::llm::LlmError;
+use sha2::{Digest as _, Sha256};
 
 use crate::search::semantic::{self as fusion, Meanings};
-use crate::search::{Candidate, DocumentIndex};
+use crate::search::DocumentIndex;
+use crate::store::{KeptVectors, Store};
 
 /// Documents whose vectors a node keeps at most.
 const DOCUMENTS: usize = 256;
@@ -93,6 +96,25 @@ impl SearchModel {
         match self {
             Self::Builtin => "all-MiniLM-L6-v2 (built in)",
             Self::Remote(config) => &config.model,
+        }
+    }
+
+    /// The name its vectors are kept under (`docs_search_vectors`): the
+    /// built-in model's with a fingerprint of its weights, an operator's
+    /// with its endpoint, so vectors of one model are never read as
+    /// another's.
+    #[must_use]
+    pub fn key(&self) -> String {
+        match self {
+            Self::Builtin => {
+                static FINGERPRINT: OnceLock<String> = OnceLock::new();
+                let fingerprint = FINGERPRINT.get_or_init(|| {
+                    let digest = hex::encode(Sha256::digest(sentence::builtin_weights()));
+                    digest.chars().take(16).collect()
+                });
+                format!("{}@{fingerprint}", sentence::BUILTIN_NAME)
+            }
+            Self::Remote(config) => format!("{}@{}", config.model, config.url),
         }
     }
 
@@ -202,14 +224,43 @@ impl Semantic {
         true
     }
 
-    /// Embeds the sections of document `key` and keeps their vectors.
-    pub async fn build(&self, key: &str, index: &DocumentIndex) -> Result<(), SemanticError> {
+    /// Embeds the sections of document `key` and keeps their vectors: read
+    /// from `store` when this model gave them for the same texts before
+    /// (after a restart, or on another node), else encoded and written
+    /// there. The store is a cache: when it fails, the vectors are encoded
+    /// and kept in memory alone.
+    pub async fn build(&self, key: &str, index: &DocumentIndex, store: &Store, now: Timestamp) -> Result<(), SemanticError> {
         let _turn = self.builds.acquire().await.map_err(|_| SemanticError::Poisoned)?;
         let started = Instant::now();
+        let mut from = "model";
         let meanings = self
             .documents
             .get_or_build(key, || async {
-                let meanings = embed_sections(&self.model, index.sections()).await?;
+                let texts: Vec<String> = index.sections().iter().map(fusion::section_text).collect();
+                let texts_sha256 = texts_digest(&texts);
+                let model = self.model.key();
+                match store.docs_vectors(key, &model).await {
+                    Ok(Some(kept)) if kept.texts_sha256 == texts_sha256 && kept.sections == texts.len() => {
+                        if let Some(meanings) = Meanings::from_bytes(&kept.bytes, kept.sections, kept.width) {
+                            from = "store";
+                            let bytes = meanings.bytes();
+                            return Ok((meanings, bytes));
+                        }
+                        tracing::warn!(document = %key, %model, "the kept vectors are not of their shape; encoding again");
+                    }
+                    Ok(_) => {}
+                    Err(error) => tracing::warn!(%error, document = %key, "the kept vectors could not be read; encoding"),
+                }
+                let meanings = embed_texts(&self.model, texts).await?;
+                let kept = KeptVectors {
+                    texts_sha256,
+                    sections: meanings.len(),
+                    width: meanings.width(),
+                    bytes: meanings.to_bytes(),
+                };
+                if let Err(error) = store.put_docs_vectors(key, &model, &kept, now).await {
+                    tracing::warn!(%error, document = %key, "the vectors could not be kept; they are kept in memory alone");
+                }
                 let bytes = meanings.bytes();
                 Ok::<_, SemanticError>((meanings, bytes))
             })
@@ -218,6 +269,7 @@ impl Semantic {
             document = %key,
             sections = meanings.len(),
             width = meanings.width(),
+            from,
             elapsed_ms = started.elapsed().as_millis() as u64,
             "embedded a document's sections for the search"
         );
@@ -292,24 +344,36 @@ impl Semantic {
     }
 }
 
-/// The vectors of `sections`: asked of an operator's model [`MAX_BATCH`]
-/// at a time, or encoded by the built-in one [`BUILTIN_BATCH`] at a time.
-pub async fn embed_sections(model: &SearchModel, sections: &[Candidate]) -> Result<Meanings, SemanticError> {
-    if sections.len() > MAX_SECTIONS {
-        return Err(SemanticError::TooLarge(sections.len()));
+/// The SHA-256 of a document's section texts, one after another, each
+/// ended by a newline (no text holds one: `section_text` joins its words
+/// with spaces).
+fn texts_digest(texts: &[String]) -> String {
+    let mut digest = Sha256::new();
+    for text in texts {
+        digest.update(text.as_bytes());
+        digest.update(b"\n");
     }
-    let mut vectors = Vec::with_capacity(sections.len());
+    hex::encode(digest.finalize())
+}
+
+/// The vectors of a document's section `texts`: asked of an operator's
+/// model [`MAX_BATCH`] at a time, or encoded by the built-in one
+/// [`BUILTIN_BATCH`] at a time.
+pub async fn embed_texts(model: &SearchModel, texts: Vec<String>) -> Result<Meanings, SemanticError> {
+    if texts.len() > MAX_SECTIONS {
+        return Err(SemanticError::TooLarge(texts.len()));
+    }
+    let mut vectors = Vec::with_capacity(texts.len());
     match model {
         SearchModel::Builtin => {
-            for batch in sections.chunks(BUILTIN_BATCH) {
-                vectors.extend(encode(batch.iter().map(fusion::section_text).collect(), None).await?);
+            for batch in texts.chunks(BUILTIN_BATCH) {
+                vectors.extend(encode(batch.to_vec(), None).await?);
             }
         }
         SearchModel::Remote(config) => {
             let timeout = Duration::from_secs(config.timeout_secs.max(1));
-            for batch in sections.chunks(MAX_BATCH) {
-                let texts: Vec<String> = batch.iter().map(fusion::section_text).collect();
-                vectors.extend(embeddings::embed(config, &texts, timeout).await?);
+            for batch in texts.chunks(MAX_BATCH) {
+                vectors.extend(embeddings::embed(config, batch, timeout).await?);
             }
         }
     }
@@ -336,6 +400,7 @@ async fn encode(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search::Candidate;
 
     fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
         let pairs: Vec<(String, String)> = pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
@@ -388,11 +453,70 @@ mod tests {
             section("POST /user/repos", "Create a repository for the authenticated user"),
             section("DELETE /gists/{gist_id}", "Delete a gist"),
         ];
-        let meanings = embed_sections(&SearchModel::Builtin, &sections).await.unwrap();
+        let texts = sections.iter().map(fusion::section_text).collect();
+        let meanings = embed_texts(&SearchModel::Builtin, texts).await.unwrap();
         assert_eq!((meanings.len(), meanings.width()), (3, sentence::WIDTH));
         let question = encode(vec!["how many API calls do I have left".to_owned()], None).await.unwrap();
         let closeness = meanings.closeness(&question[0]).unwrap();
         let closest = (0..closeness.len()).max_by(|a, b| closeness[*a].total_cmp(&closeness[*b]));
         assert_eq!(closest, Some(0), "{closeness:?}");
+    }
+
+    #[tokio::test]
+    async fn vectors_are_kept_and_read_back_for_the_same_model_and_texts_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = platform::db::Db::open_sqlite(&dir.path().join("hub.db")).await.unwrap();
+        db.migrate(&crate::MIGRATIONS).await.unwrap();
+        let store = Store::new(db);
+        let now = Timestamp::from_millis(1);
+        let section = |title: &str, body: &str| {
+            let (title_terms, terms) = crate::search::section_terms(title, body);
+            Candidate { target: format!("op/{title}"), title: title.to_owned(), body: body.to_owned(), title_terms, terms }
+        };
+        let index = DocumentIndex::new(vec![
+            section("GET /rate_limit", "Get rate limit status for the authenticated user"),
+            section("DELETE /gists/{gist_id}", "Delete a gist"),
+        ]);
+        let model = SearchModel::Builtin;
+        let question = "how many API calls do I have left";
+        // Encoded on the first build and kept.
+        let first = Semantic::new(model.clone());
+        first.build("doc", &index, &store, now).await.unwrap();
+        let kept = store.docs_vectors("doc", &model.key()).await.unwrap().unwrap();
+        assert_eq!((kept.sections, kept.width), (2, sentence::WIDTH));
+        let encoded = first.closeness("doc", &index, question).await.unwrap();
+        assert!(encoded[0] > encoded[1], "{encoded:?}");
+        // Another node (or a restart) reads what is kept: planted vectors
+        // that put the gist first show it did not encode again.
+        let mut planted = vec![vec![0.0; sentence::WIDTH]; 2];
+        planted[0][0] = 1.0;
+        let question_vector = encode(vec![question.to_owned()], None).await.unwrap().remove(0);
+        planted[1].clone_from(&question_vector);
+        let planted = Meanings::new(&planted).unwrap();
+        let plant = |texts_sha256: String, bytes: Vec<u8>| KeptVectors { texts_sha256, sections: 2, width: sentence::WIDTH, bytes };
+        store.put_docs_vectors("doc", &model.key(), &plant(kept.texts_sha256.clone(), planted.to_bytes()), now).await.unwrap();
+        let second = Semantic::new(model.clone());
+        second.build("doc", &index, &store, now).await.unwrap();
+        let read = second.closeness("doc", &index, question).await.unwrap();
+        assert!(read[1] > 0.99 && read[0].abs() < 0.2, "{read:?}");
+        // Vectors of other texts, or bytes not of their shape, are encoded
+        // again (and kept in their place).
+        for (texts_sha256, bytes) in [("0".repeat(64), planted.to_bytes()), (kept.texts_sha256.clone(), vec![0; 7])] {
+            store.put_docs_vectors("doc", &model.key(), &plant(texts_sha256, bytes), now).await.unwrap();
+            let again = Semantic::new(model.clone());
+            again.build("doc", &index, &store, now).await.unwrap();
+            let closeness = again.closeness("doc", &index, question).await.unwrap();
+            assert!((closeness[0] - encoded[0]).abs() < 1e-3, "{closeness:?} against {encoded:?}");
+            assert_eq!(store.docs_vectors("doc", &model.key()).await.unwrap(), Some(kept.clone()));
+        }
+        // Another model's vectors are kept under its own name.
+        let remote = SearchModel::Remote(EmbeddingConfig {
+            url: "http://127.0.0.1:9/v1".to_owned(),
+            model: "nomic-embed-text".to_owned(),
+            api_key: None,
+            timeout_secs: 1,
+        });
+        assert_ne!(remote.key(), model.key());
+        assert_eq!(store.docs_vectors("doc", &remote.key()).await.unwrap(), None);
     }
 }

@@ -1499,6 +1499,7 @@ mod assistant;
 mod audit_log;
 mod blobs;
 mod docs;
+pub use docs::KeptVectors;
 mod inboxes;
 mod mock;
 mod monitoring;

@@ -38,6 +38,17 @@ pub const BATCH_TOKENS: usize = 2_048;
 
 static PACKED: &[u8] = include_bytes!("minilm.bin");
 
+/// The name of the model in the binary.
+pub const BUILTIN_NAME: &str = "all-MiniLM-L6-v2";
+
+/// The packed weights of the model in the binary (`pack.py`'s output), for
+/// a fingerprint of the vectors it gives: vectors kept by one build are
+/// reused by another only when the weights are the same.
+#[must_use]
+pub fn builtin_weights() -> &'static [u8] {
+    PACKED
+}
+
 /// NF4's sixteen levels (QLoRA's "normal float"), as `pack.py` has them.
 const NF4: [f32; 16] = [
     -1.0,

@@ -89,6 +89,37 @@ impl Meanings {
         Some(Self { width, codes, scales })
     }
 
+    /// The meanings as bytes to keep (`docs_search_vectors`): each
+    /// section's codes, then each section's scale as little-endian `f32`.
+    #[must_use]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(self.codes.len() + self.scales.len() * 4);
+        bytes.extend(self.codes.iter().map(|c| c.to_le_bytes()[0]));
+        for scale in &self.scales {
+            bytes.extend_from_slice(&scale.to_le_bytes());
+        }
+        bytes
+    }
+
+    /// The meanings of `sections` vectors `width` wide that
+    /// [`Self::to_bytes`] wrote; `None` when the bytes are not of that
+    /// shape or hold a scale that is not a finite, non-negative number.
+    #[must_use]
+    pub fn from_bytes(bytes: &[u8], sections: usize, width: usize) -> Option<Self> {
+        let codes_len = sections.checked_mul(width)?;
+        if width == 0 || sections == 0 || bytes.len() != codes_len.checked_add(sections.checked_mul(4)?)? {
+            return None;
+        }
+        let (codes, scales) = bytes.split_at(codes_len);
+        let codes: Vec<i8> = codes.iter().map(|b| i8::from_le_bytes([*b])).collect();
+        let scales: Vec<f32> =
+            scales.chunks_exact(4).map(|b| <[u8; 4]>::try_from(b).ok().map(f32::from_le_bytes)).collect::<Option<_>>()?;
+        if scales.iter().any(|s| !s.is_finite() || *s < 0.0) {
+            return None;
+        }
+        Some(Self { width, codes, scales })
+    }
+
     /// How many sections it holds.
     #[must_use]
     pub const fn len(&self) -> usize {
@@ -201,6 +232,19 @@ mod tests {
         assert!(meanings.closeness(&[1.0, 0.0]).is_none(), "another width");
         assert!(meanings.closeness(&[0.0, 0.0, 0.0]).is_none(), "no direction");
         assert!(Meanings::new(&[vec![1.0], vec![1.0, 2.0]]).is_none());
+        // Kept as bytes and read back, the cosines are the same; bytes of
+        // another shape or with a broken scale are refused.
+        let bytes = meanings.to_bytes();
+        assert_eq!(bytes.len(), 4 * 3 + 4 * 4);
+        let back = Meanings::from_bytes(&bytes, 4, 3).unwrap_or_else(|| unreachable!("its own bytes"));
+        assert_eq!(back.closeness(&question), meanings.closeness(&question));
+        assert!(Meanings::from_bytes(&bytes, 3, 4).is_none(), "another shape");
+        assert!(Meanings::from_bytes(&bytes[1..], 4, 3).is_none(), "cut short");
+        assert!(Meanings::from_bytes(&[], 0, 3).is_none(), "nothing");
+        assert!(Meanings::from_bytes(&bytes, usize::MAX, 2).is_none(), "no overflow");
+        let mut broken = bytes.clone();
+        broken[12..16].copy_from_slice(&f32::NAN.to_le_bytes());
+        assert!(Meanings::from_bytes(&broken, 4, 3).is_none(), "a scale that is no number");
         assert!(Meanings::new(&[]).is_none());
     }
 

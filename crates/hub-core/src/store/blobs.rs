@@ -55,6 +55,8 @@ impl Store {
 
     /// Deletes blob `sha` with `delete` while holding its `blob_gc` row:
     /// only when the row is still due and no version refers to the blob.
+    /// The search's rows of the document (its sections and their vectors)
+    /// are deleted in the same transaction.
     /// A push referring to it waits for this transaction, then finds the
     /// blob gone and stores it again. Returns whether it was deleted.
     pub async fn delete_unreferenced_blob<F>(&self, sha: &str, before: i64, delete: F) -> HubResult<bool>
@@ -76,6 +78,18 @@ impl Store {
                 > 0;
             if !claimed {
                 return Ok(false);
+            }
+            // What the search keeps of the document goes with it.
+            for delete_rows in [
+                "DELETE FROM docs_search WHERE spec_sha256 = $1",
+                "DELETE FROM docs_search_documents WHERE spec_sha256 = $1",
+                "DELETE FROM docs_search_vectors WHERE spec_sha256 = $1",
+            ] {
+                sqlx::query(delete_rows)
+                    .bind(sha)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(store_error)?;
             }
             delete.await?;
             tx.commit().await.map_err(store_error)?;

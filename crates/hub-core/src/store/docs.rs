@@ -362,4 +362,71 @@ impl Store {
             .map_err(store_error)
         })?)
     }
+
+    /// The vectors model `model` gave the sections of document
+    /// `spec_sha256`, when some are kept: `(texts_sha256, sections, width,
+    /// bytes)`.
+    pub async fn docs_vectors(&self, spec_sha256: &str, model: &str) -> HubResult<Option<KeptVectors>> {
+        let row: Option<(String, i64, i64, Vec<u8>)> = with_db!(&self.db, |pool| {
+            sqlx::query_as(
+                "SELECT texts_sha256, sections, width, vectors FROM docs_search_vectors
+                 WHERE spec_sha256 = $1 AND model = $2",
+            )
+            .bind(spec_sha256)
+            .bind(model)
+            .fetch_optional(pool)
+            .await
+            .map_err(store_error)
+        })?;
+        Ok(row.map(|(texts_sha256, sections, width, bytes)| KeptVectors {
+            texts_sha256,
+            sections: usize::try_from(sections).unwrap_or(0),
+            width: usize::try_from(width).unwrap_or(0),
+            bytes,
+        }))
+    }
+
+    /// Keeps the vectors model `model` gave the sections of document
+    /// `spec_sha256`, in place of any it gave before.
+    pub async fn put_docs_vectors(
+        &self,
+        spec_sha256: &str,
+        model: &str,
+        kept: &KeptVectors,
+        now: Timestamp,
+    ) -> HubResult<()> {
+        with_db!(&self.db, |pool| {
+            sqlx::query(
+                "INSERT INTO docs_search_vectors (spec_sha256, model, texts_sha256, sections, width, vectors, created_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)
+                 ON CONFLICT (spec_sha256, model) DO UPDATE SET texts_sha256 = excluded.texts_sha256,
+                   sections = excluded.sections, width = excluded.width, vectors = excluded.vectors,
+                   created_at = excluded.created_at",
+            )
+            .bind(spec_sha256)
+            .bind(model)
+            .bind(&kept.texts_sha256)
+            .bind(i64::try_from(kept.sections).unwrap_or(i64::MAX))
+            .bind(i64::try_from(kept.width).unwrap_or(i64::MAX))
+            .bind(&kept.bytes)
+            .bind(now.as_millis())
+            .execute(pool)
+            .await
+            .map(|_| ())
+            .map_err(store_error)
+        })?;
+        Ok(())
+    }
+}
+
+/// A sentence model's vectors of a document's sections as kept
+/// (`docs_search_vectors`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptVectors {
+    /// The SHA-256 of the sections' texts the vectors are of.
+    pub texts_sha256: String,
+    pub sections: usize,
+    pub width: usize,
+    /// `Meanings::to_bytes`.
+    pub bytes: Vec<u8>,
 }

@@ -22,6 +22,25 @@ async fn unreferenced_blobs_are_deleted_after_the_grace_period_and_a_repush_rest
     let blobs = app.hub.blobs().clone();
     let stored = blobs.list().await.unwrap();
     assert_eq!(stored.len(), 2);
+    // What the search keeps of both documents: sections and vectors.
+    let store = app.hub.store();
+    let section = || {
+        vec![hub_core::docs::SearchSection {
+            target: "op/listPets".to_owned(),
+            title: "GET /pets".to_owned(),
+            body: "List pets".to_owned(),
+        }]
+    };
+    let kept = hub_core::store::KeptVectors {
+        texts_sha256: "t".repeat(64),
+        sections: 1,
+        width: 2,
+        bytes: vec![1, 2, 0, 0, 128, 63],
+    };
+    for sha in [&old, &current] {
+        store.index_docs(sha, &section(), app.hub.clock().now()).await.unwrap();
+        store.put_docs_vectors(sha, "model@test", &kept, app.hub.clock().now()).await.unwrap();
+    }
     let grace = hub_core::blobs::GRACE_MS;
     // First pass: noted, kept.
     let noted = app.hub.collect_blob_garbage(grace).await.unwrap();
@@ -33,6 +52,13 @@ async fn unreferenced_blobs_are_deleted_after_the_grace_period_and_a_repush_rest
     assert_eq!((collected.stored, collected.unreferenced, collected.deleted), (2, 1, 1));
     assert!(!blobs.contains(&old).await.unwrap());
     assert_eq!(blobs.list().await.unwrap().len(), 1);
+    // The search's rows went with the collected document, and only with it.
+    assert!(!store.docs_indexed(&old).await.unwrap());
+    assert!(store.docs_sections(&old).await.unwrap().is_empty());
+    assert_eq!(store.docs_vectors(&old, "model@test").await.unwrap(), None);
+    assert!(store.docs_indexed(&current).await.unwrap());
+    assert_eq!(store.docs_sections(&current).await.unwrap().len(), 1);
+    assert_eq!(store.docs_vectors(&current, "model@test").await.unwrap(), Some(kept.clone()));
     assert_eq!(blobs.get(&current).await.unwrap().unwrap(), openapi_yaml("2").as_bytes());
     // Pushing the collected content again stores it again.
     let third = app.push(&slug, &token, "label=older", openapi_yaml("1")).await;

@@ -136,13 +136,15 @@ async fn search_endpoints(router: &axum::Router, slug: &str, q: &str) -> Vec<Str
 }
 
 /// A Pro user `email` with the public project `svc` holding [`API`].
-async fn publish_api(app: &TestApp, email: &str) {
+/// Publishes [`API`] as project `svc`; returns the document's SHA-256.
+async fn publish_api(app: &TestApp, email: &str) -> String {
     let (_, token) = app.user(email, Plan::Pro).await;
     let created =
         app.post_json("/api/v1/projects", &token, &json!({ "name": "Svc", "slug": "svc", "is_public": true })).await;
     assert_eq!(created.status, StatusCode::CREATED);
     let pushed = app.push("svc", &token, "label=1", API).await;
     assert_eq!(pushed.status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&pushed.body));
+    pushed.json()["spec_sha256"].as_str().unwrap_or_default().to_owned()
 }
 
 async fn a_model_reranks_every_surface_and_a_broken_one_changes_nothing(app: TestApp) {
@@ -225,7 +227,7 @@ async fn first_hit_becomes(router: &axum::Router, slug: &str, q: &str, expected:
 }
 
 async fn the_built_in_model_finds_what_words_miss(app: TestApp) {
-    publish_api(&app, "builtin@example.com").await;
+    let sha = publish_api(&app, "builtin@example.com").await;
     let words_alone = docs_search(&app.router, "svc", THROTTLED).await;
     assert!(!words_alone.contains(&"GET /rate_limit".to_owned()), "{words_alone:?}");
 
@@ -251,4 +253,10 @@ async fn the_built_in_model_finds_what_words_miss(app: TestApp) {
     )
     .await;
     assert_eq!(answer.json()["result"]["structuredContent"]["citations"], json!([]), "{:?}", answer.json());
+    // The vectors are kept in the store, one per section, under the
+    // model's name (`semantic::tests` shows a restart reads them back).
+    let kept = app.hub.store().docs_vectors(&sha, &SearchModel::Builtin.key()).await.unwrap().unwrap();
+    let sections = app.hub.store().docs_sections(&sha).await.unwrap().len();
+    assert_eq!((kept.sections, kept.width), (sections, sentence::WIDTH));
+    assert!(sections > 3, "{sections}");
 }
