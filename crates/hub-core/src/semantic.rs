@@ -22,8 +22,8 @@ use platform::embeddings::{self, EmbeddingConfig, MAX_BATCH, QUESTION_TIMEOUT};
 use platform::llm::LlmError;
 use sha2::{Digest as _, Sha256};
 
-use crate::search::semantic::{self as fusion, Meanings};
 use crate::search::DocumentIndex;
+use crate::search::semantic::{self as fusion, Meanings};
 use crate::store::{KeptVectors, Store};
 
 /// Documents whose vectors a node keeps at most.
@@ -229,7 +229,13 @@ impl Semantic {
     /// (after a restart, or on another node), else encoded and written
     /// there. The store is a cache: when it fails, the vectors are encoded
     /// and kept in memory alone.
-    pub async fn build(&self, key: &str, index: &DocumentIndex, store: &Store, now: Timestamp) -> Result<(), SemanticError> {
+    pub async fn build(
+        &self,
+        key: &str,
+        index: &DocumentIndex,
+        store: &Store,
+        now: Timestamp,
+    ) -> Result<(), SemanticError> {
         let _turn = self.builds.acquire().await.map_err(|_| SemanticError::Poisoned)?;
         let started = Instant::now();
         let mut from = "model";
@@ -277,7 +283,8 @@ impl Semantic {
     }
 
     /// The engine's ranking `engine` of `question` over `index` (places of
-    /// sections) fused with the model's, when document `key`'s vectors are
+    /// sections) fused with the model's (sections whose method disagrees
+    /// with the question a little less close), when document `key`'s vectors are
     /// ready and the model answers in time; `None` otherwise.
     pub async fn rerank(
         &self,
@@ -287,7 +294,8 @@ impl Semantic {
         engine: &[usize],
         limit: usize,
     ) -> Option<Vec<usize>> {
-        let closeness = self.closeness(key, index, question).await?;
+        let mut closeness = self.closeness(key, index, question).await?;
+        fusion::prefer_agreeing_methods(&mut closeness, &index.disagrees(question));
         Some(fusion::fuse(engine, &closeness, self.model.floor(), limit))
     }
 
@@ -471,7 +479,13 @@ mod tests {
         let now = Timestamp::from_millis(1);
         let section = |title: &str, body: &str| {
             let (title_terms, terms) = crate::search::section_terms(title, body);
-            Candidate { target: format!("op/{title}"), title: title.to_owned(), body: body.to_owned(), title_terms, terms }
+            Candidate {
+                target: format!("op/{title}"),
+                title: title.to_owned(),
+                body: body.to_owned(),
+                title_terms,
+                terms,
+            }
         };
         let index = DocumentIndex::new(vec![
             section("GET /rate_limit", "Get rate limit status for the authenticated user"),
@@ -493,8 +507,16 @@ mod tests {
         let question_vector = encode(vec![question.to_owned()], None).await.unwrap().remove(0);
         planted[1].clone_from(&question_vector);
         let planted = Meanings::new(&planted).unwrap();
-        let plant = |texts_sha256: String, bytes: Vec<u8>| KeptVectors { texts_sha256, sections: 2, width: sentence::WIDTH, bytes };
-        store.put_docs_vectors("doc", &model.key(), &plant(kept.texts_sha256.clone(), planted.to_bytes()), now).await.unwrap();
+        let plant = |texts_sha256: String, bytes: Vec<u8>| KeptVectors {
+            texts_sha256,
+            sections: 2,
+            width: sentence::WIDTH,
+            bytes,
+        };
+        store
+            .put_docs_vectors("doc", &model.key(), &plant(kept.texts_sha256.clone(), planted.to_bytes()), now)
+            .await
+            .unwrap();
         let second = Semantic::new(model.clone());
         second.build("doc", &index, &store, now).await.unwrap();
         let read = second.closeness("doc", &index, question).await.unwrap();
