@@ -113,8 +113,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .sections()
             .into_iter()
             .map(|s| {
+                // As the hub stores a section: its words from the whole
+                // description, its body cut as hits show it (the text the
+                // model encodes is read from it).
                 let (title_terms, terms) = search::section_terms(&s.title, &s.body);
-                Candidate { target: s.target, title: s.title, body: s.body, title_terms, terms }
+                let body = s.body.chars().take(search::SNIPPET_CHARS).collect();
+                Candidate { target: s.target, title: s.title, body, title_terms, terms }
             })
             .collect();
         let index = DocumentIndex::new(rows);

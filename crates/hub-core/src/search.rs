@@ -559,16 +559,6 @@ impl DocumentIndex {
         self.ranked(&query_groups(question), asks_for_change(question), limit)
     }
 
-    /// Whether each section's method (or GraphQL field) disagrees with
-    /// what `question` asks for: a reading asked of an operation that
-    /// changes, or a change of one that reads (as the ranking reads the
-    /// question). Sections that are not operations never disagree.
-    #[must_use]
-    pub fn disagrees(&self, question: &str) -> Vec<bool> {
-        let changes = changes(&query_groups(question), asks_for_change(question));
-        self.shapes.iter().map(|shape| !shape.intent.is_empty() && changes == shape.reads).collect()
-    }
-
     /// The sections, in document order.
     #[must_use]
     pub fn sections(&self) -> &[Candidate] {
@@ -632,8 +622,8 @@ impl DocumentIndex {
         let mut asked: Vec<usize> = groups.iter().flatten().flat_map(|(w, _)| self.ids(w, false)).collect();
         asked.sort_unstable();
         asked.dedup();
-        let asks = |verb: &str| asks(groups, verb);
-        let changes = changes(groups, imperative);
+        let asks = |verb: &str| groups.iter().any(|g| g.iter().any(|(w, weight)| w == verb && *weight >= 1.0));
+        let changes = imperative || asks("creat") || asks("updat") || asks("delet");
         let every = if count >= 8 { u8::MAX } else { (1u8 << count) - 1 };
         let mut scored: Vec<(f32, usize, usize)> = touched
             .into_iter()
@@ -715,18 +705,6 @@ pub const CANDIDATES: usize = 250;
 /// word only one section holds.
 const COMMON_WORD: f32 = 0.4;
 
-/// Whether a question's words ask for `verb` (a stem of [`INTENT_STEMS`])
-/// themselves, not as a synonym's neighbour.
-fn asks(groups: &[Group], verb: &str) -> bool {
-    groups.iter().any(|g| g.iter().any(|(w, weight)| w == verb && *weight >= 1.0))
-}
-
-/// Whether a question asks for a change: an imperative of change, or a
-/// verb of creating, updating or deleting.
-fn changes(groups: &[Group], imperative: bool) -> bool {
-    imperative || asks(groups, "creat") || asks(groups, "updat") || asks(groups, "delet")
-}
-
 fn is_operation(title: &str) -> bool {
     title
         .split_once(' ')
@@ -773,18 +751,6 @@ mod tests {
 
     fn titles(found: &[Candidate]) -> Vec<&str> {
         found.iter().map(|c| c.title.as_str()).collect()
-    }
-
-    #[test]
-    fn a_method_disagrees_with_a_question_that_asks_for_the_other_kind() {
-        let index = DocumentIndex::new(vec![
-            candidate("GET /notifications", "List notifications for the authenticated user"),
-            candidate("PUT /notifications", "Mark notifications as read"),
-            candidate("Notification", "A notification thread"),
-        ]);
-        assert_eq!(index.disagrees("what's unread in my inbox"), [false, true, false]);
-        assert_eq!(index.disagrees("mark everything as read"), [true, false, false]);
-        assert_eq!(index.disagrees("delete my notifications"), [true, false, false]);
     }
 
     #[test]

@@ -283,8 +283,7 @@ impl Semantic {
     }
 
     /// The engine's ranking `engine` of `question` over `index` (places of
-    /// sections) fused with the model's (sections whose method disagrees
-    /// with the question a little less close), when document `key`'s vectors are
+    /// sections) fused with the model's, when document `key`'s vectors are
     /// ready and the model answers in time; `None` otherwise.
     pub async fn rerank(
         &self,
@@ -294,8 +293,7 @@ impl Semantic {
         engine: &[usize],
         limit: usize,
     ) -> Option<Vec<usize>> {
-        let mut closeness = self.closeness(key, index, question).await?;
-        fusion::prefer_agreeing_methods(&mut closeness, &index.disagrees(question));
+        let closeness = self.closeness(key, index, question).await?;
         Some(fusion::fuse(engine, &closeness, self.model.floor(), limit))
     }
 

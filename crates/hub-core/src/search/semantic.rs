@@ -167,23 +167,6 @@ impl Meanings {
     }
 }
 
-/// What a section's closeness loses when its method disagrees with the
-/// question: a model reads "what's unread in my inbox" as close to marking
-/// notifications read as to listing them, the method tells them apart.
-/// Chosen on the development half of `bench/search-eval` (0.05 and 0.1
-/// gave the same recall, 1.9 points over none).
-pub const DISAGREEING_METHOD: f32 = 0.05;
-
-/// Lowers by [`DISAGREEING_METHOD`] the closeness of each section whose
-/// method disagrees with the question (`DocumentIndex::disagrees`).
-pub fn prefer_agreeing_methods(closeness: &mut [f32], disagrees: &[bool]) {
-    for (close, disagrees) in closeness.iter_mut().zip(disagrees) {
-        if *disagrees {
-            *close -= DISAGREEING_METHOD;
-        }
-    }
-}
-
 /// The engine's ranking (`engine`, places of sections, best first) fused
 /// with the sections' closeness to the question: every section of either
 /// list scores `1 / (K + rank)` for its engine rank and
@@ -293,15 +276,5 @@ mod tests {
         assert!(fuse(&[], &[0.1, 0.2, 0.15], 0.3, 10).is_empty());
         assert_eq!(fuse(&[], &[0.1, 0.35, 0.15], 0.3, 10), [1]);
         assert_eq!(fuse(&[0], &[0.1, 0.2, 0.15], 0.3, 10), [0, 1, 2]);
-    }
-
-    #[test]
-    fn a_disagreeing_method_gives_way_to_an_agreeing_one_only_when_nearly_as_close() {
-        let mut closeness = [0.62, 0.60, 0.40];
-        prefer_agreeing_methods(&mut closeness, &[true, false, false]);
-        assert!(closeness[1] > closeness[0], "{closeness:?}");
-        let mut far = [0.70, 0.60];
-        prefer_agreeing_methods(&mut far, &[true, false]);
-        assert!(far[0] > far[1], "a much closer section keeps its place: {far:?}");
     }
 }
