@@ -481,6 +481,25 @@ mod tests {
             let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
             assert!((norm - 1.0).abs() < 1e-3, "{norm}");
         }
+        // The thread keeps no widened matrix between calls.
+        assert_eq!(WIDENED.with_borrow(Vec::capacity), 0);
+    }
+
+    #[test]
+    fn a_product_of_packed_codes_equals_the_widened_matrix() {
+        // weight = codes * scale per row: [[1, -2], [3, 0]] * [0.5, 2].
+        let codes: &'static [u8] = &[1, 254, 3, 0];
+        let linear = Linear {
+            rows: 2,
+            cols: 2,
+            codes,
+            scales: Array1::from(vec![0.5, 2.0]),
+            bias: Array1::from(vec![0.25, -1.0]),
+        };
+        let x = Array2::from_shape_vec((2, 2), vec![1.0, 1.0, 2.0, -1.0]).unwrap();
+        // [1, 1] · [[0.5, -1], [6, 0]]ᵀ + bias = [-0.5 + 0.25, 6 - 1]
+        let y = linear.apply(&x);
+        assert_eq!(y, Array2::from_shape_vec((2, 2), vec![-0.25, 5.0, 2.25, 11.0]).unwrap());
     }
 
     #[test]
