@@ -107,7 +107,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             continue;
         };
         let source = std::fs::read(&path)?;
-        let sha256 = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&source));
+        let sha256 = platform::crypto::sha256_hex(&source);
         let site = docs_render::Site::new(spec::parse(&source)?);
         let rows: Vec<Candidate> = site
             .sections()

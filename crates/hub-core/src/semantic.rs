@@ -109,8 +109,7 @@ impl SearchModel {
             Self::Builtin => {
                 static FINGERPRINT: OnceLock<String> = OnceLock::new();
                 let fingerprint = FINGERPRINT.get_or_init(|| {
-                    let digest = hex::encode(Sha256::digest(sentence::builtin_weights()));
-                    digest.chars().take(16).collect()
+                    platform::crypto::sha256_hex(sentence::builtin_weights()).chars().take(16).collect()
                 });
                 format!("{}@{fingerprint}", sentence::BUILTIN_NAME)
             }
