@@ -669,9 +669,6 @@ impl Hub {
         Ok(keep.then_some(entry))
     }
 
-    /// Full-text search over one document's sections; the sections are
-    /// indexed on the first search of a document (`sections` is called
-    /// only then).
     /// Whether the docs search of document `spec_sha256` ranks as it will
     /// from now on: its sections' vectors are ready, or no sentence model
     /// re-ranks (benchmarks and tests wait on it after a first search).
@@ -680,6 +677,10 @@ impl Hub {
         self.semantic.as_ref().is_none_or(|semantic| semantic.ready(spec_sha256))
     }
 
+    /// Full-text search over one document's sections, re-ranked by the
+    /// sentence model once the sections' vectors are ready. The sections
+    /// are indexed on the first search of a document, or when it is
+    /// pushed with a model configured (`sections` is called only then).
     pub async fn docs_search(
         &self,
         spec_sha256: &str,
@@ -689,30 +690,10 @@ impl Hub {
         if search_terms(query).is_empty() {
             return Ok(Vec::new());
         }
-        let index = match self.search_indexes.get(spec_sha256) {
-            Some(index) => index,
-            None => {
-                if !self.store.docs_indexed(spec_sha256).await? {
-                    let sections = sections();
-                    self.store.index_docs(spec_sha256, &sections, self.clock.now()).await?;
-                }
-                let rows = self.store.docs_sections(spec_sha256).await?;
-                self.search_indexes.insert(spec_sha256, rows)
-            }
-        };
+        let index = self.search_index(spec_sha256, sections).await?;
         let mut ranked = index.positions(query, crate::search::CANDIDATES);
         if let Some(semantic) = self.semantic.as_ref().filter(|_| !index.is_empty()) {
-            if semantic.claim(spec_sha256) {
-                // Not tracked as the hub's background work: an embedding
-                // cut short by a shutdown is simply started again.
-                let (semantic, key, index) = (semantic.clone(), spec_sha256.to_owned(), index.clone());
-                let (store, now) = (self.store.clone(), self.clock.now());
-                tokio::spawn(async move {
-                    if let Err(error) = semantic.build(&key, &index, &store, now).await {
-                        tracing::warn!(%error, model = semantic.model(), document = %key, "the document's sections could not be embedded; searching it by words alone");
-                    }
-                });
-            }
+            self.start_embedding(spec_sha256, &index);
             if let Some(fused) = semantic.rerank(spec_sha256, &index, query, &ranked, crate::search::CANDIDATES).await {
                 ranked = fused;
             }
@@ -725,6 +706,80 @@ impl Hub {
             .map(|c| SearchHit { target: c.target.clone(), title: c.title.clone(), body: c.body.clone() })
             .collect())
     }
+
+    /// Prepares the search of a document just pushed, off the request
+    /// path, when a sentence model is configured: its sections are
+    /// indexed and embedded now rather than on its first search, which
+    /// would otherwise rank by words alone for the tens of seconds a large
+    /// document takes. Without a model nothing is done (indexing alone
+    /// takes a first search milliseconds).
+    pub(crate) fn prepare_docs_search(&self, spec_sha256: &str, spec: spec::Spec) {
+        if self.semantic.is_none() || self.docs_search_settled(spec_sha256) {
+            return;
+        }
+        let (hub, key) = (self.clone(), spec_sha256.to_owned());
+        // Not tracked as the hub's background work, like the embedding it
+        // starts: work cut short by a shutdown is done on a first search.
+        tokio::spawn(async move {
+            let sections =
+                match tokio::task::spawn_blocking(move || search_sections(&docs_render::Site::new(spec))).await {
+                    Ok(sections) => sections,
+                    Err(error) => {
+                        tracing::warn!(%error, document = %key, "the document's search sections could not be built");
+                        return;
+                    }
+                };
+            match hub.search_index(&key, move || sections).await {
+                Ok(index) if !index.is_empty() => hub.start_embedding(&key, &index),
+                Ok(_) => {}
+                Err(error) => tracing::warn!(%error, document = %key, "the document's search could not be indexed"),
+            }
+        });
+    }
+
+    /// The word index of document `spec_sha256`: this node's, the store's,
+    /// or built from `sections` and stored.
+    async fn search_index(
+        &self,
+        spec_sha256: &str,
+        sections: impl FnOnce() -> Vec<SearchSection>,
+    ) -> HubResult<std::sync::Arc<crate::search::DocumentIndex>> {
+        if let Some(index) = self.search_indexes.get(spec_sha256) {
+            return Ok(index);
+        }
+        if !self.store.docs_indexed(spec_sha256).await? {
+            let sections = sections();
+            self.store.index_docs(spec_sha256, &sections, self.clock.now()).await?;
+        }
+        let rows = self.store.docs_sections(spec_sha256).await?;
+        Ok(self.search_indexes.insert(spec_sha256, rows))
+    }
+
+    /// Starts embedding the sections of `index` in the background, unless
+    /// this node already has (or is making) their vectors.
+    fn start_embedding(&self, spec_sha256: &str, index: &std::sync::Arc<crate::search::DocumentIndex>) {
+        let Some(semantic) = self.semantic.as_ref() else { return };
+        if !semantic.claim(spec_sha256) {
+            return;
+        }
+        // Not tracked as the hub's background work: an embedding cut short
+        // by a shutdown is simply started again.
+        let (semantic, key, index) = (semantic.clone(), spec_sha256.to_owned(), index.clone());
+        let (store, now) = (self.store.clone(), self.clock.now());
+        tokio::spawn(async move {
+            if let Err(error) = semantic.build(&key, &index, &store, now).await {
+                tracing::warn!(%error, model = semantic.model(), document = %key, "the document's sections could not be embedded; searching it by words alone");
+            }
+        });
+    }
+}
+
+/// The search's sections of a prepared version of the docs: one per
+/// operation, webhook, schema and page, as the quick search, the
+/// assistant and MCP find them.
+#[must_use]
+pub fn search_sections(site: &docs_render::Site) -> Vec<SearchSection> {
+    site.sections().into_iter().map(|s| SearchSection { target: s.target, title: s.title, body: s.body }).collect()
 }
 
 /// The value of a docs session cookie: `<expiry ms>.<HMAC-SHA256 hex>`,

@@ -5,8 +5,10 @@
 //! for the fusion and docs/assistant.md for the settings.
 //!
 //! Never required and never in the way: a document's sections are embedded
-//! off the request path on its first search (one document at a time per
-//! node; the built-in model on one blocking thread), and until its vectors
+//! off the request path when it is pushed, or on its first search on a
+//! node that finds no vectors kept for it (one document at a time per
+//! node, once across nodes sharing the store; the built-in model on one
+//! blocking thread), and until its vectors
 //! are ready, or whenever an operator's model does not answer a question in
 //! [`QUESTION_TIMEOUT`], the word engine's ranking is the answer. A model
 //! that failed is asked again only after a pause, so a missing endpoint
@@ -43,6 +45,10 @@ pub const MAX_SECTIONS: usize = 10_000;
 /// sections, and for questions (a search does not wait on a model that is
 /// down).
 const PAUSE_AFTER_FAILURE: Duration = Duration::from_secs(60);
+
+/// How often a node waiting for another's encoding of a document looks
+/// for the vectors it keeps.
+const CLAIM_POLL: Duration = Duration::from_secs(1);
 
 /// Sections the built-in model encodes per turn of the blocking pool (a
 /// few seconds of one core), so a shutdown or a question waits for at most
@@ -166,6 +172,8 @@ pub struct Semantic {
     paused_until: Mutex<Option<Instant>>,
     /// One document embedded at a time per node.
     builds: tokio::sync::Semaphore,
+    /// This node's name in claims on a document's encoding.
+    holder: String,
     /// Questions the built-in model encodes at once per node; a search
     /// finding none free ranks by words rather than wait (a flood of new
     /// questions costs at most this many cores).
@@ -188,6 +196,7 @@ impl Semantic {
             started: Mutex::new(HashMap::new()),
             paused_until: Mutex::new(None),
             builds: tokio::sync::Semaphore::new(1),
+            holder: uuid::Uuid::now_v7().to_string(),
             encoding: Arc::new(tokio::sync::Semaphore::new(QUESTIONS_AT_ONCE)),
         }
     }
@@ -226,8 +235,11 @@ impl Semantic {
     /// Embeds the sections of document `key` and keeps their vectors: read
     /// from `store` when this model gave them for the same texts before
     /// (after a restart, or on another node), else encoded and written
-    /// there. The store is a cache: when it fails, the vectors are encoded
-    /// and kept in memory alone.
+    /// there. Nodes sharing the store encode a document once: while
+    /// another node's claim on it runs, this one waits for the vectors
+    /// that node keeps, and takes the claim over once it expires. The
+    /// store is a cache: when it fails, the vectors are encoded and kept
+    /// in memory alone.
     pub async fn build(
         &self,
         key: &str,
@@ -235,7 +247,6 @@ impl Semantic {
         store: &Store,
         now: Timestamp,
     ) -> Result<(), SemanticError> {
-        let _turn = self.builds.acquire().await.map_err(|_| SemanticError::Poisoned)?;
         let started = Instant::now();
         let mut from = "model";
         let meanings = self
@@ -244,19 +255,35 @@ impl Semantic {
                 let texts: Vec<String> = index.sections().iter().map(fusion::section_text).collect();
                 let texts_sha256 = texts_digest(&texts);
                 let model = self.model.key();
-                match store.docs_vectors(key, &model).await {
-                    Ok(Some(kept)) if kept.texts_sha256 == texts_sha256 && kept.sections == texts.len() => {
-                        if let Some(meanings) = Meanings::from_bytes(&kept.bytes, kept.sections, kept.width) {
-                            from = "store";
-                            let bytes = meanings.bytes();
-                            return Ok((meanings, bytes));
-                        }
-                        tracing::warn!(document = %key, %model, "the kept vectors are not of their shape; encoding again");
+                loop {
+                    if let Some(meanings) = kept(store, key, &model, &texts_sha256, texts.len()).await {
+                        from = "store";
+                        let bytes = meanings.bytes();
+                        return Ok((meanings, bytes));
                     }
-                    Ok(_) => {}
-                    Err(error) => tracing::warn!(%error, document = %key, "the kept vectors could not be read; encoding"),
+                    let at = now.plus_millis(i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX));
+                    let until = at.plus_millis(claim_millis(texts.len()));
+                    match store.claim_docs_vectors(key, &model, &self.holder, at, until).await {
+                        Ok(true) => break,
+                        Ok(false) => tokio::time::sleep(CLAIM_POLL).await,
+                        Err(error) => {
+                            tracing::warn!(%error, document = %key, "the encoding could not be claimed; encoding");
+                            break;
+                        }
+                    }
                 }
-                let meanings = embed_texts(&self.model, texts).await?;
+                let encoded = {
+                    let _turn = self.builds.acquire().await.map_err(|_| SemanticError::Poisoned)?;
+                    embed_texts(&self.model, texts).await
+                };
+                let meanings = match encoded {
+                    Ok(meanings) => meanings,
+                    Err(error) => {
+                        // Another node may try at once rather than wait for the claim to expire.
+                        let _ = store.release_docs_vectors(key, &model, &self.holder).await;
+                        return Err(error);
+                    }
+                };
                 let kept = KeptVectors {
                     texts_sha256,
                     sections: meanings.len(),
@@ -265,6 +292,9 @@ impl Semantic {
                 };
                 if let Err(error) = store.put_docs_vectors(key, &model, &kept, now).await {
                     tracing::warn!(%error, document = %key, "the vectors could not be kept; they are kept in memory alone");
+                }
+                if let Err(error) = store.release_docs_vectors(key, &model, &self.holder).await {
+                    tracing::warn!(%error, document = %key, "the encoding's claim could not be released; it expires");
                 }
                 let bytes = meanings.bytes();
                 Ok::<_, SemanticError>((meanings, bytes))
@@ -359,6 +389,33 @@ fn texts_digest(texts: &[String]) -> String {
         digest.update(b"\n");
     }
     hex::encode(digest.finalize())
+}
+
+/// The vectors `model` gave for document `key`'s `sections` section
+/// texts of digest `texts_sha256`, when the store keeps them.
+async fn kept(store: &Store, key: &str, model: &str, texts_sha256: &str, sections: usize) -> Option<Meanings> {
+    match store.docs_vectors(key, model).await {
+        Ok(Some(kept)) if kept.texts_sha256 == texts_sha256 && kept.sections == sections => {
+            let meanings = Meanings::from_bytes(&kept.bytes, kept.sections, kept.width);
+            if meanings.is_none() {
+                tracing::warn!(document = %key, %model, "the kept vectors are not of their shape; encoding again");
+            }
+            meanings
+        }
+        Ok(_) => None,
+        Err(error) => {
+            tracing::warn!(%error, document = %key, "the kept vectors could not be read; encoding");
+            None
+        }
+    }
+}
+
+/// How long a claim on a document of `sections` sections lasts: a minute,
+/// and 100 ms a section (the built-in model encodes about 50 a second on
+/// one core), so a claim outlives its encoding and a stopped node's is
+/// taken over in minutes at most.
+fn claim_millis(sections: usize) -> i64 {
+    60_000 + i64::try_from(sections).unwrap_or(i64::MAX / 200).saturating_mul(100)
 }
 
 /// The vectors of a document's section `texts`: asked of an operator's
@@ -537,5 +594,66 @@ mod tests {
         });
         assert_ne!(remote.key(), model.key());
         assert_eq!(store.docs_vectors("doc", &remote.key()).await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn nodes_sharing_a_store_encode_a_document_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = platform::db::Db::open_sqlite(&dir.path().join("hub.db")).await.unwrap();
+        db.migrate(&crate::MIGRATIONS).await.unwrap();
+        let store = Store::new(db);
+        let now = Timestamp::from_millis(1_000);
+        let candidate = |title: &str| {
+            let (title_terms, terms) = crate::search::section_terms(title, "");
+            Candidate { target: title.to_owned(), title: title.to_owned(), body: String::new(), title_terms, terms }
+        };
+        let index = DocumentIndex::new(vec![candidate("GET /rate_limit"), candidate("DELETE /gists/{gist_id}")]);
+        let model = SearchModel::Builtin;
+        let key = model.key();
+
+        // One holder at a time, until the claim expires.
+        assert!(store.claim_docs_vectors("a", &key, "one", now, now.plus_millis(10)).await.unwrap());
+        assert!(store.claim_docs_vectors("a", &key, "one", now, now.plus_millis(20)).await.unwrap(), "renewed");
+        assert!(!store.claim_docs_vectors("a", &key, "two", now.plus_millis(19), now.plus_millis(99)).await.unwrap());
+        assert!(store.claim_docs_vectors("a", &key, "two", now.plus_millis(20), now.plus_millis(99)).await.unwrap());
+        store.release_docs_vectors("a", &key, "one").await.unwrap();
+        assert!(!store.claim_docs_vectors("a", &key, "one", now, now).await.unwrap(), "only its holder releases it");
+        store.release_docs_vectors("a", &key, "two").await.unwrap();
+        assert!(store.claim_docs_vectors("a", &key, "one", now, now).await.unwrap());
+
+        // Another node encodes the document: this one waits for the
+        // vectors it keeps (planted ones, which no encoding gives).
+        assert!(store.claim_docs_vectors("doc", &key, "other", now, now.plus_millis(60_000)).await.unwrap());
+        let texts: Vec<String> = index.sections().iter().map(fusion::section_text).collect();
+        let mut planted = vec![vec![0.0; sentence::WIDTH]; 2];
+        planted[0][0] = 1.0;
+        planted[1][1] = 1.0;
+        let planted = Meanings::new(&planted).unwrap();
+        let other_node = async {
+            tokio::time::sleep(Duration::from_millis(1_500)).await;
+            let kept = KeptVectors {
+                texts_sha256: texts_digest(&texts),
+                sections: 2,
+                width: sentence::WIDTH,
+                bytes: planted.to_bytes(),
+            };
+            store.put_docs_vectors("doc", &key, &kept, now).await.unwrap();
+            store.release_docs_vectors("doc", &key, "other").await.unwrap();
+        };
+        let waiting = Semantic::new(model.clone());
+        let (built, ()) = tokio::join!(waiting.build("doc", &index, &store, now), other_node);
+        built.unwrap();
+        assert_eq!(waiting.documents.ready("doc").unwrap().to_bytes(), planted.to_bytes(), "read, not encoded");
+
+        // A claim whose holder stopped is taken over once it expires.
+        assert!(store.claim_docs_vectors("stale", &key, "stopped", now, now.plus_millis(1)).await.unwrap());
+        let taking = Semantic::new(model.clone());
+        tokio::time::timeout(Duration::from_secs(30), taking.build("stale", &index, &store, now.plus_millis(2)))
+            .await
+            .unwrap()
+            .unwrap();
+        let kept = store.docs_vectors("stale", &key).await.unwrap().unwrap();
+        assert_ne!(kept.bytes, planted.to_bytes(), "encoded here");
+        assert!(store.claim_docs_vectors("stale", &key, "third", now, now).await.unwrap(), "and released");
     }
 }

@@ -169,6 +169,7 @@ impl Hub {
         if let Err(err) = self.sync_monitors(&version, &parsed).await {
             tracing::warn!(error = %err, version = %version.id, "could not write the version's monitor rows");
         }
+        self.prepare_docs_search(&sha, parsed);
         Ok(PushOutcome { created: outcome == UploadOutcome::Created, version })
     }
 

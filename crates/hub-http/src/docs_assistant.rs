@@ -153,6 +153,6 @@ impl OpenedDocs {
     /// The search index's sections of this version, built on first search.
     fn sections(&self) -> impl FnOnce() -> Vec<hub_core::docs::SearchSection> + use<> {
         let prepared = self.prepared.clone();
-        move || crate::docs_site::search_sections(&prepared)
+        move || hub_core::docs::search_sections(&prepared)
     }
 }

@@ -975,7 +975,7 @@ async fn search_inner(
     let q: String = q.chars().take(200).collect();
     let hits = {
         let prepared = prepared.clone();
-        server.hub.docs_search(&version.spec_sha256, &q, move || search_sections(&prepared)).await?
+        server.hub.docs_search(&version.spec_sha256, &q, move || hub_core::docs::search_sections(&prepared)).await?
     };
     if format == SearchFormat::Json {
         let hits: Vec<serde_json::Value> = hits
@@ -1079,14 +1079,6 @@ async fn relay_inner(
     let bases = docs_render::api_bases(&prepared, &chrome);
     let relayed = hub_core::tryit::RelayRequest::parse(&body, &bases)?;
     Ok(hub_core::tryit::relay(&server.outbound, relayed).await?)
-}
-
-/// The search index's sections of a prepared version.
-pub(crate) fn search_sections(site: &Site) -> Vec<hub_core::docs::SearchSection> {
-    site.sections()
-        .into_iter()
-        .map(|s| hub_core::docs::SearchSection { target: s.target, title: s.title, body: s.body })
-        .collect()
 }
 
 /// A version of a project's docs opened for a JSON request of its pages.

@@ -84,6 +84,7 @@ impl Store {
                 "DELETE FROM docs_search WHERE spec_sha256 = $1",
                 "DELETE FROM docs_search_documents WHERE spec_sha256 = $1",
                 "DELETE FROM docs_search_vectors WHERE spec_sha256 = $1",
+                "DELETE FROM docs_search_claims WHERE spec_sha256 = $1",
             ] {
                 sqlx::query(delete_rows).bind(sha).execute(&mut *tx).await.map_err(store_error)?;
             }

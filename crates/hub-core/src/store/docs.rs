@@ -417,6 +417,51 @@ impl Store {
         })?;
         Ok(())
     }
+
+    /// Claims the encoding of document `spec_sha256`'s sections by `model`
+    /// for `holder` until `until`: whether the claim is `holder`'s now (it
+    /// was free, expired at `now`, or already `holder`'s).
+    pub async fn claim_docs_vectors(
+        &self,
+        spec_sha256: &str,
+        model: &str,
+        holder: &str,
+        now: Timestamp,
+        until: Timestamp,
+    ) -> HubResult<bool> {
+        let claimed = with_db!(&self.db, |pool| {
+            sqlx::query(
+                "INSERT INTO docs_search_claims (spec_sha256, model, holder, expires_at) VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (spec_sha256, model) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+                 WHERE docs_search_claims.expires_at <= $5 OR docs_search_claims.holder = excluded.holder",
+            )
+            .bind(spec_sha256)
+            .bind(model)
+            .bind(holder)
+            .bind(until.as_millis())
+            .bind(now.as_millis())
+            .execute(pool)
+            .await
+            .map(|done| done.rows_affected() > 0)
+            .map_err(store_error)
+        })?;
+        Ok(claimed)
+    }
+
+    /// Ends `holder`'s claim on document `spec_sha256`'s encoding by `model`.
+    pub async fn release_docs_vectors(&self, spec_sha256: &str, model: &str, holder: &str) -> HubResult<()> {
+        with_db!(&self.db, |pool| {
+            sqlx::query("DELETE FROM docs_search_claims WHERE spec_sha256 = $1 AND model = $2 AND holder = $3")
+                .bind(spec_sha256)
+                .bind(model)
+                .bind(holder)
+                .execute(pool)
+                .await
+                .map(|_| ())
+                .map_err(store_error)
+        })?;
+        Ok(())
+    }
 }
 
 /// A sentence model's vectors of a document's sections as kept

@@ -479,7 +479,7 @@ async fn search(
     let sections_site = site.clone();
     Ok(core
         .hub
-        .docs_search(&version.spec_sha256, query, move || crate::docs_site::search_sections(&sections_site))
+        .docs_search(&version.spec_sha256, query, move || hub_core::docs::search_sections(&sections_site))
         .await?)
 }
 
@@ -536,8 +536,7 @@ async fn ask_docs(
         visitor: "mcp",
     };
     let sections_site = site.clone();
-    let answer =
-        core.hub.ask_offline(&ask, question, move || crate::docs_site::search_sections(&sections_site)).await?;
+    let answer = core.hub.ask_offline(&ask, question, move || hub_core::docs::search_sections(&sections_site)).await?;
     let citations: Vec<Value> = answer
         .citations
         .iter()

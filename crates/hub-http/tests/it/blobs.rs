@@ -40,6 +40,8 @@ async fn unreferenced_blobs_are_deleted_after_the_grace_period_and_a_repush_rest
     for sha in [&old, &current] {
         store.index_docs(sha, &section(), app.hub.clock().now()).await.unwrap();
         store.put_docs_vectors(sha, "model@test", &kept, app.hub.clock().now()).await.unwrap();
+        let (now, forever) = (app.hub.clock().now(), app.hub.clock().now().plus_days(365));
+        assert!(store.claim_docs_vectors(sha, "model@test", "a node", now, forever).await.unwrap());
     }
     let grace = hub_core::blobs::GRACE_MS;
     // First pass: noted, kept.
@@ -56,9 +58,12 @@ async fn unreferenced_blobs_are_deleted_after_the_grace_period_and_a_repush_rest
     assert!(!store.docs_indexed(&old).await.unwrap());
     assert!(store.docs_sections(&old).await.unwrap().is_empty());
     assert_eq!(store.docs_vectors(&old, "model@test").await.unwrap(), None);
+    let (now, forever) = (app.hub.clock().now(), app.hub.clock().now().plus_days(365));
+    assert!(store.claim_docs_vectors(&old, "model@test", "another node", now, forever).await.unwrap(), "claim gone");
     assert!(store.docs_indexed(&current).await.unwrap());
     assert_eq!(store.docs_sections(&current).await.unwrap().len(), 1);
     assert_eq!(store.docs_vectors(&current, "model@test").await.unwrap(), Some(kept.clone()));
+    assert!(!store.claim_docs_vectors(&current, "model@test", "another node", now, forever).await.unwrap());
     assert_eq!(blobs.get(&current).await.unwrap().unwrap(), openapi_yaml("2").as_bytes());
     // Pushing the collected content again stores it again.
     let third = app.push(&slug, &token, "label=older", openapi_yaml("1")).await;

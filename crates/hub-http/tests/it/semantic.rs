@@ -18,6 +18,7 @@ use test_kit::{TestApp, TestResponse, on_both_stores};
 
 on_both_stores!(a_model_reranks_every_surface_and_a_broken_one_changes_nothing);
 on_both_stores!(the_built_in_model_finds_what_words_miss);
+on_both_stores!(a_pushed_document_is_embedded_before_its_first_search);
 
 const API: &str = r##"{"openapi":"3.0.3","info":{"title":"Service","version":"1"},
   "paths":{
@@ -259,4 +260,35 @@ async fn the_built_in_model_finds_what_words_miss(app: TestApp) {
     let sections = app.hub.store().docs_sections(&sha).await.unwrap().len();
     assert_eq!((kept.sections, kept.width), (sections, sentence::WIDTH));
     assert!(sections > 3, "{sections}");
+}
+
+/// With a model configured, a push indexes and embeds the document in the
+/// background, so its first search already ranks by meaning.
+async fn a_pushed_document_is_embedded_before_its_first_search(app: TestApp) {
+    let hub = app.hub.clone().with_search_model(Some(SearchModel::Builtin));
+    let router = app.router_for(hub.clone());
+    let (_, token) = app.user("pushed@example.com", Plan::Pro).await;
+    let created =
+        app.post_json("/api/v1/projects", &token, &json!({ "name": "Svc", "slug": "svc", "is_public": true })).await;
+    assert_eq!(created.status, StatusCode::CREATED);
+    let request = Request::post("/api/v1/projects/svc/versions?label=1")
+        .header(header::AUTHORIZATION, format!("Bearer {token}"))
+        .body(Body::from(API))
+        .unwrap();
+    let pushed = TestApp::send(&router, request).await;
+    assert_eq!(pushed.status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&pushed.body));
+    let sha = pushed.json()["spec_sha256"].as_str().unwrap_or_default().to_owned();
+
+    // Nobody searches: the sections are indexed and embedded all the same.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !hub.docs_search_settled(&sha) && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(hub.docs_search_settled(&sha), "the pushed document's vectors are ready without a search");
+    assert!(app.hub.store().docs_indexed(&sha).await.unwrap());
+    let kept = app.hub.store().docs_vectors(&sha, &SearchModel::Builtin.key()).await.unwrap().unwrap();
+    assert_eq!(kept.sections, app.hub.store().docs_sections(&sha).await.unwrap().len());
+    // The first search ranks by meaning at once, with no wait.
+    let found = docs_search(&router, "svc", THROTTLED).await;
+    assert_eq!(found.first().map(String::as_str), Some("GET /rate_limit"), "{found:?}");
 }
