@@ -712,11 +712,18 @@ impl Hub {
     /// indexed and embedded now rather than on its first search, which
     /// would otherwise rank by words alone for the tens of seconds a large
     /// document takes. Without a model nothing is done (indexing alone
-    /// takes a first search milliseconds).
+    /// takes a first search milliseconds). At most
+    /// [`PREPARED_AT_ONCE`] documents are prepared at once per node; a push
+    /// finding none free leaves its document to its first search, so a
+    /// burst of pushes holds no more documents in waiting than that.
     pub(crate) fn prepare_docs_search(&self, spec_sha256: &str, spec: spec::Spec) {
         if self.semantic.is_none() || self.docs_search_settled(spec_sha256) {
             return;
         }
+        let Ok(turn) = self.preparing.clone().try_acquire_owned() else {
+            tracing::debug!(document = %spec_sha256, "other documents are being prepared; this one waits for its first search");
+            return;
+        };
         let (hub, key) = (self.clone(), spec_sha256.to_owned());
         // Not tracked as the hub's background work, like the embedding it
         // starts: work cut short by a shutdown is done on a first search.
@@ -730,10 +737,11 @@ impl Hub {
                     }
                 };
             match hub.search_index(&key, move || sections).await {
-                Ok(index) if !index.is_empty() => hub.start_embedding(&key, &index),
+                Ok(index) if !index.is_empty() => hub.embed(&key, index).await,
                 Ok(_) => {}
                 Err(error) => tracing::warn!(%error, document = %key, "the document's search could not be indexed"),
             }
+            drop(turn);
         });
     }
 
@@ -758,21 +766,33 @@ impl Hub {
     /// Starts embedding the sections of `index` in the background, unless
     /// this node already has (or is making) their vectors.
     fn start_embedding(&self, spec_sha256: &str, index: &std::sync::Arc<crate::search::DocumentIndex>) {
-        let Some(semantic) = self.semantic.as_ref() else { return };
-        if !semantic.claim(spec_sha256) {
-            return;
+        if self.semantic.as_ref().is_some_and(|semantic| semantic.claim(spec_sha256)) {
+            // Not tracked as the hub's background work: an embedding cut
+            // short by a shutdown is simply started again.
+            let (hub, key, index) = (self.clone(), spec_sha256.to_owned(), index.clone());
+            tokio::spawn(async move { hub.embed_claimed(&key, &index).await });
         }
-        // Not tracked as the hub's background work: an embedding cut short
-        // by a shutdown is simply started again.
-        let (semantic, key, index) = (semantic.clone(), spec_sha256.to_owned(), index.clone());
-        let (store, now) = (self.store.clone(), self.clock.now());
-        tokio::spawn(async move {
-            if let Err(error) = semantic.build(&key, &index, &store, now).await {
-                tracing::warn!(%error, model = semantic.model(), document = %key, "the document's sections could not be embedded; searching it by words alone");
-            }
-        });
+    }
+
+    /// Embeds the sections of `index`, unless this node already has (or
+    /// is making) their vectors.
+    async fn embed(&self, spec_sha256: &str, index: std::sync::Arc<crate::search::DocumentIndex>) {
+        if self.semantic.as_ref().is_some_and(|semantic| semantic.claim(spec_sha256)) {
+            self.embed_claimed(spec_sha256, &index).await;
+        }
+    }
+
+    async fn embed_claimed(&self, spec_sha256: &str, index: &crate::search::DocumentIndex) {
+        let Some(semantic) = self.semantic.as_ref() else { return };
+        if let Err(error) = semantic.build(spec_sha256, index, &self.store, self.clock.now()).await {
+            tracing::warn!(%error, model = semantic.model(), document = %spec_sha256, "the document's sections could not be embedded; searching it by words alone");
+        }
     }
 }
+
+/// Pushed documents whose search a node prepares at once (each holds its
+/// parsed document, then its sections, until they are encoded).
+pub const PREPARED_AT_ONCE: usize = 2;
 
 /// The search's sections of a prepared version of the docs: one per
 /// operation, webhook, schema and page, as the quick search, the

@@ -81,6 +81,8 @@ pub struct Hub {
     /// The sentence model re-ranking the search (built in, or the
     /// operator's `SVC_LLM_EMBEDDING_MODEL`; see `semantic`).
     semantic: Option<Arc<semantic::Semantic>>,
+    /// Pushed documents whose search is being prepared (`docs::PREPARED_AT_ONCE`).
+    preparing: Arc<tokio::sync::Semaphore>,
     /// Commits inbox captures in groups (started on the first capture).
     capture_writer: Arc<std::sync::OnceLock<inboxes::CaptureWriter>>,
     /// Work started off the request path (mail, and the lookups whose
@@ -143,6 +145,7 @@ impl Hub {
             llm: None,
             search_indexes: Arc::new(search::DocumentIndexes::default()),
             semantic: None,
+            preparing: Arc::new(tokio::sync::Semaphore::new(docs::PREPARED_AT_ONCE)),
             capture_writer: Arc::new(std::sync::OnceLock::new()),
             background: tokio_util::task::TaskTracker::new(),
             secret_key: Arc::new(platform::secrets::SecretKey::generate()),
