@@ -4,7 +4,8 @@
 //! the process starts, before `main`; an option set there wins over what is
 //! set here, so an operator can still tune it without a rebuild.
 //!
-//! The only module of the workspace allowed `unsafe`: mimalloc's options
+//! One of two modules of the workspace allowed `unsafe` (the other is the
+//! sentence encoder's run-time choice of CPU features): mimalloc's options
 //! are C functions, and no safe wrapper of them exists.
 #![allow(unsafe_code)]
 
