@@ -18,7 +18,11 @@ const MAX_WORD_CHARS: usize = 100;
 /// A vocabulary and the ids of its special tokens.
 #[derive(Debug)]
 pub struct WordPiece {
+    /// Pieces that start a word.
     ids: HashMap<&'static str, u32>,
+    /// Pieces that go on with a word, without their `##`, so a lookup
+    /// needs no string of its own.
+    continuations: HashMap<&'static str, u32>,
     unknown: u32,
     start: u32,
     end: u32,
@@ -28,14 +32,27 @@ impl WordPiece {
     /// The vocabulary of `tokens`, one id per line's place; `None` when a
     /// special token is missing.
     pub fn new(tokens: &'static str) -> Option<Self> {
-        let ids: HashMap<&'static str, u32> =
-            tokens.split('\n').enumerate().map(|(id, token)| (token, u32::try_from(id).unwrap_or(u32::MAX))).collect();
-        Some(Self { unknown: *ids.get("[UNK]")?, start: *ids.get("[CLS]")?, end: *ids.get("[SEP]")?, ids })
+        let mut ids = HashMap::new();
+        let mut continuations = HashMap::new();
+        for (id, token) in tokens.split('\n').enumerate() {
+            let id = u32::try_from(id).unwrap_or(u32::MAX);
+            match token.strip_prefix("##") {
+                Some(piece) => continuations.insert(piece, id),
+                None => ids.insert(token, id),
+            };
+        }
+        Some(Self {
+            unknown: *ids.get("[UNK]")?,
+            start: *ids.get("[CLS]")?,
+            end: *ids.get("[SEP]")?,
+            ids,
+            continuations,
+        })
     }
 
     /// Tokens in the vocabulary.
     pub fn tokens(&self) -> usize {
-        self.ids.len()
+        self.ids.len() + self.continuations.len()
     }
 
     /// The ids of `text` between `[CLS]` and `[SEP]`, at most `max` in all.
@@ -65,13 +82,11 @@ impl WordPiece {
         let mut continued = false;
         while !rest.is_empty() {
             let mut found = None;
+            let table = if continued { &self.continuations } else { &self.ids };
             // Char boundaries from the longest prefix down.
-            let ends: Vec<usize> =
-                rest.char_indices().map(|(at, _)| at).skip(1).chain(std::iter::once(rest.len())).collect();
-            for &end in ends.iter().rev() {
+            for end in rest.char_indices().rev().map(|(at, c)| at + c.len_utf8()) {
                 let Some(prefix) = rest.get(..end) else { continue };
-                let id = if continued { self.ids.get(format!("##{prefix}").as_str()) } else { self.ids.get(prefix) };
-                if let Some(id) = id {
+                if let Some(id) = table.get(prefix) {
                     found = Some((*id, end));
                     break;
                 }
