@@ -524,12 +524,17 @@ mod tests {
         assert_eq!(closest, Some(0), "{closeness:?}");
     }
 
-    #[tokio::test]
-    async fn vectors_are_kept_and_read_back_for_the_same_model_and_texts_only() {
+    /// A migrated store in a temporary directory (kept while the directory is).
+    async fn sqlite_store() -> (tempfile::TempDir, Store) {
         let dir = tempfile::tempdir().unwrap();
         let db = platform::db::Db::open_sqlite(&dir.path().join("hub.db")).await.unwrap();
         db.migrate(&crate::MIGRATIONS).await.unwrap();
-        let store = Store::new(db);
+        (dir, Store::new(db))
+    }
+
+    #[tokio::test]
+    async fn vectors_are_kept_and_read_back_for_the_same_model_and_texts_only() {
+        let (_dir, store) = sqlite_store().await;
         let now = Timestamp::from_millis(1);
         let section = |title: &str, body: &str| {
             let (title_terms, terms) = crate::search::section_terms(title, body);
@@ -598,10 +603,7 @@ mod tests {
 
     #[tokio::test]
     async fn nodes_sharing_a_store_encode_a_document_once() {
-        let dir = tempfile::tempdir().unwrap();
-        let db = platform::db::Db::open_sqlite(&dir.path().join("hub.db")).await.unwrap();
-        db.migrate(&crate::MIGRATIONS).await.unwrap();
-        let store = Store::new(db);
+        let (_dir, store) = sqlite_store().await;
         let now = Timestamp::from_millis(1_000);
         let candidate = |title: &str| {
             let (title_terms, terms) = crate::search::section_terms(title, "");
