@@ -61,11 +61,7 @@ fn scaled(x: &[f32], cols: usize) -> (Vec<i16>, Vec<f32>) {
     let mut scales = Vec::with_capacity(x.len() / cols.max(1));
     let mut tokens = Vec::with_capacity(x.len());
     for row in x.chunks_exact(cols) {
-        let largest = row.iter().fold(0.0f32, |m, v| m.max(v.abs()));
-        let scale = if largest > 0.0 && largest.is_finite() { largest / TOKEN_RANGE } else { 1.0 };
-        #[allow(clippy::cast_possible_truncation)]
-        tokens.extend(row.iter().map(|v| (v / scale).round().clamp(-TOKEN_RANGE, TOKEN_RANGE) as i16));
-        scales.push(scale);
+        scales.push(crate::to_integers(row, TOKEN_RANGE, &mut tokens));
     }
     (tokens, scales)
 }

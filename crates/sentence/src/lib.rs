@@ -60,6 +60,20 @@ pub fn builtin_weights() -> &'static [u8] {
     PACKED
 }
 
+/// Appends `values` to `out` as 16-bit integers within ±`range` (at most
+/// 32,767), the largest magnitude scaled to `range`, and returns the step
+/// that turns them back (`value ≈ integer · step`): 1 when the values are
+/// all zero or one is not finite. Each value is within half a step. The
+/// question's products ([`direct`]) and the hub's closeness of a question
+/// to a document's sections use it, so both sums are of integers.
+pub fn to_integers(values: &[f32], range: f32, out: &mut Vec<i16>) -> f32 {
+    let largest = values.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+    let step = if largest > 0.0 && largest.is_finite() { largest / range } else { 1.0 };
+    #[allow(clippy::cast_possible_truncation)]
+    out.extend(values.iter().map(|v| (v / step).round().clamp(-range, range) as i16));
+    step
+}
+
 /// NF4's sixteen levels (QLoRA's "normal float"), as `pack.py` has them.
 const NF4: [f32; 16] = [
     -1.0,

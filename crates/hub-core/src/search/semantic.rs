@@ -161,15 +161,13 @@ impl Meanings {
         // then a sum of integers, exact in any order, which the compiler
         // spreads over vector registers (a sum of floats it must add one
         // after another: 0.7 ms for GitHub's 2,192 sections).
-        let largest = question.iter().fold(0.0f32, |m, x| m.max(x.abs()));
-        if !largest.is_finite() {
+        if !question.iter().all(|x| x.is_finite()) {
             return None;
         }
         #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
         let range = QUESTION_RANGE.min((f64::from(i32::MAX) / (127.0 * self.width as f64)).floor() as f32);
-        let step = largest / range;
-        #[allow(clippy::cast_possible_truncation)]
-        let scaled: Vec<i16> = question.iter().map(|x| (x / step).round().clamp(-range, range) as i16).collect();
+        let mut scaled = Vec::with_capacity(question.len());
+        let step = sentence::to_integers(question, range, &mut scaled);
         let unit = step / norm;
         Some(
             self.codes
