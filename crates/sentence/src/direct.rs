@@ -84,6 +84,41 @@ pub(crate) fn products(codes: &[u8], tokens: &Tokens, out: &mut [f32]) {
     portable(codes, tokens, out);
 }
 
+/// GELU of every number, in the CPU's widest registers: the compiler
+/// vectorises [`crate::gelu`] for 4 numbers at once on x86-64's baseline,
+/// 8 with AVX2 and 16 with AVX-512.
+pub(crate) fn gelu_in_place(values: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the function needs AVX-512F, which the CPU was just
+            // found to have.
+            #[allow(unsafe_code)]
+            unsafe {
+                x86::gelu_avx512(values);
+            }
+            return;
+        }
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+            // SAFETY: the function needs AVX2 and FMA, which the CPU was
+            // just found to have.
+            #[allow(unsafe_code)]
+            unsafe {
+                x86::gelu_avx2(values);
+            }
+            return;
+        }
+    }
+    gelu_each(values);
+}
+
+#[inline(always)]
+fn gelu_each(values: &mut [f32]) {
+    for value in values {
+        *value = crate::gelu(*value);
+    }
+}
+
 /// The products in plain Rust, for any CPU: the compiler vectorises the
 /// integer sums for the baseline of the target (SSE2 on x86-64).
 fn portable(codes: &[u8], tokens: &Tokens, out: &mut [f32]) {
@@ -137,7 +172,17 @@ mod x86 {
         _mm512_reduce_add_epi32, _mm512_setzero_si512,
     };
 
-    use super::{Tokens, store};
+    use super::{Tokens, gelu_each, store};
+
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn gelu_avx512(values: &mut [f32]) {
+        gelu_each(values);
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn gelu_avx2(values: &mut [f32]) {
+        gelu_each(values);
+    }
 
     /// Rows of codes in a block.
     pub(super) const ROWS: usize = 4;
