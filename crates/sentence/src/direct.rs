@@ -52,6 +52,20 @@ impl Tokens {
     }
 }
 
+/// Whether [`products`] takes one of the paths written with intrinsics
+/// on this CPU, rather than the plain loop.
+pub(crate) fn vectorised() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+            || (std::arch::is_x86_feature_detected!("avx512bw") && std::arch::is_x86_feature_detected!("avx512vnni"))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// `out[t][j] = Σₖ x[t][k] · codes[j][k]` for the tokens and the rows of
 /// `codes` (each as long as a token); `out` is `tokens × rows`. Scales and
 /// biases are the caller's.

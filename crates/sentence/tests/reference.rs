@@ -66,8 +66,9 @@ fn vectors_stay_close_to_the_original_model() {
 fn batching_does_not_change_a_vector() {
     let model = Encoder::builtin().unwrap();
     let alone = model.embed(&["restart my pods"]);
-    // Past 32 tokens together: the batch is multiplied in floats, the
-    // question alone in integers (`direct`).
+    // Past 32 tokens together: on a CPU without AVX2 the batch is
+    // multiplied in floats and the question alone in integers (`direct`);
+    // with it, both in integers, the tokens stacked in other blocks.
     let long = "a much longer text about the rate limit of the API and what it allows ".repeat(3);
     let together = model.embed(&[long.as_str(), "restart my pods", "x"]);
     let cosine: f32 = alone[0].iter().zip(&together[1]).map(|(a, b)| a * b).sum();
