@@ -276,45 +276,6 @@ mod x86 {
         });
     }
 
-    /// The sums of rows `j..j + R` with tokens `t..t + T`, into `sums`.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-    fn block512<const R: usize, const T: usize>(
-        codes: &[u8],
-        tokens: &Tokens,
-        j: usize,
-        t: usize,
-        sums: &mut [[i32; TOKENS]; ROWS],
-    ) -> Option<()> {
-        let cols = tokens.cols;
-        let rows = chunks::<u8, 32, R>(codes, j, cols)?;
-        let xs = chunks::<i16, 32, T>(&tokens.values, t, cols)?;
-        let n = cols / 32;
-        let mut acc = [[_mm512_setzero_si512(); T]; R];
-        for k in 0..n {
-            let mut w = [_mm512_setzero_si512(); R];
-            for r in 0..R {
-                // SAFETY: the array is the 32 bytes read.
-                let bytes = unsafe { _mm256_loadu_si256(rows[r][k].as_ptr().cast::<__m256i>()) };
-                w[r] = _mm512_cvtepi8_epi16(bytes);
-            }
-            for i in 0..T {
-                // SAFETY: the array is the 64 bytes read.
-                let x = unsafe { _mm512_loadu_si512(xs[i][k].as_ptr().cast::<__m512i>()) };
-                for r in 0..R {
-                    acc[r][i] = _mm512_dpwssd_epi32(acc[r][i], w[r], x);
-                }
-            }
-        }
-        for r in 0..R {
-            for i in 0..T {
-                let code_row = codes.get((j + r) * cols..(j + r + 1) * cols)?;
-                let token = tokens.values.get((t + i) * cols..(t + i + 1) * cols)?;
-                sums[r][i] = _mm512_reduce_add_epi32(acc[r][i]) + tail_sum(code_row, token, n * 32);
-            }
-        }
-        Some(())
-    }
-
     #[target_feature(enable = "avx2")]
     pub(super) fn products_avx2(codes: &[u8], tokens: &Tokens, out: &mut [f32]) {
         each_block(codes, tokens, out, TOKENS_AVX2, |j, r, t, n, sums| {
@@ -328,43 +289,91 @@ mod x86 {
         });
     }
 
-    /// [`block512`] with 16 numbers a register.
-    #[target_feature(enable = "avx2")]
-    fn block256<const R: usize, const T: usize>(
-        codes: &[u8],
-        tokens: &Tokens,
-        j: usize,
-        t: usize,
-        sums: &mut [[i32; TOKENS]; ROWS],
-    ) -> Option<()> {
-        let cols = tokens.cols;
-        let rows = chunks::<u8, 16, R>(codes, j, cols)?;
-        let xs = chunks::<i16, 16, T>(&tokens.values, t, cols)?;
-        let n = cols / 16;
-        let mut acc = [[_mm256_setzero_si256(); T]; R];
-        for k in 0..n {
-            let mut w = [_mm256_setzero_si256(); R];
-            for r in 0..R {
-                // SAFETY: the array is the 16 bytes read.
-                let bytes = unsafe { _mm_loadu_si128(rows[r][k].as_ptr().cast::<__m128i>()) };
-                w[r] = _mm256_cvtepi8_epi16(bytes);
-            }
-            for i in 0..T {
-                // SAFETY: the array is the 32 bytes read.
-                let x = unsafe { _mm256_loadu_si256(xs[i][k].as_ptr().cast::<__m256i>()) };
-                for r in 0..R {
-                    acc[r][i] = _mm256_add_epi32(acc[r][i], _mm256_madd_epi16(w[r], x));
+    /// A block function: the sums of rows `j..j + R` with tokens
+    /// `t..t + T`, into `sums`, with registers of `$lanes` 16-bit numbers,
+    /// `$widen` reading a register's worth of codes, `$load` of a token's
+    /// numbers, `$multiply_add` adding their products to a sum and `$sum`
+    /// adding up a register. A macro because the two paths differ only in
+    /// these, and `target_feature` functions cannot be trait methods.
+    macro_rules! block {
+        ($name:ident, $features:literal, $lanes:literal, $zero:path, $widen:path, $load:path, $multiply_add:path, $sum:path) => {
+            #[target_feature(enable = $features)]
+            fn $name<const R: usize, const T: usize>(
+                codes: &[u8],
+                tokens: &Tokens,
+                j: usize,
+                t: usize,
+                sums: &mut [[i32; TOKENS]; ROWS],
+            ) -> Option<()> {
+                let cols = tokens.cols;
+                let rows = chunks::<u8, $lanes, R>(codes, j, cols)?;
+                let xs = chunks::<i16, $lanes, T>(&tokens.values, t, cols)?;
+                let n = cols / $lanes;
+                let mut acc = [[$zero(); T]; R];
+                for k in 0..n {
+                    let mut w = [$zero(); R];
+                    for r in 0..R {
+                        w[r] = $widen(&rows[r][k]);
+                    }
+                    for i in 0..T {
+                        let x = $load(&xs[i][k]);
+                        for r in 0..R {
+                            acc[r][i] = $multiply_add(acc[r][i], w[r], x);
+                        }
+                    }
                 }
+                for r in 0..R {
+                    for i in 0..T {
+                        let code_row = codes.get((j + r) * cols..(j + r + 1) * cols)?;
+                        let token = tokens.values.get((t + i) * cols..(t + i + 1) * cols)?;
+                        sums[r][i] = $sum(acc[r][i]) + tail_sum(code_row, token, n * $lanes);
+                    }
+                }
+                Some(())
             }
-        }
-        for r in 0..R {
-            for i in 0..T {
-                let code_row = codes.get((j + r) * cols..(j + r + 1) * cols)?;
-                let token = tokens.values.get((t + i) * cols..(t + i + 1) * cols)?;
-                sums[r][i] = reduce256(acc[r][i]) + tail_sum(code_row, token, n * 16);
-            }
-        }
-        Some(())
+        };
+    }
+
+    block!(
+        block512,
+        "avx512f,avx512bw,avx512vnni",
+        32,
+        _mm512_setzero_si512,
+        widen512,
+        load512,
+        _mm512_dpwssd_epi32,
+        _mm512_reduce_add_epi32
+    );
+    block!(block256, "avx2", 16, _mm256_setzero_si256, widen256, load256, multiply_add256, reduce256);
+
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn widen512(codes: &[u8; 32]) -> __m512i {
+        // SAFETY: the array is the 32 bytes read.
+        _mm512_cvtepi8_epi16(unsafe { _mm256_loadu_si256(codes.as_ptr().cast::<__m256i>()) })
+    }
+
+    #[target_feature(enable = "avx512f")]
+    fn load512(token: &[i16; 32]) -> __m512i {
+        // SAFETY: the array is the 64 bytes read.
+        unsafe { _mm512_loadu_si512(token.as_ptr().cast::<__m512i>()) }
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn widen256(codes: &[u8; 16]) -> __m256i {
+        // SAFETY: the array is the 16 bytes read.
+        _mm256_cvtepi8_epi16(unsafe { _mm_loadu_si128(codes.as_ptr().cast::<__m128i>()) })
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn load256(token: &[i16; 16]) -> __m256i {
+        // SAFETY: the array is the 32 bytes read.
+        unsafe { _mm256_loadu_si256(token.as_ptr().cast::<__m256i>()) }
+    }
+
+    /// AVX2 has no `vpdpwssd`: a multiply-add of pairs, then an add.
+    #[target_feature(enable = "avx2")]
+    fn multiply_add256(sum: __m256i, a: __m256i, b: __m256i) -> __m256i {
+        _mm256_add_epi32(sum, _mm256_madd_epi16(a, b))
     }
 
     /// The sum of a register's eight 32-bit integers.
