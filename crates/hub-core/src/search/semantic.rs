@@ -202,11 +202,18 @@ pub fn fuse(engine: &[usize], closeness: &[f32], floor: f32, limit: usize) -> Ve
     let floor = if engine.is_empty() { floor } else { f32::MIN };
     let mut nearest: Vec<usize> =
         (0..closeness.len()).filter(|n| closeness.get(*n).is_some_and(|c| *c >= floor)).collect();
-    nearest.sort_by(|a, b| {
+    let closer = |a: &usize, b: &usize| {
         let (x, y) = (closeness.get(*a).copied().unwrap_or(0.0), closeness.get(*b).copied().unwrap_or(0.0));
         y.total_cmp(&x).then(a.cmp(b))
-    });
-    nearest.truncate(CLOSEST);
+    };
+    // The order is total, so the closest `CLOSEST` picked first and then
+    // sorted are the first `CLOSEST` of the whole list sorted, without
+    // sorting the thousands of others.
+    if nearest.len() > CLOSEST {
+        nearest.select_nth_unstable_by(CLOSEST, closer);
+        nearest.truncate(CLOSEST);
+    }
+    nearest.sort_by(closer);
     let mut scores: std::collections::HashMap<usize, (f32, usize)> = std::collections::HashMap::new();
     for (rank, &n) in engine.iter().enumerate() {
         let entry = scores.entry(n).or_insert((0.0, rank));
@@ -325,5 +332,16 @@ mod tests {
         assert!(fuse(&[], &[0.1, 0.2, 0.15], 0.3, 10).is_empty());
         assert_eq!(fuse(&[], &[0.1, 0.35, 0.15], 0.3, 10), [1]);
         assert_eq!(fuse(&[0], &[0.1, 0.2, 0.15], 0.3, 10), [0, 1, 2]);
+    }
+
+    #[test]
+    fn the_closest_are_those_of_the_whole_list_sorted() {
+        // Thousands of sections, many with equal closeness: the model's
+        // list alone (no engine) is its `CLOSEST` nearest, ties by place.
+        let closeness: Vec<f32> = (0..3_000).map(|n| ((n * 7_919) % 613) as f32 / 613.0).collect();
+        let mut sorted: Vec<usize> = (0..closeness.len()).collect();
+        sorted.sort_by(|a, b| closeness[*b].total_cmp(&closeness[*a]).then(a.cmp(b)));
+        sorted.truncate(CLOSEST);
+        assert_eq!(fuse(&[], &closeness, f32::MIN, 3_000), sorted);
     }
 }
