@@ -1,8 +1,9 @@
-//! Products of a few tokens straight from the 8-bit codes, in integers.
+//! Products of tokens straight from the 8-bit codes, in integers.
 //!
 //! A question is a dozen tokens. Through the general product, each matrix
 //! is widened to floats and packed again by the matrix library to be read
-//! by those few tokens only. Here the codes are widened to 16-bit integers
+//! by those few tokens only. With the vector paths below, a document's
+//! sections (batches of up to 256 tokens) are multiplied here too. Here the codes are widened to 16-bit integers
 //! as they are read and multiplied with every token while they are in
 //! registers or the first-level cache. The tokens are 16-bit integers too,
 //! each scaled to ±[`TOKEN_RANGE`]: a product of two such numbers and the
@@ -53,12 +54,12 @@ impl Tokens {
 }
 
 /// Whether [`products`] takes one of the paths written with intrinsics
-/// on this CPU, rather than the plain loop.
+/// on this CPU, rather than the plain loop: every CPU with AVX-512 VNNI
+/// has AVX2 too.
 pub(crate) fn vectorised() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         std::arch::is_x86_feature_detected!("avx2")
-            || (std::arch::is_x86_feature_detected!("avx512bw") && std::arch::is_x86_feature_detected!("avx512vnni"))
     }
     #[cfg(not(target_arch = "x86_64"))]
     {

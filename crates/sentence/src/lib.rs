@@ -8,14 +8,16 @@
 //! bits a number with one scale per row, norms and biases as floats
 //! (17 MB). Nothing is unpacked into memory of its own: the layers'
 //! matrices stay 8-bit in the binary's pages (which the kernel may share
-//! and take back), each is widened to floats into one buffer of the
-//! encoding thread for its product (2.4 MB at most), and the word table
-//! is read a row at a time.
+//! and take back) and are multiplied from their codes in integers
+//! ([`direct`]); only a CPU without AVX2 widens a matrix to floats, into
+//! one buffer of the encoding thread for its product (2.4 MB at most),
+//! for batches of more than 32 tokens. The word table is read a row at a
+//! time.
 //!
 //! Work is bounded: a text is read up to [`MAX_TEXT_CHARS`] characters and
 //! [`MAX_TOKENS`] tokens, and texts are encoded in batches of at most
 //! [`BATCH_TOKENS`] tokens (the products' memory). A question of a dozen
-//! words takes about 4 ms on one core; a document's thousand
+//! words takes 2 to 4 ms on one core with AVX-512; a document's thousand
 //! sections take tens of seconds, which is why the hub encodes them in
 //! the background.
 
