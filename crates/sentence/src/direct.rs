@@ -23,7 +23,7 @@
 /// 2^31.
 const TOKEN_RANGE: f32 = 8_191.0;
 
-/// A few tokens (rows of `cols` numbers) scaled to 16-bit integers, each
+/// Tokens (rows of `cols` numbers) scaled to 16-bit integers, each
 /// with the scale that undoes it. Scaled once for all the products that
 /// read the same tokens (a layer's query, key and value).
 pub(crate) struct Tokens {

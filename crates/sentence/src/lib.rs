@@ -44,8 +44,7 @@ pub const MAX_TEXT_CHARS: usize = 2_000;
 pub const BATCH_TOKENS: usize = 256;
 /// Batches of at most this many tokens (a question's) are multiplied
 /// straight from the codes, in integers ([`direct`]), on every CPU. Larger
-/// ones too where [`direct::vectorised`] (x86-64 with AVX2 or AVX-512
-/// VNNI), which is as fast as the matrix library's floats with AVX2 and
+/// ones too where [`direct::vectorised`] (x86-64 with AVX2), which is as fast as the matrix library's floats with AVX2 and
 /// 1.6 times as fast with AVX-512 VNNI; elsewhere in floats through the
 /// matrix library, which beats the plain loop once a widened matrix
 /// serves many tokens.
@@ -384,11 +383,12 @@ thread_local! {
     static WIDENED: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// A product's input: a few tokens scaled to integers once for every
-/// product that reads them ([`direct`]), or many as floats.
+/// A product's input: tokens scaled to integers once for every product
+/// that reads them ([`direct`]), or, for a batch past [`DIRECT_TOKENS`] on
+/// a CPU without a vector path, the floats for the widened matrix.
 enum Input<'a> {
-    Few(direct::Tokens),
-    Many(&'a Array2<f32>),
+    Integers(direct::Tokens),
+    Floats(&'a Array2<f32>),
 }
 
 impl<'a> Input<'a> {
@@ -396,24 +396,24 @@ impl<'a> Input<'a> {
         if x.nrows() <= DIRECT_TOKENS || direct::vectorised() {
             let x = x.as_standard_layout();
             if let Some(values) = x.as_slice() {
-                return Self::Few(direct::Tokens::new(values, x.ncols()));
+                return Self::Integers(direct::Tokens::new(values, x.ncols()));
             }
         }
-        Self::Many(x)
+        Self::Floats(x)
     }
 }
 
 impl Linear {
-    /// `x · weightᵀ + bias`: for a few tokens from the codes ([`direct`]),
-    /// else through the widened matrix.
+    /// `x · weightᵀ + bias`, from the codes ([`direct`]) or through the
+    /// widened matrix as [`Input`] chooses.
     fn apply(&self, x: &Array2<f32>) -> Array2<f32> {
         self.apply_to(&Input::new(x))
     }
 
     fn apply_to(&self, input: &Input<'_>) -> Array2<f32> {
         match input {
-            Input::Few(tokens) => self.apply_direct(tokens),
-            Input::Many(x) => self.apply_widened(x),
+            Input::Integers(tokens) => self.apply_direct(tokens),
+            Input::Floats(x) => self.apply_widened(x),
         }
     }
 
@@ -437,12 +437,15 @@ impl Linear {
         })
     }
 
-    /// The same product for a few tokens, from the codes (see [`direct`]).
+    /// The same product from the codes, for tokens in integers (see
+    /// [`direct`]).
     fn apply_direct(&self, tokens: &direct::Tokens) -> Array2<f32> {
         let mut out = Array2::<f32>::zeros((tokens.count(), self.rows));
         // Tokens of another width are no input of this layer's: zeros, as
         // the widened product answers for a shape the reader let through.
-        if let (true, Some(output)) = (tokens.cols() == self.cols, out.as_slice_mut()) {
+        if tokens.cols() == self.cols
+            && let Some(output) = out.as_slice_mut()
+        {
             direct::products(self.codes, tokens, output);
         }
         out *= &self.scales;
